@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// Linux calls and macros that Glibc does not export to Swift: memfd and file seals, SCM_RIGHTS
+// fd passing, epoll, timerfd and signalfd. Thin wrappers only; no policy lives here.
+#ifndef CLINUXSHIMS_H
+#define CLINUXSHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING). Returns the fd or -1 with errno set.
+int dp_memfd_create(const char *name);
+/// fcntl(fd, F_ADD_SEALS, seals).
+int dp_add_seals(int fd, unsigned int seals);
+/// fcntl(fd, F_GET_SEALS). Returns -1 with errno (EINVAL when the file cannot be sealed).
+int dp_get_seals(int fd);
+unsigned int dp_seal_shrink(void);
+unsigned int dp_seal_grow(void);
+unsigned int dp_seal_seal(void);
+
+/// sendmsg with up to `nfds` descriptors as SCM_RIGHTS on the first byte. MSG_NOSIGNAL is always
+/// set; `dontwait` adds MSG_DONTWAIT. Returns bytes sent or -1 with errno.
+ssize_t dp_send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int dontwait);
+/// recvmsg that collects SCM_RIGHTS descriptors (received with MSG_CMSG_CLOEXEC) into `fds`.
+/// `*nfds` is the capacity on entry and the count on return. Descriptors beyond the capacity are
+/// closed and `*truncated` is set. Returns bytes read (0 at EOF) or -1 with errno.
+ssize_t dp_recv_with_fds(int sock, void *buf, size_t len, int *fds, int *nfds, int *truncated, int dontwait);
+
+/// SO_PEERCRED of a connected Unix socket: fills pid, uid, gid. Returns 0 or -1 with errno.
+int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
+/// accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK.
+int dp_accept(int listener);
+
+int dp_epoll_create(void);
+/// Adds or modifies `fd` with the given interest (bit 0 readable, bit 1 writable); `token` comes
+/// back from dp_epoll_wait.
+int dp_epoll_add(int epfd, int fd, uint32_t interest, uint64_t token);
+int dp_epoll_modify(int epfd, int fd, uint32_t interest, uint64_t token);
+int dp_epoll_remove(int epfd, int fd);
+/// Waits up to `timeout_ms` (-1 forever). Fills tokens and readiness (bit 0 readable, bit 1
+/// writable, bit 2 hang-up or error). Returns the count or -1 with errno.
+int dp_epoll_wait(int epfd, uint64_t *tokens, uint32_t *ready, int max, int timeout_ms);
+
+/// timerfd on CLOCK_MONOTONIC, non-blocking, close-on-exec.
+int dp_timerfd_create(void);
+/// Arms a one-shot timer `ns` nanoseconds from now (0 disarms); with `interval_ns` it repeats.
+int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns);
+/// Reads the expiration count (0 when not expired).
+uint64_t dp_timerfd_read(int fd);
+
+/// Blocks SIGINT, SIGTERM, SIGCHLD (if `with_chld`) in this thread and returns a non-blocking
+/// signalfd that reports them. SIGPIPE is ignored process-wide.
+int dp_signalfd_standard(int with_chld);
+/// Reads one pending signal number from a signalfd, or 0 if none.
+int dp_signalfd_read(int fd);
+/// Ignores SIGPIPE for the whole process: a peer that went away must never kill us.
+void dp_ignore_sigpipe(void);
+
+/// Monotonic time in nanoseconds.
+uint64_t dp_monotonic_ns(void);
+
+/// posix_spawn of argv[0] (searched in PATH) with `child_fd` dup'ed to fd 3 (if >= 0) and the
+/// environment `envp`. The child's signal mask is cleared and SIGPIPE reset to default.
+/// Returns the pid or -1 with errno.
+pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd);
+
+#endif

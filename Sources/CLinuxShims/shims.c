@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// Thin wrappers for Linux macros and GNU-only calls (see CLinuxShims.h). No policy lives here.
+#include "CLinuxShims.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+
+int dp_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+int dp_add_seals(int fd, unsigned int seals) { return fcntl(fd, F_ADD_SEALS, seals); }
+int dp_get_seals(int fd) { return fcntl(fd, F_GET_SEALS); }
+unsigned int dp_seal_shrink(void) { return F_SEAL_SHRINK; }
+unsigned int dp_seal_grow(void) { return F_SEAL_GROW; }
+unsigned int dp_seal_seal(void) { return F_SEAL_SEAL; }
+
+#define DP_MAX_FDS 28
+
+ssize_t dp_send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int dontwait) {
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * DP_MAX_FDS)];
+        struct cmsghdr align;
+    } control;
+    if (nfds > DP_MAX_FDS) { errno = EINVAL; return -1; }
+    if (nfds > 0) {
+        memset(&control, 0, sizeof control);
+        msg.msg_control = control.buf;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+        memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nfds);
+    }
+    ssize_t n;
+    do {
+        n = sendmsg(sock, &msg, MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0));
+    } while (n < 0 && errno == EINTR);
+    return n;
+}
+
+ssize_t dp_recv_with_fds(int sock, void *buf, size_t len, int *fds, int *nfds, int *truncated, int dontwait) {
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr msg = {0};
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * DP_MAX_FDS)];
+        struct cmsghdr align;
+    } control;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    int capacity = *nfds;
+    *nfds = 0;
+    *truncated = 0;
+    ssize_t n;
+    do {
+        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | (dontwait ? MSG_DONTWAIT : 0));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return n;
+    if (msg.msg_flags & MSG_CTRUNC) *truncated = 1;
+    for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+        if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int *data = (int *)CMSG_DATA(cmsg);
+        for (int i = 0; i < count; i++) {
+            if (*nfds < capacity) {
+                fds[(*nfds)++] = data[i];
+            } else {
+                close(data[i]);
+                *truncated = 1;
+            }
+        }
+    }
+    return n;
+}
+
+int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int dp_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+static uint32_t dp_interest(uint32_t interest) {
+    uint32_t events = EPOLLRDHUP;
+    if (interest & 1) events |= EPOLLIN;
+    if (interest & 2) events |= EPOLLOUT;
+    return events;
+}
+
+int dp_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int dp_epoll_add(int epfd, int fd, uint32_t interest, uint64_t token) {
+    struct epoll_event ev = {.events = dp_interest(interest), .data.u64 = token};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int dp_epoll_modify(int epfd, int fd, uint32_t interest, uint64_t token) {
+    struct epoll_event ev = {.events = dp_interest(interest), .data.u64 = token};
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
+int dp_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int dp_epoll_wait(int epfd, uint64_t *tokens, uint32_t *ready, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        tokens[i] = events[i].data.u64;
+        uint32_t r = 0;
+        if (events[i].events & EPOLLIN) r |= 1;
+        if (events[i].events & EPOLLOUT) r |= 2;
+        if (events[i].events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) r |= 4;
+        ready[i] = r;
+    }
+    return n;
+}
+
+int dp_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(ns / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(ns % 1000000000ull);
+    spec.it_interval.tv_sec = (time_t)(interval_ns / 1000000000ull);
+    spec.it_interval.tv_nsec = (long)(interval_ns % 1000000000ull);
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+uint64_t dp_timerfd_read(int fd) {
+    uint64_t count = 0;
+    if (read(fd, &count, sizeof count) != sizeof count) return 0;
+    return count;
+}
+
+int dp_signalfd_standard(int with_chld) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (with_chld) sigaddset(&set, SIGCHLD);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    dp_ignore_sigpipe();
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int dp_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    if (read(fd, &info, sizeof info) != sizeof info) return 0;
+    return (int)info.ssi_signo;
+}
+
+void dp_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+uint64_t dp_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+extern char **environ;
+
+pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd) {
+    int tmp = -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (child_fd >= 0) {
+        // dup2 onto the same number would keep FD_CLOEXEC; go through a fresh number first.
+        if (child_fd == 3) {
+            tmp = fcntl(child_fd, F_DUPFD_CLOEXEC, 10);
+            if (tmp < 0) return -1;
+            child_fd = tmp;
+        }
+        posix_spawn_file_actions_adddup2(&actions, child_fd, 3);
+    }
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv,
+                          envp ? (char *const *)envp : environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (tmp >= 0) close(tmp);
+    if (rc != 0) { errno = rc; return -1; }
+    return pid;
+}

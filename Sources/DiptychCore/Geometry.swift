@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Integer geometry shared by every tier: points for layout, pixels for buffers.
+
+/// A size in whole units (points or pixels; the property name or context says which).
+public struct Size: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// An axis-aligned rectangle, origin at the top-left, in whole units.
+public struct Rect: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var minX: Int { x }
+    public var minY: Int { y }
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    public var size: Size { Size(width: width, height: height) }
+
+    /// The overlap of two rectangles, or nil when they do not overlap.
+    public func intersection(_ other: Rect) -> Rect? {
+        let x0 = max(minX, other.minX), y0 = max(minY, other.minY)
+        let x1 = min(maxX, other.maxX), y1 = min(maxY, other.maxY)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Whether `other` lies entirely inside this rectangle.
+    public func contains(_ other: Rect) -> Bool {
+        other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
+    }
+
+    /// This rectangle with every coordinate multiplied by `factor` (points to pixels).
+    public func scaled(by factor: Int) -> Rect {
+        Rect(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
+    }
+
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+
+    /// The JSON form used in layouts and events: `{"x":0,"y":0,"width":694,"height":768}`.
+    public var json: JSONValue {
+        .object([("x", .int(x)), ("y", .int(y)), ("width", .int(width)), ("height", .int(height))])
+    }
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// File helpers: atomic replacement, appending lines, directories, and the runtime directory.
+
+import Glibc
+
+/// File-system operations that never leave a half-written file behind.
+public enum Files {
+    /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+    public static func writeAtomically(_ path: String, bytes: [UInt8]) throws(SystemError) {
+        try writeAtomically(path) { (fd: Int32) throws(SystemError) in
+            var done = 0
+            while done < bytes.count {
+                let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("write \(path)")
+                }
+                done += n
+            }
+        }
+    }
+
+    /// Runs `fill` on a temporary file beside `path`, then renames it over `path`. On failure
+    /// the temporary file is removed and `path` is untouched.
+    public static func writeAtomically(_ path: String, _ fill: (Int32) throws(SystemError) -> Void) throws(SystemError) {
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SystemError("create \(temporary)") }
+        do throws(SystemError) {
+            try fill(fd)
+            if fsync(fd) < 0 && errno != EINVAL { throw SystemError("fsync \(temporary)") }
+        } catch {
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(fd)
+        if rename(temporary, path) < 0 {
+            let e = SystemError("rename \(temporary) to \(path)")
+            unlink(temporary)
+            throw e
+        }
+    }
+
+    /// Appends `line` and a newline to `path` with one write (O_APPEND), creating it if needed.
+    public static func appendLine(_ path: String, _ line: String) throws(SystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SystemError("open \(path)") }
+        defer { Glibc.close(fd) }
+        let bytes = Array((line + "\n").utf8)
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if n != bytes.count { throw SystemError("append to \(path)") }
+    }
+
+    /// Reads a whole file.
+    public static func read(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw SystemError("open \(path)") }
+        defer { Glibc.close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read \(path)")
+            }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Creates `path` and its parents (mode 0755 unless given) if missing.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, mode) < 0 && errno != EEXIST { throw SystemError("mkdir \(partial)") }
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    public static func remove(_ path: String) { unlink(path) }
+
+    /// The value of an environment variable.
+    public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
+
+extension Files {
+    /// Writes text to standard error, unbuffered.
+    public static func writeStandardError(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+extension Files {
+    /// Whether `path` is a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// Pixel images: pixman images over memory we own or over a client's shared mapping.
+
+import CPixman
+import DiptychCore
+import Glibc
+
+/// The pixel formats the renderer handles: 32-bit words, blue in the low byte.
+public enum PixelFormat: Sendable, Hashable {
+    /// XRGB8888 (pixman `x8r8g8b8`): the top byte is ignored; always opaque.
+    case xrgb8888
+    /// ARGB8888 (pixman `a8r8g8b8`), premultiplied alpha.
+    case argb8888
+
+    var pixman: pixman_format_code_t { self == .xrgb8888 ? PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8 }
+    public var isOpaque: Bool { self == .xrgb8888 }
+}
+
+/// A pixman image and the owner of its memory.
+///
+/// A `final class`: the image is reference counted by pixman and unref'd in `deinit`; `owner`
+/// keeps foreign memory (a client's mapping) alive at least as long as the image. Use on one
+/// thread at a time.
+public final class PixelImage {
+    let image: OpaquePointer
+    /// Width and height in pixels.
+    public let width: Int
+    public let height: Int
+    /// Bytes per row.
+    public let stride: Int
+    public let format: PixelFormat
+    private let owner: AnyObject?
+    private let ownedBits: UnsafeMutableRawPointer?
+    let bits: UnsafeMutableRawPointer
+
+    /// A new zeroed image in memory this object owns.
+    public init(width: Int, height: Int, format: PixelFormat = .xrgb8888) {
+        precondition(width > 0 && height > 0 && width <= 16384 && height <= 16384)
+        self.width = width
+        self.height = height
+        stride = width * 4
+        self.format = format
+        let bytes = calloc(height, stride)!
+        ownedBits = bytes
+        bits = bytes
+        owner = nil
+        image = pixman_image_create_bits(format.pixman, Int32(width), Int32(height), bytes.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+    }
+
+    /// An image over `length` bytes at `base + offset` that `owner` keeps alive. The caller has
+    /// validated that offset + stride × height fits. The image is only read from when the
+    /// memory is read-only.
+    init(foreign base: UnsafeMutableRawPointer, offset: Int, width: Int, height: Int, stride: Int, format: PixelFormat, owner: AnyObject) {
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.format = format
+        self.owner = owner
+        ownedBits = nil
+        bits = base + offset
+        image = pixman_image_create_bits(format.pixman, Int32(width), Int32(height), bits.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+    }
+
+    deinit {
+        pixman_image_unref(image)
+        if let ownedBits { free(ownedBits) }
+    }
+
+    /// The 32-bit pixel at (x, y): 0xAARRGGBB (alpha meaningless for XRGB).
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        precondition(x >= 0 && y >= 0 && x < width && y < height)
+        return bits.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+
+    /// Scoped access to the rows: the pointer to the first pixel and the stride in bytes.
+    public func withUnsafeRows<R>(_ body: (UnsafeRawPointer, Int) throws -> R) rethrows -> R {
+        try body(UnsafeRawPointer(bits), stride)
+    }
+
+    /// Fills `rect` (pixels, clipped to the image) with an opaque colour.
+    public func fill(_ rect: Rect, color: RGB) {
+        guard let r = rect.intersection(Rect(x: 0, y: 0, width: width, height: height)) else { return }
+        var c = pixmanColor(color)
+        var box = pixman_box32_t(x1: Int32(r.minX), y1: Int32(r.minY), x2: Int32(r.maxX), y2: Int32(r.maxY))
+        pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, 1, &box)
+    }
+
+    /// Fills several rectangles with one colour in one call.
+    public func fill(_ rects: [Rect], color: RGB) {
+        guard !rects.isEmpty else { return }
+        var c = pixmanColor(color)
+        var boxes = rects.map { pixman_box32_t(x1: Int32($0.minX), y1: Int32($0.minY), x2: Int32($0.maxX), y2: Int32($0.maxY)) }
+        pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, Int32(boxes.count), &boxes)
+    }
+
+    /// A copy of this image in memory of its own.
+    public func copy() -> PixelImage {
+        let out = PixelImage(width: width, height: height, format: format)
+        pixman_image_composite32(PIXMAN_OP_SRC, image, nil, out.image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        return out
+    }
+}
+
+func pixmanColor(_ c: RGB) -> pixman_color_t {
+    pixman_color_t(red: UInt16(c.red) * 257, green: UInt16(c.green) * 257, blue: UInt16(c.blue) * 257, alpha: 0xFFFF)
+}

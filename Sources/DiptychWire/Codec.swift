@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// Encoding and decoding of framed messages in both directions, as pure functions over bytes.
+
+import DiptychCore
+
+/// A decoded frame header.
+public struct FrameHeader: Equatable, Sendable {
+    public var length: Int
+    public var version: UInt16
+    public var opcode: UInt16
+}
+
+extension Wire {
+    /// Frames a body: header plus body bytes.
+    static func frame(opcode: UInt16, body: ByteWriter) -> [UInt8] {
+        var w = ByteWriter()
+        w.u32(UInt32(headerSize + body.bytes.count))
+        w.u16(version)
+        w.u16(opcode)
+        return w.bytes + body.bytes
+    }
+
+    /// Reads a header from the start of `bytes`, or nil if fewer than 8 bytes are there.
+    ///
+    /// - Throws: `messageTooLong`, `malformedMessage` (a length shorter than the header) or
+    ///   `unsupportedVersion`, checked before any body byte is read.
+    public static func header(_ bytes: ArraySlice<UInt8>) throws(ProtocolError) -> FrameHeader? {
+        guard bytes.count >= headerSize else { return nil }
+        var r = ByteReader(bytes.prefix(headerSize))
+        let length = Int(try r.u32()), version = try r.u16(), opcode = try r.u16()
+        guard length >= headerSize else { throw ProtocolError(.malformedMessage, "message length \(length) is shorter than its header") }
+        guard length <= maxMessageSize else {
+            throw ProtocolError(.messageTooLong, "message length \(length) exceeds the limit of \(maxMessageSize) bytes")
+        }
+        guard version == Wire.version else {
+            throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported (this compositor speaks \(Wire.version))")
+        }
+        return FrameHeader(length: length, version: version, opcode: opcode)
+    }
+}
+
+private func enumCode<E: RawRepresentable>(_ raw: UInt8, _ type: E.Type, _ field: String) throws(ProtocolError) -> E where E.RawValue == UInt8 {
+    guard let v = E(rawValue: raw) else { throw ProtocolError(.malformedMessage, "bad \(field) value \(raw)") }
+    return v
+}
+
+private let sizeClassCodes: [SizeClass] = [.compact, .regular]
+private let roleCodes: [Role] = [.primary, .secondary]
+private let orientationCodes: [Orientation] = [.landscape, .portrait]
+private let arrangementCodes: [Arrangement] = [.full, .slideOver, .split23, .split12]
+
+private func code<T: Equatable>(_ value: T, in table: [T]) -> UInt8 { UInt8(table.firstIndex(of: value)!) }
+private func lookup<T>(_ raw: UInt8, in table: [T], _ field: String) throws(ProtocolError) -> T {
+    guard Int(raw) < table.count else { throw ProtocolError(.malformedMessage, "bad \(field) value \(raw)") }
+    return table[Int(raw)]
+}
+
+extension ByteWriter {
+    mutating func rect(_ r: Rect) {
+        i32(Int32(clamping: r.x)); i32(Int32(clamping: r.y)); i32(Int32(clamping: r.width)); i32(Int32(clamping: r.height))
+    }
+    mutating func buffer(_ b: BufferLayout) {
+        u32(b.offset); u32(b.width); u32(b.height); u32(b.stride); u32(b.format.rawValue)
+    }
+}
+
+extension ByteReader {
+    mutating func rect() throws(ProtocolError) -> Rect {
+        Rect(x: Int(try i32()), y: Int(try i32()), width: Int(try i32()), height: Int(try i32()))
+    }
+    mutating func buffer() throws(ProtocolError) -> BufferLayout {
+        BufferLayout(offset: try u32(), width: try u32(), height: try u32(), stride: try u32(), format: FourCC(rawValue: try u32()))
+    }
+}
+
+extension ClientMessage {
+    /// The framed bytes of this message (its fds travel separately).
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        switch self {
+        case .hello(let name, let full):
+            w.string(name)
+            w.u32(full ? 1 : 0)
+        case .ack(let serial):
+            w.u32(serial)
+        case .commit(let b, let damage):
+            w.buffer(b)
+            w.u32(UInt32(damage.count))
+            for r in damage { w.rect(r) }
+        case .snapshot(let serial, let b):
+            w.u32(serial)
+            w.buffer(b)
+        }
+        return Wire.frame(opcode: opcode, body: w)
+    }
+
+    /// Decodes one message body. The whole body must be consumed.
+    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>) throws(ProtocolError) -> ClientMessage {
+        var r = ByteReader(body)
+        let m: ClientMessage
+        switch opcode {
+        case 1:
+            let name = try r.string()
+            let flags = try r.u32()
+            guard flags & ~1 == 0 else { throw ProtocolError(.malformedMessage, "unknown hello flags \(flags)") }
+            m = .hello(name: name, requiresFullScreen: flags & 1 != 0)
+        case 2:
+            m = .ack(serial: try r.u32())
+        case 3:
+            let b = try r.buffer()
+            let n = Int(try r.u32())
+            guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
+            var damage: [Rect] = []
+            for _ in 0..<n { damage.append(try r.rect()) }
+            m = .commit(b, damage: damage)
+        case 4:
+            m = .snapshot(serial: try r.u32(), try r.buffer())
+        default:
+            throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
+        }
+        guard r.isAtEnd else { throw ProtocolError(.malformedMessage, "\(body.count) byte body has trailing bytes for opcode \(opcode)") }
+        return m
+    }
+}
+
+extension ServerEvent {
+    /// The framed bytes of this event.
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        switch self {
+        case .configure(let c):
+            w.u32(c.serial)
+            w.u8(code(c.role, in: roleCodes))
+            w.rect(c.frame)
+            w.u32(UInt32(c.pixelWidth)); w.u32(UInt32(c.pixelHeight))
+            w.u8(code(c.horizontalSizeClass, in: sizeClassCodes)); w.u8(code(c.verticalSizeClass, in: sizeClassCodes))
+            w.u8(code(c.orientation, in: orientationCodes)); w.u8(code(c.arrangement, in: arrangementCodes))
+        case .sizeClassChanged(let h, let v, let ph, let pv):
+            for s in [h, v, ph, pv] { w.u8(code(s, in: sizeClassCodes)) }
+        case .lifecycle(let l):
+            w.u8(l.rawValue)
+        case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
+            w.u32(serial); w.rect(frame); w.u32(UInt32(pw)); w.u32(UInt32(ph)); w.u8(code(hc, in: sizeClassCodes))
+        case .touch(let id, let phase, let x, let y):
+            w.i32(id); w.u8(phase.rawValue); w.f64(x); w.f64(y)
+        case .pen(let phase, let x, let y, let p, let tx, let ty):
+            w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(p); w.f64(tx); w.f64(ty)
+        case .frameDone(let t):
+            w.u64(t)
+        case .error(let e):
+            w.u16(e.code.rawValue); w.string(e.message)
+        }
+        return Wire.frame(opcode: opcode, body: w)
+    }
+
+    /// Decodes one event body. The whole body must be consumed.
+    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>) throws(ProtocolError) -> ServerEvent {
+        var r = ByteReader(body)
+        let e: ServerEvent
+        switch opcode {
+        case 100:
+            let serial = try r.u32()
+            let role = try lookup(try r.u8(), in: roleCodes, "role")
+            let frame = try r.rect()
+            let pw = Int(try r.u32()), ph = Int(try r.u32())
+            let hc = try lookup(try r.u8(), in: sizeClassCodes, "size class")
+            let vc = try lookup(try r.u8(), in: sizeClassCodes, "size class")
+            let o = try lookup(try r.u8(), in: orientationCodes, "orientation")
+            let a = try lookup(try r.u8(), in: arrangementCodes, "arrangement")
+            let pane = Pane(role: role, frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc, verticalSizeClass: vc)
+            e = .configure(Configure(serial: serial, role: role, pane: pane, orientation: o, arrangement: a))
+        case 101:
+            e = .sizeClassChanged(
+                horizontal: try lookup(try r.u8(), in: sizeClassCodes, "size class"),
+                vertical: try lookup(try r.u8(), in: sizeClassCodes, "size class"),
+                previousHorizontal: try lookup(try r.u8(), in: sizeClassCodes, "size class"),
+                previousVertical: try lookup(try r.u8(), in: sizeClassCodes, "size class"))
+        case 102:
+            e = .lifecycle(try enumCode(try r.u8(), LifecycleEvent.self, "lifecycle"))
+        case 103:
+            e = .snapshotRequest(
+                serial: try r.u32(), frame: try r.rect(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()),
+                horizontalSizeClass: try lookup(try r.u8(), in: sizeClassCodes, "size class"))
+        case 104:
+            e = .touch(id: try r.i32(), phase: try enumCode(try r.u8(), TouchPhase.self, "touch phase"), x: try r.f64(), y: try r.f64())
+        case 105:
+            e = .pen(
+                phase: try enumCode(try r.u8(), PenPhase.self, "pen phase"), x: try r.f64(), y: try r.f64(),
+                pressure: try r.f64(), tiltX: try r.f64(), tiltY: try r.f64())
+        case 106:
+            e = .frameDone(time: try r.u64())
+        case 107:
+            let raw = try r.u16()
+            guard let c = ProtocolError.Code(rawValue: raw) else { throw ProtocolError(.malformedMessage, "unknown error code \(raw)") }
+            e = .error(ProtocolError(c, try r.string()))
+        default:
+            throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
+        }
+        guard r.isAtEnd else { throw ProtocolError(.malformedMessage, "event body has trailing bytes for opcode \(opcode)") }
+        return e
+    }
+}
+
+/// Reassembles framed messages from a byte stream: feed it what the socket gave, then take
+/// whole messages out. Bounded: it never holds more than one maximum-size message plus a read.
+public struct MessageAssembler: Sendable {
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    public init() {}
+
+    /// Bytes received but not yet taken as messages.
+    public var pendingBytes: Int { buffer.count - start }
+
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next whole message as (opcode, body), or nil if more bytes are needed.
+    ///
+    /// - Throws: a `ProtocolError` from the header checks; the stream cannot recover after that.
+    public mutating func next() throws(ProtocolError) -> (opcode: UInt16, body: ArraySlice<UInt8>)? {
+        let available = buffer[start...]
+        guard let h = try Wire.header(available) else { return nil }
+        guard available.count >= h.length else { return nil }
+        let body = buffer[(start + Wire.headerSize)..<(start + h.length)]
+        start += h.length
+        if start > 65536 {
+            buffer.removeFirst(start)
+            start = 0
+            return (h.opcode, ArraySlice(Array(body)))
+        }
+        return (h.opcode, body)
+    }
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// The Diptych wire protocol, version 1: message framing and every message both ways.
+//
+// Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
+// then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the
+// message that uses them; the receiver queues them and each message takes its own in order.
+
+import DiptychCore
+
+/// Protocol constants.
+public enum Wire {
+    /// The protocol version this build speaks.
+    public static let version: UInt16 = 1
+    /// Size of the frame header in bytes.
+    public static let headerSize = 8
+    /// The largest message accepted, header included.
+    public static let maxMessageSize = 64 * 1024
+    /// The longest string field in bytes.
+    public static let maxStringBytes = 4096
+    /// The most damage rectangles one commit may carry.
+    public static let maxDamageRects = 256
+    /// The largest buffer side in pixels.
+    public static let maxBufferSide = 16384
+}
+
+/// A DRM fourcc pixel format code, computed in Swift because the `DRM_FORMAT_*` macros do not
+/// import.
+public struct FourCC: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The code of a four-character ASCII name, first character in the low byte.
+    public init(_ name: String) {
+        let u = Array(name.utf8)
+        precondition(u.count == 4, "a fourcc has four characters")
+        rawValue = u.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+    /// XRGB8888: 32-bit words, blue in the low byte, the top byte ignored.
+    public static let xrgb8888 = FourCC("XR24")
+    /// ARGB8888: as XRGB8888 with alpha in the top byte.
+    public static let argb8888 = FourCC("AR24")
+
+    public var description: String {
+        let chars = (0..<4).map { Character(Unicode.Scalar(UInt8(truncatingIfNeeded: rawValue >> (8 * UInt32($0))))) }
+        return String(chars)
+    }
+}
+
+/// How a client's pixels are laid out in its memfd.
+public struct BufferLayout: Hashable, Sendable {
+    public var offset: UInt32
+    public var width: UInt32
+    public var height: UInt32
+    public var stride: UInt32
+    public var format: FourCC
+
+    public init(offset: UInt32 = 0, width: UInt32, height: UInt32, stride: UInt32, format: FourCC = .xrgb8888) {
+        self.offset = offset
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.format = format
+    }
+
+    /// The bytes the buffer spans: offset + stride × height.
+    public var requiredBytes: Int { Int(offset) + Int(stride) * Int(height) }
+}
+
+/// The lifecycle notifications of SPEC §7, in iOS's names.
+public enum LifecycleEvent: UInt8, Sendable, CaseIterable {
+    case willResignActive = 0
+    case didBecomeActive = 1
+    case didEnterBackground = 2
+    case willEnterForeground = 3
+
+    public var name: String {
+        switch self {
+        case .willResignActive: "willResignActive"
+        case .didBecomeActive: "didBecomeActive"
+        case .didEnterBackground: "didEnterBackground"
+        case .willEnterForeground: "willEnterForeground"
+        }
+    }
+}
+
+/// A touch phase.
+public enum TouchPhase: UInt8, Sendable, CaseIterable {
+    case down = 0, motion, up, cancel
+    public var name: String { ["down", "motion", "up", "cancel"][Int(rawValue)] }
+}
+
+/// A pen phase.
+public enum PenPhase: UInt8, Sendable, CaseIterable {
+    case proximityIn = 0, down, motion, up, proximityOut
+    public var name: String { ["proximityIn", "down", "motion", "up", "proximityOut"][Int(rawValue)] }
+}
+
+/// The bounds and traits the compositor gives an app.
+public struct Configure: Hashable, Sendable {
+    public var serial: UInt32
+    public var role: Role
+    /// The frame in points of the logical screen.
+    public var frame: Rect
+    public var pixelWidth: Int
+    public var pixelHeight: Int
+    public var horizontalSizeClass: SizeClass
+    public var verticalSizeClass: SizeClass
+    public var orientation: Orientation
+    public var arrangement: Arrangement
+
+    public init(serial: UInt32, role: Role, pane: Pane, orientation: Orientation, arrangement: Arrangement) {
+        self.serial = serial
+        self.role = role
+        frame = pane.frame
+        pixelWidth = pane.pixelWidth
+        pixelHeight = pane.pixelHeight
+        horizontalSizeClass = pane.horizontalSizeClass
+        verticalSizeClass = pane.verticalSizeClass
+        self.orientation = orientation
+        self.arrangement = arrangement
+    }
+}
+
+/// Messages from a client to the compositor.
+public enum ClientMessage: Sendable, Equatable {
+    /// The first message: the app's name and whether it can only run full screen.
+    case hello(name: String, requiresFullScreen: Bool)
+    /// Acknowledges the configure with this serial.
+    case ack(serial: UInt32)
+    /// Shows the buffer in the attached fd (one SCM_RIGHTS fd) with damage in buffer pixels.
+    case commit(BufferLayout, damage: [Rect])
+    /// Answers a snapshot request with the buffer in the attached fd.
+    case snapshot(serial: UInt32, BufferLayout)
+
+    public var opcode: UInt16 {
+        switch self {
+        case .hello: 1
+        case .ack: 2
+        case .commit: 3
+        case .snapshot: 4
+        }
+    }
+
+    /// How many fds travel with this message.
+    public var fdCount: Int {
+        switch self {
+        case .commit, .snapshot: 1
+        default: 0
+        }
+    }
+}
+
+/// Events from the compositor to a client (SPEC §5; names binding).
+public enum ServerEvent: Sendable, Equatable {
+    case configure(Configure)
+    case sizeClassChanged(horizontal: SizeClass, vertical: SizeClass, previousHorizontal: SizeClass, previousVertical: SizeClass)
+    case lifecycle(LifecycleEvent)
+    case snapshotRequest(serial: UInt32, frame: Rect, pixelWidth: Int, pixelHeight: Int, horizontalSizeClass: SizeClass)
+    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    /// The committed buffer reached the screen at `time` (milliseconds, monotonic clock).
+    case frameDone(time: UInt64)
+    /// The client broke the protocol; the connection closes after this.
+    case error(ProtocolError)
+
+    public var opcode: UInt16 {
+        switch self {
+        case .configure: 100
+        case .sizeClassChanged: 101
+        case .lifecycle: 102
+        case .snapshotRequest: 103
+        case .touch: 104
+        case .pen: 105
+        case .frameDone: 106
+        case .error: 107
+        }
+    }
+
+    /// The event's name as it appears in event logs.
+    public var name: String {
+        switch self {
+        case .configure: "configure"
+        case .sizeClassChanged: "sizeClassChanged"
+        case .lifecycle(let l): l.name
+        case .snapshotRequest: "snapshotRequest"
+        case .touch: "touch"
+        case .pen: "pen"
+        case .frameDone: "frameDone"
+        case .error: "protocolError"
+        }
+    }
+
+    /// The event's fields as JSON pairs, in the order of SPEC §5 (for event logs).
+    public var jsonFields: [(String, JSONValue)] {
+        switch self {
+        case .configure(let c):
+            [("serial", .int(Int(c.serial))), ("role", .string(c.role.rawValue)), ("frame", c.frame.json),
+             ("pixelWidth", .int(c.pixelWidth)), ("pixelHeight", .int(c.pixelHeight)),
+             ("horizontalSizeClass", .string(c.horizontalSizeClass.rawValue)),
+             ("verticalSizeClass", .string(c.verticalSizeClass.rawValue)),
+             ("orientation", .string(c.orientation.rawValue)), ("arrangement", .string(c.arrangement.rawValue))]
+        case .sizeClassChanged(let h, let v, let ph, let pv):
+            [("horizontalSizeClass", .string(h.rawValue)), ("verticalSizeClass", .string(v.rawValue)),
+             ("previousHorizontal", .string(ph.rawValue)), ("previousVertical", .string(pv.rawValue))]
+        case .lifecycle: []
+        case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
+            [("serial", .int(Int(serial))), ("frame", frame.json), ("pixelWidth", .int(pw)), ("pixelHeight", .int(ph)),
+             ("horizontalSizeClass", .string(hc.rawValue))]
+        case .touch(let id, let phase, let x, let y):
+            [("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y))]
+        case .pen(let phase, let x, let y, let p, let tx, let ty):
+            [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
+             ("tiltX", .double(tx)), ("tiltY", .double(ty))]
+        case .frameDone(let t): [("time", .int(Int(t)))]
+        case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
+        }
+    }
+}

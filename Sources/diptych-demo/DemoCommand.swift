@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// `diptych-demo`: the demo apps as a separate client process.
+
+import ArgumentParser
+import DiptychClient
+import DiptychCore
+import DiptychDemoKit
+import DiptychLinux
+
+@main
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diptych-demo",
+        abstract: "A Diptych demo app, run as a client of the compositor.",
+        discussion: """
+            Connects to the compositor (the socket inherited as $DIPTYCH_SOCKET_FD, else \
+            $DIPTYCH_SOCKET, else $XDG_RUNTIME_DIR/diptych-0), answers every configure with a \
+            freshly drawn buffer, and exits when the compositor closes the connection.
+            """)
+
+    @Argument(help: "The app: \(DemoApp.validChoices).")
+    var app: String
+
+    @Option(name: .long, help: "Append every event received to FILE as JSON lines.")
+    var eventLog: String?
+
+    @Flag(name: .long, help: "Say at hello that the app only runs full screen.")
+    var requiresFullScreen = false
+
+    @Option(name: .long, help: ArgumentHelp("Break the protocol on purpose (for tests): \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", ")).", visibility: .hidden))
+    var misbehave: String?
+
+    func validate() throws {
+        do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
+        if let m = misbehave, Misbehaviour(rawValue: m) == nil {
+            throw ValidationError("unknown --misbehave '\(m)'; valid: \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        let options = DemoOptions(
+            app: try DemoApp.named(app), eventLog: eventLog, requiresFullScreen: requiresFullScreen,
+            misbehave: misbehave.flatMap(Misbehaviour.init(rawValue:)))
+        let connection: Connection
+        do { connection = try Connection.fromEnvironment() } catch {
+            printError("diptych-demo: \(error)")
+            throw ExitCode(1)
+        }
+        var runner = DemoRunner(options: options, connection: connection)
+        let status = runner.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// `diptych layout`: prints pane frames, the divider and size classes.
+
+import ArgumentParser
+import DiptychCore
+
+struct LayoutCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layout", abstract: "Print the layout of an arrangement on a device.")
+
+    @OptionGroup var device: DeviceOptions
+
+    @Option(help: "The arrangement: \(Arrangement.validChoices).")
+    var arrangement: String
+
+    @Flag(help: "Print JSON (keys as in SPEC §4).")
+    var json = false
+
+    func run() throws {
+        try reportingErrors {
+            let (profile, orientation) = try device.resolve()
+            let a = try parseArrangement(arrangement, orientation: orientation)
+            let layout = try LayoutEngine.layout(profile: profile, orientation: orientation, arrangement: a)
+            print(json ? layout.json.serialized : layout.text)
+        }
+    }
+}

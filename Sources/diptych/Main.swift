@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// `diptych`: the command line. Parsing and process set-up only; the work lives in the libraries.
+
+import ArgumentParser
+import DiptychLinux
+import Glibc
+import Logging
+
+@main
+struct Diptych: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diptych",
+        abstract: "An iPad-style two-app multitasking compositor for Linux consoles and kiosks.",
+        discussion: """
+            Exit status: 0 success, 2 bad usage or bad input file, 1 runtime failure.
+            Set DIPTYCH_LOG_LEVEL (trace, debug, info, notice, warning, error) for more or less logging.
+            """,
+        subcommands: [LayoutCommand.self, RenderCommand.self, RunCommand.self])
+
+    /// Runs the command, mapping usage errors to exit status 2 as the contract says.
+    static func main() {
+        bootstrapLogging()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Files.writeStandardError(fullMessage(for: error) + "\n")
+                Glibc.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+
+    static func bootstrapLogging() {
+        let level = Files.environment("DIPTYCH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+/// A usage or input-file error: printed as "diptych: message" with exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ message: String) { description = message }
+}
+
+/// A runtime failure: printed as "diptych: message" with exit status 1.
+struct RuntimeFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ message: String) { description = message }
+}
+
+/// Runs a command body, printing our own errors with the right exit status.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let e as UsageError {
+        Files.writeStandardError("diptych: \(e.description)\n")
+        throw ExitCode(2)
+    } catch let e as RuntimeFailure {
+        Files.writeStandardError("diptych: \(e.description)\n")
+        throw ExitCode(1)
+    } catch let e as ExitCode {
+        throw e
+    } catch {
+        Files.writeStandardError("diptych: \(error)\n")
+        throw ExitCode(1)
+    }
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// `diptych render`: two real app processes composited once on the headless backend, to PNG.
+
+import ArgumentParser
+import DiptychCore
+import DiptychLinux
+import DiptychServer
+import Logging
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render one frame of two apps to a PNG on the headless backend.",
+        discussion: "Launches the apps as separate processes, waits until each shown app has committed a buffer for its configure, writes the PNG and exits.")
+
+    @OptionGroup var device: DeviceOptions
+
+    @Option(help: "The arrangement: \(Arrangement.validChoices).")
+    var arrangement: String
+
+    @Option(help: "The primary app: \(DemoApp.validChoices).")
+    var primary: String
+
+    @Option(help: "The secondary app (needed unless the arrangement is full).")
+    var secondary: String?
+
+    @Option(help: "The PNG file to write.")
+    var out: String
+
+    @Option(help: "Write each app's event log to DIR/events-primary.jsonl and DIR/events-secondary.jsonl.")
+    var eventLogs: String?
+
+    @Option(help: "Seconds to wait for the apps to draw.")
+    var timeout: Int = 15
+
+    func run() throws {
+        try reportingErrors {
+            let (profile, orientation) = try device.resolve()
+            let a = try parseArrangement(arrangement, orientation: orientation)
+            var apps: [(Role, DemoApp)] = []
+            do {
+                apps.append((.primary, try DemoApp.named(primary)))
+                if let secondary { apps.append((.secondary, try DemoApp.named(secondary))) }
+            } catch {
+                throw UsageError("\(error)")
+            }
+            if a.showsSecondary && secondary == nil {
+                throw UsageError("arrangement '\(a.rawValue)' shows a secondary app: give --secondary APP")
+            }
+            try checkWritableDirectory(of: out, what: "--out")
+            if let dir = eventLogs { try checkDirectory(dir, what: "--event-logs") }
+            guard timeout > 0 else { throw UsageError("--timeout must be at least 1 second") }
+
+            let logger = Logger(label: "diptych.render")
+            let compositor: Compositor
+            do {
+                compositor = try Compositor(
+                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, listen: false),
+                    logger: logger)
+            } catch {
+                throw RuntimeFailure("cannot start the compositor: \(error)")
+            }
+            defer { compositor.shutdown() }
+            for (role, app) in apps {
+                let log = eventLogs.map { "\($0)/events-\(role.rawValue).jsonl" }
+                if let log { Files.remove(log) }
+                do { try compositor.launch(Apps.demoCommand(app, eventLog: log), role: role, label: app.description) } catch {
+                    throw RuntimeFailure("cannot launch app '\(app)': \(error)")
+                }
+            }
+            try waitForApps(compositor, shown: compositor.layout.panes.map(\.role))
+            compositor.repaint()
+            do { try compositor.output.writePNG(to: out) } catch { throw RuntimeFailure("cannot write the PNG \(error)") }
+            print(out)
+        }
+    }
+
+    /// Waits until every shown app has committed for its configure; fails naming the app that
+    /// did not, or that went away.
+    func waitForApps(_ compositor: Compositor, shown: [Role]) throws {
+        var failure: String?
+        let ok = try compositor.run(timeoutMilliseconds: timeout * 1000) {
+            for role in shown where !compositor.isConnected(role) {
+                let why = compositor.disconnections[role] ?? "it did not connect"
+                failure = "app '\(compositor.label(role) ?? "?")' (\(role.rawValue)) went away before drawing: \(why)"
+                return true
+            }
+            return shown.allSatisfy { compositor.hasCommittedForConfigure($0) }
+        }
+        if let failure { throw RuntimeFailure(failure) }
+        if !ok {
+            let late = shown.filter { !compositor.hasCommittedForConfigure($0) }
+            let names = late.map { "'\(compositor.label($0) ?? "?")' (\($0.rawValue))" }.joined(separator: " and ")
+            throw RuntimeFailure("app \(names) did not commit a buffer for its configure within \(timeout) s")
+        }
+    }
+}
+
+/// Fails with a usage error unless the directory that will hold `path` exists.
+func checkWritableDirectory(of path: String, what: String) throws {
+    let dir = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    try checkDirectory(dir.isEmpty ? "/" : dir, what: what)
+}
+
+func checkDirectory(_ dir: String, what: String) throws {
+    guard Files.isDirectory(dir) else { throw UsageError("\(what): directory '\(dir)' does not exist") }
+}

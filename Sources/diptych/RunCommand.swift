@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// `diptych run`: the compositor, until SIGINT or SIGTERM.
+
+import ArgumentParser
+import DiptychCore
+import DiptychDRM
+import DiptychLinux
+import DiptychServer
+import Logging
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run the compositor until SIGINT or SIGTERM.")
+
+    @OptionGroup var device: DeviceOptions
+
+    @Option(help: "headless or drm (default: drm when a usable card is found, else headless).")
+    var backend: String?
+
+    @Option(help: "The arrangement to start in: \(Arrangement.validChoices).")
+    var arrangement: String?
+
+    @Option(help: "The primary client: a demo app name or a command line.")
+    var primary: String?
+
+    @Option(help: "The secondary client: a demo app name or a command line.")
+    var secondary: String?
+
+    @Option(help: "Write the last frame to DIR/frame.png when stopping (headless).")
+    var out: String?
+
+    @Flag(help: "Keep every client full screen (Settings > Multitasking off).")
+    var noMultitasking = false
+
+    func run() throws {
+        try reportingErrors {
+            let (profile, orientation) = try device.resolve()
+            let a = try parseArrangement(
+                noMultitasking ? "full" : (arrangement ?? (secondary == nil ? "full" : "split-2/3")), orientation: orientation)
+            let chosen = backend ?? (DRMProbe.usableCards().isEmpty ? "headless" : "drm")
+            switch chosen {
+            case "headless": break
+            case "drm": throw RuntimeFailure("the DRM backend is not available in this build yet; use --backend headless")
+            default: throw UsageError("unknown backend '\(chosen)'; valid backends: headless, drm")
+            }
+            if let out { try checkDirectory(out, what: "--out") }
+
+            let signals = try SignalDescriptor(includeChild: false)
+            let logger = Logger(label: "diptych.run")
+            let compositor: Compositor
+            do {
+                compositor = try Compositor(
+                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a),
+                    logger: logger)
+            } catch {
+                throw RuntimeFailure("cannot start the compositor: \(error)")
+            }
+            defer { compositor.shutdown() }
+            if let out { Files.remove("\(out)/frame.png") }
+            for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
+                guard let cmd else { continue }
+                let (args, label) = try Apps.command(cmd, eventLog: out.map { "\($0)/events-\(role.rawValue).jsonl" })
+                try compositor.launch(args, role: role, label: label)
+            }
+            Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT or SIGTERM stops\n")
+            var stop = false
+            compositor.watch(signals.fd.rawValue) {
+                if signals.next() != nil { stop = true }
+            }
+            let frameInterval = 16
+            while !stop {
+                try compositor.dispatch(timeoutMilliseconds: frameInterval)
+                if compositor.needsRepaint { compositor.repaint() }
+            }
+            if let out {
+                compositor.repaint()
+                try compositor.output.writePNG(to: "\(out)/frame.png")
+            }
+        }
+    }
+}

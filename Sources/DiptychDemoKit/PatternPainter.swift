@@ -18,7 +18,7 @@ public enum PatternPainter {
 
     /// The text scale for an image: large enough to read on a panel, small enough to fit.
     public static func textScale(width: Int, height: Int, label: String) -> Int {
-        max(1, min((width - 4) / (label.count * BitmapFont.advance + 2), height / 24))
+        max(1, min((width - 4) / (label.count * BitmapFont.advance + 2) / 2, height / 48))
     }
 
     /// Paints the whole image.

@@ -12,7 +12,7 @@ public struct PeerCredentials: Sendable, Equatable {
 }
 
 /// What one receive gave: bytes and descriptors (owned by the caller), or the end of the stream.
-public struct Received: ~Copyable {
+public struct Received {
     public var bytes: [UInt8]
     public var descriptors: [Int32]
     /// The peer sent more descriptors than fit; the extra ones were closed.

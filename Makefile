@@ -1,0 +1,47 @@
+# Diptych: `make run` renders the demo gallery to ./out/, `make test` runs the test suite.
+# Both install the Debian -dev packages they need first (as root), or print the apt-get line.
+
+SWIFT ?= swift
+DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev pkg-config
+BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+OUT ?= out
+
+.PHONY: all deps build run test clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "make: missing packages; run: sudo apt-get install -y$$missing" >&2; exit 2; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# The main job: every arrangement of ipad-pro in both orientations, with the pattern app.
+run: build
+	@mkdir -p $(OUT)
+	@set -e; for o in landscape portrait; do \
+	  for a in full slide-over split-2/3 split-1/2; do \
+	    [ "$$o/$$a" = "portrait/split-1/2" ] && continue; \
+	    name=ipad-pro-$$o-$$(echo $$a | tr '/' '-'); \
+	    $(BIN)/diptych render --device ipad-pro --orientation $$o --arrangement $$a \
+	      --primary 'pattern:#336699' --secondary 'pattern:#993366' --out $(OUT)/$$name.png; \
+	  done; \
+	done
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build $(OUT)

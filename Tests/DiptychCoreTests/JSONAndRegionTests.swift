@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// JSON round trips and refusals, colour and app names, and region arithmetic.
+
+import DiptychCore
+import Testing
+
+struct JSONTests {
+    @Test func roundTrip() throws {
+        let v = JSONValue.object([
+            ("s", .string("quote \" back \\ nl \n tab \t é 😀 \u{01}")), ("i", .int(-42)), ("d", .double(1.5)),
+            ("b", .bool(true)), ("n", .null), ("a", .array([.int(1), .object([])])),
+        ])
+        let text = v.serialized
+        #expect(text.contains(#""i":-42"#))
+        #expect(text.contains(#"\u0001"#))
+        #expect(try JSONValue.parse(text) == v)
+        #expect(try JSONValue.parse(" {\"k\" : [1, 2.5e3, \"\\u00e9\\ud83d\\ude00\"]} ")["k"] == .array([.int(1), .double(2500), .string("é😀")]))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "01x", "\"abc", "{\"a\":1} x", "[\"\\x\"]", "-", "1.", "\"\\ud800\""])
+    func refusesMalformed(text: String) {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func refusesDeepNesting() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+    }
+}
+
+struct NameTests {
+    @Test func colours() throws {
+        #expect(RGB(hex: "#336699") == RGB(red: 0x33, green: 0x66, blue: 0x99))
+        #expect(RGB(hex: "#aBcDeF")?.description == "#ABCDEF")
+        #expect(RGB(hex: "#336699")?.argb == 0xFF33_6699)
+        for bad in ["336699", "#33669", "#3366999", "#33669G", "#"] { #expect(RGB(hex: bad) == nil, "\(bad)") }
+    }
+
+    @Test func apps() throws {
+        #expect(try DemoApp.named("pattern:#993366") == .pattern(RGB(red: 0x99, green: 0x33, blue: 0x66)))
+        #expect(try DemoApp.named("notes") == .notes)
+        #expect(throws: DemoAppError.unknownApp("photos")) { try DemoApp.named("photos") }
+        #expect(throws: DemoAppError.badColour("pattern:#12345Z", "#12345Z")) { try DemoApp.named("pattern:#12345Z") }
+        #expect(DemoAppError.unknownApp("x").description.contains("pattern:#RRGGBB"))
+    }
+}
+
+struct RegionTests {
+    @Test func subtractAndUnion() {
+        var r = Region(Rect(x: 0, y: 0, width: 100, height: 50))
+        r.subtract(Rect(x: 40, y: 10, width: 20, height: 20))
+        #expect(r.area == 5000 - 400)
+        #expect(!r.contains(x: 45, y: 15) && r.contains(x: 39, y: 15) && r.contains(x: 60, y: 29))
+        r.formUnion(Rect(x: 0, y: 0, width: 100, height: 50))
+        #expect(r.area == 5000)
+        r.formUnion(Rect(x: 90, y: 40, width: 20, height: 20))
+        #expect(r.area == 5000 + 400 - 100)
+        #expect(r.intersection(Rect(x: 95, y: 45, width: 100, height: 100)).area == 15 * 15 - 0)
+    }
+
+    @Test func randomRegionsMatchAPixelModel() {
+        var g = SplitMix(state: 7)
+        for _ in 0..<200 {
+            var region = Region()
+            var model = [[Bool]](repeating: [Bool](repeating: false, count: 40), count: 40)
+            for _ in 0..<6 {
+                let x = Int.random(in: 0..<40, using: &g), y = Int.random(in: 0..<40, using: &g)
+                let rect = Rect(x: x, y: y, width: Int.random(in: 0...min(20, 40 - x), using: &g), height: Int.random(in: 0...min(20, 40 - y), using: &g))
+                let add = Bool.random(using: &g)
+                if add { region.formUnion(rect) } else { region.subtract(rect) }
+                for y in 0..<40 { for x in 0..<40 where x >= rect.minX && x < rect.maxX && y >= rect.minY && y < rect.maxY { model[y][x] = add } }
+            }
+            var count = 0
+            for y in 0..<40 { for x in 0..<40 { #expect(region.contains(x: x, y: y) == model[y][x]); if model[y][x] { count += 1 } } }
+            #expect(region.area == count)  // disjoint rectangles: no pixel counted twice
+        }
+    }
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Wire protocol: round trips, framing across arbitrary splits, refusals, buffer validation.
+
+import DiptychCore
+import DiptychWire
+import Testing
+
+struct CodecTests {
+    static let pane = Pane(role: .secondary, frame: Rect(x: 704, y: 0, width: 320, height: 768), pixelWidth: 640, pixelHeight: 1536, horizontalSizeClass: .compact, verticalSizeClass: .regular)
+
+    static let events: [ServerEvent] = [
+        .configure(Configure(serial: 7, role: .secondary, pane: pane, orientation: .portrait, arrangement: .split23)),
+        .sizeClassChanged(horizontal: .compact, vertical: .regular, previousHorizontal: .regular, previousVertical: .regular),
+        .lifecycle(.willResignActive), .lifecycle(.didBecomeActive), .lifecycle(.didEnterBackground), .lifecycle(.willEnterForeground),
+        .snapshotRequest(serial: 9, frame: Rect(x: 0, y: 0, width: 507, height: 768), pixelWidth: 1014, pixelHeight: 1536, horizontalSizeClass: .compact),
+        .touch(id: -3, phase: .cancel, x: 10.25, y: -1.5),
+        .pen(phase: .motion, x: 1, y: 2, pressure: 0.5, tiltX: -30, tiltY: 12.5),
+        .frameDone(time: 123_456_789_012),
+        .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
+    ]
+
+    static let requests: [ClientMessage] = [
+        .hello(name: "notes ✎", requiresFullScreen: true), .hello(name: "", requiresFullScreen: false),
+        .ack(serial: 0xFFFF_FFFF),
+        .commit(BufferLayout(offset: 16, width: 640, height: 1536, stride: 2560, format: .argb8888), damage: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: -5, y: 0, width: 0, height: 9)]),
+        .commit(BufferLayout(width: 1, height: 1, stride: 4), damage: []),
+        .snapshot(serial: 4, BufferLayout(width: 10, height: 20, stride: 40)),
+    ]
+
+    @Test func eventsRoundTrip() throws {
+        for e in Self.events {
+            let bytes = e.encoded()
+            let h = try #require(try Wire.header(bytes[...]))
+            #expect(h.length == bytes.count && h.version == Wire.version && h.opcode == e.opcode)
+            #expect(try ServerEvent.decode(opcode: h.opcode, body: bytes[8...]) == e)
+        }
+    }
+
+    @Test func requestsRoundTrip() throws {
+        for m in Self.requests {
+            let bytes = m.encoded()
+            let h = try #require(try Wire.header(bytes[...]))
+            #expect(try ClientMessage.decode(opcode: h.opcode, body: bytes[8...]) == m)
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 64, 100_000])
+    func assemblerReassemblesAnySplit(chunk: Int) throws {
+        let stream = Self.requests.flatMap { $0.encoded() }
+        var a = MessageAssembler()
+        var out: [ClientMessage] = []
+        var i = 0
+        while i < stream.count {
+            a.append(stream[i..<min(i + chunk, stream.count)])
+            i += chunk
+            while let (op, body) = try a.next() { out.append(try ClientMessage.decode(opcode: op, body: body)) }
+        }
+        #expect(out == Self.requests)
+        #expect(a.pendingBytes == 0)
+    }
+
+    @Test func eventLogFieldsUseSpecNames() {
+        let c = Self.events[0]
+        #expect(c.name == "configure")
+        #expect(JSONValue.object(c.jsonFields).serialized == #"{"serial":7,"role":"secondary","frame":{"x":704,"y":0,"width":320,"height":768},"pixelWidth":640,"pixelHeight":1536,"horizontalSizeClass":"compact","verticalSizeClass":"regular","orientation":"portrait","arrangement":"split-2/3"}"#)
+        #expect(Self.events[2].name == "willResignActive" && Self.events[2].jsonFields.isEmpty)
+        #expect(Self.events[7].jsonFields.map(\.0) == ["id", "phase", "x", "y"])
+    }
+
+    func decodeError(_ bytes: [UInt8]) -> ProtocolError.Code? {
+        var a = MessageAssembler()
+        a.append(bytes)
+        do {
+            guard let (op, body) = try a.next() else { return nil }
+            _ = try ClientMessage.decode(opcode: op, body: body)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test func refusals() {
+        #expect(decodeError([12, 0, 0, 0, 1, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
+        #expect(decodeError([0x47, 0x41, 0x52, 0x42, 0x41, 0x47, 0x45, 0x21]) == .messageTooLong)  // "GARBAGE!"
+        #expect(decodeError([4, 0, 0, 0, 1, 0, 1, 0]) == .malformedMessage)  // length below the header
+        #expect(decodeError([8, 0, 0, 0, 9, 0, 1, 0]) == .unsupportedVersion)
+        #expect(decodeError([8, 0, 0, 0, 1, 0, 99, 0]) == .unknownOpcode)
+        #expect(decodeError([16, 0, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
+        var hello = ClientMessage.hello(name: "x", requiresFullScreen: false).encoded()
+        hello[hello.count - 4] = 6  // unknown flag bits
+        #expect(decodeError(hello) == .malformedMessage)
+        // A string that claims more bytes than the message holds.
+        #expect(decodeError([16, 0, 0, 0, 1, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
+        // Invalid UTF-8 in a name.
+        #expect(decodeError([17, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
+        // Too many damage rectangles.
+        var w = [UInt8]()
+        for v: UInt32 in [0, 1, 1, 4, FourCC.xrgb8888.rawValue, 100_000] { for s in [0, 8, 16, 24] { w.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
+        let len = UInt32(8 + w.count)
+        #expect(decodeError([UInt8(len), 0, 0, 0, 1, 0, 3, 0] + w) == .malformedMessage)
+    }
+
+    @Test func fourccMatchesDRM() {
+        #expect(FourCC.xrgb8888.rawValue == 0x3432_5258)  // DRM_FORMAT_XRGB8888
+        #expect(FourCC.argb8888.rawValue == 0x3432_5241)  // DRM_FORMAT_ARGB8888
+        #expect(FourCC.xrgb8888.description == "XR24")
+    }
+}
+
+struct BufferValidationTests {
+    typealias Case = (name: String, layout: BufferLayout, fileSize: Int, sealed: Bool, expected: ProtocolError.Code?)
+    static let cases: [Case] = [
+        ("valid", BufferLayout(width: 640, height: 480, stride: 2560), 2560 * 480, true, nil),
+        ("valid with offset and padding", BufferLayout(offset: 64, width: 10, height: 10, stride: 64, format: .argb8888), 64 + 640, true, nil),
+        ("unsealed", BufferLayout(width: 640, height: 480, stride: 2560), 2560 * 480, false, .unsealedBuffer),
+        ("short file", BufferLayout(width: 640, height: 480, stride: 2560), 2560 * 480 - 1, true, .bufferTooSmall),
+        ("offset pushes past the end", BufferLayout(offset: 4, width: 640, height: 480, stride: 2560), 2560 * 480, true, .bufferTooSmall),
+        ("stride below width × 4", BufferLayout(width: 640, height: 480, stride: 2556), 1 << 30, true, .badStride),
+        ("stride not a multiple of 4", BufferLayout(width: 640, height: 480, stride: 2562), 1 << 30, true, .badStride),
+        ("stride × height overflows", BufferLayout(width: 64, height: 16, stride: 0x8000_0000), Int.max, true, .sizeOverflow),
+        ("offset + span overflows", BufferLayout(offset: 0xFFFF_FFF0, width: 64, height: 16, stride: 256), Int.max, true, .sizeOverflow),
+        ("span at the 2 GiB edge", BufferLayout(width: 16384, height: 16384, stride: 131_072), Int.max, true, .sizeOverflow),
+        ("zero width", BufferLayout(width: 0, height: 10, stride: 0), 100, true, .badDimensions),
+        ("over the side limit", BufferLayout(width: 16385, height: 1, stride: 65540), 1 << 20, true, .badDimensions),
+        ("unknown format", BufferLayout(width: 1, height: 1, stride: 4, format: FourCC("NV12")), 4, true, .badFormat),
+    ]
+
+    @Test(arguments: cases.indices)
+    func rule(index: Int) {
+        let c = Self.cases[index]
+        do {
+            try c.layout.validate(fileSize: c.fileSize, sealedAgainstShrinking: c.sealed)
+            #expect(c.expected == nil, "\(c.name): accepted")
+        } catch {
+            #expect(error.code == c.expected, "\(c.name): \(error)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+}

@@ -59,17 +59,18 @@ let package = Package(
             ]),
 
         // MARK: Tests.
+        .target(name: "DiptychTestSupport", dependencies: ["DiptychRender", "DiptychLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),
         .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore"]),
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux"]),
         .testTarget(name: "DiptychPlatformTests", dependencies: ["DiptychDRM", "DiptychInput"]),
         .testTarget(
             name: "DiptychRenderTests",
-            dependencies: ["DiptychRender", "DiptychDemoKit", "DiptychCore"],
+            dependencies: ["DiptychRender", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux"],
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
-            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient"],
+            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"],
             exclude: ["Reference"]),
     ],
     swiftLanguageModes: [.v6]

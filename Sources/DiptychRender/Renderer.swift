@@ -100,3 +100,20 @@ public struct PixmanRenderer {
         return black
     }
 }
+
+extension Scene {
+    /// The scene for a layout: each shown pane's surface anchored at the pane's top-left and
+    /// clipped to it, primary below secondary (Slide Over floats on top). Panes without a
+    /// surface stay black.
+    public init(layout: Layout, surfaces: [Role: PixelImage]) {
+        let scale = layout.profile.scale
+        let px = layout.profile.pixelSize(layout.orientation)
+        var placed: [SceneSurface] = []
+        for pane in layout.panes {
+            guard let image = surfaces[pane.role] else { continue }
+            let clip = pane.frame.scaled(by: scale)
+            placed.append(SceneSurface(image: image, origin: (clip.x, clip.y), clip: clip))
+        }
+        self.init(size: px, surfaces: placed)
+    }
+}

@@ -355,17 +355,11 @@ public final class Compositor {
 
     // MARK: - Frames
 
-    /// The scene for the current layout: each shown pane's committed surface, anchored at the
-    /// pane's top-left and clipped to it; primary below secondary (Slide Over floats on top).
+    /// The scene for the current layout and the committed surfaces.
     public func scene() -> Scene {
-        let scale = layout.profile.scale
-        var surfaces: [SceneSurface] = []
-        for pane in layout.panes {
-            guard let s = client(pane.role)?.surface else { continue }
-            let clip = pane.frame.scaled(by: scale)
-            surfaces.append(SceneSurface(image: s.image, origin: (clip.x, clip.y), clip: clip))
-        }
-        return Scene(size: Size(width: output.width, height: output.height), surfaces: surfaces)
+        var surfaces: [Role: PixelImage] = [:]
+        for pane in layout.panes { surfaces[pane.role] = client(pane.role)?.surface?.image }
+        return Scene(layout: layout, surfaces: surfaces)
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.

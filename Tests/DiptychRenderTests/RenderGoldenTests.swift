@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// Golden images of every arrangement × orientation of ipad and ipad-pro, drawn by the pixman
+// renderer from surfaces painted exactly as the pattern app paints them.
+
+import DiptychCore
+import DiptychDemoKit
+import DiptychRender
+import DiptychTestSupport
+import DiptychLinux
+import Testing
+
+let referenceDirectory = Golden.directory(of: #filePath) + "/Reference"
+let primaryColour = RGB(hex: "#336699")!
+let secondaryColour = RGB(hex: "#993366")!
+
+/// The frame the compositor shows for a layout when each app has drawn its configure.
+func renderPatterns(_ layout: Layout) -> (PixelImage, RenderStats) {
+    var surfaces: [Role: PixelImage] = [:]
+    for pane in layout.panes {
+        let image = PixelImage(width: pane.pixelWidth, height: pane.pixelHeight)
+        PatternPainter.paint(image, color: pane.role == .primary ? primaryColour : secondaryColour)
+        surfaces[pane.role] = image
+    }
+    let scene = Scene(layout: layout, surfaces: surfaces)
+    let output = PixelImage(width: scene.size.width, height: scene.size.height)
+    let stats = PixmanRenderer().render(scene, into: output)
+    return (output, stats)
+}
+
+/// `ipad-pro-landscape-split-1-2` and so on.
+func goldenName(_ device: String, _ o: Orientation, _ a: Arrangement) -> String {
+    "\(device)-\(o.rawValue)-\(a.rawValue.replacingSlashes)"
+}
+
+extension String {
+    var replacingSlashes: String { String(map { $0 == "/" ? "-" : $0 }) }
+}
+
+struct RenderGoldenTests {
+    static let cases: [(String, Orientation, Arrangement)] = ["ipad", "ipad-pro"].flatMap { d in
+        Orientation.allCases.flatMap { o in
+            Arrangement.allCases.filter { !(o == .portrait && $0 == .split12) }.map { (d, o, $0) }
+        }
+    }
+
+    @Test("golden frame", arguments: cases)
+    func golden(device: String, orientation: Orientation, arrangement: Arrangement) throws {
+        let layout = try LayoutEngine.layout(profile: try DeviceProfile.named(device), orientation: orientation, arrangement: arrangement)
+        let (frame, stats) = renderPatterns(layout)
+        let failure = Golden.check(frame, name: goldenName(device, orientation, arrangement), referenceDirectory: referenceDirectory, tolerance: 0)
+        #expect(failure == nil, "\(failure ?? "")")
+        // Every output pixel is written exactly once: composited from a surface or filled black.
+        #expect(stats.compositedPixels + stats.filledPixels == frame.width * frame.height)
+    }
+
+    @Test func paneColoursDividerAndOcclusion() throws {
+        let layout = try LayoutEngine.layout(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .split23)
+        let (frame, _) = renderPatterns(layout)
+        // Inside the primary (away from border and label), the divider, the secondary.
+        #expect(frame.pixel(x: 100, y: 100) & 0xFFFFFF == 0x336699)
+        for x in 1388..<1408 { #expect(frame.pixel(x: x, y: 700) & 0xFFFFFF == 0, "divider column \(x)") }
+        #expect(frame.pixel(x: 1387, y: 700) & 0xFFFFFF == 0xFFFFFF)  // the primary's right border
+        #expect(frame.pixel(x: 1408, y: 700) & 0xFFFFFF == 0xFFFFFF)  // the secondary's left border
+        #expect(frame.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x993366)
+
+        // Slide Over: the primary is not drawn under the floating secondary.
+        let over = try LayoutEngine.layout(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .slideOver)
+        let (_, stats) = renderPatterns(over)
+        #expect(stats.compositedPixels == 2048 * 1536)
+        #expect(stats.filledPixels == 0)
+    }
+}
+
+struct RendererTests {
+    @Test func surfacesAreClippedToTheirPaneAndGapsAreBlack() {
+        let red = PixelImage(width: 30, height: 30)
+        red.fill(Rect(x: 0, y: 0, width: 30, height: 30), color: RGB(red: 255, green: 0, blue: 0))
+        let green = PixelImage(width: 10, height: 10)
+        green.fill(Rect(x: 0, y: 0, width: 10, height: 10), color: RGB(red: 0, green: 255, blue: 0))
+        let scene = Scene(size: Size(width: 40, height: 20), surfaces: [
+            SceneSurface(image: red, origin: (0, 0), clip: Rect(x: 0, y: 0, width: 20, height: 20)),  // too big: clipped
+            SceneSurface(image: green, origin: (25, 0), clip: Rect(x: 25, y: 0, width: 15, height: 20)),  // too small
+        ])
+        let out = PixelImage(width: 40, height: 20)
+        out.fill(Rect(x: 0, y: 0, width: 40, height: 20), color: RGB(red: 1, green: 2, blue: 3))
+        let stats = PixmanRenderer().render(scene, into: out)
+        #expect(out.pixel(x: 19, y: 19) & 0xFFFFFF == 0xFF0000)
+        #expect(out.pixel(x: 20, y: 5) & 0xFFFFFF == 0)  // the gap between panes
+        #expect(out.pixel(x: 25, y: 9) & 0xFFFFFF == 0x00FF00)
+        #expect(out.pixel(x: 35, y: 5) & 0xFFFFFF == 0)  // inside the pane, beyond the buffer
+        #expect(out.pixel(x: 26, y: 15) & 0xFFFFFF == 0)
+        #expect(stats.compositedPixels == 400 + 100)
+        #expect(stats.filledPixels == 800 - 500)
+    }
+
+    @Test func translucentSurfacesBlendOverWhatIsBelow() {
+        let base = PixelImage(width: 4, height: 4)
+        base.fill(Rect(x: 0, y: 0, width: 4, height: 4), color: RGB(red: 0, green: 0, blue: 200))
+        let glass = PixelImage(width: 4, height: 4, format: .argb8888)  // zeroed: fully transparent
+        let scene = Scene(size: Size(width: 4, height: 4), surfaces: [
+            SceneSurface(image: base, origin: (0, 0), clip: Rect(x: 0, y: 0, width: 4, height: 4)),
+            SceneSurface(image: glass, origin: (2, 0), clip: Rect(x: 2, y: 0, width: 2, height: 4)),
+        ])
+        let out = PixelImage(width: 4, height: 4)
+        PixmanRenderer().render(scene, into: out)
+        #expect(out.pixel(x: 3, y: 3) & 0xFFFFFF == 0x0000C8)
+    }
+}
+
+struct PNGTests {
+    @Test func roundTripAndDiff() throws {
+        let image = PixelImage(width: 7, height: 5)
+        image.fill(Rect(x: 0, y: 0, width: 7, height: 5), color: RGB(red: 0x12, green: 0x34, blue: 0x56))
+        image.fill(Rect(x: 3, y: 2, width: 1, height: 1), color: RGB(red: 0xFE, green: 0x01, blue: 0x80))
+        let path = "/tmp/diptych-png-\(UInt64.random(in: 0...UInt64.max)).png"
+        try image.writePNG(to: path)
+        let back = try PixelImage.readPNG(from: path)
+        #expect(back.width == 7 && back.height == 5)
+        #expect(back.compare(to: image, tolerance: 0).matches)
+        #expect(back.pixel(x: 3, y: 2) == 0xFFFE_0180)
+
+        image.fill(Rect(x: 0, y: 0, width: 2, height: 1), color: RGB(red: 0x14, green: 0x34, blue: 0x56))
+        let loose = image.compare(to: back, tolerance: 2), strict = image.compare(to: back, tolerance: 1)
+        #expect(loose.matches)
+        #expect(strict.differingPixels == 2 && strict.maxChannelDifference == 2)
+        #expect(strict.firstDifference?.x == 0 && strict.firstDifference?.y == 0)
+        #expect(strict.diff?.pixel(x: 1, y: 0) == 0xFFFF_0000)
+        #expect(strict.diff?.pixel(x: 5, y: 4) != 0xFFFF_0000)
+    }
+
+    @Test func badFilesNameThePath() {
+        do {
+            _ = try PixelImage.readPNG(from: "/nonexistent/x.png")
+            Issue.record("read a missing file")
+        } catch {
+            #expect(error.path == "/nonexistent/x.png")
+        }
+        #expect(throws: PNGError.self) { try PixelImage(width: 1, height: 1).writePNG(to: "/nonexistent/dir/x.png") }
+    }
+}
+
+struct GoldenHarnessTests {
+    @Test func missingReferenceIsRecordedAndFailsThenMismatchWritesADiff() throws {
+        let dir = "/tmp/diptych-harness-\(UInt64.random(in: 0...UInt64.max))"
+        try Files.makeDirectories(dir)
+        let image = PixelImage(width: 16, height: 8)
+        image.fill(Rect(x: 0, y: 0, width: 16, height: 8), color: RGB(red: 10, green: 20, blue: 30))
+        let first = Golden.check(image, name: "h", referenceDirectory: dir)
+        #expect(first?.contains("recorded a new reference") == true)
+        #expect(Files.exists("\(dir)/h.png"))
+        #expect(Golden.check(image, name: "h", referenceDirectory: dir) == nil)
+
+        image.fill(Rect(x: 3, y: 3, width: 2, height: 2), color: RGB(red: 200, green: 20, blue: 30))
+        let failure = try #require(Golden.check(image, name: "h", referenceDirectory: dir, tolerance: 1))
+        #expect(failure.contains("4 pixels differ"))
+        let diff = try PixelImage.readPNG(from: "\(Golden.failureDirectory)/h-diff.png")
+        #expect(diff.pixel(x: 3, y: 3) & 0xFFFFFF == 0xFF0000)
+        #expect(diff.pixel(x: 0, y: 0) & 0xFFFFFF != 0xFF0000)
+    }
+}
+
+struct IndependentPNGDecodeTests {
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { Files.exists($0) }
+
+    /// Decodes our PNG with Python's zlib (no libpng), so a channel-order mistake that our own
+    /// reader would mirror cannot hide.
+    @Test(.enabled(if: python != nil)) func pngBytesAreRGBInOrder() throws {
+        let image = PixelImage(width: 3, height: 2)
+        image.fill(Rect(x: 0, y: 0, width: 3, height: 2), color: RGB(red: 0x33, green: 0x66, blue: 0x99))
+        image.fill(Rect(x: 2, y: 1, width: 1, height: 1), color: RGB(red: 0xAA, green: 0xBB, blue: 0xCC))
+        let path = "/tmp/diptych-indep-\(UInt64.random(in: 0...UInt64.max)).png"
+        try image.writePNG(to: path)
+        let script = """
+            import sys, zlib, struct
+            d = open(sys.argv[1], 'rb').read()
+            assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+            i, idat, ihdr = 8, b'', None
+            while i < len(d):
+                n, t = struct.unpack('>I4s', d[i:i+8]); body = d[i+8:i+8+n]; i += 12 + n
+                if t == b'IHDR': ihdr = struct.unpack('>IIBBBBB', body)
+                if t == b'IDAT': idat += body
+            w, h, depth, ctype = ihdr[:4]
+            assert (depth, ctype) == (8, 2), ihdr
+            raw = zlib.decompress(idat); stride = w * 3; rows = []; prev = bytes(stride)
+            for y in range(h):
+                f = raw[y*(stride+1)]; line = bytearray(raw[y*(stride+1)+1:(y+1)*(stride+1)])
+                for x in range(stride):
+                    a = line[x-3] if x >= 3 else 0; b = prev[x]; c = prev[x-3] if x >= 3 else 0
+                    if f == 1: line[x] = (line[x] + a) & 255
+                    elif f == 2: line[x] = (line[x] + b) & 255
+                    elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+                    elif f == 4:
+                        p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+                        line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                rows.append(bytes(line)); prev = bytes(line)
+            print(rows[0][0:3].hex(), rows[1][6:9].hex())
+            """
+        let scriptPath = path + ".py"
+        try Files.writeAtomically(scriptPath, bytes: Array(script.utf8))
+        let outPath = path + ".out"
+        let child = try ChildProcess(arguments: ["sh", "-c", "\(Self.python!) \(scriptPath) \(path) > \(outPath)"])
+        #expect(child.wait(milliseconds: 20000) == 0)
+        let printed = String(decoding: try Files.read(outPath), as: UTF8.self)
+        #expect(printed == "336699 aabbcc\n")
+    }
+}

@@ -59,7 +59,7 @@ let package = Package(
             ]),
 
         // MARK: Tests.
-        .target(name: "DiptychTestSupport", dependencies: ["DiptychRender", "DiptychLinux"], path: "Tests/TestSupport"),
+        .target(name: "DiptychTestSupport", dependencies: ["DiptychRender", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),
         .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore"]),
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux"]),
@@ -70,8 +70,7 @@ let package = Package(
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
-            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"],
-            exclude: ["Reference"]),
+            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -77,7 +77,7 @@ public enum DemoAppError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownApp(let n): "unknown app '\(n)'; valid apps: \(DemoApp.validChoices)"
-        case .badColour(let n, let hex): "bad colour '\(hex)' in app '\(n)': expected #RRGGBB with hex digits, e.g. pattern:#336699"
+        case .badColour(let n, let hex): "bad colour '\(hex)' in app '\(n)': expected pattern:#RRGGBB with six hex digits, e.g. pattern:#336699"
         }
     }
 }

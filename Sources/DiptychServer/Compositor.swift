@@ -151,17 +151,44 @@ public final class Compositor {
     /// The label of the app in `role`.
     public func label(_ role: Role) -> String? { client(role)?.label ?? children.first { $0.role == role }?.label }
 
+    /// Runs the loop until every shown app has committed a buffer for its configure.
+    ///
+    /// - Throws: `CompositorError` naming the app that went away first, or every app that had
+    ///   not drawn when `timeoutMilliseconds` ran out.
+    public func waitUntilShownAppsHaveDrawn(timeoutMilliseconds: Int) throws {
+        let shown = layout.panes.map(\.role)
+        var failure: String?
+        let ok = try run(timeoutMilliseconds: timeoutMilliseconds) {
+            for role in shown where !isConnected(role) {
+                // A role is lost once its client disconnected or its launched process exited;
+                // until then an app that connects by itself may still arrive.
+                guard let why = disconnections[role] ?? exitStatus(role).map({ "it exited with status \($0)" }) else { continue }
+                failure = "app '\(label(role) ?? role.rawValue)' (\(role.rawValue)) went away before drawing: \(why)"
+                return true
+            }
+            return shown.allSatisfy { hasCommittedForConfigure($0) }
+        }
+        if let failure { throw CompositorError(failure) }
+        if !ok {
+            let late = shown.filter { !hasCommittedForConfigure($0) }
+            let names = late.map { "'\(label($0) ?? $0.rawValue)' (\($0.rawValue))" }.joined(separator: " and ")
+            let seconds = Double(timeoutMilliseconds) / 1000
+            throw CompositorError("app \(names) did not commit a buffer for its configure within \(seconds) s")
+        }
+    }
+
     // MARK: - Event loop
 
-    /// Runs the loop until `done()` is true (checked after every batch of events) or
-    /// `timeoutMilliseconds` pass. Returns whether `done()` became true.
+    /// Runs the loop until `done()` is true or `timeoutMilliseconds` pass. `done()` is checked
+    /// after every batch of events and at least every 10 ms, so it may also watch things that
+    /// raise no event here (a child process exiting). Returns whether `done()` became true.
     @discardableResult
     public func run(timeoutMilliseconds: Int, until done: () -> Bool) throws -> Bool {
         let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
         while !done() {
             let now = MonotonicClock.milliseconds
             if now >= deadline { return false }
-            try dispatch(timeoutMilliseconds: Int(deadline - now))
+            try dispatch(timeoutMilliseconds: min(10, Int(deadline - now)))
         }
         return true
     }

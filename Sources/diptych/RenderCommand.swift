@@ -68,32 +68,15 @@ struct RenderCommand: ParsableCommand {
                     throw RuntimeFailure("cannot launch app '\(app)': \(error)")
                 }
             }
-            try waitForApps(compositor, shown: compositor.layout.panes.map(\.role))
+            do { try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: timeout * 1000) } catch {
+                throw RuntimeFailure("\(error)")
+            }
             compositor.repaint()
             do { try compositor.output.writePNG(to: out) } catch { throw RuntimeFailure("cannot write the PNG \(error)") }
             print(out)
         }
     }
 
-    /// Waits until every shown app has committed for its configure; fails naming the app that
-    /// did not, or that went away.
-    func waitForApps(_ compositor: Compositor, shown: [Role]) throws {
-        var failure: String?
-        let ok = try compositor.run(timeoutMilliseconds: timeout * 1000) {
-            for role in shown where !compositor.isConnected(role) {
-                let why = compositor.disconnections[role] ?? "it did not connect"
-                failure = "app '\(compositor.label(role) ?? "?")' (\(role.rawValue)) went away before drawing: \(why)"
-                return true
-            }
-            return shown.allSatisfy { compositor.hasCommittedForConfigure($0) }
-        }
-        if let failure { throw RuntimeFailure(failure) }
-        if !ok {
-            let late = shown.filter { !compositor.hasCommittedForConfigure($0) }
-            let names = late.map { "'\(compositor.label($0) ?? "?")' (\($0.rawValue))" }.joined(separator: " and ")
-            throw RuntimeFailure("app \(names) did not commit a buffer for its configure within \(timeout) s")
-        }
-    }
 }
 
 /// Fails with a usage error unless the directory that will hold `path` exists.

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// `diptych render` as a user runs it: real compositor process, real app processes, real PNGs.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import DiptychTestSupport
+import Testing
+
+let renderReferences = Golden.directory(of: #filePath) + "/../DiptychRenderTests/Reference"
+
+struct RenderCommandTests {
+    @Test func splitHalfOnIPadProMatchesTheContract() throws {
+        let dir = Harness.temporaryDirectory("render")
+        let out = "\(dir)/x.png"
+        let r = try Harness.run([
+            Harness.diptych, "render", "--device", "ipad-pro", "--arrangement", "split-1/2",
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out, "--event-logs", dir,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == out + "\n")
+        let png = try PixelImage.readPNG(from: out)
+        #expect(png.width == 2732 && png.height == 2048)
+        // Primary #336699 but for its border and text; divider black; secondary #993366.
+        #expect(png.pixel(x: 40, y: 40) & 0xFFFFFF == 0x336699)
+        #expect(png.pixel(x: 1300, y: 1900) & 0xFFFFFF == 0x336699)
+        for x in 1356..<1376 { #expect(png.pixel(x: x, y: 1024) & 0xFFFFFF == 0, "divider column \(x)") }
+        #expect(png.pixel(x: 1400, y: 40) & 0xFFFFFF == 0x993366)
+        #expect(png.pixel(x: 2700, y: 2000) & 0xFFFFFF == 0x993366)
+        // And pixel for pixel what the renderer golden says.
+        let failure = Golden.check(png, name: "ipad-pro-landscape-split-1-2", referenceDirectory: renderReferences, tolerance: 0)
+        #expect(failure == nil, "\(failure ?? "")")
+
+        for (role, x) in [("primary", 0), ("secondary", 688)] {
+            let events = Harness.events("\(dir)/events-\(role).jsonl")
+            let configure = try #require(events.first { $0["event"]?.stringValue == "configure" }, "\(role) has no configure")
+            #expect(configure["app"]?.stringValue == (role == "primary" ? "pattern:#336699" : "pattern:#993366"))
+            #expect(configure["role"]?.stringValue == role)
+            #expect(configure["frame"] == .object([("x", .int(x)), ("y", .int(0)), ("width", .int(678)), ("height", .int(1024))]))
+            #expect(configure["pixelWidth"]?.intValue == 1356 && configure["pixelHeight"]?.intValue == 2048)
+            #expect(configure["horizontalSizeClass"]?.stringValue == "regular")
+            #expect(configure["verticalSizeClass"]?.stringValue == "regular")
+            #expect(configure["orientation"]?.stringValue == "landscape")
+            #expect(configure["arrangement"]?.stringValue == "split-1/2")
+            #expect(events.contains { $0["event"]?.stringValue == "didBecomeActive" })
+        }
+    }
+
+    static let cases: [(String, Orientation, Arrangement)] = ["ipad", "ipad-pro"].flatMap { d in
+        Orientation.allCases.flatMap { o in
+            Arrangement.allCases.filter { !(o == .portrait && $0 == .split12) }.map { (d, o, $0) }
+        }
+    }
+
+    /// Every arrangement through real processes equals the renderer's golden image.
+    @Test(arguments: cases)
+    func everyArrangementMatchesItsGolden(device: String, orientation: Orientation, arrangement: Arrangement) throws {
+        let dir = Harness.temporaryDirectory("render-all")
+        let out = "\(dir)/frame.png"
+        let r = try Harness.run([
+            Harness.diptych, "render", "--device", device, "--orientation", orientation.rawValue, "--arrangement", arrangement.rawValue,
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let name = "\(device)-\(orientation.rawValue)-\(String(arrangement.rawValue.map { $0 == "/" ? "-" : $0 }))"
+        let failure = Golden.check(try PixelImage.readPNG(from: out), name: name, referenceDirectory: renderReferences, tolerance: 0)
+        #expect(failure == nil, "\(failure ?? "")")
+    }
+}
+
+struct BadInputTests {
+    static let cases: [(args: [String], mentions: [String])] = [
+        (["--device", "ipad-air", "--arrangement", "full"], ["unknown device 'ipad-air'", "ipad, ipad-mini, ipad-pro"]),
+        (["--device", "ipad", "--arrangement", "split-3/4"], ["unknown arrangement 'split-3/4'", "full, slide-over, split-2/3, split-1/2"]),
+        (["--device", "ipad", "--orientation", "sideways", "--arrangement", "full"], ["unknown orientation 'sideways'", "landscape, portrait"]),
+        (["--device", "ipad", "--orientation", "portrait", "--arrangement", "split-1/2"], ["landscape only"]),
+        (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "pattern:#GG0000"], ["bad colour '#GG0000'", "pattern:#RRGGBB"]),
+        (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "photos"], ["unknown app 'photos'", "notes, markets"]),
+        (["--device", "ipad", "--arrangement", "split-2/3"], ["--secondary"]),
+        (["--device", "ipad", "--arrangement", "full", "--bogus"], ["--bogus"]),
+    ]
+
+    @Test(arguments: cases.indices)
+    func renderRefusesWithExitTwoAndWritesNothing(index: Int) throws {
+        let c = Self.cases[index]
+        let dir = Harness.temporaryDirectory("bad")
+        let out = "\(dir)/x.png"
+        var args = [Harness.diptych, "render", "--primary", "pattern:#336699", "--out", out] + c.args
+        if !c.args.contains("--secondary") && !c.args.contains("split-2/3") { args += ["--secondary", "pattern:#993366"] }
+        let r = try Harness.run(args)
+        #expect(r.status == 2, "\(c.args): \(r.stderr)")
+        for m in c.mentions { #expect(r.stderr.contains(m), "\(c.args): \(r.stderr)") }
+        #expect(!Files.exists(out))
+        #expect(((try? Files.read(dir)) ?? []).isEmpty)
+    }
+
+    @Test func missingOutputDirectoryIsAUsageError() throws {
+        let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "pattern:#336699", "--out", "/nonexistent/dir/x.png"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("/nonexistent/dir"))
+    }
+
+    @Test func layoutRefusesTheSameWay() throws {
+        let r = try Harness.run([Harness.diptych, "layout", "--device", "pad", "--arrangement", "full"])
+        #expect(r.status == 2 && r.stderr.contains("valid devices"))
+        let ok = try Harness.run([Harness.diptych, "layout", "--device", "ipad", "--orientation", "landscape", "--arrangement", "split-2/3", "--json"])
+        #expect(ok.status == 0)
+        let json = try JSONValue.parse(ok.stdout.trimmingNewline)
+        #expect(json["divider"]?["x"]?.intValue == 694)
+        #expect(json["panes"]?.arrayValue?[0]["frame"]?["width"]?.intValue == 694)
+        #expect(json["panes"]?.arrayValue?[1]["frame"]?["x"]?.intValue == 704)
+    }
+}
+
+extension String {
+    var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
+}

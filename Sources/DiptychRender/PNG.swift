@@ -27,7 +27,11 @@ private func libpngMessage(_ image: inout png_image) -> String {
 extension PixelImage {
     /// Writes the image as an 8-bit RGB PNG, atomically (temporary file and rename), so an
     /// interrupted run never leaves a half-written PNG.
-    public func writePNG(to path: String) throws(PNGError) {
+    ///
+    /// - Parameter compact: compress hard (about 4× smaller and 4× slower on flat UI frames:
+    ///   22 KB in 300 ms against 97 KB in 65 ms for a 2732×2048 split). Golden references use
+    ///   it; captures default to speed.
+    public func writePNG(to path: String, compact: Bool = false) throws(PNGError) {
         // Convert to packed R,G,B bytes with pixman: PIXMAN_b8g8r8 is 0xBBGGRR in a 24-bit
         // little-endian word, so its bytes are R, G, B.
         let rgbStride = (width * 3 + 3) & ~3
@@ -42,6 +46,7 @@ extension PixelImage {
         png.width = UInt32(width)
         png.height = UInt32(height)
         png.format = pngFormatRGB
+        png.flags = compact ? 0 : 0x02  // PNG_IMAGE_FLAG_FAST
         var size = 0
         guard png_image_write_to_memory(&png, nil, &size, 0, rgb, Int32(rgbStride), nil) != 0 else {
             throw PNGError(path: path, reason: "libpng: \(libpngMessage(&png))")

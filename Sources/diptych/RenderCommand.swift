@@ -68,11 +68,19 @@ struct RenderCommand: ParsableCommand {
                     throw RuntimeFailure("cannot launch app '\(app)': \(error)")
                 }
             }
+            let started = MonotonicClock.nanoseconds
             do { try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: timeout * 1000) } catch {
                 throw RuntimeFailure("\(error)")
             }
+            let drawn = MonotonicClock.nanoseconds
             compositor.repaint()
+            let composited = MonotonicClock.nanoseconds
             do { try compositor.output.writePNG(to: out) } catch { throw RuntimeFailure("cannot write the PNG \(error)") }
+            let written = MonotonicClock.nanoseconds
+            func ms(_ a: UInt64, _ b: UInt64) -> String { String(Double((b - a) / 10_000) / 100) }
+            logger.debug("render timings", metadata: [
+                "apps.ms": "\(ms(started, drawn))", "composite.ms": "\(ms(drawn, composited))", "png.ms": "\(ms(composited, written))",
+            ])
             print(out)
         }
     }

@@ -22,7 +22,7 @@ public enum Golden {
     public static func check(_ image: PixelImage, name: String, referenceDirectory: String, tolerance: Int = 1) -> String? {
         let reference = "\(referenceDirectory)/\(name).png"
         if !Files.exists(reference) || Files.environment("DIPTYCH_RECORD") == "1" {
-            do { try image.writePNG(to: reference) } catch { return "cannot record \(reference): \(error)" }
+            do { try image.writePNG(to: reference, compact: true) } catch { return "cannot record \(reference): \(error)" }
             return "recorded a new reference \(reference); check it and run again"
         }
         let expected: PixelImage

@@ -6,7 +6,7 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev pkg-confi
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build run test check-pure clean
 
 all: build
 
@@ -39,7 +39,12 @@ run: build
 	  done; \
 	done
 
-test: deps
+# The pure tier (DiptychCore, DiptychWire) imports no C module, Glibc or Foundation.
+check-pure:
+	@if grep -rnE '^\s*(@_implementationOnly |internal |public |package )?import (Glibc|Foundation|C[A-Z][A-Za-z]*)\b' Sources/DiptychCore Sources/DiptychWire; then \
+	  echo "make: the pure tier imports C, Glibc or Foundation (above)" >&2; exit 1; fi
+
+test: deps check-pure
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

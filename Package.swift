@@ -19,7 +19,8 @@ let package = Package(
         // MARK: C tier: headers only, no logic.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
-        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
 
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "DiptychLinux", dependencies: ["CLinuxShims"], swiftSettings: platformSettings),
         .target(name: "DiptychRender", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
         .target(name: "DiptychDRM", dependencies: ["CDRM", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
-        .target(name: "DiptychInput", dependencies: ["CLibinput", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
+        .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
 
         // MARK: Mechanism and clients.
         .target(

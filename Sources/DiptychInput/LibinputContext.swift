@@ -3,6 +3,7 @@
 // through our callbacks (it never opens device nodes itself).
 
 import CLibinput
+import CUdev
 import DiptychLinux
 import Glibc
 
@@ -12,16 +13,18 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Owns a libinput context (path backend). Confined to one thread; not Sendable.
+/// Owns a libinput context: the path backend (devices added by path) or the udev backend
+/// (every input device of a seat). Confined to one thread; not Sendable.
 ///
 /// libinput calls back into `openRestricted`/`closeRestricted` to open device nodes, so a
 /// seat manager (or plain `open` as root on a kiosk) stays in our hands.
 public final class LibinputContext {
     private let context: OpaquePointer
     private let interface: UnsafeMutablePointer<libinput_interface>
+    private let udev: OpaquePointer?
 
-    public init() throws {
-        interface = .allocate(capacity: 1)
+    private static func makeInterface() -> UnsafeMutablePointer<libinput_interface> {
+        let interface = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
         interface.initialize(to: libinput_interface(
             open_restricted: { path, flags, _ in
                 guard let path else { return -EINVAL }
@@ -29,6 +32,13 @@ public final class LibinputContext {
                 return fd < 0 ? -errno : fd
             },
             close_restricted: { fd, _ in close(fd) }))
+        return interface
+    }
+
+    /// A path-backend context with no devices; add them with `addDevice`.
+    public init() throws {
+        interface = Self.makeInterface()
+        udev = nil
         guard let li = libinput_path_create_context(interface, nil) else {
             interface.deallocate()
             throw InputError(message: "libinput_path_create_context failed")
@@ -36,8 +46,34 @@ public final class LibinputContext {
         context = li
     }
 
+    /// A udev-backend context holding every input device of `seat` (as `--input udev`).
+    ///
+    /// - Throws: `InputError` when udev is unavailable or the seat cannot be assigned.
+    public init(seat: String) throws {
+        interface = Self.makeInterface()
+        guard let u = udev_new() else {
+            interface.deallocate()
+            throw InputError(message: "udev_new failed: udev is not available")
+        }
+        guard let li = libinput_udev_create_context(interface, nil, u) else {
+            udev_unref(u)
+            interface.deallocate()
+            throw InputError(message: "libinput_udev_create_context failed")
+        }
+        guard libinput_udev_assign_seat(li, seat) == 0 else {
+            libinput_unref(li)
+            udev_unref(u)
+            interface.deallocate()
+            throw InputError(message: "libinput cannot assign seat '\(seat)'")
+        }
+        udev = u
+        context = li
+    }
+
     deinit {
+        // libinput holds its own udev reference; drop ours after the context.
         libinput_unref(context)
+        if let udev { udev_unref(udev) }
         interface.deallocate()
     }
 

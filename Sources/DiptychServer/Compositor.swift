@@ -38,8 +38,10 @@ public struct CompositorError: Error, CustomStringConvertible {
 public final class Compositor {
     public let configuration: CompositorConfiguration
     public private(set) var layout: Layout
-    /// The headless output: the logical screen in pixels.
-    public let output: PixelImage
+    /// Where frames go. Without emulation its size is the logical screen in pixels.
+    public let backend: any OutputBackend
+    /// The last frame presented.
+    public var output: PixelImage { backend.lastFrame }
     public let logger: Logger
     /// The socket path clients can connect to, if listening.
     public var socketPath: String? { socketLock?.path }
@@ -64,12 +66,13 @@ public final class Compositor {
     private var watchers: [UInt64: () -> Void] = [:]
     private var nextWatchToken: UInt64 = 2
 
-    public init(configuration: CompositorConfiguration, logger: Logger) throws {
+    /// A compositor on `backend`, or on a new headless backend of the logical screen's size.
+    public init(configuration: CompositorConfiguration, backend: (any OutputBackend)? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         layout = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
         let px = configuration.profile.pixelSize(configuration.orientation)
-        output = PixelImage(width: px.width, height: px.height)
+        self.backend = backend ?? HeadlessBackend(size: px)
         epoll = try Epoll()
         ignoreBrokenPipes()
         if configuration.listen {
@@ -392,9 +395,9 @@ public final class Compositor {
     /// Draws a frame into the output and tells the apps whose commits it shows.
     @discardableResult
     public func repaint() -> RenderStats {
-        let stats = renderer.render(scene(), into: output)
+        let stats = renderer.render(scene(), into: backend.beginFrame())
+        let time = backend.present()
         frameCount += 1
-        let time = MonotonicClock.milliseconds
         for pane in layout.panes {
             guard let c = client(pane.role), c.frameDonePending else { continue }
             c.frameDonePending = false

@@ -329,7 +329,7 @@ public final class Compositor {
     }
 
     private func sendConfigure(_ c: ClientConnection, pane: Pane) {
-        let configure = Configure(serial: nextSerial, role: pane.role, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
+        let configure = Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
         nextSerial &+= 1
         c.configure = configure
         c.unackedSerials.append(configure.serial)

@@ -168,7 +168,7 @@ extension ServerEvent {
             let o = try lookup(try r.u8(), in: orientationCodes, "orientation")
             let a = try lookup(try r.u8(), in: arrangementCodes, "arrangement")
             let pane = Pane(role: role, frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc, verticalSizeClass: vc)
-            e = .configure(Configure(serial: serial, role: role, pane: pane, orientation: o, arrangement: a))
+            e = .configure(Configure(serial: serial, pane: pane, orientation: o, arrangement: a))
         case 101:
             e = .sizeClassChanged(
                 horizontal: try lookup(try r.u8(), in: sizeClassCodes, "size class"),

@@ -94,30 +94,27 @@ public enum PenPhase: UInt8, Sendable, CaseIterable {
     public var name: String { ["proximityIn", "down", "motion", "up", "proximityOut"][Int(rawValue)] }
 }
 
-/// The bounds and traits the compositor gives an app.
+/// The bounds and traits the compositor gives an app: its pane, plus the screen's state.
 public struct Configure: Hashable, Sendable {
     public var serial: UInt32
-    public var role: Role
-    /// The frame in points of the logical screen.
-    public var frame: Rect
-    public var pixelWidth: Int
-    public var pixelHeight: Int
-    public var horizontalSizeClass: SizeClass
-    public var verticalSizeClass: SizeClass
+    /// The app's pane: role, frame in points, pixel size and size classes.
+    public var pane: Pane
     public var orientation: Orientation
     public var arrangement: Arrangement
 
-    public init(serial: UInt32, role: Role, pane: Pane, orientation: Orientation, arrangement: Arrangement) {
+    public init(serial: UInt32, pane: Pane, orientation: Orientation, arrangement: Arrangement) {
         self.serial = serial
-        self.role = role
-        frame = pane.frame
-        pixelWidth = pane.pixelWidth
-        pixelHeight = pane.pixelHeight
-        horizontalSizeClass = pane.horizontalSizeClass
-        verticalSizeClass = pane.verticalSizeClass
+        self.pane = pane
         self.orientation = orientation
         self.arrangement = arrangement
     }
+
+    public var role: Role { pane.role }
+    public var frame: Rect { pane.frame }
+    public var pixelWidth: Int { pane.pixelWidth }
+    public var pixelHeight: Int { pane.pixelHeight }
+    public var horizontalSizeClass: SizeClass { pane.horizontalSizeClass }
+    public var verticalSizeClass: SizeClass { pane.verticalSizeClass }
 }
 
 /// Messages from a client to the compositor.

@@ -9,7 +9,7 @@ struct CodecTests {
     static let pane = Pane(role: .secondary, frame: Rect(x: 704, y: 0, width: 320, height: 768), pixelWidth: 640, pixelHeight: 1536, horizontalSizeClass: .compact, verticalSizeClass: .regular)
 
     static let events: [ServerEvent] = [
-        .configure(Configure(serial: 7, role: .secondary, pane: pane, orientation: .portrait, arrangement: .split23)),
+        .configure(Configure(serial: 7, pane: pane, orientation: .portrait, arrangement: .split23)),
         .sizeClassChanged(horizontal: .compact, vertical: .regular, previousHorizontal: .regular, previousVertical: .regular),
         .lifecycle(.willResignActive), .lifecycle(.didBecomeActive), .lifecycle(.didEnterBackground), .lifecycle(.willEnterForeground),
         .snapshotRequest(serial: 9, frame: Rect(x: 0, y: 0, width: 507, height: 768), pixelWidth: 1014, pixelHeight: 1536, horizontalSizeClass: .compact),

@@ -36,8 +36,16 @@ final class ClientConnection {
     /// The app's name from hello (nil before hello).
     var name: String?
     var requiresFullScreen = false
-    /// The role: fixed at launch for apps the compositor starts, else assigned at hello.
-    var role: Role?
+    /// The role asked for at launch (apps that connect by themselves take the first free one).
+    let launchRole: Role?
+    /// Whether the shell holds this app (after hello, once admitted).
+    var admitted = false
+    /// Snapshot requests sent and not answered, by serial.
+    var snapshotRequests: [UInt32: Pane] = [:]
+    /// Snapshots received during the current drag.
+    var snapshots: [PixelImage] = []
+    /// The last `sync` serial answered.
+    var syncAnswered: UInt32 = 0
     /// A label for messages: the launch name or the hello name.
     var label: String
     /// The last configure sent, and every serial sent but not yet acked.
@@ -46,8 +54,6 @@ final class ClientConnection {
     var ackedSerial: UInt32?
     var surface: CommittedSurface?
     var frameDonePending = false
-    var isActive = false
-    var isInBackground = false
 
     /// The most bytes queued for a client that does not read before it is dropped.
     static let outgoingLimit = 1 << 20
@@ -56,7 +62,7 @@ final class ClientConnection {
         self.id = id
         credentials = try? UnixSocket.peerCredentials(socket.rawValue)
         self.socket = SharedDescriptor(socket)
-        self.role = role
+        launchRole = role
         self.label = label
     }
 
@@ -65,6 +71,8 @@ final class ClientConnection {
     }
 
     /// Whether the client has committed a buffer after acking its latest configure.
+    var app: AppID { AppID(id.rawValue) }
+
     var hasCommittedForConfigure: Bool {
         guard let c = configure, let s = surface else { return false }
         return s.serial == c.serial

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The compositor: the event loop, client connections, the layout, and frames on the headless
-// output. Mechanism only; layout policy comes from DiptychCore's LayoutEngine.
+// The compositor: the event loop, client connections, and frames on the output. Mechanism only:
+// which app is where, and what gestures do, is DiptychCore's Shell.
 
 import DiptychCore
 import DiptychLinux
@@ -17,13 +17,16 @@ public struct CompositorConfiguration: Sendable {
     /// own inherited socket). With `socketPath` nil the first free default name is used.
     public var listen: Bool
     public var socketPath: String?
+    /// False for "Settings > Multitasking" off: every app full screen.
+    public var multitasking: Bool
 
-    public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil) {
+    public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
         self.orientation = orientation
         self.arrangement = arrangement
         self.listen = listen
         self.socketPath = socketPath
+        self.multitasking = multitasking
     }
 }
 
@@ -37,25 +40,36 @@ public struct CompositorError: Error, CustomStringConvertible {
 /// The compositor. Single-threaded: create it and call everything on one thread.
 public final class Compositor {
     public let configuration: CompositorConfiguration
-    public private(set) var layout: Layout
+    /// The multitasking state: roles, arrangement, gestures.
+    public private(set) var shell: Shell
+    /// The configured layout.
+    public var layout: Layout { shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
-    public let backend: any OutputBackend
+    public private(set) var backend: any OutputBackend
     /// The last frame presented.
     public var output: PixelImage { backend.lastFrame }
     public let logger: Logger
     /// The socket path clients can connect to, if listening.
     public var socketPath: String? { socketLock?.path }
+    /// When set, the compositor's clock (milliseconds): scenarios play in virtual time.
+    public var virtualTime: UInt64?
+    /// Admit apps to the shell as soon as they say hello. When false, they wait for
+    /// `admitWaitingApps()`, so a start-up does not depend on which app spoke first.
+    public var admitsAtHello = true
+    /// How long an app may take to draw for a configure before it is activated anyway.
+    public static let activationTimeout: UInt64 = 250
 
     private let epoll: Epoll
     private let socketLock: SocketLock?
     private let listener: SharedDescriptor?
     private var clients: [ClientID: ClientConnection] = [:]
-    private var roles: [Role: ClientID] = [:]
     private var nextClientID: UInt64 = 100
     private var nextSerial: UInt32 = 1
+    private var nextSync: UInt32 = 1
     private var children: [(role: Role, label: String, process: ChildProcess)] = []
     private let renderer = PixmanRenderer()
-    /// Why a role's client went away, for error messages.
+    private var pendingActivation: [ClientID: UInt64] = [:]
+    /// Why an app launched for a role went away, for error messages.
     public private(set) var disconnections: [Role: String] = [:]
     /// Every protocol error sent, in order (client label and error), for logs and tests.
     public private(set) var protocolErrors: [(client: String, error: ProtocolError)] = []
@@ -70,7 +84,10 @@ public final class Compositor {
     public init(configuration: CompositorConfiguration, backend: (any OutputBackend)? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        layout = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
+        _ = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
+        shell = Shell(
+            profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
+            multitasking: configuration.multitasking)
         let px = configuration.profile.pixelSize(configuration.orientation)
         self.backend = backend ?? HeadlessBackend(size: px)
         epoll = try Epoll()
@@ -95,10 +112,13 @@ public final class Compositor {
 
     deinit { shutdown() }
 
+    /// The compositor's clock in milliseconds: virtual time in a scenario, else monotonic.
+    public var now: UInt64 { virtualTime ?? MonotonicClock.milliseconds }
+
     // MARK: - Clients
 
-    /// Starts an app as a separate process holding one end of a socket pair as fd 3, already
-    /// bound to `role`.
+    /// Starts an app as a separate process holding one end of a socket pair as fd 3, asking
+    /// for `role`.
     public func launch(_ arguments: [String], role: Role, label: String) throws {
         let (ours, theirs) = try UnixSocket.pair()
         let local = FileDescriptor(taking: ours), remote = FileDescriptor(taking: theirs)
@@ -112,7 +132,6 @@ public final class Compositor {
         let connection = ClientConnection(id: id, socket: local, role: role, label: label)
         try epoll.add(connection.socket.rawValue, token: id.rawValue)
         clients[id] = connection
-        roles[role] = id
         children.append((role, label, process))
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(process.pid)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }
@@ -142,42 +161,186 @@ public final class Compositor {
         }
     }
 
-    /// The client holding `role`, if connected.
-    func client(_ role: Role) -> ClientConnection? { roles[role].flatMap { clients[$0] } }
+    /// The client holding `role`, if any.
+    func client(_ role: Role) -> ClientConnection? { shell.app(role).flatMap { clients[ClientID(rawValue: $0.rawValue)] } }
+
+    func client(_ app: AppID) -> ClientConnection? { clients[ClientID(rawValue: app.rawValue)] }
 
     /// Whether the app in `role` has committed a buffer for its latest configure.
     public func hasCommittedForConfigure(_ role: Role) -> Bool { client(role)?.hasCommittedForConfigure ?? false }
 
-    /// Whether a client holds `role`.
+    /// Whether an app holds `role`.
     public func isConnected(_ role: Role) -> Bool { client(role) != nil }
 
-    /// The label of the app in `role`.
+    /// The label of the app in `role` (or launched for it).
     public func label(_ role: Role) -> String? { client(role)?.label ?? children.first { $0.role == role }?.label }
 
-    /// Runs the loop until every shown app has committed a buffer for its configure.
+    /// Whether every launched app has said hello (or is gone).
+    public var launchedAppsHaveSpoken: Bool {
+        clients.values.allSatisfy { $0.launchRole == nil || $0.name != nil }
+    }
+
+    /// Admits apps waiting since hello, primary role first, so the start-up layout is the
+    /// same whichever app spoke first.
+    public func admitWaitingApps() {
+        let waiting = clients.values.filter { $0.name != nil && !$0.admitted }.sorted { a, b in
+            (a.launchRole == .secondary ? 1 : 0, a.id.rawValue) < (b.launchRole == .secondary ? 1 : 0, b.id.rawValue)
+        }
+        // Every app joins the shell before anything is sent, so each first configure is
+        // already the final start-up layout.
+        var effects: [ShellEffect] = []
+        for c in waiting {
+            if let e = join(c) { effects += e }
+        }
+        apply(effects)
+    }
+
+    private func admit(_ c: ClientConnection) {
+        if let effects = join(c) { apply(effects) }
+    }
+
+    /// Adds an app to the shell; nil (and a protocol error) when both roles are taken.
+    private func join(_ c: ClientConnection) -> [ShellEffect]? {
+        let effects = shell.add(c.app, preferring: c.launchRole ?? .primary, requiresFullScreen: c.requiresFullScreen)
+        guard shell.primary == c.app || shell.secondary == c.app else {
+            fail(c, ProtocolError(.badState, "the compositor already shows two apps"))
+            return nil
+        }
+        c.admitted = true
+        return effects
+    }
+
+    // MARK: - Shell effects
+
+    /// Carries out what the shell decided.
+    private func apply(_ effects: [ShellEffect]) {
+        for effect in effects {
+            switch effect {
+            case .touch(let app, let id, let phase, let x, let y):
+                if let c = client(app) { send(.touch(id: id, phase: phase, x: x, y: y), to: c) }
+            case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
+                if let c = client(app) { send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty), to: c) }
+            case .lifecycle(let app, let event):
+                if let c = client(app) {
+                    pendingActivation[c.id] = nil
+                    send(.lifecycle(event), to: c)
+                }
+            case .layoutChanged:
+                sendConfigures()
+            case .activateWhenDrawn(let app):
+                guard let c = client(app) else { continue }
+                pendingActivation[c.id] = now + Compositor.activationTimeout
+                activateIfDrawn(c)
+            case .requestSnapshots(let app, let panes):
+                guard let c = client(app) else { continue }
+                for pane in panes {
+                    let serial = nextSerial
+                    nextSerial &+= 1
+                    c.snapshotRequests[serial] = pane
+                    send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
+                }
+            case .dropSnapshots:
+                for c in clients.values { c.snapshots.removeAll() }
+            }
+        }
+    }
+
+    /// Sends `configure` to every shown app whose pane changed, and `sizeClassChanged` where a
+    /// class really changed.
+    private func sendConfigures() {
+        for c in clients.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) where c.admitted {
+            guard let pane = shell.pane(of: c.app) else { continue }
+            let previous = c.configure
+            if let previous, previous.pane == pane { continue }
+            let configure = Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
+            nextSerial &+= 1
+            c.configure = configure
+            c.unackedSerials.append(configure.serial)
+            send(.configure(configure), to: c)
+            if let previous, previous.horizontalSizeClass != pane.horizontalSizeClass || previous.verticalSizeClass != pane.verticalSizeClass {
+                send(.sizeClassChanged(
+                    horizontal: pane.horizontalSizeClass, vertical: pane.verticalSizeClass,
+                    previousHorizontal: previous.horizontalSizeClass, previousVertical: previous.verticalSizeClass), to: c)
+            }
+        }
+    }
+
+    private func activateIfDrawn(_ c: ClientConnection) {
+        guard let deadline = pendingActivation[c.id] else { return }
+        if c.hasCommittedForConfigure || now >= deadline {
+            pendingActivation[c.id] = nil
+            send(.lifecycle(.didBecomeActive), to: c)
+        }
+    }
+
+    /// Sends the activations whose 250 ms ran out.
+    public func tick() {
+        for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if let c = clients[id] { activateIfDrawn(c) }
+        }
+    }
+
+    // MARK: - Input and rotation
+
+    /// A touch in points of the logical screen.
+    public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
+        apply(shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now))
+    }
+
+    /// A pen sample in points of the logical screen.
+    public func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double) {
+        apply(shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY))
+    }
+
+    /// Rotates the logical screen; a headless output follows it.
+    public func rotate(to orientation: Orientation) {
+        let effects = shell.rotate(to: orientation)
+        let px = shell.profile.pixelSize(orientation)
+        if backend is HeadlessBackend, backend.size != px { backend = HeadlessBackend(size: px) }
+        apply(effects)
+    }
+
+    /// Waits until every shown app has committed a buffer for its configure.
     ///
     /// - Throws: `CompositorError` naming the app that went away first, or every app that had
     ///   not drawn when `timeoutMilliseconds` ran out.
     public func waitUntilShownAppsHaveDrawn(timeoutMilliseconds: Int) throws {
-        let shown = layout.panes.map(\.role)
+        let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
         var failure: String?
-        let ok = try run(timeoutMilliseconds: timeoutMilliseconds) {
-            for role in shown where !isConnected(role) {
-                // A role is lost once its client disconnected or its launched process exited;
-                // until then an app that connects by itself may still arrive.
-                guard let why = disconnections[role] ?? exitStatus(role).map({ "it exited with status \($0)" }) else { continue }
-                failure = "app '\(label(role) ?? role.rawValue)' (\(role.rawValue)) went away before drawing: \(why)"
+        func lost() -> Bool {
+            for child in children where client(launched: child.role) == nil || child.process.poll() != nil {
+                guard let why = disconnections[child.role] ?? child.process.poll().map({ "it exited with status \($0)" }) else { continue }
+                failure = "app '\(child.label)' (\(child.role.rawValue)) went away before drawing: \(why)"
                 return true
             }
-            return shown.allSatisfy { hasCommittedForConfigure($0) }
+            return false
+        }
+        if !admitsAtHello {
+            let spoke = try run(timeoutMilliseconds: timeoutMilliseconds) { lost() || launchedAppsHaveSpoken }
+            if let failure { throw CompositorError(failure) }
+            if !spoke { throw CompositorError("app \(silentApps) did not say hello within \(Double(timeoutMilliseconds) / 1000) s") }
+            admitWaitingApps()
+        }
+        let left = Int(deadline > MonotonicClock.milliseconds ? deadline - MonotonicClock.milliseconds : 0)
+        let ok = try run(timeoutMilliseconds: left) {
+            if lost() { return true }
+            return !layout.panes.isEmpty && layout.panes.allSatisfy { hasCommittedForConfigure($0.role) }
         }
         if let failure { throw CompositorError(failure) }
         if !ok {
-            let late = shown.filter { !hasCommittedForConfigure($0) }
+            var late = layout.panes.map(\.role).filter { !hasCommittedForConfigure($0) }
+            if layout.panes.isEmpty || shell.primary == nil { late = children.map(\.role) }
             let names = late.map { "'\(label($0) ?? $0.rawValue)' (\($0.rawValue))" }.joined(separator: " and ")
-            let seconds = Double(timeoutMilliseconds) / 1000
-            throw CompositorError("app \(names) did not commit a buffer for its configure within \(seconds) s")
+            throw CompositorError("app \(names) did not commit a buffer for its configure within \(Double(timeoutMilliseconds) / 1000) s")
         }
+    }
+
+    private var silentApps: String {
+        clients.values.filter { $0.launchRole != nil && $0.name == nil }.map { "'\($0.label)' (\($0.launchRole!.rawValue))" }.joined(separator: " and ")
+    }
+
+    private func client(launched role: Role) -> ClientConnection? {
+        clients.values.first { $0.launchRole == role }
     }
 
     // MARK: - Event loop
@@ -211,6 +374,40 @@ public final class Compositor {
             if readiness.contains(.writable) { flush(c) }
             if readiness.contains(.readable) || readiness.contains(.hangUp) { read(c) }
         }
+        if virtualTime == nil { tick() }
+    }
+
+    /// A round trip with every app: sends `sync` (with the clock) and waits until each has
+    /// answered, gone away, or `timeoutMilliseconds` of real time passed. Everything an app
+    /// sent before answering has been handled when this returns, which makes a scenario's
+    /// virtual frames deterministic.
+    @discardableResult
+    public func roundTrip(timeoutMilliseconds: Int = 5000) throws -> Bool {
+        let serial = nextSync
+        nextSync &+= 1
+        let targets = clients.values.filter { $0.name != nil }.map(\.id)
+        for id in targets { if let c = clients[id] { send(.sync(serial: serial, time: now), to: c) } }
+        return try run(timeoutMilliseconds: timeoutMilliseconds) {
+            targets.allSatisfy { id in clients[id].map { $0.syncAnswered == serial } ?? true }
+        }
+    }
+
+    /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
+    /// compositor's lifetime) is readable.
+    public func watch(_ descriptor: Int32, handler: @escaping () -> Void) {
+        let token = nextWatchToken
+        nextWatchToken += 1
+        do {
+            try epoll.add(descriptor, token: token)
+            watchers[token] = handler
+        } catch {
+            logger.error("system error: cannot watch a descriptor", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Whether an app committed since the last frame, or a gesture moves panes.
+    public var needsRepaint: Bool {
+        shell.drag != nil || shell.presentation.contains { client($0.app)?.frameDonePending ?? false }
     }
 
     private func read(_ c: ClientConnection) {
@@ -244,22 +441,6 @@ public final class Compositor {
         }
     }
 
-    /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
-    /// compositor's lifetime) is readable.
-    public func watch(_ descriptor: Int32, handler: @escaping () -> Void) {
-        let token = nextWatchToken
-        nextWatchToken += 1
-        do {
-            try epoll.add(descriptor, token: token)
-            watchers[token] = handler
-        } catch {
-            logger.error("system error: cannot watch a descriptor", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Whether an app committed since the last frame.
-    public var needsRepaint: Bool { layout.panes.contains { client($0.role)?.frameDonePending ?? false } }
-
     // MARK: - Requests
 
     private func handle(_ message: ClientMessage, from c: ClientConnection) throws(ProtocolError) {
@@ -268,16 +449,9 @@ public final class Compositor {
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
             c.name = name
             c.requiresFullScreen = requiresFullScreen
-            if c.role == nil {
-                guard let free = Role.allCases.first(where: { roles[$0] == nil }) else {
-                    throw ProtocolError(.badState, "the compositor already shows two apps")
-                }
-                c.role = free
-                roles[free] = c.id
-                c.label = name
-            }
-            logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name)", "client.role": "\(c.role!.rawValue)"])
-            sendInitialState(c)
+            if c.launchRole == nil { c.label = name }
+            logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name)"])
+            if admitsAtHello { admit(c) }
         case .ack(let serial):
             guard c.name != nil else { throw ProtocolError(.badState, "ack before hello") }
             guard let i = c.unackedSerials.firstIndex(of: serial) else {
@@ -292,13 +466,16 @@ public final class Compositor {
             let image = try map(layout, from: c)
             c.surface = CommittedSurface(image: image, serial: acked, damage: damage)
             c.frameDonePending = true
-            if c.configure?.serial == acked && !c.isActive {
-                c.isActive = true
-                send(.lifecycle(.didBecomeActive), to: c)
+            activateIfDrawn(c)
+        case .snapshot(let serial, let layout):
+            let image = try map(layout, from: c)
+            guard c.snapshotRequests.removeValue(forKey: serial) != nil else {
+                throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
-        case .snapshot(let serial, _):
-            _ = try c.takeDescriptor()
-            throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
+            // A snapshot that arrives after its drag ended is simply not used.
+            if shell.drag != nil { c.snapshots.append(image) }
+        case .syncDone(let serial):
+            c.syncAnswered = serial
         }
     }
 
@@ -315,25 +492,6 @@ public final class Compositor {
         return PixelImage(
             mapping: mapping, offset: Int(layout.offset), width: Int(layout.width), height: Int(layout.height),
             stride: Int(layout.stride), format: layout.format == .argb8888 ? .argb8888 : .xrgb8888)
-    }
-
-    /// After hello: a configure if the app's pane is shown, else it is in the background.
-    private func sendInitialState(_ c: ClientConnection) {
-        guard let role = c.role else { return }
-        if let pane = layout.pane(role) {
-            sendConfigure(c, pane: pane)
-        } else {
-            c.isInBackground = true
-            send(.lifecycle(.didEnterBackground), to: c)
-        }
-    }
-
-    private func sendConfigure(_ c: ClientConnection, pane: Pane) {
-        let configure = Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
-        nextSerial &+= 1
-        c.configure = configure
-        c.unackedSerials.append(configure.serial)
-        send(.configure(configure), to: c)
     }
 
     // MARK: - Sending and disconnecting
@@ -376,30 +534,45 @@ public final class Compositor {
     private func disconnect(_ c: ClientConnection, reason: String) {
         guard clients.removeValue(forKey: c.id) != nil else { return }
         epoll.remove(c.socket.rawValue)
-        if let role = c.role, roles[role] == c.id {
-            roles[role] = nil
-            disconnections[role] = reason
-        }
+        pendingActivation[c.id] = nil
+        if let role = c.launchRole { disconnections[role] = reason }
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(reason)"])
+        if c.admitted {
+            c.admitted = false
+            apply(shell.remove(c.app))
+        }
     }
 
     // MARK: - Frames
 
-    /// The scene for the current layout and the committed surfaces.
+    /// The scene as presented now: each pane's live surface, or during a divider drag the
+    /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func scene() -> Scene {
-        var surfaces: [Role: PixelImage] = [:]
-        for pane in layout.panes { surfaces[pane.role] = client(pane.role)?.surface?.image }
-        return Scene(layout: layout, surfaces: surfaces)
+        let scale = shell.profile.scale
+        var surfaces: [SceneSurface] = []
+        for p in shell.presentation {
+            guard let c = client(p.app) else { continue }
+            let clip = p.frame.scaled(by: scale)
+            var image = c.surface?.image
+            if p.prefersSnapshots, let best = c.snapshots.min(by: { abs($0.width - clip.width) < abs($1.width - clip.width) }) {
+                image = best
+            }
+            guard let image else { continue }
+            let x = p.anchor == .leading ? clip.x : clip.maxX - image.width
+            surfaces.append(SceneSurface(image: image, origin: (x, clip.y), clip: clip))
+        }
+        return Scene(size: shell.profile.pixelSize(shell.orientation), surfaces: surfaces)
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
     @discardableResult
     public func repaint() -> RenderStats {
         let stats = renderer.render(scene(), into: backend.beginFrame())
-        let time = backend.present()
+        let presented = backend.present()
+        let time = virtualTime ?? presented
         frameCount += 1
-        for pane in layout.panes {
-            guard let c = client(pane.role), c.frameDonePending else { continue }
+        for p in shell.presentation {
+            guard let c = client(p.app), c.frameDonePending else { continue }
             c.frameDonePending = false
             send(.frameDone(time: time), to: c)
         }
@@ -409,7 +582,10 @@ public final class Compositor {
     /// Closes every client connection and reaps the apps this compositor launched (SIGTERM,
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).
     public func shutdown(graceMilliseconds: Int = 2000) {
-        for c in Array(clients.values) { disconnect(c, reason: "the compositor is shutting down") }
+        for c in clients.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+            c.admitted = false
+            disconnect(c, reason: "the compositor is shutting down")
+        }
         let deadline = MonotonicClock.milliseconds + UInt64(graceMilliseconds)
         for child in children {
             let left = Int(deadline > MonotonicClock.milliseconds ? deadline - MonotonicClock.milliseconds : 0)

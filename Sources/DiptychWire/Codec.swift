@@ -90,6 +90,8 @@ extension ClientMessage {
         case .snapshot(let serial, let b):
             w.u32(serial)
             w.buffer(b)
+        case .syncDone(let serial):
+            w.u32(serial)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -115,6 +117,8 @@ extension ClientMessage {
             m = .commit(b, damage: damage)
         case 4:
             m = .snapshot(serial: try r.u32(), try r.buffer())
+        case 5:
+            m = .syncDone(serial: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }
@@ -149,6 +153,8 @@ extension ServerEvent {
             w.u64(t)
         case .error(let e):
             w.u16(e.code.rawValue); w.string(e.message)
+        case .sync(let serial, let time):
+            w.u32(serial); w.u64(time)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -193,6 +199,8 @@ extension ServerEvent {
             let raw = try r.u16()
             guard let c = ProtocolError.Code(rawValue: raw) else { throw ProtocolError(.malformedMessage, "unknown error code \(raw)") }
             e = .error(ProtocolError(c, try r.string()))
+        case 108:
+            e = .sync(serial: try r.u32(), time: try r.u64())
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }

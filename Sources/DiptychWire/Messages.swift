@@ -65,35 +65,6 @@ public struct BufferLayout: Hashable, Sendable {
     public var requiredBytes: Int { Int(offset) + Int(stride) * Int(height) }
 }
 
-/// The lifecycle notifications of SPEC §7, in iOS's names.
-public enum LifecycleEvent: UInt8, Sendable, CaseIterable {
-    case willResignActive = 0
-    case didBecomeActive = 1
-    case didEnterBackground = 2
-    case willEnterForeground = 3
-
-    public var name: String {
-        switch self {
-        case .willResignActive: "willResignActive"
-        case .didBecomeActive: "didBecomeActive"
-        case .didEnterBackground: "didEnterBackground"
-        case .willEnterForeground: "willEnterForeground"
-        }
-    }
-}
-
-/// A touch phase.
-public enum TouchPhase: UInt8, Sendable, CaseIterable {
-    case down = 0, motion, up, cancel
-    public var name: String { ["down", "motion", "up", "cancel"][Int(rawValue)] }
-}
-
-/// A pen phase.
-public enum PenPhase: UInt8, Sendable, CaseIterable {
-    case proximityIn = 0, down, motion, up, proximityOut
-    public var name: String { ["proximityIn", "down", "motion", "up", "proximityOut"][Int(rawValue)] }
-}
-
 /// The bounds and traits the compositor gives an app: its pane, plus the screen's state.
 public struct Configure: Hashable, Sendable {
     public var serial: UInt32
@@ -127,6 +98,8 @@ public enum ClientMessage: Sendable, Equatable {
     case commit(BufferLayout, damage: [Rect])
     /// Answers a snapshot request with the buffer in the attached fd.
     case snapshot(serial: UInt32, BufferLayout)
+    /// Answers a `sync`: everything the app sent before this has been sent.
+    case syncDone(serial: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -134,6 +107,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .ack: 2
         case .commit: 3
         case .snapshot: 4
+        case .syncDone: 5
         }
     }
 
@@ -158,6 +132,9 @@ public enum ServerEvent: Sendable, Equatable {
     case frameDone(time: UInt64)
     /// The client broke the protocol; the connection closes after this.
     case error(ProtocolError)
+    /// A round trip: answer with `syncDone` after handling every earlier event. `time` is the
+    /// compositor's clock in milliseconds (virtual time when a scenario plays). Not logged.
+    case sync(serial: UInt32, time: UInt64)
 
     public var opcode: UInt16 {
         switch self {
@@ -169,6 +146,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .pen: 105
         case .frameDone: 106
         case .error: 107
+        case .sync: 108
         }
     }
 
@@ -183,6 +161,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .pen: "pen"
         case .frameDone: "frameDone"
         case .error: "protocolError"
+        case .sync: "sync"
         }
     }
 
@@ -209,6 +188,7 @@ public enum ServerEvent: Sendable, Equatable {
              ("tiltX", .double(tx)), ("tiltY", .double(ty))]
         case .frameDone(let t): [("time", .int(Int(t)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
+        case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(time)))]
         }
     }
 }

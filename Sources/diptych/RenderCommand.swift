@@ -61,6 +61,7 @@ struct RenderCommand: ParsableCommand {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }
             defer { compositor.shutdown() }
+            compositor.admitsAtHello = false
             for (role, app) in apps {
                 let log = eventLogs.map { "\($0)/events-\(role.rawValue).jsonl" }
                 if let log { Files.remove(log) }

@@ -17,6 +17,7 @@ struct CodecTests {
         .pen(phase: .motion, x: 1, y: 2, pressure: 0.5, tiltX: -30, tiltY: 12.5),
         .frameDone(time: 123_456_789_012),
         .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
+        .sync(serial: 3, time: 1_000_016),
     ]
 
     static let requests: [ClientMessage] = [
@@ -25,6 +26,7 @@ struct CodecTests {
         .commit(BufferLayout(offset: 16, width: 640, height: 1536, stride: 2560, format: .argb8888), damage: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: -5, y: 0, width: 0, height: 9)]),
         .commit(BufferLayout(width: 1, height: 1, stride: 4), damage: []),
         .snapshot(serial: 4, BufferLayout(width: 10, height: 20, stride: 40)),
+        .syncDone(serial: 12),
     ]
 
     @Test func eventsRoundTrip() throws {

@@ -86,6 +86,11 @@ public final class Connection {
         try send(.commit(buffer.layout, damage: damage ?? [whole]), descriptors: [buffer.fd.rawValue])
     }
 
+    /// Returns an offscreen rendering for a snapshot request.
+    public func snapshot(_ buffer: ShmBuffer, serial: UInt32) throws(ClientError) {
+        try send(.snapshot(serial: serial, buffer.layout), descriptors: [buffer.fd.rawValue])
+    }
+
     /// The next event, blocking; nil when the compositor closed the connection.
     public func nextEvent() throws(ClientError) -> ServerEvent? {
         while true {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The demo client process: connects, answers configures with freshly drawn buffers, and logs
-// every event it receives as a JSON line.
+// The demo client process: connects, answers configures with freshly drawn buffers and
+// snapshot requests with offscreen renderings, hands input to its app model, and logs every
+// event it receives as a JSON line.
 
 import DiptychClient
 import DiptychCore
@@ -26,12 +27,18 @@ public struct DemoOptions: Sendable {
     public var eventLog: String?
     public var requiresFullScreen = false
     public var misbehave: Misbehaviour?
+    /// Answer snapshot requests this many milliseconds (of the compositor's clock) late.
+    public var snapshotDelay: UInt64 = 0
+    /// Play a hung app: after the first frame, never ack a configure or answer a snapshot.
+    public var noAck = false
 
-    public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, misbehave: Misbehaviour? = nil) {
+    public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, misbehave: Misbehaviour? = nil, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
         self.eventLog = eventLog
         self.requiresFullScreen = requiresFullScreen
         self.misbehave = misbehave
+        self.snapshotDelay = snapshotDelay
+        self.noAck = noAck
     }
 }
 
@@ -39,18 +46,30 @@ public struct DemoOptions: Sendable {
 public struct DemoRunner {
     let options: DemoOptions
     let connection: Connection
+    var model: any DemoModel
+    /// The configure being shown and its canvas.
+    var canvas: Canvas?
     /// The buffer on screen; kept until the next commit replaces it.
     var shown: ShmBuffer?
+    var configured = 0
+    /// Snapshot requests waiting for their delay; `since` is the clock at the first sync after.
+    var waiting: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
 
     public init(options: DemoOptions, connection: Connection) {
         self.options = options
         self.connection = connection
+        switch options.app {
+        case .pattern(let c): model = PatternModel(color: c)
+        case .notes: model = NotesModel()
+        case .markets: model = MarketsModel()
+        }
     }
 
     func log(_ event: ServerEvent) {
         guard let path = options.eventLog else { return }
-        let line = JSONValue.object([("app", .string(options.app.description)), ("event", .string(event.name))] + event.jsonFields)
-        do { try Files.appendLine(path, line.serialized) } catch {
+        var fields = [("app", JSONValue.string(options.app.description)), ("event", .string(event.name))] + event.jsonFields
+        if case .lifecycle(.didBecomeActive) = event { fields.append(("stateDigest", .string(model.stateDigest))) }
+        do { try Files.appendLine(path, JSONValue.object(fields).serialized) } catch {
             printError("diptych-demo: cannot write the event log: \(error)")
         }
     }
@@ -61,17 +80,12 @@ public struct DemoRunner {
         do {
             try connection.send(.hello(name: options.app.description, requiresFullScreen: options.requiresFullScreen))
             while let event = try connection.nextEvent() {
-                log(event)
-                switch event {
-                case .configure(let c):
-                    try connection.send(.ack(serial: c.serial))
-                    try present(width: c.pixelWidth, height: c.pixelHeight)
-                case .error(let e):
+                if case .sync = event {} else { log(event) }
+                if case .error(let e) = event {
                     printError("diptych-demo: the compositor reported a protocol error: \(e)")
                     return 1
-                default:
-                    break
                 }
+                try handle(event)
             }
             return 0
         } catch {
@@ -80,27 +94,70 @@ public struct DemoRunner {
         }
     }
 
-    mutating func present(width: Int, height: Int) throws(ClientError) {
-        if let bad = options.misbehave {
-            try misbehave(bad, width: width, height: height)
-            return
+    mutating func handle(_ event: ServerEvent) throws(ClientError) {
+        switch event {
+        case .configure(let c):
+            configured += 1
+            if options.noAck && configured > 1 { return }
+            try connection.send(.ack(serial: c.serial))
+            let scale = c.frame.width > 0 ? c.pixelWidth / c.frame.width : 1
+            let next = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: scale, horizontalSizeClass: c.horizontalSizeClass)
+            model.resized(to: next)
+            canvas = next
+            try present()
+        case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
+            if options.noAck { return }
+            let scale = frame.width > 0 ? pw / frame.width : 1
+            waiting.append((serial, Canvas(pixelWidth: pw, pixelHeight: ph, scale: scale, horizontalSizeClass: hc), nil))
+            if options.snapshotDelay == 0 { try answerSnapshots(now: nil) }
+        case .touch(let id, let phase, let x, let y):
+            guard let canvas, !(options.noAck && configured > 1) else { return }
+            if model.touch(id: id, phase: phase, x: x, y: y, canvas: canvas) { try present() }
+        case .pen(let phase, let x, let y, let pressure, _, _):
+            guard let canvas, !(options.noAck && configured > 1) else { return }
+            if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
+        case .sync(let serial, let time):
+            try answerSnapshots(now: time)
+            try connection.send(.syncDone(serial: serial))
+        default:
+            break
         }
-        let buffer: ShmBuffer
-        do { buffer = try ShmBuffer(width: width, height: height) } catch { throw .system(error) }
-        draw(into: buffer)
-        try connection.commit(buffer)
-        shown = buffer
     }
 
-    func draw(into buffer: ShmBuffer) {
-        let image = PixelImage(
-            mapping: buffer.mapping, offset: 0, width: Int(buffer.layout.width), height: Int(buffer.layout.height),
-            stride: Int(buffer.layout.stride), format: .xrgb8888)
-        switch options.app {
-        case .pattern(let color): PatternPainter.paint(image, color: color)
-        case .notes: PatternPainter.paint(image, color: RGB(red: 0xFA, green: 0xF6, blue: 0xE8))
-        case .markets: PatternPainter.paint(image, color: RGB(red: 0x10, green: 0x20, blue: 0x30))
+    /// Answers the snapshot requests whose delay has passed (all of them when `now` is nil).
+    mutating func answerSnapshots(now: UInt64?) throws(ClientError) {
+        var still: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
+        for var w in waiting {
+            if let now, w.since == nil { w.since = now }
+            if now == nil || now! - w.since! >= options.snapshotDelay {
+                let buffer = try render(w.canvas)
+                try connection.snapshot(buffer, serial: w.serial)
+            } else {
+                still.append(w)
+            }
         }
+        waiting = still
+    }
+
+    func render(_ canvas: Canvas) throws(ClientError) -> ShmBuffer {
+        let buffer: ShmBuffer
+        do { buffer = try ShmBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight) } catch { throw .system(error) }
+        let image = PixelImage(
+            mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight,
+            stride: Int(buffer.layout.stride), format: .xrgb8888)
+        model.draw(image, canvas: canvas)
+        return buffer
+    }
+
+    mutating func present() throws(ClientError) {
+        guard let canvas else { return }
+        if let bad = options.misbehave {
+            try misbehave(bad, width: canvas.pixelWidth, height: canvas.pixelHeight)
+            return
+        }
+        let buffer = try render(canvas)
+        try connection.commit(buffer)
+        shown = buffer
     }
 
     func misbehave(_ how: Misbehaviour, width: Int, height: Int) throws(ClientError) {

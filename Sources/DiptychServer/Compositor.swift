@@ -405,6 +405,12 @@ public final class Compositor {
         }
     }
 
+    /// Whether every shown app has drawn its configure, no activation is pending and no drag
+    /// is in progress.
+    public var isSettled: Bool {
+        shell.drag == nil && pendingActivation.isEmpty && layout.panes.allSatisfy { hasCommittedForConfigure($0.role) }
+    }
+
     /// Whether an app committed since the last frame, or a gesture moves panes.
     public var needsRepaint: Bool {
         shell.drag != nil || shell.presentation.contains { client($0.app)?.frameDonePending ?? false }

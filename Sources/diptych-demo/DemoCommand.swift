@@ -27,11 +27,18 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Say at hello that the app only runs full screen.")
     var requiresFullScreen = false
 
+    @Option(name: .long, help: "Answer snapshot requests N ms (of the compositor's clock) late, to play a slow app.")
+    var snapshotDelayMs: Int = 0
+
+    @Flag(name: .long, help: "Play a hung app: after the first frame, never ack a configure or answer a snapshot request.")
+    var noAck = false
+
     @Option(name: .long, help: ArgumentHelp("Break the protocol on purpose (for tests): \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", ")).", visibility: .hidden))
     var misbehave: String?
 
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
+        if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
         if let m = misbehave, Misbehaviour(rawValue: m) == nil {
             throw ValidationError("unknown --misbehave '\(m)'; valid: \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -41,7 +48,7 @@ struct DemoCommand: ParsableCommand {
         ignoreBrokenPipes()
         let options = DemoOptions(
             app: try DemoApp.named(app), eventLog: eventLog, requiresFullScreen: requiresFullScreen,
-            misbehave: misbehave.flatMap(Misbehaviour.init(rawValue:)))
+            misbehave: misbehave.flatMap(Misbehaviour.init(rawValue:)), snapshotDelay: UInt64(snapshotDelayMs), noAck: noAck)
         let connection: Connection
         do { connection = try Connection.fromEnvironment() } catch {
             printError("diptych-demo: \(error)")

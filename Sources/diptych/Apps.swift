@@ -27,11 +27,14 @@ enum Apps {
         return args
     }
 
-    /// A CMD: a built-in app name, or a command line split on spaces.
+    /// A CMD: a built-in app name (optionally followed by demo flags, e.g.
+    /// `pattern:#993366 --snapshot-delay-ms 200`), or any command line, split on spaces.
     static func command(_ text: String, eventLog: String?) throws -> (arguments: [String], label: String) {
-        if let app = try? DemoApp.named(text) { return (demoCommand(app, eventLog: eventLog), app.description) }
         let words = text.split(separator: " ").map(String.init)
-        guard !words.isEmpty else { throw UsageError("empty client command") }
+        guard let first = words.first else { throw UsageError("empty client command") }
+        if let app = try? DemoApp.named(first) {
+            return (demoCommand(app, eventLog: eventLog) + words.dropFirst(), text)
+        }
         return (words, text)
     }
 }

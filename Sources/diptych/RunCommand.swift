@@ -26,13 +26,20 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The secondary client: a demo app name or a command line.")
     var secondary: String?
 
-    @Option(help: "Write the last frame to DIR/frame.png when stopping (headless).")
+    @Option(help: "Play this scenario (SPEC §8) in virtual time and exit.")
+    var scenario: String?
+
+    @Option(help: "Output folder: a scenario's captures, event logs and frames.json; without a scenario, the last frame as frame.png when stopping.")
     var out: String?
 
     @Flag(help: "Keep every client full screen (Settings > Multitasking off).")
     var noMultitasking = false
 
     func run() throws {
+        if let scenario {
+            try reportingErrors { try play(scenario) }
+            return
+        }
         try reportingErrors {
             let (profile, orientation) = try device.resolve()
             let a = try parseArrangement(
@@ -77,5 +84,29 @@ struct RunCommand: ParsableCommand {
                 try compositor.output.writePNG(to: "\(out)/frame.png")
             }
         }
+    }
+
+    /// Plays a scenario file: everything is checked before anything starts or is written.
+    func play(_ path: String) throws {
+        if let b = backend, b != "headless" { throw UsageError("--scenario plays on the headless backend; got --backend \(b)") }
+        let bytes: [UInt8]
+        do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
+        let scenario: Scenario
+        do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }
+        if scenario.emulateOn != nil {
+            throw UsageError(ScenarioError(file: path, field: "emulateOn", reason: "resolution-scaling emulation is not available in this build").description)
+        }
+        if let i = scenario.steps.firstIndex(where: { if case .emulate = $0.action { return true } else { return false } }) {
+            throw UsageError(ScenarioError(file: path, field: "steps[\(i)].emulate", reason: "resolution-scaling emulation is not available in this build").description)
+        }
+        let dir = out ?? "out"
+        do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
+        let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: Logger(label: "diptych.scenario")) { app, log in
+            try Apps.command(app, eventLog: log).arguments
+        }
+        let captures: [String]
+        do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
+        for c in captures { print(c) }
     }
 }

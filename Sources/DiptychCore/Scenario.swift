@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// Scenarios (SPEC §8): a device, two apps and timed steps, parsed and checked field by field
+// so that a bad file is refused before anything starts, naming the field.
+
+/// One timed action of a scenario.
+public enum ScenarioAction: Equatable, Sendable {
+    /// A finger, in panel pixels.
+    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
+    /// The pen, in panel pixels.
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    case rotate(Orientation)
+    /// Soft relaunch on another emulated profile.
+    case emulate(String)
+    /// Write the frame as a PNG with this file name in the output folder.
+    case capture(String)
+    /// Let time run until every app has drawn and settled.
+    case wait
+}
+
+/// A step: an action at a time in milliseconds of virtual time.
+public struct ScenarioStep: Equatable, Sendable {
+    public var at: UInt64
+    public var action: ScenarioAction
+}
+
+/// A parsed, checked scenario.
+public struct Scenario: Sendable {
+    public var profile: DeviceProfile
+    public var orientation: Orientation
+    /// Panel size for resolution-scaling emulation, if any.
+    public var emulateOn: Size?
+    /// The apps: a demo app name (with optional demo flags) or a command line.
+    public var primary: String
+    public var secondary: String?
+    public var arrangement: Arrangement
+    public var multitasking: Bool
+    public var steps: [ScenarioStep]
+}
+
+/// A scenario that cannot be played: the file, the field (a JSON path) and why.
+public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var field: String
+    public var reason: String
+    public init(file: String, field: String, reason: String) {
+        self.file = file
+        self.field = field
+        self.reason = reason
+    }
+    public var description: String { field.isEmpty ? "\(file): \(reason)" : "\(file): field '\(field)': \(reason)" }
+}
+
+extension Scenario {
+    /// Parses scenario JSON. `file` names the file in errors.
+    public static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
+        func fail(_ field: String, _ reason: String) -> ScenarioError { ScenarioError(file: file, field: field, reason: reason) }
+        let root: JSONValue
+        do { root = try JSONValue.parse(text) } catch { throw fail("", "\(error)") }
+        guard root.objectValue != nil else { throw fail("", "the top level must be a JSON object") }
+
+        func string(_ v: JSONValue?, _ field: String) throws(ScenarioError) -> String? {
+            guard let v else { return nil }
+            guard let s = v.stringValue else { throw fail(field, "must be a string") }
+            return s
+        }
+        let device = try string(root["device"], "device") ?? "ipad"
+        let profile: DeviceProfile
+        do { profile = try DeviceProfile.named(device) } catch { throw fail("device", error.description) }
+        let orientation: Orientation
+        do { orientation = try Orientation.named(try string(root["orientation"], "orientation") ?? "landscape") } catch let e as ScenarioError { throw e } catch {
+            throw fail("orientation", "\(error)")
+        }
+        var emulateOn: Size?
+        if let e = try string(root["emulateOn"], "emulateOn") {
+            guard let size = Self.size(e) else { throw fail("emulateOn", "'\(e)' is not a panel size WxH, e.g. 2048x1536") }
+            emulateOn = size
+        }
+        guard let primary = try string(root["primary"], "primary") else { throw fail("primary", "is required: the primary app") }
+        try checkApp(primary, field: "primary", file: file)
+        let secondary = try string(root["secondary"], "secondary")
+        if let secondary { try checkApp(secondary, field: "secondary", file: file) }
+        let arrangement: Arrangement
+        do { arrangement = try Arrangement.named(try string(root["arrangement"], "arrangement") ?? (secondary == nil ? "full" : "split-2/3")) } catch let e as ScenarioError { throw e } catch {
+            throw fail("arrangement", "\(error)")
+        }
+        if arrangement == .split12 && orientation == .portrait { throw fail("arrangement", LayoutError.splitHalfInPortrait.description) }
+        if arrangement.showsSecondary && secondary == nil { throw fail("secondary", "arrangement '\(arrangement.rawValue)' needs a secondary app") }
+        var multitasking = true
+        if let m = root["multitasking"] {
+            guard let b = m.boolValue else { throw fail("multitasking", "must be true or false") }
+            multitasking = b
+        }
+
+        guard let rawSteps = root["steps"] else { throw fail("steps", "is required: a list of timed steps") }
+        guard let list = rawSteps.arrayValue else { throw fail("steps", "must be a list") }
+        var steps: [ScenarioStep] = []
+        var last: UInt64 = 0
+        for (i, s) in list.enumerated() {
+            let path = "steps[\(i)]"
+            guard s.objectValue != nil else { throw fail(path, "must be an object") }
+            guard let atValue = s["at"] else { throw fail("\(path).at", "is required: milliseconds from the start") }
+            guard let at = atValue.intValue, at >= 0, at <= 86_400_000 else { throw fail("\(path).at", "must be a whole number of milliseconds from 0 to 86400000") }
+            guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
+            last = UInt64(at)
+            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait"].filter { s[$0] != nil }
+            guard keys.count == 1 else {
+                throw fail(path, keys.isEmpty ? "needs one of touch, pen, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
+            }
+            let key = keys[0], value = s[key]!, field = "\(path).\(key)"
+            let action: ScenarioAction
+            switch key {
+            case "touch":
+                guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                guard let id = value["id"]?.intValue, id >= 0, id <= Int(Int32.max) else { throw fail("\(field).id", "must be a whole number from 0") }
+                let phaseName = try string(value["phase"], "\(field).phase")
+                guard let phase = TouchPhase.allCases.first(where: { $0.name == phaseName }) else {
+                    throw fail("\(field).phase", "must be one of down, motion, up, cancel")
+                }
+                action = .touch(id: Int32(id), phase: phase, x: try number(value, "x", field, file), y: try number(value, "y", field, file))
+            case "pen":
+                guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                let phaseName = try string(value["phase"], "\(field).phase")
+                guard let phase = PenPhase.allCases.first(where: { $0.name == phaseName }) else {
+                    throw fail("\(field).phase", "must be one of proximityIn, down, motion, up, proximityOut")
+                }
+                let pressure = value["pressure"] == nil ? 0 : try number(value, "pressure", field, file)
+                guard (0...1).contains(pressure) else { throw fail("\(field).pressure", "must be from 0 to 1") }
+                action = .pen(
+                    phase: phase, x: try number(value, "x", field, file), y: try number(value, "y", field, file), pressure: pressure,
+                    tiltX: value["tiltX"] == nil ? 0 : try number(value, "tiltX", field, file),
+                    tiltY: value["tiltY"] == nil ? 0 : try number(value, "tiltY", field, file))
+            case "rotate":
+                guard let name = value.stringValue, let o = Orientation(rawValue: name) else { throw fail(field, "must be landscape or portrait") }
+                action = .rotate(o)
+            case "emulate":
+                guard let name = value.stringValue else { throw fail(field, "must be a device name") }
+                do { _ = try DeviceProfile.named(name) } catch { throw fail(field, error.description) }
+                action = .emulate(name)
+            case "capture":
+                guard let name = value.stringValue, name.hasSuffix(".png"), name.count > 4, !name.contains("/"), !name.hasPrefix(".") else {
+                    throw fail(field, "must be a file name ending in .png, without a folder")
+                }
+                action = .capture(name)
+            default:
+                guard value.boolValue == true else { throw fail(field, "must be true") }
+                action = .wait
+            }
+            steps.append(ScenarioStep(at: UInt64(at), action: action))
+        }
+        return Scenario(profile: profile, orientation: orientation, emulateOn: emulateOn, primary: primary, secondary: secondary, arrangement: arrangement, multitasking: multitasking, steps: steps)
+    }
+
+    static func number(_ object: JSONValue, _ key: String, _ field: String, _ file: String) throws(ScenarioError) -> Double {
+        guard let v = object[key] else { throw ScenarioError(file: file, field: "\(field).\(key)", reason: "is required") }
+        guard let d = v.doubleValue, d.isFinite, abs(d) < 1e7 else { throw ScenarioError(file: file, field: "\(field).\(key)", reason: "must be a number") }
+        return d
+    }
+
+    /// `WxH` in pixels.
+    public static func size(_ text: String) -> Size? {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h) else { return nil }
+        return Size(width: w, height: h)
+    }
+
+    /// An app is a demo app (its first word; flags may follow) or any other command line.
+    static func checkApp(_ text: String, field: String, file: String) throws(ScenarioError) {
+        let first = text.split(separator: " ").first.map(String.init) ?? ""
+        guard !first.isEmpty else { throw ScenarioError(file: file, field: field, reason: "must name an app") }
+        if first.hasPrefix("pattern:") || first == "notes" || first == "markets" {
+            do { _ = try DemoApp.named(first) } catch { throw ScenarioError(file: file, field: field, reason: error.description) }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// Plays a scenario in virtual time with real app processes: the same scenario gives the same
+// event logs and the same PNGs on every run.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import Logging
+
+/// Plays a scenario: launches the apps, feeds the steps through the same shell code that
+/// libinput events use, and writes captures, the apps' event logs and `frames.json`.
+///
+/// Determinism: time is virtual, advancing 16 ms per frame. At every frame the compositor
+/// makes a round trip with each app (`sync`), so everything an app sent in answer to that
+/// frame's events is handled before the frame is drawn, however the processes are scheduled.
+public final class ScenarioPlayer {
+    public let scenario: Scenario
+    public let outputDirectory: String
+    /// Virtual milliseconds per frame.
+    public static let frameInterval: UInt64 = 16
+    /// Real time allowed for an app to start, or to answer one round trip.
+    public var startTimeoutMilliseconds = 20_000
+    public var roundTripTimeoutMilliseconds = 5000
+    let logger: Logger
+    let command: (_ app: String, _ eventLog: String) throws -> [String]
+
+    /// - Parameter command: the command line that runs an app, given the scenario's app text
+    ///   and the event log path.
+    public init(scenario: Scenario, outputDirectory: String, logger: Logger, command: @escaping (_ app: String, _ eventLog: String) throws -> [String]) {
+        self.scenario = scenario
+        self.outputDirectory = outputDirectory
+        self.logger = logger
+        self.command = command
+    }
+
+    struct FrameTiming {
+        var frame: Int
+        var time: UInt64
+        var inputMs: Double
+        var layoutMs: Double
+        var compositeMs: Double
+        var totalMs: Double
+    }
+
+    /// Plays the whole scenario. Returns the paths of the captures written.
+    @discardableResult
+    public func play() throws -> [String] {
+        let compositor = try Compositor(
+            configuration: CompositorConfiguration(
+                profile: scenario.profile, orientation: scenario.orientation, arrangement: scenario.arrangement,
+                listen: false, multitasking: scenario.multitasking),
+            logger: logger)
+        defer { compositor.shutdown() }
+        compositor.admitsAtHello = false
+        for (role, app) in [(Role.primary, scenario.primary), (.secondary, scenario.secondary)] {
+            guard let app else { continue }
+            let log = "\(outputDirectory)/events-\(role.rawValue).jsonl"
+            Files.remove(log)
+            try compositor.launch(try command(app, log), role: role, label: app)
+        }
+        compositor.virtualTime = 0
+        try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: startTimeoutMilliseconds)
+
+        var captures: [String] = []
+        var timings: [FrameTiming] = []
+        var next = 0
+        var waiting = false
+        var t: UInt64 = 0
+        let scale = Double(scenario.profile.scale)
+        let end = (scenario.steps.last?.at ?? 0) + 10_000
+        while true {
+            compositor.virtualTime = t
+            let frameStart = MonotonicClock.nanoseconds
+            var pendingCaptures: [String] = []
+            if waiting && compositor.isSettled { waiting = false }
+            while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
+                switch scenario.steps[next].action {
+                case .touch(let id, let phase, let x, let y):
+                    compositor.touch(id: id, phase: phase, x: x / scale, y: y / scale)
+                case .pen(let phase, let x, let y, let p, let tx, let ty):
+                    compositor.pen(phase: phase, x: x / scale, y: y / scale, pressure: p, tiltX: tx, tiltY: ty)
+                case .rotate(let o):
+                    compositor.rotate(to: o)
+                case .emulate(let name):
+                    throw CompositorError("emulate '\(name)': resolution-scaling emulation is not available in this build")
+                case .capture(let name):
+                    pendingCaptures.append(name)
+                case .wait:
+                    waiting = !compositor.isSettled
+                }
+                next += 1
+            }
+            let inputDone = MonotonicClock.nanoseconds
+            compositor.tick()
+            try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
+            compositor.tick()
+            let layoutDone = MonotonicClock.nanoseconds
+            compositor.repaint()
+            let composited = MonotonicClock.nanoseconds
+            timings.append(FrameTiming(
+                frame: timings.count, time: t, inputMs: ms(frameStart, inputDone), layoutMs: ms(inputDone, layoutDone),
+                compositeMs: ms(layoutDone, composited), totalMs: ms(frameStart, composited)))
+            for name in pendingCaptures {
+                let path = "\(outputDirectory)/\(name)"
+                try compositor.output.writePNG(to: path)
+                captures.append(path)
+            }
+            if next >= scenario.steps.count && !waiting { break }
+            if t >= end { throw CompositorError("the scenario did not settle within 10 s of virtual time after its last step") }
+            t += Self.frameInterval
+        }
+        // Let the apps log the last frame's events before the connections close.
+        try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
+        try writeFrames(timings, size: compositor.output)
+        return captures
+    }
+
+    private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b - a) / 1_000_000 }
+
+    private func writeFrames(_ timings: [FrameTiming], size: PixelImage) throws {
+        let frames = JSONValue.array(timings.map { f in
+            .object([
+                ("frame", .int(f.frame)), ("time", .int(Int(f.time))),
+                ("input_ms", .double(rounded(f.inputMs))), ("layout_ms", .double(rounded(f.layoutMs))),
+                ("composite_ms", .double(rounded(f.compositeMs))), ("total_ms", .double(rounded(f.totalMs))),
+            ])
+        })
+        let json = JSONValue.object([
+            ("frames", frames), ("output", .object([("width", .int(size.width)), ("height", .int(size.height))])),
+        ])
+        try Files.writeAtomically("\(outputDirectory)/frames.json", bytes: Array((json.serialized + "\n").utf8))
+    }
+
+    private func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+}

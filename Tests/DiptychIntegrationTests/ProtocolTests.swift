@@ -77,11 +77,15 @@ struct ProtocolTests {
         #expect(logged["event"]?.stringValue == "protocolError")
         #expect(logged["code"]?.stringValue == code.name)
 
-        // The good client keeps rendering: still connected, on screen, and paced.
+        // The good client keeps rendering: still connected, and the layout collapses to it (a
+        // configure for the full screen, which it draws), on screen and paced.
         #expect(f.compositor.isConnected(.primary))
+        #expect(f.compositor.layout.arrangement == .full)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
         f.compositor.repaint()
         #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
-        #expect(f.compositor.output.pixel(x: 1500, y: 100) & 0xFFFFFF == 0)  // the empty secondary pane
+        #expect(f.compositor.output.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x00AA00)
+        #expect(f.events("good.jsonl").filter { $0["event"]?.stringValue == "configure" }.last?["pixelWidth"]?.intValue == 2048)
         #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
         #expect(f.apps[0].poll() == nil)
     }

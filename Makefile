@@ -27,8 +27,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main job: every arrangement of ipad-pro in both orientations, with the pattern app.
+# The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
+# played with real apps, then every arrangement of ipad-pro in both orientations.
 run: build
+	@mkdir -p $(OUT)
+	$(BIN)/diptych run --backend headless --scenario Assets/scenarios/demo.json --out $(OUT)
 	@mkdir -p $(OUT)
 	@set -e; for o in landscape portrait; do \
 	  for a in full slide-over split-2/3 split-1/2; do \

@@ -68,7 +68,10 @@ public struct DemoRunner {
     func log(_ event: ServerEvent) {
         guard let path = options.eventLog else { return }
         var fields = [("app", JSONValue.string(options.app.description)), ("event", .string(event.name))] + event.jsonFields
-        if case .lifecycle(.didBecomeActive) = event { fields.append(("stateDigest", .string(model.stateDigest))) }
+        switch event {
+        case .lifecycle(.didBecomeActive), .lifecycle(.willResignActive): fields.append(("stateDigest", .string(model.stateDigest)))
+        default: break
+        }
         do { try Files.appendLine(path, JSONValue.object(fields).serialized) } catch {
             printError("diptych-demo: cannot write the event log: \(error)")
         }

@@ -85,11 +85,14 @@ public final class PixelImage {
         pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, 1, &box)
     }
 
-    /// Fills several rectangles with one colour in one call.
+    /// Fills several rectangles (clipped to the image) with one colour in one call.
     public func fill(_ rects: [Rect], color: RGB) {
-        guard !rects.isEmpty else { return }
+        // pixman_image_fill_boxes does not clip: a box outside the image writes out of bounds.
+        let bounds = Rect(x: 0, y: 0, width: width, height: height)
+        let inside = rects.compactMap { $0.intersection(bounds) }
+        guard !inside.isEmpty else { return }
         var c = pixmanColor(color)
-        var boxes = rects.map { pixman_box32_t(x1: Int32($0.minX), y1: Int32($0.minY), x2: Int32($0.maxX), y2: Int32($0.maxY)) }
+        var boxes = inside.map { pixman_box32_t(x1: Int32($0.minX), y1: Int32($0.minY), x2: Int32($0.maxX), y2: Int32($0.maxY)) }
         pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, Int32(boxes.count), &boxes)
     }
 

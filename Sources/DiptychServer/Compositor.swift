@@ -405,11 +405,9 @@ public final class Compositor {
         }
     }
 
-    /// Whether every shown app has drawn its configure, no activation is pending and no drag
-    /// is in progress.
-    public var isSettled: Bool {
-        shell.drag == nil && pendingActivation.isEmpty && layout.panes.allSatisfy { hasCommittedForConfigure($0.role) }
-    }
+    /// Whether no drag is in progress and no activation is pending: every shown app has drawn
+    /// its configure or had its 250 ms.
+    public var isSettled: Bool { shell.drag == nil && pendingActivation.isEmpty }
 
     /// Whether an app committed since the last frame, or a gesture moves panes.
     public var needsRepaint: Bool {

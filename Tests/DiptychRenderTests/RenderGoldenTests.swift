@@ -93,6 +93,13 @@ struct RendererTests {
         #expect(stats.filledPixels == 800 - 500)
     }
 
+    @Test func fillsAreClippedToTheImage() {
+        let image = PixelImage(width: 8, height: 8)
+        image.fill([Rect(x: -100, y: -100, width: 104, height: 104), Rect(x: 6, y: 6, width: 1000, height: 1000), Rect(x: 50, y: 50, width: 5, height: 5)], color: RGB(red: 9, green: 9, blue: 9))
+        #expect(image.pixel(x: 3, y: 3) & 0xFFFFFF == 0x090909 && image.pixel(x: 4, y: 4) & 0xFFFFFF == 0)
+        #expect(image.pixel(x: 7, y: 7) & 0xFFFFFF == 0x090909)
+    }
+
     @Test func translucentSurfacesBlendOverWhatIsBelow() {
         let base = PixelImage(width: 4, height: 4)
         base.fill(Rect(x: 0, y: 0, width: 4, height: 4), color: RGB(red: 0, green: 0, blue: 200))

@@ -71,7 +71,8 @@ let package = Package(
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
-            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"]),
+            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"],
+            exclude: ["Reference"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// Multitasking behaviour end to end: the shipped scenarios played by `diptych run --scenario`
+// with real app processes over real sockets, judged by what the apps logged and by PNGs.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import DiptychTestSupport
+import Testing
+
+let repositoryRoot = Golden.directory(of: #filePath) + "/../.."
+let scenarioReferences = Golden.directory(of: #filePath) + "/Reference"
+
+/// A played scenario: its output folder and the apps' event logs without pacing noise.
+struct Played {
+    let dir: String
+    func events(_ role: String, including: Set<String>? = nil) -> [JSONValue] {
+        Harness.events("\(dir)/events-\(role).jsonl").filter {
+            let e = $0["event"]?.stringValue ?? ""
+            if let including { return including.contains(e) }
+            return e != "frameDone" && e != "snapshotRequest"
+        }
+    }
+    func names(_ role: String) -> [String] { events(role).compactMap { $0["event"]?.stringValue } }
+    func configures(_ role: String) -> [JSONValue] { events(role, including: ["configure"]) }
+    func image(_ name: String) throws -> PixelImage { try PixelImage.readPNG(from: "\(dir)/\(name)") }
+}
+
+func play(_ name: String, file: String? = nil) throws -> Played {
+    let dir = Harness.temporaryDirectory("scenario-\(name)")
+    let r = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--scenario", file ?? "\(repositoryRoot)/Assets/scenarios/\(name).json", "--out", dir])
+    #expect(r.status == 0, "\(name): \(r.stderr)")
+    return Played(dir: dir)
+}
+
+func widths(_ configures: [JSONValue]) -> [Int] { configures.compactMap { $0["frame"]?["width"]?.intValue } }
+
+func expectGolden(_ played: Played, _ capture: String, as name: String) throws {
+    let failure = Golden.check(try played.image(capture), name: name, referenceDirectory: scenarioReferences, tolerance: 0)
+    #expect(failure == nil, "\(failure ?? "")")
+}
+
+struct DividerScenarioTests {
+    @Test func twoThirdsToHalfOnIPadMakesBothCompact() throws {
+        let p = try play("drag-ipad")
+        #expect(widths(p.configures("primary")) == [694, 507])
+        #expect(widths(p.configures("secondary")) == [320, 507])
+        #expect(p.configures("primary").last?["horizontalSizeClass"]?.stringValue == "compact")
+        #expect(p.configures("secondary").last?["horizontalSizeClass"]?.stringValue == "compact")
+        #expect(p.names("primary").filter { $0 == "sizeClassChanged" }.count == 1)
+        #expect(!p.names("secondary").contains("sizeClassChanged"))
+        for role in ["primary", "secondary"] {
+            let n = p.names(role)
+            // resign, then the new configure, then active again once drawn
+            #expect(n == ["configure", "didBecomeActive", "willResignActive", "configure"] + (role == "primary" ? ["sizeClassChanged"] : []) + ["didBecomeActive"], "\(role): \(n)")
+            #expect(p.events(role, including: ["snapshotRequest"]).count == 3)
+        }
+        try expectGolden(p, "mid-drag.png", as: "drag-ipad-mid-drag")
+        try expectGolden(p, "after.png", as: "drag-ipad-after")
+    }
+
+    @Test func twoThirdsToHalfOnIPadProKeepsThePrimaryRegular() throws {
+        let p = try play("drag-ipad-pro")
+        #expect(widths(p.configures("primary")) == [981, 678])
+        #expect(p.configures("primary").allSatisfy { $0["horizontalSizeClass"]?.stringValue == "regular" })
+        #expect(!p.names("primary").contains("sizeClassChanged"))
+        #expect(widths(p.configures("secondary")) == [375, 678])
+        let change = try #require(p.events("secondary", including: ["sizeClassChanged"]).first)
+        #expect(change["horizontalSizeClass"]?.stringValue == "regular" && change["previousHorizontal"]?.stringValue == "compact")
+    }
+
+    @Test func aDragThatReturnsSendsNoConfigureAndLosesNothing() throws {
+        let p = try play("drag-return")
+        for role in ["primary", "secondary"] {
+            #expect(p.configures(role).count == 1, "\(role) got a configure")
+            let resign = try #require(p.events(role, including: ["willResignActive"]).first)
+            let active = try #require(p.events(role, including: ["didBecomeActive"]).last)
+            #expect(resign["stateDigest"] == active["stateDigest"], "\(role)")
+            #expect(p.names(role).suffix(2) == ["willResignActive", "didBecomeActive"])
+        }
+        // The stroke drawn before the drag is in the digest: it differs from the empty notebook.
+        let first = p.events("primary", including: ["didBecomeActive"]).first?["stateDigest"]
+        #expect(first != p.events("primary", including: ["didBecomeActive"]).last?["stateDigest"])
+    }
+
+    @Test func dragToTheRightEdgeDismissesTheSecondary() throws {
+        let p = try play("dismiss-secondary")
+        #expect(p.names("secondary").last == "didEnterBackground")
+        #expect(p.configures("secondary").count == 1)
+        let last = try #require(p.configures("primary").last)
+        #expect(last["frame"]?["width"]?.intValue == 1024 && last["arrangement"]?.stringValue == "full")
+        #expect(last["horizontalSizeClass"]?.stringValue == "regular")
+        #expect(p.names("primary").last == "didBecomeActive")
+    }
+
+    @Test func dragIntoTheLeftQuarterMakesTheSecondaryThePrimary() throws {
+        let p = try play("dismiss-primary")
+        #expect(p.names("primary").last == "didEnterBackground")
+        let last = try #require(p.configures("secondary").last)
+        #expect(last["role"]?.stringValue == "primary" && last["frame"]?["x"]?.intValue == 0 && last["frame"]?["width"]?.intValue == 1024)
+        #expect(p.names("secondary").last == "didBecomeActive")
+        #expect(try p.image("after.png").pixel(x: 100, y: 100) & 0xFFFFFF == 0x993366)
+    }
+
+    @Test func rotationDuringADragEndsInAValidArrangement() throws {
+        let p = try play("rotate-during-drag")
+        let c = p.configures("primary")
+        #expect(widths(c) == [678, 639, 678])
+        #expect(c.map { $0["orientation"]?.stringValue } == ["landscape", "portrait", "landscape"])
+        #expect(c.map { $0["arrangement"]?.stringValue } == ["split-1/2", "split-2/3", "split-1/2"])
+        #expect(widths(p.configures("secondary")) == [678, 375, 678])
+        #expect(try p.image("portrait.png").width == 2048)
+        #expect(try p.image("landscape.png").width == 2732)
+        // The drag's resign is answered after the rotation.
+        #expect(p.names("primary").contains("didBecomeActive"))
+    }
+}
+
+struct SlideOverScenarioTests {
+    @Test func inDismissInAgainAndPin() throws {
+        let p = try play("slide-over")
+        #expect(p.names("secondary") == [
+            "didEnterBackground", "willEnterForeground", "configure", "didBecomeActive",
+            "didEnterBackground", "willEnterForeground", "didBecomeActive",
+        ])
+        #expect(p.configures("secondary").first?["arrangement"]?.stringValue == "slide-over")
+        #expect(widths(p.configures("primary")) == [1024, 694])  // pinned into split-2/3
+        // Each swipe began inside the notes pane: the app saw the touch, then lost it.
+        let phases = p.events("primary", including: ["touch"]).compactMap { $0["phase"]?.stringValue }
+        #expect(phases.filter { $0 == "cancel" }.count == 2 && !phases.contains("up"))
+        try expectGolden(p, "slide-over.png", as: "slide-over")
+        try expectGolden(p, "pinned.png", as: "slide-over-pinned")
+    }
+
+    @Test func aRequiresFullScreenPrimaryRefusesThePin() throws {
+        let p = try play("full-screen-pin")
+        #expect(widths(p.configures("primary")) == [1024])
+        #expect(p.configures("secondary").map { $0["arrangement"]?.stringValue } == ["slide-over"])
+        #expect(try p.image("after.png").pixel(x: 1500, y: 100) & 0xFFFFFF == 0x993366)  // still floating
+    }
+
+    @Test func anEdgeSwipeFromInsideAPaneCancelsTheAppsTouch() throws {
+        let p = try play("edge-swipe-cancel")
+        let phases = p.events("primary", including: ["touch"]).compactMap { $0["phase"]?.stringValue }
+        #expect(phases.first == "down" && phases.last == "cancel")
+        // The notes app threw the cancelled stroke away: the frame shows no ink.
+        try expectGolden(p, "after.png", as: "edge-swipe-cancel")
+    }
+}
+
+struct AppBehaviourScenarioTests {
+    @Test func aSlowSnapshotAppNeverStallsTheDrag() throws {
+        let p = try play("slow-snapshot")
+        let frames = try JSONValue.parse(String(decoding: try Files.read("\(p.dir)/frames.json"), as: UTF8.self))
+        let times = frames["frames"]?.arrayValue?.compactMap { $0["time"]?.intValue } ?? []
+        // A frame every 16 ms of virtual time through the whole drag, none skipped.
+        #expect(times.count >= 272 / 16)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 16 })
+        // Before the slow app's snapshots arrive its pane shows its last committed frame; after, a snapshot.
+        let early = try p.image("early.png"), late = try p.image("late.png")
+        #expect(!early.compare(to: late, tolerance: 0).matches)
+        try expectGolden(p, "early.png", as: "slow-snapshot-early")
+        try expectGolden(p, "late.png", as: "slow-snapshot-late")
+        #expect(p.names("secondary").last == "didBecomeActive")
+    }
+
+    @Test func aHungAppDoesNotStopTheOther() throws {
+        let p = try play("hung-app")
+        // The hung app got its configure and, never drawing, its activation after 250 ms.
+        #expect(widths(p.configures("secondary")) == [320, 507])
+        #expect(p.names("secondary").last == "didBecomeActive")
+        // The other app drew, became active and still gets its touches.
+        #expect(p.names("primary").contains("didBecomeActive"))
+        let phases = p.events("primary", including: ["touch"]).compactMap { $0["phase"]?.stringValue }
+        #expect(phases == ["down", "motion", "up"])
+    }
+
+    @Test func marketsCollapsesWhenCompactAndKeepsTheSelection() throws {
+        let p = try play("markets")
+        let digests = p.events("primary", including: ["didBecomeActive"]).compactMap { $0["stateDigest"]?.stringValue }
+        #expect(digests.count == 3)
+        #expect(digests[1] != digests[0])  // the tap selected a row (regular → compact pushes the detail)
+        try expectGolden(p, "markets-regular.png", as: "markets-regular")
+        try expectGolden(p, "markets-compact.png", as: "markets-compact")
+        // Back to regular: list and detail side by side, the same row selected.
+        let again = try p.image("markets-regular-again.png"), before = try p.image("markets-regular.png")
+        #expect(again.compare(to: before, tolerance: 0).matches)
+    }
+}
+
+struct DeterminismTests {
+    @Test(arguments: ["drag-ipad", "slow-snapshot", "demo"])
+    func theSameScenarioGivesTheSameLogsAndPNGs(name: String) throws {
+        let a = try play(name), b = try play(name)
+        for role in ["primary", "secondary"] {
+            let x = try Files.read("\(a.dir)/events-\(role).jsonl"), y = try Files.read("\(b.dir)/events-\(role).jsonl")
+            #expect(x == y, "\(name) \(role) event logs differ")
+            #expect(!x.isEmpty)
+        }
+        let captures = try Files.read("\(a.dir)/frames.json").isEmpty ? [] : ["after.png", "late.png", "01-slide-over.png", "03-half.png", "06-dismissed.png"]
+        for c in captures where Files.exists("\(a.dir)/\(c)") {
+            #expect(try a.image(c).compare(to: b.image(c), tolerance: 0).matches, "\(name) \(c) differs")
+        }
+    }
+}
+
+struct BadScenarioTests {
+    static let cases: [(json: String, field: String)] = [
+        (#"{"device":"ipad-air","primary":"notes","steps":[]}"#, "device"),
+        (#"{"primary":"notes","arrangement":"split-9/10","secondary":"notes","steps":[]}"#, "arrangement"),
+        (#"{"primary":"notes","orientation":"portrait","arrangement":"split-1/2","secondary":"notes","steps":[]}"#, "arrangement"),
+        (#"{"primary":"pattern:#12","steps":[]}"#, "primary"),
+        (#"{"primary":"notes","arrangement":"split-2/3","steps":[]}"#, "secondary"),
+        (#"{"primary":"notes","steps":[{"at":0,"touch":{"id":1,"phase":"press","x":1,"y":2}}]}"#, "steps[0].touch.phase"),
+        (#"{"primary":"notes","steps":[{"at":5,"wait":true},{"at":4,"wait":true}]}"#, "steps[1].at"),
+        (#"{"primary":"notes","steps":[{"at":0,"capture":"../x.png"}]}"#, "steps[0].capture"),
+        (#"{"primary":"notes","steps":[{"at":0,"touch":{"id":1,"phase":"down","x":"left","y":2}}]}"#, "steps[0].touch.x"),
+        (#"{"primary":"notes","steps":[{"at":0}]}"#, "steps[0]"),
+        (#"{"primary":"notes"}"#, "steps"),
+        (#"{"primary":"notes","emulateOn":"2048x1536","steps":[]}"#, "emulateOn"),
+        (#"{"primary":"notes","steps":[{"at":0,"rotate":"upside-down"}]}"#, "steps[0].rotate"),
+    ]
+
+    @Test(arguments: cases.indices)
+    func refusedWithExitTwoNamingTheFieldAndWritingNothing(index: Int) throws {
+        let c = Self.cases[index]
+        let dir = Harness.temporaryDirectory("bad-scenario")
+        let file = "\(dir)/bad.json"
+        try Files.writeAtomically(file, bytes: Array(c.json.utf8))
+        let out = "\(dir)/out"
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", file, "--out", out])
+        #expect(r.status == 2, "\(c.json): \(r.stderr)")
+        #expect(r.stderr.contains(file), "\(r.stderr)")
+        #expect(r.stderr.contains("field '\(c.field)'"), "\(c.json): \(r.stderr)")
+        #expect(!Files.exists(out))
+    }
+
+    @Test func unparsableJSONNamesTheFileAndOffset() throws {
+        let dir = Harness.temporaryDirectory("bad-scenario")
+        try Files.writeAtomically("\(dir)/x.json", bytes: Array("{\"primary\": ".utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/x.json", "--out", "\(dir)/out"])
+        #expect(r.status == 2 && r.stderr.contains("\(dir)/x.json") && r.stderr.contains("invalid JSON at byte"))
+        let missing = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/none.json"])
+        #expect(missing.status == 2 && missing.stderr.contains("none.json"))
+    }
+}

@@ -46,6 +46,9 @@ final class ClientConnection {
     var snapshots: [PixelImage] = []
     /// The last `sync` serial answered.
     var syncAnswered: UInt32 = 0
+    /// Missed a round trip: no longer waited for (a scenario then costs one timeout, not one
+    /// per frame).
+    var unresponsive = false
     /// A label for messages: the launch name or the hello name.
     var label: String
     /// The last configure sent, and every serial sent but not yet acked.

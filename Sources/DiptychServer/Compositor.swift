@@ -385,11 +385,17 @@ public final class Compositor {
     public func roundTrip(timeoutMilliseconds: Int = 5000) throws -> Bool {
         let serial = nextSync
         nextSync &+= 1
-        let targets = clients.values.filter { $0.name != nil }.map(\.id)
+        let targets = clients.values.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
         for id in targets { if let c = clients[id] { send(.sync(serial: serial, time: now), to: c) } }
-        return try run(timeoutMilliseconds: timeoutMilliseconds) {
+        let answered = try run(timeoutMilliseconds: timeoutMilliseconds) {
             targets.allSatisfy { id in clients[id].map { $0.syncAnswered == serial } ?? true }
         }
+        for id in targets {
+            guard let c = clients[id], c.syncAnswered != serial else { continue }
+            c.unresponsive = true
+            logger.warning("client error: no answer to a round trip; not waiting for it again", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
+        }
+        return answered
     }
 
     /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the

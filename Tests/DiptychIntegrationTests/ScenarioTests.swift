@@ -65,6 +65,7 @@ struct DividerScenarioTests {
         #expect(p.configures("primary").allSatisfy { $0["horizontalSizeClass"]?.stringValue == "regular" })
         #expect(!p.names("primary").contains("sizeClassChanged"))
         #expect(widths(p.configures("secondary")) == [375, 678])
+        try expectGolden(p, "after.png", as: "drag-ipad-pro-after")
         let change = try #require(p.events("secondary", including: ["sizeClassChanged"]).first)
         #expect(change["horizontalSizeClass"]?.stringValue == "regular" && change["previousHorizontal"]?.stringValue == "compact")
     }
@@ -91,6 +92,7 @@ struct DividerScenarioTests {
         #expect(last["frame"]?["width"]?.intValue == 1024 && last["arrangement"]?.stringValue == "full")
         #expect(last["horizontalSizeClass"]?.stringValue == "regular")
         #expect(p.names("primary").last == "didBecomeActive")
+        try expectGolden(p, "after.png", as: "dismiss-secondary-after")
     }
 
     @Test func dragIntoTheLeftQuarterMakesTheSecondaryThePrimary() throws {
@@ -100,6 +102,7 @@ struct DividerScenarioTests {
         #expect(last["role"]?.stringValue == "primary" && last["frame"]?["x"]?.intValue == 0 && last["frame"]?["width"]?.intValue == 1024)
         #expect(p.names("secondary").last == "didBecomeActive")
         #expect(try p.image("after.png").pixel(x: 100, y: 100) & 0xFFFFFF == 0x993366)
+        try expectGolden(p, "after.png", as: "dismiss-primary-after")
     }
 
     @Test func rotationDuringADragEndsInAValidArrangement() throws {
@@ -111,6 +114,7 @@ struct DividerScenarioTests {
         #expect(widths(p.configures("secondary")) == [678, 375, 678])
         #expect(try p.image("portrait.png").width == 2048)
         #expect(try p.image("landscape.png").width == 2732)
+        try expectGolden(p, "portrait.png", as: "rotate-during-drag-portrait")
         // The drag's resign is answered after the rotation.
         #expect(p.names("primary").contains("didBecomeActive"))
     }
@@ -137,6 +141,16 @@ struct SlideOverScenarioTests {
         #expect(widths(p.configures("primary")) == [1024])
         #expect(p.configures("secondary").map { $0["arrangement"]?.stringValue } == ["slide-over"])
         #expect(try p.image("after.png").pixel(x: 1500, y: 100) & 0xFFFFFF == 0x993366)  // still floating
+    }
+
+    @Test func withoutMultitaskingEveryAppIsFullScreen() throws {
+        let p = try play("no-multitasking")
+        #expect(widths(p.configures("primary")) == [1024])
+        #expect(p.configures("primary").first?["arrangement"]?.stringValue == "full")
+        #expect(p.names("secondary") == ["didEnterBackground"])
+        // The edge swipe is just a touch for the app.
+        let phases = p.events("primary", including: ["touch"]).compactMap { $0["phase"]?.stringValue }
+        #expect(phases == ["down", "motion", "motion", "up"])
     }
 
     @Test func anEdgeSwipeFromInsideAPaneCancelsTheAppsTouch() throws {

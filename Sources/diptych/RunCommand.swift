@@ -57,7 +57,7 @@ struct RunCommand: ParsableCommand {
             let compositor: Compositor
             do {
                 compositor = try Compositor(
-                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a),
+                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking),
                     logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")

@@ -180,6 +180,9 @@ struct AppBehaviourScenarioTests {
 
     @Test func aHungAppDoesNotStopTheOther() throws {
         let p = try play("hung-app")
+        let frames = try JSONValue.parse(String(decoding: try Files.read("\(p.dir)/frames.json"), as: UTF8.self))
+        let times = frames["frames"]?.arrayValue?.compactMap { $0["time"]?.intValue } ?? []
+        #expect(times.count >= 600 / 16 && zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 16 })
         // The hung app got its configure and, never drawing, its activation after 250 ms.
         #expect(widths(p.configures("secondary")) == [320, 507])
         #expect(p.names("secondary").last == "didBecomeActive")

@@ -206,7 +206,19 @@ struct AppBehaviourScenarioTests {
 }
 
 struct DeterminismTests {
-    @Test(arguments: ["drag-ipad", "slow-snapshot", "demo"])
+    static let scenarios = [
+        "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
+        "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe-cancel", "no-multitasking",
+    ]
+
+    @Test func everyShippedScenarioIsListed() throws {
+        let r = try Harness.run(["sh", "-c", "ls \(repositoryRoot)/Assets/scenarios"])
+        let files = r.stdout.split(separator: "\n").map { String($0.dropLast(".json".count)) }.sorted()
+        #expect(files == Self.scenarios.sorted())
+    }
+
+    /// Every scenario, played twice, gives byte-identical event logs and identical captures.
+    @Test(arguments: scenarios)
     func theSameScenarioGivesTheSameLogsAndPNGs(name: String) throws {
         let a = try play(name), b = try play(name)
         for role in ["primary", "secondary"] {
@@ -214,10 +226,22 @@ struct DeterminismTests {
             #expect(x == y, "\(name) \(role) event logs differ")
             #expect(!x.isEmpty)
         }
-        let captures = try Files.read("\(a.dir)/frames.json").isEmpty ? [] : ["after.png", "late.png", "01-slide-over.png", "03-half.png", "06-dismissed.png"]
-        for c in captures where Files.exists("\(a.dir)/\(c)") {
+        let file = "\(repositoryRoot)/Assets/scenarios/\(name).json"
+        let scenario = try Scenario.parse(String(decoding: try Files.read(file), as: UTF8.self), file: file)
+        let captures = scenario.steps.compactMap { if case .capture(let c) = $0.action { c } else { nil } }
+        #expect(!captures.isEmpty)
+        for c in captures {
             #expect(try a.image(c).compare(to: b.image(c), tolerance: 0).matches, "\(name) \(c) differs")
         }
+    }
+
+    @Test func thePenDrawsInNotes() throws {
+        let p = try play("demo")
+        let pen = p.events("primary", including: ["pen"]).compactMap { $0["phase"]?.stringValue }
+        #expect(pen == ["proximityIn", "down", "motion", "motion", "up", "proximityOut"])
+        // Finger stroke, then pen stroke: two strokes in the notebook's digest at the next activation.
+        let digests = Set(p.events("primary", including: ["didBecomeActive"]).compactMap { $0["stateDigest"]?.stringValue })
+        #expect(digests.count >= 2)
     }
 }
 

@@ -34,6 +34,8 @@ public struct Scenario: Sendable {
     public var secondary: String?
     public var arrangement: Arrangement
     public var multitasking: Bool
+    public var palmRejection: PalmRejection.Mode = .penPriority
+    public var penHoldoff: UInt64 = 90
     public var steps: [ScenarioStep]
 }
 
@@ -89,6 +91,17 @@ extension Scenario {
         if let m = root["multitasking"] {
             guard let b = m.boolValue else { throw fail("multitasking", "must be true or false") }
             multitasking = b
+        }
+
+        var palmRejection = PalmRejection.Mode.penPriority
+        if let p = root["palmRejection"] {
+            guard let name = p.stringValue, let mode = PalmRejection.Mode(rawValue: name) else { throw fail("palmRejection", "must be pen-priority or off") }
+            palmRejection = mode
+        }
+        var penHoldoff: UInt64 = 90
+        if let h = root["penHoldoffMs"] {
+            guard let ms = h.intValue, (0...10_000).contains(ms) else { throw fail("penHoldoffMs", "must be a whole number of milliseconds from 0 to 10000") }
+            penHoldoff = UInt64(ms)
         }
 
         guard let rawSteps = root["steps"] else { throw fail("steps", "is required: a list of timed steps") }
@@ -147,7 +160,9 @@ extension Scenario {
             }
             steps.append(ScenarioStep(at: UInt64(at), action: action))
         }
-        return Scenario(profile: profile, orientation: orientation, emulateOn: emulateOn, primary: primary, secondary: secondary, arrangement: arrangement, multitasking: multitasking, steps: steps)
+        return Scenario(
+            profile: profile, orientation: orientation, emulateOn: emulateOn, primary: primary, secondary: secondary,
+            arrangement: arrangement, multitasking: multitasking, palmRejection: palmRejection, penHoldoff: penHoldoff, steps: steps)
     }
 
     static func number(_ object: JSONValue, _ key: String, _ field: String, _ file: String) throws(ScenarioError) -> Double {

@@ -19,6 +19,9 @@ public struct CompositorConfiguration: Sendable {
     public var socketPath: String?
     /// False for "Settings > Multitasking" off: every app full screen.
     public var multitasking: Bool
+    /// Palm rejection while a pen is in use, and its hold-off in milliseconds.
+    public var palmRejection: PalmRejection.Mode = .penPriority
+    public var penHoldoff: UInt64 = 90
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -42,6 +45,10 @@ public final class Compositor {
     public let configuration: CompositorConfiguration
     /// The multitasking state: roles, arrangement, gestures.
     public private(set) var shell: Shell
+    /// Which finger touches get through while a pen is in use.
+    public private(set) var palm: PalmRejection
+    private var lastPenPosition = (x: 0.0, y: 0.0)
+    private var lastTouchPosition: [Int32: (x: Double, y: Double)] = [:]
     /// The configured layout.
     public var layout: Layout { shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
@@ -88,6 +95,7 @@ public final class Compositor {
         shell = Shell(
             profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
             multitasking: configuration.multitasking)
+        palm = PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff)
         let px = configuration.profile.pixelSize(configuration.orientation)
         self.backend = backend ?? HeadlessBackend(size: px)
         epoll = try Epoll()
@@ -273,8 +281,11 @@ public final class Compositor {
         }
     }
 
-    /// Sends the activations whose 250 ms ran out.
+    /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
+        if palm.tick(now: now) {
+            apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
+        }
         for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let c = clients[id] { activateIfDrawn(c) }
         }
@@ -282,13 +293,23 @@ public final class Compositor {
 
     // MARK: - Input and rotation
 
-    /// A touch in points of the logical screen.
+    /// A finger touch in points of the logical screen. Palm rejection decides first whether
+    /// it reaches the shell (and so an app or a gesture).
     public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
+        lastTouchPosition[id] = phase == .up || phase == .cancel ? nil : (x, y)
+        guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return }
         apply(shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now))
     }
 
-    /// A pen sample in points of the logical screen.
+    /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
+    /// in progress (apps get `cancel`; a gesture ends where it began); the pen goes to the app
+    /// under it and never starts a compositor gesture.
     public func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double) {
+        for id in palm.pen(phase: phase, now: now) {
+            let at = lastTouchPosition[id] ?? (x, y)
+            apply(shell.handleTouch(id: id, phase: .cancel, x: at.x, y: at.y, now: now))
+        }
+        lastPenPosition = (x, y)
         apply(shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY))
     }
 

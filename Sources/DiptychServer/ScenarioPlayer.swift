@@ -45,11 +45,12 @@ public final class ScenarioPlayer {
     /// Plays the whole scenario. Returns the paths of the captures written.
     @discardableResult
     public func play() throws -> [String] {
-        let compositor = try Compositor(
-            configuration: CompositorConfiguration(
-                profile: scenario.profile, orientation: scenario.orientation, arrangement: scenario.arrangement,
-                listen: false, multitasking: scenario.multitasking),
-            logger: logger)
+        var configuration = CompositorConfiguration(
+            profile: scenario.profile, orientation: scenario.orientation, arrangement: scenario.arrangement,
+            listen: false, multitasking: scenario.multitasking)
+        configuration.palmRejection = scenario.palmRejection
+        configuration.penHoldoff = scenario.penHoldoff
+        let compositor = try Compositor(configuration: configuration, logger: logger)
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
         for (role, app) in [(Role.primary, scenario.primary), (.secondary, scenario.secondary)] {

@@ -163,6 +163,19 @@ struct ShellRotationAndTouchTests {
         #expect(s.handlePen(phase: .proximityIn, x: 710, y: 5, pressure: 0, tiltX: 0, tiltY: 0) == [.pen(S, phase: .proximityIn, x: 6, y: 5, pressure: 0, tiltX: 0, tiltY: 0)])
     }
 
+    @Test func aPenNeverStartsACompositorGesture() throws {
+        var s = try shell()
+        #expect(s.handlePen(phase: .proximityIn, x: 699, y: 300, pressure: 0, tiltX: 0, tiltY: 0).isEmpty)  // over the divider
+        _ = s.handlePen(phase: .down, x: 699, y: 300, pressure: 1, tiltX: 0, tiltY: 0)
+        _ = s.handlePen(phase: .motion, x: 500, y: 300, pressure: 1, tiltX: 0, tiltY: 0)
+        #expect(s.drag == nil && s.arrangement == .split23)
+        var full = try shell("ipad", .landscape, .full)
+        let e = full.handlePen(phase: .proximityIn, x: 1020, y: 300, pressure: 0, tiltX: 0, tiltY: 0)
+        #expect(e == [.pen(P, phase: .proximityIn, x: 1020, y: 300, pressure: 0, tiltX: 0, tiltY: 0)])
+        _ = full.handlePen(phase: .motion, x: 900, y: 300, pressure: 0, tiltX: 0, tiltY: 0)
+        #expect(full.arrangement == .full)  // no Slide Over from a pen at the edge
+    }
+
     @Test func aDepartingPrimaryLeavesTheSecondaryFullScreen() throws {
         var s = try shell()
         let e = s.remove(P)

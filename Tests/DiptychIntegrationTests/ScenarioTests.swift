@@ -205,10 +205,36 @@ struct AppBehaviourScenarioTests {
     }
 }
 
+struct PalmRejectionScenarioTests {
+    func touches(_ p: Played, id: Int) -> [String] {
+        p.events("primary", including: ["touch"]).filter { $0["id"]?.intValue == id }.compactMap { $0["phase"]?.stringValue }
+    }
+
+    @Test func thePenCancelsTheFingerStrokeAndKeepsItsOwn() throws {
+        let p = try play("notes-palm")
+        #expect(touches(p, id: 1) == ["down", "motion", "motion", "motion", "cancel"])
+        #expect(touches(p, id: 2).isEmpty)  // down 40 ms after the pen left: held off
+        #expect(touches(p, id: 3) == ["down", "motion", "up"])  // after the hold-off
+        let pen = p.events("primary", including: ["pen"])
+        #expect(pen.compactMap { $0["phase"]?.stringValue } == ["proximityIn", "down", "motion", "motion", "motion", "up", "proximityOut"])
+        #expect(pen[2]["pressure"]?.doubleValue == 0.7 && pen[2]["tiltX"]?.doubleValue == 12)
+        // Pane-local points: panel pixels / 2 on a full-screen ipad.
+        #expect(pen[0]["x"]?.doubleValue == 200 && pen[0]["y"]?.doubleValue == 500)
+        try expectGolden(p, "after.png", as: "notes-palm")
+
+        // With palm rejection off, the finger stroke stays and shows.
+        let off = try play("notes-palm-off")
+        #expect(touches(off, id: 1).last == "up")
+        #expect(touches(off, id: 2) == ["down", "motion", "up"])
+        #expect(!(try off.image("after.png").compare(to: p.image("after.png"), tolerance: 0).matches))
+    }
+}
+
 struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe-cancel", "no-multitasking",
+        "notes-palm", "notes-palm-off",
     ]
 
     @Test func everyShippedScenarioIsListed() throws {

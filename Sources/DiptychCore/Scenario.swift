@@ -21,6 +21,10 @@ public enum ScenarioAction: Equatable, Sendable {
 public struct ScenarioStep: Equatable, Sendable {
     public var at: UInt64
     public var action: ScenarioAction
+    public init(at: UInt64, action: ScenarioAction) {
+        self.at = at
+        self.action = action
+    }
 }
 
 /// A parsed, checked scenario.

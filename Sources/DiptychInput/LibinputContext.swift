@@ -4,6 +4,7 @@
 
 import CLibinput
 import CUdev
+import DiptychCore
 import DiptychLinux
 import Glibc
 
@@ -89,16 +90,74 @@ public final class LibinputContext {
         }
     }
 
-    /// Reads pending kernel events into libinput's queue and returns how many events are
-    /// queued, discarding them (the translation into touch and pen events comes with the input
-    /// backend).
-    public func drain() -> Int {
+    /// Discards every queued event; returns how many there were.
+    public func drain() -> Int { read().count }
+
+    /// When set, devices that have a calibration matrix get the identity, so the caller's own
+    /// calibration (`--touch-calibration`) is not stacked on the udev default.
+    public var overridesCalibration = false
+
+    /// Reads pending kernel events and returns them as `RawInput` values, coordinates
+    /// normalised to 0…1 of each device's area, times in microseconds.
+    ///
+    /// The corresponding C functions are `libinput_dispatch` and `libinput_get_event`.
+    public func read() -> [RawInput] {
         libinput_dispatch(context)
-        var count = 0
+        var out: [RawInput] = []
         while let event = libinput_get_event(context) {
-            libinput_event_destroy(event)
-            count += 1
+            defer { libinput_event_destroy(event) }
+            if let raw = translate(event) { out.append(raw) }
         }
-        return count
+        return out
+    }
+
+    private func translate(_ event: OpaquePointer) -> RawInput? {
+        let type = libinput_event_get_type(event)
+        switch type {
+        case LIBINPUT_EVENT_DEVICE_ADDED, LIBINPUT_EVENT_DEVICE_REMOVED:
+            let device = libinput_event_get_device(event)
+            let name = libinput_device_get_name(device).map { String(cString: $0) } ?? "?"
+            if type == LIBINPUT_EVENT_DEVICE_ADDED {
+                if overridesCalibration, libinput_device_config_calibration_has_matrix(device) != 0 {
+                    var identity: [Float] = [1, 0, 0, 0, 1, 0]
+                    _ = libinput_device_config_calibration_set_matrix(device, &identity)
+                }
+                return .deviceAdded(name: name)
+            }
+            return .deviceRemoved(name: name)
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+            let t = libinput_event_get_touch_event(event)
+            let slot = libinput_event_touch_get_seat_slot(t)
+            let x = libinput_event_touch_get_x_transformed(t, 1), y = libinput_event_touch_get_y_transformed(t, 1)
+            let time = libinput_event_touch_get_time_usec(t)
+            return type == LIBINPUT_EVENT_TOUCH_DOWN
+                ? .touchDown(slot: slot, x: x, y: y, time: time) : .touchMotion(slot: slot, x: x, y: y, time: time)
+        case LIBINPUT_EVENT_TOUCH_UP:
+            let t = libinput_event_get_touch_event(event)
+            return .touchUp(slot: libinput_event_touch_get_seat_slot(t), time: libinput_event_touch_get_time_usec(t))
+        case LIBINPUT_EVENT_TOUCH_CANCEL:
+            let t = libinput_event_get_touch_event(event)
+            return .touchCancel(slot: libinput_event_touch_get_seat_slot(t), time: libinput_event_touch_get_time_usec(t))
+        case LIBINPUT_EVENT_TOUCH_FRAME:
+            let t = libinput_event_get_touch_event(event)
+            return .touchFrame(time: libinput_event_touch_get_time_usec(t))
+        case LIBINPUT_EVENT_TABLET_TOOL_PROXIMITY, LIBINPUT_EVENT_TABLET_TOOL_TIP, LIBINPUT_EVENT_TABLET_TOOL_AXIS:
+            let t = libinput_event_get_tablet_tool_event(event)
+            let x = libinput_event_tablet_tool_get_x_transformed(t, 1), y = libinput_event_tablet_tool_get_y_transformed(t, 1)
+            let p = libinput_event_tablet_tool_get_pressure(t)
+            let tx = libinput_event_tablet_tool_get_tilt_x(t), ty = libinput_event_tablet_tool_get_tilt_y(t)
+            let time = libinput_event_tablet_tool_get_time_usec(t)
+            if type == LIBINPUT_EVENT_TABLET_TOOL_PROXIMITY {
+                let entering = libinput_event_tablet_tool_get_proximity_state(t) == LIBINPUT_TABLET_TOOL_PROXIMITY_STATE_IN
+                return .tabletProximity(entering: entering, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
+            }
+            if type == LIBINPUT_EVENT_TABLET_TOOL_TIP {
+                let down = libinput_event_tablet_tool_get_tip_state(t) == LIBINPUT_TABLET_TOOL_TIP_DOWN
+                return .tabletTip(down: down, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
+            }
+            return .tabletAxis(x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
+        default:
+            return nil
+        }
     }
 }

@@ -293,6 +293,18 @@ public final class Compositor {
 
     // MARK: - Input and rotation
 
+    /// Input in panel pixels (a touchscreen mapped to the panel, or a scenario step), taken
+    /// into the logical screen: the one entry point for scripted and real input.
+    public func panelInput(_ input: PanelInput) {
+        let scale = Double(shell.profile.scale)
+        switch input {
+        case .touch(let id, let phase, let x, let y):
+            touch(id: id, phase: phase, x: x / scale, y: y / scale)
+        case .pen(let phase, let x, let y, let p, let tx, let ty):
+            pen(phase: phase, x: x / scale, y: y / scale, pressure: p, tiltX: tx, tiltY: ty)
+        }
+    }
+
     /// A finger touch in points of the logical screen. Palm rejection decides first whether
     /// it reaches the shell (and so an app or a gesture).
     public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {

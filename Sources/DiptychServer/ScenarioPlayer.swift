@@ -67,7 +67,6 @@ public final class ScenarioPlayer {
         var next = 0
         var waiting = false
         var t: UInt64 = 0
-        let scale = Double(scenario.profile.scale)
         let end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
             compositor.virtualTime = t
@@ -77,9 +76,9 @@ public final class ScenarioPlayer {
             while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
                 switch scenario.steps[next].action {
                 case .touch(let id, let phase, let x, let y):
-                    compositor.touch(id: id, phase: phase, x: x / scale, y: y / scale)
+                    compositor.panelInput(.touch(id: id, phase: phase, x: x, y: y))
                 case .pen(let phase, let x, let y, let p, let tx, let ty):
-                    compositor.pen(phase: phase, x: x / scale, y: y / scale, pressure: p, tiltX: tx, tiltY: ty)
+                    compositor.panelInput(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty))
                 case .rotate(let o):
                     compositor.rotate(to: o)
                 case .emulate(let name):

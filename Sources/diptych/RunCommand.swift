@@ -35,6 +35,22 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Keep every client full screen (Settings > Multitasking off).")
     var noMultitasking = false
 
+    @OptionGroup var inputOptions: InputOptions
+
+    @Option(help: "pen-priority (fingers are cancelled and held off while a pen is in use) or off.")
+    var palmRejection: String = "pen-priority"
+
+    @Option(help: "How long fingers stay held off after the pen leaves, in ms.")
+    var penHoldoffMs: Int = 90
+
+    func palmSettings() throws -> (PalmRejection.Mode, UInt64) {
+        guard let mode = PalmRejection.Mode(rawValue: palmRejection) else {
+            throw UsageError("unknown --palm-rejection '\(palmRejection)'; valid: pen-priority, off")
+        }
+        guard (0...10_000).contains(penHoldoffMs) else { throw UsageError("--pen-holdoff-ms must be from 0 to 10000") }
+        return (mode, UInt64(penHoldoffMs))
+    }
+
     func run() throws {
         if let scenario {
             try reportingErrors { try play(scenario) }
@@ -51,14 +67,18 @@ struct RunCommand: ParsableCommand {
             default: throw UsageError("unknown backend '\(chosen)'; valid backends: headless, drm")
             }
             if let out { try checkDirectory(out, what: "--out") }
+            let (palmMode, holdoff) = try palmSettings()
+            let calibration = try inputOptions.calibration()
+            let input = try inputOptions.open()
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
             let compositor: Compositor
             do {
-                compositor = try Compositor(
-                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking),
-                    logger: logger)
+                var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking)
+                configuration.palmRejection = palmMode
+                configuration.penHoldoff = holdoff
+                compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }
@@ -73,6 +93,18 @@ struct RunCommand: ParsableCommand {
             var stop = false
             compositor.watch(signals.fd.rawValue) {
                 if signals.next() != nil { stop = true }
+            }
+            if let input {
+                var translator = InputTranslator(panel: profile.pixelSize(orientation), calibration: calibration)
+                compositor.watch(input.descriptor) {
+                    for raw in input.read() {
+                        switch raw {
+                        case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
+                        case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
+                        default: for event in translator.translate(raw) { compositor.panelInput(event) }
+                        }
+                    }
+                }
             }
             let frameInterval = 16
             while !stop {

@@ -43,3 +43,33 @@ struct RunCommandTests {
         #expect(r.status == 2 && r.stderr.contains("valid backends: headless, drm"))
     }
 }
+
+struct InputOptionTests {
+    @Test func badInputIsNamedWithExitTwo() throws {
+        let missing = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--input", "/dev/input/event99"])
+        #expect(missing.status == 2 && missing.stderr.contains("/dev/input/event99"))
+        let notInput = try Harness.run([Harness.diptych, "record", "--input", "/dev/null", "--out", "/tmp/x.json"])
+        #expect(notInput.status == 2 && notInput.stderr.contains("/dev/null"))
+        let calibration = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--touch-calibration", "1,0,0,0,1", "--input", "udev"])
+        #expect(calibration.status == 2 && calibration.stderr.contains("'1,0,0,0,1'"))
+        let palm = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--palm-rejection", "maybe"])
+        #expect(palm.status == 2 && palm.stderr.contains("pen-priority, off"))
+        let noInput = try Harness.run([Harness.diptych, "record", "--out", "/tmp/x.json"])
+        #expect(noInput.status == 2 && noInput.stderr.contains("--input"))
+    }
+
+    /// With no input devices on this machine, a recording of the udev seat is an empty but
+    /// valid scenario.
+    @Test func anEmptyRecordingIsAValidScenario() throws {
+        let dir = Harness.temporaryDirectory("record")
+        let r = try Harness.run([Harness.diptych, "record", "--input", "udev", "--duration-ms", "200", "--out", "\(dir)/rec.json"])
+        guard r.status == 0 else {
+            // A container without udev cannot assign a seat; that is a runtime failure, said plainly.
+            #expect(r.status == 1 && r.stderr.contains("udev"), "\(r.stderr)")
+            return
+        }
+        let played = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/rec.json", "--out", "\(dir)/out"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(Files.exists("\(dir)/out/recorded.png"))
+    }
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// From raw device input (as libinput reports it) to the touch and pen events that scenarios
+// also produce: calibration, slots to touch ids, tablet tool states to pen phases, panel pixels.
+
+/// One input event as read from libinput, with coordinates normalised to 0…1 of the device's
+/// area (libinput's `*_transformed` with a size of 1) and time in microseconds.
+public enum RawInput: Equatable, Sendable {
+    case touchDown(slot: Int32, x: Double, y: Double, time: UInt64)
+    case touchMotion(slot: Int32, x: Double, y: Double, time: UInt64)
+    case touchUp(slot: Int32, time: UInt64)
+    /// libinput's TOUCH_CANCEL: the kernel or libinput gave up on the touch.
+    case touchCancel(slot: Int32, time: UInt64)
+    case touchFrame(time: UInt64)
+    case tabletProximity(entering: Bool, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
+    case tabletTip(down: Bool, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
+    case tabletAxis(x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
+    case deviceAdded(name: String)
+    case deviceRemoved(name: String)
+}
+
+/// A touch or pen event in panel pixels, as scenarios write them.
+public enum PanelInput: Equatable, Sendable {
+    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+}
+
+/// libinput's 2×3 calibration matrix over normalised coordinates:
+/// x' = a·x + b·y + c, y' = d·x + e·y + f.
+public struct Calibration: Equatable, Sendable {
+    public var a, b, c, d, e, f: Double
+    public static let identity = Calibration(a: 1, b: 0, c: 0, d: 0, e: 1, f: 0)
+
+    public init(a: Double, b: Double, c: Double, d: Double, e: Double, f: Double) {
+        (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
+    }
+
+    /// Parses `a,b,c,d,e,f` (six finite numbers), naming what is wrong.
+    public static func parse(_ text: String) throws(CalibrationError) -> Calibration {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        guard parts.count == 6 else { throw CalibrationError(text: text, reason: "needs six numbers a,b,c,d,e,f; got \(parts.count)") }
+        var v: [Double] = []
+        for p in parts {
+            guard let d = Double(p), d.isFinite else { throw CalibrationError(text: text, reason: "'\(p)' is not a number") }
+            v.append(d)
+        }
+        return Calibration(a: v[0], b: v[1], c: v[2], d: v[3], e: v[4], f: v[5])
+    }
+
+    public func apply(x: Double, y: Double) -> (x: Double, y: Double) {
+        (a * x + b * y + c, d * x + e * y + f)
+    }
+}
+
+/// A calibration string that cannot be used.
+public struct CalibrationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var text: String
+    public var reason: String
+    public var description: String { "bad --touch-calibration '\(text)': \(reason)" }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}
+
+/// Turns raw device events into panel-pixel touch and pen events. Pure; one per seat.
+public struct InputTranslator: Sendable {
+    /// The panel in pixels: normalised coordinates are scaled to it.
+    public var panel: Size
+    /// Applied to touch coordinates (normalised) before scaling.
+    public var calibration: Calibration
+    private var touches: [Int32: (x: Double, y: Double)] = [:]
+    private var penInProximity = false
+    private var penDown = false
+
+    public init(panel: Size, calibration: Calibration = .identity) {
+        self.panel = panel
+        self.calibration = calibration
+    }
+
+    private func panelPoint(_ x: Double, _ y: Double, calibrate: Bool) -> (Double, Double) {
+        let p = calibrate ? calibration.apply(x: x, y: y) : (x: x, y: y)
+        let px = min(max(p.x, 0), 1) * Double(panel.width), py = min(max(p.y, 0), 1) * Double(panel.height)
+        return ((px * 1000).rounded() / 1000, (py * 1000).rounded() / 1000)
+    }
+
+    /// The events one raw event becomes (none for frames and device changes).
+    public mutating func translate(_ raw: RawInput) -> [PanelInput] {
+        switch raw {
+        case .touchDown(let slot, let x, let y, _):
+            let (px, py) = panelPoint(x, y, calibrate: true)
+            touches[slot] = (px, py)
+            return [.touch(id: slot, phase: .down, x: px, y: py)]
+        case .touchMotion(let slot, let x, let y, _):
+            guard touches[slot] != nil else { return [] }
+            let (px, py) = panelPoint(x, y, calibrate: true)
+            touches[slot] = (px, py)
+            return [.touch(id: slot, phase: .motion, x: px, y: py)]
+        case .touchUp(let slot, _), .touchCancel(let slot, _):
+            guard let last = touches.removeValue(forKey: slot) else { return [] }
+            let phase: TouchPhase = if case .touchUp = raw { .up } else { .cancel }
+            return [.touch(id: slot, phase: phase, x: last.x, y: last.y)]
+        case .touchFrame, .deviceAdded, .deviceRemoved:
+            return []
+        case .tabletProximity(let entering, let x, let y, let p, let tx, let ty, _):
+            let (px, py) = panelPoint(x, y, calibrate: false)
+            var out: [PanelInput] = []
+            if entering {
+                penInProximity = true
+                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty))
+            } else {
+                if penDown { out.append(.pen(phase: .up, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty)) }
+                penDown = false
+                penInProximity = false
+                out.append(.pen(phase: .proximityOut, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty))
+            }
+            return out
+        case .tabletTip(let down, let x, let y, let p, let tx, let ty, _):
+            let (px, py) = panelPoint(x, y, calibrate: false)
+            var out: [PanelInput] = []
+            if !penInProximity {
+                penInProximity = true
+                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty))
+            }
+            penDown = down
+            out.append(.pen(phase: down ? .down : .up, x: px, y: py, pressure: down ? p : 0, tiltX: tx, tiltY: ty))
+            return out
+        case .tabletAxis(let x, let y, let p, let tx, let ty, _):
+            guard penInProximity else { return [] }
+            let (px, py) = panelPoint(x, y, calibrate: false)
+            return [.pen(phase: .motion, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty)]
+        }
+    }
+}
+
+extension RawInput {
+    /// The event's time in microseconds, if it has one.
+    public var time: UInt64? {
+        switch self {
+        case .touchDown(_, _, _, let t), .touchMotion(_, _, _, let t), .touchUp(_, let t), .touchCancel(_, let t), .touchFrame(let t):
+            t
+        case .tabletProximity(_, _, _, _, _, _, let t), .tabletTip(_, _, _, _, _, _, let t), .tabletAxis(_, _, _, _, _, let t):
+            t
+        case .deviceAdded, .deviceRemoved:
+            nil
+        }
+    }
+}
+
+extension Scenario {
+    /// A scenario file replaying recorded input: `events` are (milliseconds from the first
+    /// event, panel input). The apps are `notes` so that a replay shows what was drawn.
+    public static func recording(device: String, orientation: Orientation, events: [(at: UInt64, input: PanelInput)]) -> String {
+        var steps: [String] = []
+        for (at, input) in events {
+            let action: JSONValue
+            switch input {
+            case .touch(let id, let phase, let x, let y):
+                action = .object([("touch", .object([("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y))]))])
+            case .pen(let phase, let x, let y, let p, let tx, let ty):
+                action = .object([("pen", .object([
+                    ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
+                    ("tiltX", .double(tx)), ("tiltY", .double(ty)),
+                ]))])
+            }
+            guard case .object(let pairs) = action else { continue }
+            steps.append(JSONValue.object([("at", .int(Int(at)))] + pairs).serialized)
+        }
+        let last = events.last?.at ?? 0
+        steps.append(JSONValue.object([("at", .int(Int(last))), ("wait", .bool(true))]).serialized)
+        steps.append(JSONValue.object([("at", .int(Int(last))), ("capture", .string("recorded.png"))]).serialized)
+        let head = JSONValue.object([("device", .string(device)), ("orientation", .string(orientation.rawValue)), ("primary", .string("notes"))]).serialized
+        return String(head.dropLast()) + ",\n \"steps\":[\n  " + steps.joined(separator: ",\n  ") + "]}\n"
+    }
+}

@@ -8,7 +8,10 @@ public enum ScenarioAction: Equatable, Sendable {
     case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
     /// The pen, in panel pixels.
     case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    /// The apps' orientation (`"landscape"`, `"portrait"`).
     case rotate(Orientation)
+    /// The panel's rotation (`0`, `90`, `180`, `270`): the output turns, the apps do not.
+    case rotateOutput(OutputRotation)
     /// Soft relaunch on another emulated profile.
     case emulate(String)
     /// Write the frame as a PNG with this file name in the output folder.
@@ -147,8 +150,13 @@ extension Scenario {
                     tiltX: value["tiltX"] == nil ? 0 : try number(value, "tiltX", field, file),
                     tiltY: value["tiltY"] == nil ? 0 : try number(value, "tiltY", field, file))
             case "rotate":
-                guard let name = value.stringValue, let o = Orientation(rawValue: name) else { throw fail(field, "must be landscape or portrait") }
-                action = .rotate(o)
+                if let name = value.stringValue, let o = Orientation(rawValue: name) {
+                    action = .rotate(o)
+                } else if let degrees = value.intValue ?? value.stringValue.flatMap({ Int($0) }), let r = OutputRotation(rawValue: degrees) {
+                    action = .rotateOutput(r)
+                } else {
+                    throw fail(field, "must be landscape or portrait (the apps' orientation), or 0, 90, 180 or 270 (the panel's rotation)")
+                }
             case "emulate":
                 guard let name = value.stringValue else { throw fail(field, "must be a device name") }
                 do { _ = try DeviceProfile.named(name) } catch { throw fail(field, error.description) }

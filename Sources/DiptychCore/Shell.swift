@@ -242,7 +242,17 @@ public struct Shell: Sendable {
         return effects
     }
 
-    // MARK: - Orientation
+    // MARK: - Orientation and profile
+
+    /// Soft relaunch on another device profile (emulation changed at run time): gestures end
+    /// and every shown app is told its new bounds.
+    public mutating func changeProfile(to p: DeviceProfile) -> [ShellEffect] {
+        guard p != profile else { return [] }
+        var effects = endGestures(becauseOf: nil)
+        profile = p
+        effects.insert(.layoutChanged, at: 0)
+        return effects
+    }
 
     /// Rotates the screen. A drag in progress ends where the layout is valid (the arrangement
     /// it started from), and every shown app is told its new bounds.

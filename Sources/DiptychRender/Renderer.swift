@@ -23,13 +23,26 @@ public struct SceneSurface {
     var imageRect: Rect { Rect(x: origin.x, y: origin.y, width: image.width, height: image.height) }
 }
 
-/// What to draw: surfaces bottom to top over a black output.
+/// What to draw: surfaces bottom to top over black, in logical pixels, shown on the output
+/// through one transform.
 public struct Scene {
+    /// The logical screen in pixels (surfaces, origins and clips are in these units).
     public var size: Size
     public var surfaces: [SceneSurface]
-    public init(size: Size, surfaces: [SceneSurface]) {
+    /// Logical pixels to output pixels (rotation and emulation scale); identity by default.
+    public var transform: AffineTransform
+    /// The output's size in pixels.
+    public var outputSize: Size
+    /// The output pixels to redraw; nil redraws everything. Pixels outside keep what the
+    /// output already shows.
+    public var damage: Region?
+
+    public init(size: Size, surfaces: [SceneSurface], transform: AffineTransform = .identity, outputSize: Size? = nil, damage: Region? = nil) {
         self.size = size
         self.surfaces = surfaces
+        self.transform = transform
+        self.outputSize = outputSize ?? size
+        self.damage = damage
     }
 }
 
@@ -37,9 +50,9 @@ public struct Scene {
 public struct RenderStats: Equatable, Sendable {
     /// Rectangles composited from surfaces.
     public var compositedRects = 0
-    /// Pixels composited from surfaces.
+    /// Output pixels composited from surfaces.
     public var compositedPixels = 0
-    /// Pixels filled black.
+    /// Output pixels filled black.
     public var filledPixels = 0
 }
 
@@ -47,18 +60,24 @@ public struct RenderStats: Equatable, Sendable {
 public struct PixmanRenderer {
     public init() {}
 
-    /// Draws `scene` into `target`, touching each output pixel at most once for opaque surfaces:
-    /// every surface is drawn only where no opaque pane above it covers, with `PIXMAN_OP_SRC`
-    /// when opaque (`OVER` when it has alpha), and everything no opaque pane covers is filled
-    /// black in one call.
+    /// Draws `scene` into `target` (the output, `scene.outputSize`). Each surface is drawn only
+    /// where no opaque pane above it covers and only inside the damage, with `PIXMAN_OP_SRC`
+    /// when opaque (`OVER` with alpha), through the scene's transform: nearest sampling for
+    /// whole-pixel moves, bilinear where it scales. What no opaque surface covers inside the
+    /// damage is filled black in one call, so each output pixel is written once per frame.
     @discardableResult
     public func render(_ scene: Scene, into target: PixelImage) -> RenderStats {
-        precondition(target.width == scene.size.width && target.height == scene.size.height)
+        precondition(target.width == scene.outputSize.width && target.height == scene.outputSize.height)
         let screen = Rect(x: 0, y: 0, width: scene.size.width, height: scene.size.height)
+        let output = Rect(x: 0, y: 0, width: target.width, height: target.height)
+        let damage = scene.damage.map { $0.intersection(output) } ?? Region(output)
+        let t = scene.transform
+        let identity = t == .identity
         var stats = RenderStats()
+
+        // Visibility in logical pixels, from the top down.
         var opaqueAbove = Region()
         var visible: [Region] = Array(repeating: Region(), count: scene.surfaces.count)
-
         for (i, s) in scene.surfaces.enumerated().reversed() {
             guard let pane = s.clip.intersection(screen) else { continue }
             var v = Region(pane).intersection(s.imageRect)
@@ -66,38 +85,54 @@ public struct PixmanRenderer {
             visible[i] = v
             if s.image.format.isOpaque { opaqueAbove.formUnion(pane) }
         }
-        let black = blackRegion(screen: screen, scene: scene)
+        // The output pieces each surface draws, inside the damage.
+        var pieces: [[Rect]] = []
+        var covered = Region()
+        for (i, s) in scene.surfaces.enumerated() {
+            var mine: [Rect] = []
+            for r in visible[i].rects {
+                let d = identity ? r : t.apply(r)
+                mine += damage.intersection(d).rects
+            }
+            pieces.append(mine)
+            if s.image.format.isOpaque { for r in mine { covered.formUnion(r) } }
+        }
+        var black = damage
+        black.subtract(covered)
         target.fill(black.rects, color: RGB(red: 0, green: 0, blue: 0))
         stats.filledPixels = black.area
 
-        for (i, s) in scene.surfaces.enumerated() {
+        let filter = identity || !t.needsFiltering ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
+        for (i, s) in scene.surfaces.enumerated() where !pieces[i].isEmpty {
             let op = s.image.format.isOpaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER
-            for r in visible[i].rects {
+            if !identity {
+                // Output pixel -> logical pixel -> this surface's pixel.
+                let m = AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(t.inverted)
+                var pt = pixman_transform_t()
+                func fixed(_ v: Double) -> pixman_fixed_t { pixman_fixed_t((v * 65536).rounded()) }
+                pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
+                pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
+                pt.matrix.2 = (0, 0, fixed(1))
+                pixman_image_set_transform(s.image.image, &pt)
+                pixman_image_set_filter(s.image.image, filter, nil, 0)
+                // Bilinear samples past the edge of the buffer: repeat its edge rather than
+                // blend in transparent black.
+                pixman_image_set_repeat(s.image.image, PIXMAN_REPEAT_PAD)
+            }
+            for r in pieces[i] {
+                let (sx, sy) = identity ? (r.x - s.origin.x, r.y - s.origin.y) : (r.x, r.y)
                 pixman_image_composite32(
-                    op, s.image.image, nil, target.image,
-                    Int32(r.x - s.origin.x), Int32(r.y - s.origin.y), 0, 0,
+                    op, s.image.image, nil, target.image, Int32(sx), Int32(sy), 0, 0,
                     Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
                 stats.compositedRects += 1
                 stats.compositedPixels += r.width * r.height
             }
+            if !identity {
+                pixman_image_set_transform(s.image.image, nil)
+                pixman_image_set_repeat(s.image.image, PIXMAN_REPEAT_NONE)
+            }
         }
         return stats
-    }
-
-    /// The pixels no opaque surface's image covers where it is visible: the screen minus, from
-    /// the top down, each opaque surface's image inside its pane and not under an opaque pane
-    /// above.
-    func blackRegion(screen: Rect, scene: Scene) -> Region {
-        var black = Region(screen)
-        var opaqueAbove = Region()
-        for s in scene.surfaces.reversed() {
-            guard s.image.format.isOpaque, let pane = s.clip.intersection(screen) else { continue }
-            var drawn = Region(pane).intersection(s.imageRect)
-            drawn.subtract(opaqueAbove)
-            black.subtract(drawn)
-            opaqueAbove.formUnion(pane)
-        }
-        return black
     }
 }
 

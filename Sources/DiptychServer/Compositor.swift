@@ -22,6 +22,10 @@ public struct CompositorConfiguration: Sendable {
     /// Palm rejection while a pen is in use, and its hold-off in milliseconds.
     public var palmRejection: PalmRejection.Mode = .penPriority
     public var penHoldoff: UInt64 = 90
+    /// Resolution-scaling emulation: the panel size the logical screen is scaled onto.
+    public var emulateOn: Size?
+    /// The output's rotation on the panel.
+    public var outputRotation: OutputRotation = .none
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -48,6 +52,13 @@ public final class Compositor {
     /// Which finger touches get through while a pen is in use.
     public private(set) var palm: PalmRejection
     private var lastPenPosition = (x: 0.0, y: 0.0)
+    /// How the logical screen lands on the panel.
+    public private(set) var geometry: OutputGeometry
+    private var emulateOn: Size?
+    private var outputRotation: OutputRotation
+    /// Output pixels to redraw at the next frame (everything when `fullDamage`).
+    private var damage = Region()
+    private var fullDamage = true
     private var lastTouchPosition: [Int32: (x: Double, y: Double)] = [:]
     /// The configured layout.
     public var layout: Layout { shell.layout }
@@ -96,8 +107,12 @@ public final class Compositor {
             profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
             multitasking: configuration.multitasking)
         palm = PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff)
+        emulateOn = configuration.emulateOn
+        outputRotation = configuration.outputRotation
         let px = configuration.profile.pixelSize(configuration.orientation)
-        self.backend = backend ?? HeadlessBackend(size: px)
+        let rotation = configuration.outputRotation
+        geometry = configuration.emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: rotation) } ?? .native(logical: px, rotation: rotation)
+        self.backend = backend ?? HeadlessBackend(size: geometry.panel)
         epoll = try Epoll()
         ignoreBrokenPipes()
         if configuration.listen {
@@ -234,6 +249,7 @@ public final class Compositor {
                     send(.lifecycle(event), to: c)
                 }
             case .layoutChanged:
+                fullDamage = true
                 sendConfigures()
             case .activateWhenDrawn(let app):
                 guard let c = client(app) else { continue }
@@ -248,6 +264,7 @@ public final class Compositor {
                     send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
                 }
             case .dropSnapshots:
+                fullDamage = true
                 for c in clients.values { c.snapshots.removeAll() }
             }
         }
@@ -299,9 +316,11 @@ public final class Compositor {
         let scale = Double(shell.profile.scale)
         switch input {
         case .touch(let id, let phase, let x, let y):
-            touch(id: id, phase: phase, x: x / scale, y: y / scale)
+            let l = geometry.toLogical(x: x, y: y)
+            touch(id: id, phase: phase, x: l.x / scale, y: l.y / scale)
         case .pen(let phase, let x, let y, let p, let tx, let ty):
-            pen(phase: phase, x: x / scale, y: y / scale, pressure: p, tiltX: tx, tiltY: ty)
+            let l = geometry.toLogical(x: x, y: y)
+            pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty)
         }
     }
 
@@ -325,12 +344,33 @@ public final class Compositor {
         apply(shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY))
     }
 
-    /// Rotates the logical screen; a headless output follows it.
+    /// Rotates the logical screen (the apps' orientation). Without emulation a headless
+    /// output follows it; with emulation the panel stays and the picture is refitted.
     public func rotate(to orientation: Orientation) {
         let effects = shell.rotate(to: orientation)
-        let px = shell.profile.pixelSize(orientation)
-        if backend is HeadlessBackend, backend.size != px { backend = HeadlessBackend(size: px) }
+        updateGeometry()
         apply(effects)
+    }
+
+    /// Sets the output's rotation on the panel; apps are not told (their screen is unchanged).
+    public func rotateOutput(_ rotation: OutputRotation) {
+        outputRotation = rotation
+        updateGeometry()
+    }
+
+    /// Soft relaunch: emulates another device profile on the same panel. Every shown app gets
+    /// a new configure (and sizeClassChanged where a class changes); apps keep running.
+    public func emulate(_ profile: DeviceProfile) {
+        let effects = shell.changeProfile(to: profile)
+        updateGeometry()
+        apply(effects)
+    }
+
+    private func updateGeometry() {
+        let px = shell.profile.pixelSize(shell.orientation)
+        geometry = emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: outputRotation) } ?? .native(logical: px, rotation: outputRotation)
+        if backend is HeadlessBackend, backend.size != geometry.panel { backend = HeadlessBackend(size: geometry.panel) }
+        fullDamage = true
     }
 
     /// Waits until every shown app has committed a buffer for its configure.
@@ -509,6 +549,7 @@ public final class Compositor {
             let image = try map(layout, from: c)
             c.surface = CommittedSurface(image: image, serial: acked, damage: damage)
             c.frameDonePending = true
+            addDamage(for: c, bufferDamage: damage)
             activateIfDrawn(c)
         case .snapshot(let serial, let layout):
             let image = try map(layout, from: c)
@@ -516,7 +557,10 @@ public final class Compositor {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
             // A snapshot that arrives after its drag ended is simply not used.
-            if shell.drag != nil { c.snapshots.append(image) }
+            if shell.drag != nil {
+                c.snapshots.append(image)
+                fullDamage = true
+            }
         case .syncDone(let serial):
             c.syncAnswered = serial
         }
@@ -588,6 +632,23 @@ public final class Compositor {
 
     // MARK: - Frames
 
+    /// Adds a committed buffer's damage (buffer pixels) as output pixels: placed where the
+    /// surface is drawn, clipped to its pane, through the output transform and grown by the
+    /// filter's footprint.
+    private func addDamage(for c: ClientConnection, bufferDamage: [Rect]) {
+        guard !fullDamage, let p = shell.presentation.first(where: { $0.app == c.app }), !p.prefersSnapshots, let image = c.surface?.image else {
+            return
+        }
+        let clip = p.frame.scaled(by: shell.profile.scale)
+        let originX = p.anchor == .leading ? clip.x : clip.maxX - image.width
+        for r in bufferDamage {
+            guard let logical = Rect(x: r.x + originX, y: r.y + clip.y, width: r.width, height: r.height).intersection(clip),
+                let out = geometry.damage(logical)
+            else { continue }
+            damage.formUnion(out)
+        }
+    }
+
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func scene() -> Scene {
@@ -604,13 +665,18 @@ public final class Compositor {
             let x = p.anchor == .leading ? clip.x : clip.maxX - image.width
             surfaces.append(SceneSurface(image: image, origin: (x, clip.y), clip: clip))
         }
-        return Scene(size: shell.profile.pixelSize(shell.orientation), surfaces: surfaces)
+        return Scene(
+            size: shell.profile.pixelSize(shell.orientation), surfaces: surfaces, transform: geometry.transform,
+            outputSize: geometry.panel, damage: fullDamage ? nil : damage)
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
     @discardableResult
     public func repaint() -> RenderStats {
+        if shell.drag != nil { fullDamage = true }
         let stats = renderer.render(scene(), into: backend.beginFrame())
+        fullDamage = false
+        damage = Region()
         let presented = backend.present()
         let time = virtualTime ?? presented
         frameCount += 1

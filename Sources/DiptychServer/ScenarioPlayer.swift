@@ -49,6 +49,7 @@ public final class ScenarioPlayer {
             profile: scenario.profile, orientation: scenario.orientation, arrangement: scenario.arrangement,
             listen: false, multitasking: scenario.multitasking)
         configuration.palmRejection = scenario.palmRejection
+        configuration.emulateOn = scenario.emulateOn
         configuration.penHoldoff = scenario.penHoldoff
         let compositor = try Compositor(configuration: configuration, logger: logger)
         defer { compositor.shutdown() }
@@ -81,8 +82,10 @@ public final class ScenarioPlayer {
                     compositor.panelInput(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty))
                 case .rotate(let o):
                     compositor.rotate(to: o)
+                case .rotateOutput(let r):
+                    compositor.rotateOutput(r)
                 case .emulate(let name):
-                    throw CompositorError("emulate '\(name)': resolution-scaling emulation is not available in this build")
+                    compositor.emulate(try DeviceProfile.named(name))
                 case .capture(let name):
                     pendingCaptures.append(name)
                 case .wait:

@@ -43,3 +43,19 @@ func parseArrangement(_ name: String, orientation: Orientation) throws -> Arrang
         throw UsageError("\(error)")
     }
 }
+
+/// The panel: resolution-scaling emulation and output rotation (SPEC §6).
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Emulate the device on a panel of WxH pixels (uniform scale, centred).")
+    var emulateOn: String?
+
+    @Option(help: "Rotate the output on the panel: 0, 90, 180 or 270 degrees clockwise.")
+    var rotate: Int = 0
+
+    func resolve() throws -> (Size?, OutputRotation) {
+        guard let r = OutputRotation(rawValue: rotate) else { throw UsageError("bad --rotate \(rotate): valid rotations are 0, 90, 180, 270") }
+        guard let e = emulateOn else { return (nil, r) }
+        guard let size = Scenario.size(e) else { throw UsageError("bad --emulate-on '\(e)': expected a panel size WxH in pixels, e.g. 2048x1536") }
+        return (size, r)
+    }
+}

@@ -27,6 +27,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "The PNG file to write.")
     var out: String
 
+    @OptionGroup var outputOptions: OutputOptions
+
     @Option(help: "Write each app's event log to DIR/events-primary.jsonl and DIR/events-secondary.jsonl.")
     var eventLogs: String?
 
@@ -50,13 +52,15 @@ struct RenderCommand: ParsableCommand {
             try checkWritableDirectory(of: out, what: "--out")
             if let dir = eventLogs { try checkDirectory(dir, what: "--event-logs") }
             guard timeout > 0 else { throw UsageError("--timeout must be at least 1 second") }
+            let (emulateOn, rotation) = try outputOptions.resolve()
 
             let logger = Logger(label: "diptych.render")
             let compositor: Compositor
             do {
-                compositor = try Compositor(
-                    configuration: CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, listen: false),
-                    logger: logger)
+                var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, listen: false)
+                configuration.emulateOn = emulateOn
+                configuration.outputRotation = rotation
+                compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }

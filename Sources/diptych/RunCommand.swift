@@ -37,6 +37,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup var outputOptions: OutputOptions
+
     @Option(help: "pen-priority (fingers are cancelled and held off while a pen is in use) or off.")
     var palmRejection: String = "pen-priority"
 
@@ -70,6 +72,7 @@ struct RunCommand: ParsableCommand {
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
             let input = try inputOptions.open()
+            _ = try outputOptions.resolve()
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
@@ -78,6 +81,7 @@ struct RunCommand: ParsableCommand {
                 var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking)
                 configuration.palmRejection = palmMode
                 configuration.penHoldoff = holdoff
+                (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
                 compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
@@ -95,7 +99,7 @@ struct RunCommand: ParsableCommand {
                 if signals.next() != nil { stop = true }
             }
             if let input {
-                var translator = InputTranslator(panel: profile.pixelSize(orientation), calibration: calibration)
+                var translator = InputTranslator(panel: compositor.geometry.panel, calibration: calibration)
                 compositor.watch(input.descriptor) {
                     for raw in input.read() {
                         switch raw {
@@ -126,12 +130,6 @@ struct RunCommand: ParsableCommand {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
         let scenario: Scenario
         do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }
-        if scenario.emulateOn != nil {
-            throw UsageError(ScenarioError(file: path, field: "emulateOn", reason: "resolution-scaling emulation is not available in this build").description)
-        }
-        if let i = scenario.steps.firstIndex(where: { if case .emulate = $0.action { return true } else { return false } }) {
-            throw UsageError(ScenarioError(file: path, field: "steps[\(i)].emulate", reason: "resolution-scaling emulation is not available in this build").description)
-        }
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: Logger(label: "diptych.scenario")) { app, log in

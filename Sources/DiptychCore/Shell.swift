@@ -249,8 +249,11 @@ public struct Shell: Sendable {
     public mutating func changeProfile(to p: DeviceProfile) -> [ShellEffect] {
         guard p != profile else { return [] }
         var effects = endGestures(becauseOf: nil)
+        let shown = layout.panes.compactMap { app($0.role) }
+        effects += shown.map { .lifecycle($0, .willResignActive) }
         profile = p
-        effects.insert(.layoutChanged, at: 0)
+        effects.append(.layoutChanged)
+        effects += layout.panes.compactMap { app($0.role) }.map { .activateWhenDrawn($0) }
         return effects
     }
 

@@ -31,6 +31,9 @@ public struct DemoOptions: Sendable {
     public var snapshotDelay: UInt64 = 0
     /// Play a hung app: after the first frame, never ack a configure or answer a snapshot.
     public var noAck = false
+    /// After the first frame is shown, redraw the whole buffer in another colour but report
+    /// only this damage box (buffer pixels): a damage-exactness probe.
+    public var recolorDamage: Rect?
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, misbehave: Misbehaviour? = nil, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
@@ -52,6 +55,7 @@ public struct DemoRunner {
     /// The buffer on screen; kept until the next commit replaces it.
     var shown: ShmBuffer?
     var configured = 0
+    var recolored = false
     /// Snapshot requests waiting for their delay; `since` is the clock at the first sync after.
     var waiting: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
 
@@ -119,6 +123,15 @@ public struct DemoRunner {
         case .pen(let phase, let x, let y, let pressure, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
+        case .frameDone:
+            if let box = options.recolorDamage, let canvas, !recolored {
+                recolored = true
+                let buffer = try render(canvas)
+                let image = PixelImage(mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight, stride: Int(buffer.layout.stride), format: .xrgb8888)
+                image.fill(Rect(x: 0, y: 0, width: canvas.pixelWidth, height: canvas.pixelHeight), color: RGB(red: 0xFF, green: 0xCC, blue: 0x00))
+                try connection.commit(buffer, damage: [box])
+                shown = buffer
+            }
         case .sync(let serial, let time):
             try answerSnapshots(now: time)
             try connection.send(.syncDone(serial: serial))

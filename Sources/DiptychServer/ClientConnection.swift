@@ -57,6 +57,7 @@ final class ClientConnection {
     var ackedSerial: UInt32?
     var surface: CommittedSurface?
     var frameDonePending = false
+    var commits = 0
 
     /// The most bytes queued for a client that does not read before it is dropped.
     static let outgoingLimit = 1 << 20

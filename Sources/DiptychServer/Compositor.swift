@@ -192,6 +192,9 @@ public final class Compositor {
     /// Whether the app in `role` has committed a buffer for its latest configure.
     public func hasCommittedForConfigure(_ role: Role) -> Bool { client(role)?.hasCommittedForConfigure ?? false }
 
+    /// How many buffers the app in `role` has committed.
+    public func commits(_ role: Role) -> Int { client(role)?.commits ?? 0 }
+
     /// Whether an app holds `role`.
     public func isConnected(_ role: Role) -> Bool { client(role) != nil }
 
@@ -548,6 +551,7 @@ public final class Compositor {
             }
             let image = try map(layout, from: c)
             c.surface = CommittedSurface(image: image, serial: acked, damage: damage)
+            c.commits += 1
             c.frameDonePending = true
             addDamage(for: c, bufferDamage: damage)
             activateIfDrawn(c)

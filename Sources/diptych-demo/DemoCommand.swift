@@ -33,11 +33,15 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Play a hung app: after the first frame, never ack a configure or answer a snapshot request.")
     var noAck = false
 
+    @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
+    var recolorDamage: String?
+
     @Option(name: .long, help: ArgumentHelp("Break the protocol on purpose (for tests): \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", ")).", visibility: .hidden))
     var misbehave: String?
 
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
+        if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
         if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
         if let m = misbehave, Misbehaviour(rawValue: m) == nil {
             throw ValidationError("unknown --misbehave '\(m)'; valid: \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -54,8 +58,16 @@ struct DemoCommand: ParsableCommand {
             printError("diptych-demo: \(error)")
             throw ExitCode(1)
         }
-        var runner = DemoRunner(options: options, connection: connection)
+        var opts = options
+        opts.recolorDamage = recolorDamage.flatMap(parseBox)
+        var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+func parseBox(_ text: String) -> Rect? {
+    let v = text.split(separator: ",").compactMap { Int($0) }
+    guard v.count == 4, v[2] > 0, v[3] > 0 else { return nil }
+    return Rect(x: v[0], y: v[1], width: v[2], height: v[3])
 }

@@ -234,7 +234,7 @@ struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe-cancel", "no-multitasking",
-        "notes-palm", "notes-palm-off",
+        "notes-palm", "notes-palm-off", "soft-relaunch",
     ]
 
     @Test func everyShippedScenarioIsListed() throws {

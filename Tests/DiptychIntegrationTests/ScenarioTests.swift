@@ -284,7 +284,8 @@ struct BadScenarioTests {
         (#"{"primary":"notes","steps":[{"at":0,"touch":{"id":1,"phase":"down","x":"left","y":2}}]}"#, "steps[0].touch.x"),
         (#"{"primary":"notes","steps":[{"at":0}]}"#, "steps[0]"),
         (#"{"primary":"notes"}"#, "steps"),
-        (#"{"primary":"notes","emulateOn":"2048x1536","steps":[]}"#, "emulateOn"),
+        (#"{"primary":"notes","emulateOn":"2048by1536","steps":[]}"#, "emulateOn"),
+        (#"{"primary":"notes","steps":[{"at":0,"emulate":"ipad-air"}]}"#, "steps[0].emulate"),
         (#"{"primary":"notes","steps":[{"at":0,"rotate":"upside-down"}]}"#, "steps[0].rotate"),
     ]
 

@@ -56,6 +56,8 @@ public final class Compositor {
     public private(set) var geometry: OutputGeometry
     private var emulateOn: Size?
     private var outputRotation: OutputRotation
+    /// What each app's pane showed in the last frame, to find what a new frame changes.
+    private var lastDrawn: [AppID: DrawnSurface] = [:]
     /// Output pixels to redraw at the next frame (everything when `fullDamage`).
     private var damage = Region()
     private var fullDamage = true
@@ -252,7 +254,6 @@ public final class Compositor {
                     send(.lifecycle(event), to: c)
                 }
             case .layoutChanged:
-                fullDamage = true
                 sendConfigures()
             case .activateWhenDrawn(let app):
                 guard let c = client(app) else { continue }
@@ -267,7 +268,6 @@ public final class Compositor {
                     send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
                 }
             case .dropSnapshots:
-                fullDamage = true
                 for c in clients.values { c.snapshots.removeAll() }
             }
         }
@@ -561,10 +561,7 @@ public final class Compositor {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
             // A snapshot that arrives after its drag ended is simply not used.
-            if shell.drag != nil {
-                c.snapshots.append(image)
-                fullDamage = true
-            }
+            if shell.drag != nil { c.snapshots.append(image) }
         case .syncDone(let serial):
             c.syncAnswered = serial
         }
@@ -653,34 +650,89 @@ public final class Compositor {
         }
     }
 
+    /// What a pane shows: which image, where, clipped to what (logical pixels).
+    struct DrawnSurface: Equatable {
+        var image: ObjectIdentifier
+        var live: Bool
+        var imageRect: Rect
+        var clip: Rect
+    }
+
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
-    public func scene() -> Scene {
+    public func scene() -> Scene { presentedScene().scene }
+
+    private func presentedScene() -> (scene: Scene, drawn: [AppID: DrawnSurface]) {
         let scale = shell.profile.scale
         var surfaces: [SceneSurface] = []
+        var drawn: [AppID: DrawnSurface] = [:]
         for p in shell.presentation {
             guard let c = client(p.app) else { continue }
             let clip = p.frame.scaled(by: scale)
             var image = c.surface?.image
+            var live = true
             if p.prefersSnapshots, let best = c.snapshots.min(by: { abs($0.width - clip.width) < abs($1.width - clip.width) }) {
                 image = best
+                live = false
             }
             guard let image else { continue }
             let x = p.anchor == .leading ? clip.x : clip.maxX - image.width
             surfaces.append(SceneSurface(image: image, origin: (x, clip.y), clip: clip))
+            drawn[p.app] = DrawnSurface(
+                image: ObjectIdentifier(image), live: live, imageRect: Rect(x: x, y: clip.y, width: image.width, height: image.height), clip: clip)
         }
-        return Scene(
+        let scene = Scene(
             size: shell.profile.pixelSize(shell.orientation), surfaces: surfaces, transform: geometry.transform,
             outputSize: geometry.panel, damage: fullDamage ? nil : damage)
+        return (scene, drawn)
+    }
+
+    /// Damage from what moved since the last frame: a pane whose content stayed put but whose
+    /// clip moved (a divider drag with anchored snapshots) repaints only the strip that
+    /// changed; a pane that shows another image or moved its image repaints old and new
+    /// clips. Commits to a surface in place bring their own damage.
+    private func addDamage(from drawn: [AppID: DrawnSurface]) {
+        for app in Set(lastDrawn.keys).union(drawn.keys) {
+            let old = lastDrawn[app], new = drawn[app]
+            var changed = Region()
+            switch (old, new) {
+            case (nil, nil):
+                continue
+            case (let o?, nil):
+                changed.formUnion(o.clip)
+            case (nil, let n?):
+                changed.formUnion(n.clip)
+            case (let o?, let n?):
+                let sameContent = o.imageRect == n.imageRect && (o.image == n.image || (o.live && n.live))
+                if sameContent && o.clip == n.clip { continue }
+                if sameContent {
+                    var gained = Region(n.clip)
+                    gained.subtract(o.clip)
+                    var lost = Region(o.clip)
+                    lost.subtract(n.clip)
+                    for r in gained.rects + lost.rects { changed.formUnion(r) }
+                } else {
+                    changed.formUnion(o.clip)
+                    changed.formUnion(n.clip)
+                }
+            }
+            for r in changed.rects { if let out = geometry.damage(r) { damage.formUnion(out) } }
+        }
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
     @discardableResult
     public func repaint() -> RenderStats {
-        if shell.drag != nil { fullDamage = true }
-        let stats = renderer.render(scene(), into: backend.beginFrame())
+        var (scene, drawn) = presentedScene()
+        if !fullDamage {
+            addDamage(from: drawn)
+            scene.damage = damage
+        }
+        let stats = renderer.render(scene, into: backend.beginFrame())
+        lastFrameDamage = scene.damage
         fullDamage = false
         damage = Region()
+        lastDrawn = drawn
         let presented = backend.present()
         let time = virtualTime ?? presented
         frameCount += 1
@@ -691,6 +743,9 @@ public final class Compositor {
         }
         return stats
     }
+
+    /// The damage the last frame redrew (nil: everything).
+    public private(set) var lastFrameDamage: Region?
 
     /// Closes every client connection and reaps the apps this compositor launched (SIGTERM,
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).

@@ -34,6 +34,8 @@ public struct DemoOptions: Sendable {
     /// After the first frame is shown, redraw the whole buffer in another colour but report
     /// only this damage box (buffer pixels): a damage-exactness probe.
     public var recolorDamage: Rect?
+    /// Draw a new full-damage frame after every `frameDone` (a busy app, for profiling).
+    public var animate = false
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, misbehave: Misbehaviour? = nil, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
@@ -124,6 +126,10 @@ public struct DemoRunner {
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
         case .frameDone:
+            if options.animate, let canvas, !(options.noAck && configured > 1) {
+                try animateFrame(canvas)
+                return
+            }
             if let box = options.recolorDamage, let canvas, !recolored {
                 recolored = true
                 let buffer = try render(canvas)
@@ -153,6 +159,28 @@ public struct DemoRunner {
             }
         }
         waiting = still
+    }
+
+    /// Two buffers drawn in turn: the one not on screen is drawn and committed.
+    var animation: [ShmBuffer] = []
+    var animationFrame = 0
+
+    mutating func animateFrame(_ canvas: Canvas) throws(ClientError) {
+        if animation.first.map({ Int($0.layout.width) != canvas.pixelWidth || Int($0.layout.height) != canvas.pixelHeight }) ?? true {
+            animation = []
+            for _ in 0..<2 {
+                do { animation.append(try ShmBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight)) } catch { throw .system(error) }
+            }
+        }
+        animationFrame += 1
+        let buffer = animation[animationFrame % 2]
+        let image = PixelImage(mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight, stride: Int(buffer.layout.stride), format: .xrgb8888)
+        model.draw(image, canvas: canvas)
+        // A band that moves every frame, so each frame really differs.
+        let band = (animationFrame * 8 * canvas.scale) % max(1, canvas.pixelHeight)
+        image.fill(Rect(x: 0, y: band, width: canvas.pixelWidth, height: 8 * canvas.scale), color: RGB(red: 0xFF, green: 0xFF, blue: 0xFF))
+        try connection.commit(buffer)
+        shown = buffer
     }
 
     func render(_ canvas: Canvas) throws(ClientError) -> ShmBuffer {

@@ -102,3 +102,13 @@ extension Files {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 }
+
+/// Figures about this process.
+public enum ProcessStats {
+    /// The peak resident set size in bytes (getrusage's ru_maxrss).
+    public static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}

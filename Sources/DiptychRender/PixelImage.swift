@@ -96,6 +96,24 @@ public final class PixelImage {
         pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, Int32(boxes.count), &boxes)
     }
 
+    /// Blends a translucent magenta over `rects` (damage debugging).
+    public func tint(_ rects: [Rect]) {
+        let bounds = Rect(x: 0, y: 0, width: width, height: height)
+        var c = pixman_color_t(red: 0x6000, green: 0, blue: 0x6000, alpha: 0x6000)
+        let solid = pixman_image_create_solid_fill(&c)!
+        defer { pixman_image_unref(solid) }
+        for r in rects.compactMap({ $0.intersection(bounds) }) {
+            pixman_image_composite32(PIXMAN_OP_OVER, solid, nil, image, 0, 0, 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+        }
+    }
+
+    /// Copies all of `other`'s bytes over this image's (same size and stride): the memcpy
+    /// baseline of one output frame.
+    public func copyBytes(from other: PixelImage) {
+        precondition(other.stride == stride && other.height == height)
+        memcpy(bits, other.bits, stride * height)
+    }
+
     /// A copy of this image in memory of its own.
     public func copy() -> PixelImage {
         let out = PixelImage(width: width, height: height, format: format)

@@ -56,9 +56,42 @@ public struct RenderStats: Equatable, Sendable {
     public var filledPixels = 0
 }
 
+/// One pixman call the renderer made, recorded so that a profiler can replay exactly the same
+/// work with pixman alone.
+public enum RenderOperation {
+    case fill([Rect])
+    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, bilinear: Bool, rects: [Rect], sourceOffset: (x: Int, y: Int))
+}
+
 /// Draws scenes with pixman. Stateless; the target is passed in.
 public struct PixmanRenderer {
     public init() {}
+
+    /// Replays recorded operations with bare pixman calls (the profiler's baseline).
+    public static func replay(_ operations: [RenderOperation], into target: PixelImage) {
+        for op in operations {
+            switch op {
+            case .fill(let rects):
+                target.fill(rects, color: RGB(red: 0, green: 0, blue: 0))
+            case .composite(let image, let opaque, let transform, let bilinear, let rects, let offset):
+                if let m = transform {
+                    var pt = pixmanTransform(m)
+                    pixman_image_set_transform(image.image, &pt)
+                    pixman_image_set_filter(image.image, bilinear ? PIXMAN_FILTER_BILINEAR : PIXMAN_FILTER_NEAREST, nil, 0)
+                    pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
+                }
+                for r in rects {
+                    pixman_image_composite32(
+                        opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image.image, nil, target.image,
+                        Int32(r.x + offset.x), Int32(r.y + offset.y), 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+                }
+                if transform != nil {
+                    pixman_image_set_transform(image.image, nil)
+                    pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
+                }
+            }
+        }
+    }
 
     /// Draws `scene` into `target` (the output, `scene.outputSize`). Each surface is drawn only
     /// where no opaque pane above it covers and only inside the damage, with `PIXMAN_OP_SRC`
@@ -67,13 +100,23 @@ public struct PixmanRenderer {
     /// damage is filled black in one call, so each output pixel is written once per frame.
     @discardableResult
     public func render(_ scene: Scene, into target: PixelImage) -> RenderStats {
+        let (ops, stats) = plan(scene)
         precondition(target.width == scene.outputSize.width && target.height == scene.outputSize.height)
+        Self.replay(ops, into: target)
+        return stats
+    }
+
+    /// The pixman operations that draw `scene`, without drawing: visibility, damage and
+    /// transforms resolved. `render` is `plan` then `replay`, so a profiler can time pixman
+    /// alone on exactly the same operations.
+    public func plan(_ scene: Scene) -> (operations: [RenderOperation], stats: RenderStats) {
         let screen = Rect(x: 0, y: 0, width: scene.size.width, height: scene.size.height)
-        let output = Rect(x: 0, y: 0, width: target.width, height: target.height)
+        let output = Rect(x: 0, y: 0, width: scene.outputSize.width, height: scene.outputSize.height)
         let damage = scene.damage.map { $0.intersection(output) } ?? Region(output)
         let t = scene.transform
         let identity = t == .identity
         var stats = RenderStats()
+        var ops: [RenderOperation] = []
 
         // Visibility in logical pixels, from the top down.
         var opaqueAbove = Region()
@@ -99,41 +142,30 @@ public struct PixmanRenderer {
         }
         var black = damage
         black.subtract(covered)
-        target.fill(black.rects, color: RGB(red: 0, green: 0, blue: 0))
+        if !black.isEmpty { ops.append(.fill(black.rects)) }
         stats.filledPixels = black.area
 
-        let filter = identity || !t.needsFiltering ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
+        let inverse = identity ? t : t.inverted
         for (i, s) in scene.surfaces.enumerated() where !pieces[i].isEmpty {
-            let op = s.image.format.isOpaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER
-            if !identity {
-                // Output pixel -> logical pixel -> this surface's pixel.
-                let m = AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(t.inverted)
-                var pt = pixman_transform_t()
-                func fixed(_ v: Double) -> pixman_fixed_t { pixman_fixed_t((v * 65536).rounded()) }
-                pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
-                pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
-                pt.matrix.2 = (0, 0, fixed(1))
-                pixman_image_set_transform(s.image.image, &pt)
-                pixman_image_set_filter(s.image.image, filter, nil, 0)
-                // Bilinear samples past the edge of the buffer: repeat its edge rather than
-                // blend in transparent black.
-                pixman_image_set_repeat(s.image.image, PIXMAN_REPEAT_PAD)
-            }
-            for r in pieces[i] {
-                let (sx, sy) = identity ? (r.x - s.origin.x, r.y - s.origin.y) : (r.x, r.y)
-                pixman_image_composite32(
-                    op, s.image.image, nil, target.image, Int32(sx), Int32(sy), 0, 0,
-                    Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
-                stats.compositedRects += 1
-                stats.compositedPixels += r.width * r.height
-            }
-            if !identity {
-                pixman_image_set_transform(s.image.image, nil)
-                pixman_image_set_repeat(s.image.image, PIXMAN_REPEAT_NONE)
-            }
+            // Output pixel -> logical pixel -> this surface's pixel.
+            let m: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
+            ops.append(.composite(
+                image: s.image, opaque: s.image.format.isOpaque, transform: m, bilinear: !identity && t.needsFiltering,
+                rects: pieces[i], sourceOffset: identity ? (-s.origin.x, -s.origin.y) : (0, 0)))
+            stats.compositedRects += pieces[i].count
+            stats.compositedPixels += pieces[i].reduce(0) { $0 + $1.width * $1.height }
         }
-        return stats
+        return (ops, stats)
     }
+}
+
+func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
+    var pt = pixman_transform_t()
+    func fixed(_ v: Double) -> pixman_fixed_t { pixman_fixed_t((v * 65536).rounded()) }
+    pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
+    pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
+    pt.matrix.2 = (0, 0, fixed(1))
+    return pt
 }
 
 extension Scene {

@@ -46,6 +46,8 @@ final class ClientConnection {
     var snapshots: [PixelImage] = []
     /// The last `sync` serial answered.
     var syncAnswered: UInt32 = 0
+    /// When the last sync was answered (monotonic ns).
+    var syncAnsweredAt: UInt64 = 0
     /// Missed a round trip: no longer waited for (a scenario then costs one timeout, not one
     /// per frame).
     var unresponsive = false

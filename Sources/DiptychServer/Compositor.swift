@@ -26,6 +26,8 @@ public struct CompositorConfiguration: Sendable {
     public var emulateOn: Size?
     /// The output's rotation on the panel.
     public var outputRotation: OutputRotation = .none
+    /// Tint repainted regions (a debugging aid).
+    public var debugDamage = false
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -462,6 +464,7 @@ public final class Compositor {
         let serial = nextSync
         nextSync &+= 1
         let targets = clients.values.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
+        lastRoundTripStart = MonotonicClock.nanoseconds
         for id in targets { if let c = clients[id] { send(.sync(serial: serial, time: now), to: c) } }
         let answered = try run(timeoutMilliseconds: timeoutMilliseconds) {
             targets.allSatisfy { id in clients[id].map { $0.syncAnswered == serial } ?? true }
@@ -472,6 +475,15 @@ public final class Compositor {
             logger.warning("client error: no answer to a round trip; not waiting for it again", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
         }
         return answered
+    }
+
+    private var lastRoundTripStart: UInt64 = 0
+
+    /// Each app's answer time in the last round trip (label, start and end in monotonic ns).
+    public var lastRoundTrip: [(label: String, start: UInt64, end: UInt64)] {
+        clients.values.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {
+            ($0.label, lastRoundTripStart, max(lastRoundTripStart, $0.syncAnsweredAt))
+        }
     }
 
     /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
@@ -564,6 +576,7 @@ public final class Compositor {
             if shell.drag != nil { c.snapshots.append(image) }
         case .syncDone(let serial):
             c.syncAnswered = serial
+            c.syncAnsweredAt = MonotonicClock.nanoseconds
         }
     }
 
@@ -723,16 +736,51 @@ public final class Compositor {
     /// Draws a frame into the output and tells the apps whose commits it shows.
     @discardableResult
     public func repaint() -> RenderStats {
+        let frame = prepareFrame()
+        let stats = composite(frame)
+        present()
+        return stats
+    }
+
+    /// A frame being drawn: its scene (with damage), its pixman operations, and what each pane
+    /// shows.
+    public struct Frame {
+        public var scene: Scene
+        public var operations: [RenderOperation]
+        var stats: RenderStats
+        var drawn: [AppID: DrawnSurface]
+    }
+
+    /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
+    /// and the pixman operations that draw it.
+    public func prepareFrame() -> Frame {
         var (scene, drawn) = presentedScene()
         if !fullDamage {
             addDamage(from: drawn)
             scene.damage = damage
         }
-        let stats = renderer.render(scene, into: backend.beginFrame())
-        lastFrameDamage = scene.damage
+        let (ops, stats) = renderer.plan(scene)
+        return Frame(scene: scene, operations: ops, stats: stats, drawn: drawn)
+    }
+
+    /// Frame stage 2 (composite): draws the frame into the output's buffer.
+    @discardableResult
+    public func composite(_ frame: Frame) -> RenderStats {
+        PixmanRenderer.replay(frame.operations, into: backend.beginFrame())
+        let stats = frame.stats
+        if configuration.debugDamage, let damage = frame.scene.damage {
+            // Tint what was repainted, so a person can see the damage.
+            backend.lastFrame.tint(damage.rects)
+        }
+        lastFrameDamage = frame.scene.damage
         fullDamage = false
         damage = Region()
-        lastDrawn = drawn
+        lastDrawn = frame.drawn
+        return stats
+    }
+
+    /// Frame stage 3 (present): shows the frame and sends `frameDone` to the apps it shows.
+    public func present() {
         let presented = backend.present()
         let time = virtualTime ?? presented
         frameCount += 1
@@ -741,7 +789,11 @@ public final class Compositor {
             c.frameDonePending = false
             send(.frameDone(time: time), to: c)
         }
-        return stats
+    }
+
+    /// Bytes held in snapshots by all apps now.
+    public var snapshotBytes: Int {
+        clients.values.reduce(0) { $0 + $1.snapshots.reduce(0) { $0 + $1.stride * $1.height } }
     }
 
     /// The damage the last frame redrew (nil: everything).

@@ -21,6 +21,11 @@ public final class ScenarioPlayer {
     /// Real time allowed for an app to start, or to answer one round trip.
     public var startTimeoutMilliseconds = 20_000
     public var roundTripTimeoutMilliseconds = 5000
+    /// Time the baselines and keep trace events (for `profile --scenario`).
+    public var baselines = false
+    public var tracing = false
+    /// The frames' records after `play()`.
+    public private(set) var driver: FrameDriver?
     let logger: Logger
     let command: (_ app: String, _ eventLog: String) throws -> [String]
 
@@ -31,15 +36,6 @@ public final class ScenarioPlayer {
         self.outputDirectory = outputDirectory
         self.logger = logger
         self.command = command
-    }
-
-    struct FrameTiming {
-        var frame: Int
-        var time: UInt64
-        var inputMs: Double
-        var layoutMs: Double
-        var compositeMs: Double
-        var totalMs: Double
     }
 
     /// Plays the whole scenario. Returns the paths of the captures written.
@@ -64,45 +60,42 @@ public final class ScenarioPlayer {
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: startTimeoutMilliseconds)
 
         var captures: [String] = []
-        var timings: [FrameTiming] = []
+        let driver = FrameDriver(compositor: compositor)
+        driver.baselines = baselines
+        driver.tracing = tracing
+        self.driver = driver
         var next = 0
         var waiting = false
         var t: UInt64 = 0
         let end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
-            compositor.virtualTime = t
-            let frameStart = MonotonicClock.nanoseconds
             var pendingCaptures: [String] = []
-            if waiting && compositor.isSettled { waiting = false }
-            while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
-                switch scenario.steps[next].action {
-                case .touch(let id, let phase, let x, let y):
-                    compositor.panelInput(.touch(id: id, phase: phase, x: x, y: y))
-                case .pen(let phase, let x, let y, let p, let tx, let ty):
-                    compositor.panelInput(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty))
-                case .rotate(let o):
-                    compositor.rotate(to: o)
-                case .rotateOutput(let r):
-                    compositor.rotateOutput(r)
-                case .emulate(let name):
-                    compositor.emulate(try DeviceProfile.named(name))
-                case .capture(let name):
-                    pendingCaptures.append(name)
-                case .wait:
-                    waiting = !compositor.isSettled
+            try driver.frame(at: t, roundTripTimeout: roundTripTimeoutMilliseconds) {
+                var applied = false
+                if waiting && compositor.isSettled { waiting = false }
+                while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
+                    switch scenario.steps[next].action {
+                    case .touch(let id, let phase, let x, let y):
+                        compositor.panelInput(.touch(id: id, phase: phase, x: x, y: y))
+                        applied = true
+                    case .pen(let phase, let x, let y, let p, let tx, let ty):
+                        compositor.panelInput(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty))
+                        applied = true
+                    case .rotate(let o):
+                        compositor.rotate(to: o)
+                    case .rotateOutput(let r):
+                        compositor.rotateOutput(r)
+                    case .emulate(let name):
+                        compositor.emulate(try DeviceProfile.named(name))
+                    case .capture(let name):
+                        pendingCaptures.append(name)
+                    case .wait:
+                        waiting = !compositor.isSettled
+                    }
+                    next += 1
                 }
-                next += 1
+                return applied
             }
-            let inputDone = MonotonicClock.nanoseconds
-            compositor.tick()
-            try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
-            compositor.tick()
-            let layoutDone = MonotonicClock.nanoseconds
-            compositor.repaint()
-            let composited = MonotonicClock.nanoseconds
-            timings.append(FrameTiming(
-                frame: timings.count, time: t, inputMs: ms(frameStart, inputDone), layoutMs: ms(inputDone, layoutDone),
-                compositeMs: ms(layoutDone, composited), totalMs: ms(frameStart, composited)))
             for name in pendingCaptures {
                 let path = "\(outputDirectory)/\(name)"
                 try compositor.output.writePNG(to: path)
@@ -114,25 +107,7 @@ public final class ScenarioPlayer {
         }
         // Let the apps log the last frame's events before the connections close.
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
-        try writeFrames(timings, size: compositor.output)
+        try Files.writeAtomically("\(outputDirectory)/frames.json", bytes: Array((driver.framesJSON.serialized + "\n").utf8))
         return captures
     }
-
-    private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b - a) / 1_000_000 }
-
-    private func writeFrames(_ timings: [FrameTiming], size: PixelImage) throws {
-        let frames = JSONValue.array(timings.map { f in
-            .object([
-                ("frame", .int(f.frame)), ("time", .int(Int(f.time))),
-                ("input_ms", .double(rounded(f.inputMs))), ("layout_ms", .double(rounded(f.layoutMs))),
-                ("composite_ms", .double(rounded(f.compositeMs))), ("total_ms", .double(rounded(f.totalMs))),
-            ])
-        })
-        let json = JSONValue.object([
-            ("frames", frames), ("output", .object([("width", .int(size.width)), ("height", .int(size.height))])),
-        ])
-        try Files.writeAtomically("\(outputDirectory)/frames.json", bytes: Array((json.serialized + "\n").utf8))
-    }
-
-    private func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 }

@@ -33,6 +33,9 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Play a hung app: after the first frame, never ack a configure or answer a snapshot request.")
     var noAck = false
 
+    @Flag(name: .long, help: "Draw a new frame after every frameDone (a busy app, for profiling).")
+    var animate = false
+
     @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
     var recolorDamage: String?
 
@@ -60,6 +63,7 @@ struct DemoCommand: ParsableCommand {
         }
         var opts = options
         opts.recolorDamage = recolorDamage.flatMap(parseBox)
+        opts.animate = animate
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()
         if status != 0 { throw ExitCode(status) }

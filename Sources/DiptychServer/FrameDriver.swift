@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// Runs frames in stages and times them: input, the apps' round trip, layout, composite and
+// present, with optional baselines (pixman alone on the same operations, memcpy of a frame).
+// Scenarios and the profiler share it, so frames.json and `profile` report the same records.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+
+/// The timings of one frame, in milliseconds.
+public struct FrameRecord: Sendable {
+    public var frame: Int
+    /// Virtual time of the frame.
+    public var time: UInt64
+    public var input: Double
+    /// Waiting for the apps' answers (their time, not the compositor's; not in `total`).
+    public var apps: Double
+    public var layout: Double
+    public var composite: Double
+    public var present: Double
+    /// input + layout + composite + present: the compositor's own work.
+    public var total: Double
+    public var pixman: Double?
+    public var memcpy: Double?
+    /// Output pixels repainted.
+    public var repaintedPixels: Int
+    /// From the input applied in this frame to the frame that shows it, if any.
+    public var inputLatency: Double?
+
+    public var json: JSONValue {
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        var pairs: [(String, JSONValue)] = [
+            ("frame", .int(frame)), ("time", .int(Int(time))), ("input_ms", r(input)), ("apps_ms", r(apps)),
+            ("layout_ms", r(layout)), ("composite_ms", r(composite)), ("present_ms", r(present)), ("total_ms", r(total)),
+            ("repainted_px", .int(repaintedPixels)),
+        ]
+        if let p = pixman { pairs.append(("pixman_ms", r(p))) }
+        if let m = memcpy { pairs.append(("memcpy_ms", r(m))) }
+        if let l = inputLatency { pairs.append(("input_latency_ms", r(l))) }
+        return .object(pairs)
+    }
+}
+
+/// Drives a compositor frame by frame and records what each frame cost.
+public final class FrameDriver {
+    public let compositor: Compositor
+    /// Also time the baselines after each frame.
+    public var baselines = false
+    /// Keep Chrome trace events.
+    public var tracing = false
+    public private(set) var records: [FrameRecord] = []
+    public private(set) var traceEvents: [JSONValue] = []
+    public private(set) var maxSnapshotBytes = 0
+    private var scratch: PixelImage?
+    private var scratchCopy: PixelImage?
+    private let origin = MonotonicClock.nanoseconds
+
+    public init(compositor: Compositor) { self.compositor = compositor }
+
+    /// Runs one frame at virtual time `time`; `input` applies this frame's input and returns
+    /// whether there was any. `record` false runs it without keeping its figures (warm-up).
+    @discardableResult
+    public func frame(at time: UInt64, roundTripTimeout: Int = 5000, record: Bool = true, input: () throws -> Bool) throws -> FrameRecord {
+        compositor.virtualTime = time
+        let t0 = MonotonicClock.nanoseconds
+        let hadInput = try input()
+        compositor.tick()
+        let t1 = MonotonicClock.nanoseconds
+        try compositor.roundTrip(timeoutMilliseconds: roundTripTimeout)
+        compositor.tick()
+        let t2 = MonotonicClock.nanoseconds
+        let prepared = compositor.prepareFrame()
+        let t3 = MonotonicClock.nanoseconds
+        var pixman: Double?, memcpy: Double?
+        // The baselines run before the composite on even frames and after it on odd ones, so
+        // neither side always finds the apps' buffers warm in the cache.
+        func baseline() {
+            let out = compositor.output
+            if scratch?.width != out.width || scratch?.height != out.height {
+                scratch = PixelImage(width: out.width, height: out.height)
+                scratchCopy = PixelImage(width: out.width, height: out.height)
+            }
+            let b0 = MonotonicClock.nanoseconds
+            PixmanRenderer.replay(prepared.operations, into: scratch!)
+            let b1 = MonotonicClock.nanoseconds
+            scratchCopy!.copyBytes(from: out)
+            let b2 = MonotonicClock.nanoseconds
+            pixman = ms(b0, b1)
+            memcpy = ms(b1, b2)
+        }
+        let baselineFirst = baselines && records.count % 2 == 0
+        if baselineFirst { baseline() }
+        let c0 = MonotonicClock.nanoseconds
+        let stats = compositor.composite(prepared)
+        let t4 = MonotonicClock.nanoseconds
+        compositor.present()
+        let t5 = MonotonicClock.nanoseconds
+        if baselines && !baselineFirst { baseline() }
+        maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
+        let repainted = stats.compositedPixels + stats.filledPixels
+        let r = FrameRecord(
+            frame: records.count, time: time, input: ms(t0, t1), apps: ms(t1, t2), layout: ms(t2, t3), composite: ms(c0, t4),
+            present: ms(t4, t5), total: ms(t0, t1) + ms(t2, t3) + ms(c0, t5), pixman: pixman, memcpy: memcpy, repaintedPixels: repainted,
+            inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
+        guard record else { return r }
+        records.append(r)
+        if tracing { trace(r, t0: t0, t1: t1, t2: t2, t3: t3, t4: t4, t5: t5) }
+        return r
+    }
+
+    private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b &- a) / 1_000_000 }
+
+    private static let tracks = ["input", "apps", "layout", "composite", "present"]
+
+    private func trace(_ r: FrameRecord, t0: UInt64, t1: UInt64, t2: UInt64, t3: UInt64, t4: UInt64, t5: UInt64) {
+        func us(_ t: UInt64) -> Double { Double(t &- origin) / 1000 }
+        if traceEvents.isEmpty {
+            for (i, name) in Self.tracks.enumerated() {
+                traceEvents.append(.object([("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(1)), ("tid", .int(i + 1)), ("args", .object([("name", .string(name))]))]))
+            }
+        }
+        let spans = [(0, t0, t1), (1, t1, t2), (2, t2, t3), (3, t4 - UInt64(r.composite * 1_000_000), t4), (4, t4, t5)]
+        for (i, a, b) in spans {
+            traceEvents.append(.object([
+                ("name", .string(Self.tracks[i])), ("cat", .string("frame")), ("ph", .string("X")), ("pid", .int(1)), ("tid", .int(i + 1)),
+                ("ts", .double(us(a))), ("dur", .double(Double(b &- a) / 1000)), ("args", .object([("frame", .int(r.frame))])),
+            ]))
+        }
+        // One track per app: from the round trip's start to its answer.
+        for (k, app) in compositor.lastRoundTrip.enumerated() {
+            let tid = 100 + k
+            if r.frame == 0 {
+                traceEvents.append(.object([("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(1)), ("tid", .int(tid)), ("args", .object([("name", .string("app \(app.label)"))]))]))
+            }
+            traceEvents.append(.object([
+                ("name", .string(app.label)), ("cat", .string("app")), ("ph", .string("X")), ("pid", .int(1)), ("tid", .int(tid)),
+                ("ts", .double(us(app.start))), ("dur", .double(Double(app.end &- app.start) / 1000)),
+            ]))
+        }
+    }
+
+    /// `frames.json`: every record and the output size.
+    public var framesJSON: JSONValue {
+        .object([
+            ("frames", .array(records.map(\.json))),
+            ("output", .object([("width", .int(compositor.output.width)), ("height", .int(compositor.output.height))])),
+        ])
+    }
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// `diptych profile`: frame times per stage on real workloads, with the baselines measured in
+// the same run on the same scene (SPEC §8).
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import Logging
+
+/// A built-in profiling workload.
+public enum ProfileWorkload: String, CaseIterable, Sendable {
+    /// `ipad-pro` split-2/3, both apps committing a full-damage buffer every frame.
+    case splitStatic = "split-static"
+    /// The divider sweeping back and forth, apps idle, snapshots shown.
+    case dividerDrag = "divider-drag"
+    /// `ipad-pro` on a 2048×1536 panel, both apps animating.
+    case emulated
+}
+
+/// What a profiling run measured.
+public struct ProfileResult {
+    public var name: String
+    public var records: [FrameRecord]
+    public var output: Size
+    public var peakResidentBytes: Int
+    public var maxSnapshotBytes: Int
+    public var traceEvents: [JSONValue]
+
+    /// The `q` quantile (0…1) of `values`, nearest rank.
+    static func quantile(_ values: [Double], _ q: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
+        return sorted[min(rank, sorted.count) - 1]
+    }
+
+    func summary(_ values: [Double]) -> JSONValue {
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        return .object([
+            ("p50_ms", r(Self.quantile(values, 0.5))), ("p90_ms", r(Self.quantile(values, 0.9))),
+            ("p99_ms", r(Self.quantile(values, 0.99))), ("max_ms", r(values.max() ?? 0)),
+        ])
+    }
+
+    public var totalP50: Double { Self.quantile(records.map(\.total), 0.5) }
+    public var pixmanP50: Double { Self.quantile(records.compactMap(\.pixman), 0.5) }
+    public var memcpyP50: Double { Self.quantile(records.compactMap(\.memcpy), 0.5) }
+
+    /// The report with SPEC §8's binding keys, and more.
+    public var json: JSONValue {
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        let latencies = records.compactMap(\.inputLatency)
+        return .object([
+            ("frames", .int(records.count)),
+            ("output", .object([("width", .int(output.width)), ("height", .int(output.height))])),
+            ("stages", .object([
+                ("input", summary(records.map(\.input))), ("layout", summary(records.map(\.layout))),
+                ("composite", summary(records.map(\.composite))), ("present", summary(records.map(\.present))),
+                ("total", summary(records.map(\.total))),
+            ])),
+            ("baseline", .object([("pixman_p50_ms", r(pixmanP50)), ("memcpy_p50_ms", r(memcpyP50))])),
+            ("ratio", .object([
+                ("total_vs_pixman", r(pixmanP50 > 0 ? totalP50 / pixmanP50 : 0)),
+                ("total_vs_memcpy", r(memcpyP50 > 0 ? totalP50 / memcpyP50 : 0)),
+            ])),
+            ("workload", .string(name)),
+            ("apps", summary(records.map(\.apps))),
+            ("latency", .object([
+                ("events", .int(latencies.count)), ("p50_ms", r(Self.quantile(latencies, 0.5))), ("max_ms", r(latencies.max() ?? 0)),
+            ])),
+            ("repainted_px_p50", .int(Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5)))),
+            ("memory", .object([
+                ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)),
+            ])),
+        ])
+    }
+
+    /// A short table for a terminal.
+    public var text: String {
+        var lines = ["\(name): \(records.count) frames at \(output.width)x\(output.height)", "stage       p50 ms   p90 ms   p99 ms   max ms"]
+        for (stage, values) in [
+            ("input", records.map(\.input)), ("layout", records.map(\.layout)), ("composite", records.map(\.composite)),
+            ("present", records.map(\.present)), ("total", records.map(\.total)), ("(apps)", records.map(\.apps)),
+        ] {
+            func f(_ v: Double) -> String {
+                let s = String((v * 1000).rounded() / 1000)
+                return String(repeating: " ", count: max(0, 9 - s.count)) + s
+            }
+            lines.append(stage.padding(10) + f(Self.quantile(values, 0.5)) + f(Self.quantile(values, 0.9)) + f(Self.quantile(values, 0.99)) + f(values.max() ?? 0))
+        }
+        lines.append("baseline: pixman alone p50 \((pixmanP50 * 1000).rounded() / 1000) ms, memcpy of a frame p50 \((memcpyP50 * 1000).rounded() / 1000) ms")
+        lines.append("ratio: total/pixman \(pixmanP50 > 0 ? ((totalP50 / pixmanP50) * 100).rounded() / 100 : 0), total/memcpy \(memcpyP50 > 0 ? ((totalP50 / memcpyP50) * 100).rounded() / 100 : 0)")
+        lines.append("peak resident \(peakResidentBytes / 1_048_576) MB, snapshots peak \(maxSnapshotBytes / 1_048_576) MB")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Chrome trace-event JSON (opens in Perfetto).
+    public var traceJSON: String {
+        JSONValue.object([("traceEvents", .array(traceEvents)), ("displayTimeUnit", .string("ms"))]).serialized
+    }
+
+    /// Frame times over the run as a picture, with the 60 Hz and 120 Hz budgets.
+    public func plot() -> PixelImage {
+        let w = 1200, h = 500, margin = 40
+        let image = PixelImage(width: w, height: h)
+        image.fill(Rect(x: 0, y: 0, width: w, height: h), color: RGB(red: 255, green: 255, blue: 255))
+        let top = max(20.0, (records.map(\.total).max() ?? 0) * 1.2)
+        func y(_ ms: Double) -> Int { h - margin - Int(Double(h - 2 * margin) * min(ms, top) / top) }
+        let n = max(1, records.count)
+        let barWidth = max(1, (w - 2 * margin) / n)
+        var bars: [Rect] = [], apps: [Rect] = [], pixman: [Rect] = []
+        for (i, r) in records.enumerated() {
+            let x = margin + i * (w - 2 * margin) / n
+            bars.append(Rect(x: x, y: y(r.total), width: barWidth, height: h - margin - y(r.total)))
+            apps.append(Rect(x: x, y: y(r.total + r.apps), width: barWidth, height: max(0, y(r.total) - y(r.total + r.apps))))
+            if let p = r.pixman { pixman.append(Rect(x: x, y: y(p) - 1, width: barWidth, height: 2)) }
+        }
+        image.fill(apps, color: RGB(red: 0xC8, green: 0xD8, blue: 0xF0))
+        image.fill(bars, color: RGB(red: 0x1E, green: 0x3A, blue: 0x8A))
+        image.fill(pixman, color: RGB(red: 0x3C, green: 0xC8, blue: 0x78))
+        image.fill(Rect(x: margin, y: h - margin, width: w - 2 * margin, height: 1), color: RGB(red: 0, green: 0, blue: 0))
+        image.fill(Rect(x: margin, y: margin, width: 1, height: h - 2 * margin), color: RGB(red: 0, green: 0, blue: 0))
+        for (budget, color) in [(1000.0 / 60, RGB(red: 0xE0, green: 0x30, blue: 0x30)), (1000.0 / 120, RGB(red: 0xF0, green: 0x90, blue: 0x20))] where budget < top {
+            image.fill(Rect(x: margin, y: y(budget), width: w - 2 * margin, height: 2), color: color)
+        }
+        return image
+    }
+}
+
+extension String {
+    func padding(_ n: Int) -> String { self + String(repeating: " ", count: max(0, n - count)) }
+}
+
+/// Runs profiling workloads.
+public enum Profiler {
+    /// Runs a built-in workload for `frames` frames (after 10 unrecorded warm-up frames).
+    /// `command` gives the command line of an app.
+    public static func run(
+        _ workload: ProfileWorkload, frames: Int, tracing: Bool, logger: Logger, command: (String) throws -> [String]
+    ) throws -> ProfileResult {
+        let profile = try DeviceProfile.named("ipad-pro")
+        var configuration = CompositorConfiguration(profile: profile, orientation: .landscape, arrangement: .split23, listen: false)
+        if workload == .emulated { configuration.emulateOn = Size(width: 2048, height: 1536) }
+        let compositor = try Compositor(configuration: configuration, logger: logger)
+        defer { compositor.shutdown() }
+        compositor.admitsAtHello = false
+        let animate = workload == .dividerDrag ? "" : " --animate"
+        try compositor.launch(try command("pattern:#336699" + animate), role: .primary, label: "pattern:#336699")
+        try compositor.launch(try command("pattern:#993366" + animate), role: .secondary, label: "pattern:#993366")
+        compositor.virtualTime = 0
+        try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
+
+        let driver = FrameDriver(compositor: compositor)
+        driver.baselines = true
+        driver.tracing = tracing
+        let w = Double(compositor.layout.screen.width)
+        let divider = Double(compositor.layout.divider?.x ?? 0) + 5
+        for i in 0..<(frames + 10) {
+            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= 10) {
+                guard workload == .dividerDrag else { return false }
+                if i == 0 {
+                    compositor.touch(id: 1, phase: .down, x: divider, y: 400)
+                    return true
+                }
+                // A triangle sweep between 45% and 85% of the width, 2 s per round.
+                let phase = Double(i % 120) / 60
+                let x = w * (0.45 + 0.4 * (phase < 1 ? phase : 2 - phase))
+                compositor.touch(id: 1, phase: .motion, x: x, y: 400)
+                return true
+            }
+        }
+        return ProfileResult(
+            name: workload.rawValue, records: driver.records, output: Size(width: compositor.output.width, height: compositor.output.height),
+            peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
+    }
+
+    /// Profiles a scenario as it plays.
+    public static func run(scenario: Scenario, file: String, outputDirectory: String, tracing: Bool, logger: Logger, command: @escaping (String, String) throws -> [String]) throws -> ProfileResult {
+        let player = ScenarioPlayer(scenario: scenario, outputDirectory: outputDirectory, logger: logger, command: command)
+        player.baselines = true
+        player.tracing = tracing
+        try player.play()
+        let driver = player.driver!
+        return ProfileResult(
+            name: file, records: driver.records, output: Size(width: driver.compositor.output.width, height: driver.compositor.output.height),
+            peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
+    }
+}

@@ -24,6 +24,8 @@ public final class ScenarioPlayer {
     /// Time the baselines and keep trace events (for `profile --scenario`).
     public var baselines = false
     public var tracing = false
+    /// Tint repainted regions in the captures.
+    public var debugDamage = false
     /// The frames' records after `play()`.
     public private(set) var driver: FrameDriver?
     let logger: Logger
@@ -46,6 +48,7 @@ public final class ScenarioPlayer {
             listen: false, multitasking: scenario.multitasking)
         configuration.palmRejection = scenario.palmRejection
         configuration.emulateOn = scenario.emulateOn
+        configuration.debugDamage = debugDamage
         configuration.penHoldoff = scenario.penHoldoff
         let compositor = try Compositor(configuration: configuration, logger: logger)
         defer { compositor.shutdown() }

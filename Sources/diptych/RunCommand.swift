@@ -45,6 +45,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "How long fingers stay held off after the pen leaves, in ms.")
     var penHoldoffMs: Int = 90
 
+    @Flag(help: "Tint the regions each frame repaints (a debugging aid).")
+    var debugDamage = false
+
     func palmSettings() throws -> (PalmRejection.Mode, UInt64) {
         guard let mode = PalmRejection.Mode(rawValue: palmRejection) else {
             throw UsageError("unknown --palm-rejection '\(palmRejection)'; valid: pen-priority, off")
@@ -81,6 +84,7 @@ struct RunCommand: ParsableCommand {
                 var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking)
                 configuration.palmRejection = palmMode
                 configuration.penHoldoff = holdoff
+                configuration.debugDamage = debugDamage
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
                 compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
@@ -135,6 +139,7 @@ struct RunCommand: ParsableCommand {
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: Logger(label: "diptych.scenario")) { app, log in
             try Apps.command(app, eventLog: log).arguments
         }
+        player.debugDamage = debugDamage
         let captures: [String]
         do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }

@@ -211,3 +211,38 @@ struct IndependentPNGDecodeTests {
         #expect(printed == "336699 aabbcc\n")
     }
 }
+
+struct DoubleBufferTests {
+    /// Random frames: after every present the shown buffer equals the shadow exactly, and the
+    /// copy covered exactly the union of the last two frames' damage.
+    @Test func presentCopiesTheUnionOfTheLastTwoFramesDamage() {
+        var g = UInt64(12345)
+        func next(_ n: Int) -> Int {
+            g = g &* 6364136223846793005 &+ 1442695040888963407
+            return Int((g >> 33) % UInt64(n))
+        }
+        let size = Size(width: 64, height: 48)
+        let chain = DoubleBuffer(size: size)
+        var previous: Region?
+        for frame in 0..<60 {
+            var damage = Region()
+            for _ in 0..<(1 + next(3)) {
+                let r = Rect(x: next(60), y: next(44), width: 1 + next(20), height: 1 + next(20)).intersection(Rect(x: 0, y: 0, width: 64, height: 48))!
+                chain.shadow.fill(r, color: RGB(red: UInt8(next(256)), green: UInt8(next(256)), blue: UInt8(next(256))))
+                damage.formUnion(r)
+            }
+            let copied = chain.present(damage: damage)
+            let shown = chain.buffers[chain.front]
+            #expect(shown.compare(to: chain.shadow, tolerance: 0).matches, "frame \(frame)")
+            if frame >= 2, let previous {
+                var expected = damage
+                for r in previous.rects { expected.formUnion(r) }
+                #expect(copied.area == expected.area, "frame \(frame)")
+                var outside = copied
+                outside.subtract(expected)
+                #expect(outside.isEmpty)
+            }
+            previous = damage
+        }
+    }
+}

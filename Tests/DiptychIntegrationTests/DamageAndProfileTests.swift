@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Damage tracking with real apps (not timed), and the profiler's report, trace and plot.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import DiptychServer
+import DiptychTestSupport
+import Logging
+import Testing
+
+struct DamageTests {
+    func compositor(_ dir: String) throws -> Compositor {
+        let config = CompositorConfiguration(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .split23, listen: false)
+        let c = try Compositor(configuration: config, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        c.admitsAtHello = false
+        try c.launch([Harness.demo, "pattern:#336699"], role: .primary, label: "a")
+        try c.launch([Harness.demo, "pattern:#993366"], role: .secondary, label: "b")
+        c.virtualTime = 0
+        try c.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
+        return c
+    }
+
+    @Test func aStaticFrameRepaintsNothing() throws {
+        let c = try compositor(Harness.temporaryDirectory("damage"))
+        defer { c.shutdown() }
+        try c.roundTrip()
+        c.repaint()
+        #expect(c.lastFrameDamage == nil)  // the first frame draws everything
+        try c.roundTrip()
+        let stats = c.repaint()
+        #expect(c.lastFrameDamage?.isEmpty == true)
+        #expect(stats.compositedPixels == 0 && stats.filledPixels == 0)
+    }
+
+    @Test func aDividerDragRepaintsOnlyTheStripItSwept() throws {
+        let c = try compositor(Harness.temporaryDirectory("damage"))
+        defer { c.shutdown() }
+        c.repaint()
+        c.touch(id: 1, phase: .down, x: 699, y: 300)
+        try c.roundTrip()  // the snapshots arrive
+        c.repaint()
+        c.touch(id: 1, phase: .motion, x: 689, y: 300)
+        try c.roundTrip()
+        c.repaint()
+        // The divider moved 10 pt left: the strip from its new left edge to its old right edge.
+        let d = try #require(c.lastFrameDamage)
+        #expect(d.area == (10 + 10) * 2 * 1536)
+        #expect(d.rects.allSatisfy { $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 })
+        // Nothing moves, nothing is repainted.
+        try c.roundTrip()
+        c.repaint()
+        #expect(c.lastFrameDamage?.isEmpty == true)
+    }
+}
+
+struct ProfileCommandTests {
+    @Test func jsonTraceAndPlot() throws {
+        let dir = Harness.temporaryDirectory("profile")
+        let r = try Harness.run([
+            Harness.diptych, "profile", "--workload", "split-static", "--frames", "20", "--json",
+            "--trace", "\(dir)/trace.json", "--plot", "\(dir)/plot.png",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONValue.parse(r.stdout.trimmingNewline)
+        #expect(json["frames"]?.intValue == 20)
+        #expect(json["output"]?["width"]?.intValue == 2732 && json["output"]?["height"]?.intValue == 2048)
+        for stage in ["input", "layout", "composite", "present", "total"] {
+            for key in ["p50_ms", "p90_ms", "p99_ms", "max_ms"] {
+                #expect(json["stages"]?[stage]?[key]?.doubleValue != nil, "\(stage).\(key)")
+            }
+        }
+        #expect((json["stages"]?["total"]?["p50_ms"]?.doubleValue ?? 0) > 0)
+        #expect((json["stages"]?["composite"]?["p50_ms"]?.doubleValue ?? 0) > 0)
+        #expect((json["baseline"]?["pixman_p50_ms"]?.doubleValue ?? 0) > 0)
+        #expect((json["baseline"]?["memcpy_p50_ms"]?.doubleValue ?? 0) > 0)
+        #expect((json["ratio"]?["total_vs_pixman"]?.doubleValue ?? 0) > 0)
+        #expect((json["ratio"]?["total_vs_memcpy"]?.doubleValue ?? 0) > 0)
+        #expect((json["memory"]?["peak_rss_mb"]?.doubleValue ?? 0) > 0)
+
+        let trace = try JSONValue.parse(String(decoding: try Files.read("\(dir)/trace.json"), as: UTF8.self))
+        let events = trace["traceEvents"]?.arrayValue ?? []
+        #expect(events.contains { $0["ph"]?.stringValue == "X" && $0["name"]?.stringValue == "composite" })
+        #expect(events.contains { $0["ph"]?.stringValue == "M" && $0["args"]?["name"]?.stringValue == "app pattern:#336699" })
+        #expect(events.allSatisfy { $0["ts"] == nil || $0["ts"]!.doubleValue != nil })
+        let plot = try PixelImage.readPNG(from: "\(dir)/plot.png")
+        #expect(plot.width == 1200 && plot.height == 500)
+    }
+
+    @Test func dividerDragReportsLatencyAndSnapshots() throws {
+        let r = try Harness.run([Harness.diptych, "profile", "--workload", "divider-drag", "--frames", "30", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONValue.parse(r.stdout.trimmingNewline)
+        #expect((json["latency"]?["events"]?.intValue ?? 0) > 20)
+        #expect((json["memory"]?["snapshot_peak_bytes"]?.intValue ?? 0) > 0)
+        // The drag repaints a strip, not the screen.
+        #expect((json["repainted_px_p50"]?.intValue ?? Int.max) < 2732 * 2048 / 4)
+    }
+
+    @Test func badWorkloadIsNamed() throws {
+        let r = try Harness.run([Harness.diptych, "profile", "--workload", "sprint"])
+        #expect(r.status == 2 && r.stderr.contains("split-static, divider-drag, emulated"))
+    }
+
+    @Test func debugDamageTintsRepaintedRegions() throws {
+        let plain = try play("drag-ipad")
+        let dir = Harness.temporaryDirectory("debug-damage")
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/drag-ipad.json", "--out", dir, "--debug-damage"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let tinted = try PixelImage.readPNG(from: "\(dir)/after.png")
+        #expect(!tinted.compare(to: try plain.image("after.png"), tolerance: 0).matches)
+    }
+}

@@ -31,7 +31,7 @@ let package = Package(
         // MARK: Platform tier.
         .target(name: "DiptychLinux", dependencies: ["CLinuxShims"], swiftSettings: platformSettings),
         .target(name: "DiptychRender", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
-        .target(name: "DiptychDRM", dependencies: ["CDRM", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
+        .target(name: "DiptychDRM", dependencies: ["CDRM", "DiptychCore", "DiptychLinux", "DiptychRender", .product(name: "Logging", package: "swift-log")], swiftSettings: platformSettings),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
 
         // MARK: Mechanism and clients.
@@ -64,7 +64,9 @@ let package = Package(
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),
         .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore"]),
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux"]),
-        .testTarget(name: "DiptychPlatformTests", dependencies: ["DiptychDRM", "DiptychInput"]),
+        .testTarget(
+            name: "DiptychPlatformTests",
+            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychRender", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "DiptychRenderTests",
             dependencies: ["DiptychRender", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux"],

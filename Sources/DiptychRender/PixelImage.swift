@@ -47,6 +47,11 @@ public final class PixelImage {
         image = pixman_image_create_bits(format.pixman, Int32(width), Int32(height), bytes.assumingMemoryBound(to: UInt32.self), Int32(stride))!
     }
 
+    /// An image over memory at `base` that `owner` keeps alive (scanout buffers).
+    public convenience init(unsafeBase base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, owner: AnyObject) {
+        self.init(foreign: base, offset: 0, width: width, height: height, stride: stride, format: .xrgb8888, owner: owner)
+    }
+
     /// An image over `length` bytes at `base + offset` that `owner` keeps alive. The caller has
     /// validated that offset + stride × height fits. The image is only read from when the
     /// memory is read-only.
@@ -104,6 +109,14 @@ public final class PixelImage {
         defer { pixman_image_unref(solid) }
         for r in rects.compactMap({ $0.intersection(bounds) }) {
             pixman_image_composite32(PIXMAN_OP_OVER, solid, nil, image, 0, 0, 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+        }
+    }
+
+    /// Copies `rects` of `source` (same size) into this image with PIXMAN_OP_SRC.
+    public func copy(_ rects: [Rect], from source: PixelImage) {
+        let bounds = Rect(x: 0, y: 0, width: width, height: height)
+        for r in rects.compactMap({ $0.intersection(bounds) }) {
+            pixman_image_composite32(PIXMAN_OP_SRC, source.image, nil, image, Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
         }
     }
 

@@ -781,7 +781,7 @@ public final class Compositor {
 
     /// Frame stage 3 (present): shows the frame and sends `frameDone` to the apps it shows.
     public func present() {
-        let presented = backend.present()
+        let presented = backend.present(damage: lastFrameDamage)
         let time = virtualTime ?? presented
         frameCount += 1
         for p in shell.presentation {

@@ -3,7 +3,6 @@
 
 import DiptychCore
 import DiptychLinux
-import DiptychRender
 
 /// An output the compositor draws frames for. The renderer never knows which backend it draws
 /// for (Weston's backend/renderer split); the compositor only asks for a buffer and presents it.
@@ -12,9 +11,11 @@ public protocol OutputBackend: AnyObject {
     var size: Size { get }
     /// The buffer to draw the next frame into. Valid until `present`.
     func beginFrame() -> PixelImage
-    /// Shows the frame drawn into the buffer from `beginFrame`; returns when it was shown
-    /// (milliseconds on the monotonic clock).
-    func present() -> UInt64
+    /// Shows the frame drawn into the buffer from `beginFrame`, of which `damage` (nil: all)
+    /// changed; returns when it was shown or queued (milliseconds on the monotonic clock).
+    func present(damage: Region?) -> UInt64
+    /// Whether a new frame can be presented now (false while a page flip is pending).
+    var readyForFrame: Bool { get }
     /// The last frame presented, for captures.
     var lastFrame: PixelImage { get }
 }
@@ -32,7 +33,8 @@ public final class HeadlessBackend: OutputBackend {
     }
 
     public func beginFrame() -> PixelImage { image }
-    public func present() -> UInt64 { MonotonicClock.milliseconds }
+    public func present(damage: Region?) -> UInt64 { MonotonicClock.milliseconds }
+    public var readyForFrame: Bool { true }
     public var lastFrame: PixelImage { image }
 
     /// Writes the last frame as PNG, atomically.

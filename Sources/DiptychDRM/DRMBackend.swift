@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// The KMS output: one connector, its CRTC, two dumb buffers fed from a shadow image by
+// damage, page flips paced by the kernel's events, and the CRTC put back on exit.
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import Logging
+
+/// An output on a KMS device. Confined to the compositor's thread.
+public final class DRMBackend: OutputBackend {
+    public let device: any KMSDevice
+    public let connector: ConnectorInfo
+    public let mode: DisplayMode
+    public let crtc: UInt32
+    public var size: Size { Size(width: mode.width, height: mode.height) }
+    public private(set) var flipsCompleted = 0
+    public private(set) var flipFailures = 0
+    private let saved: CRTCState
+    private let buffers: [ScanoutBuffer]
+    private let shadow: PixelImage
+    private var front = 0
+    private var flipPending = false
+    private var nextToken: UInt64 = 1
+    private var pendingToken: UInt64 = 0
+    /// Damage of the previous frame (nil: all): the back buffer missed it.
+    private var previousDamage: Region?
+    private var framesShown = 0
+    /// A frame whose flip failed: retried at the next present.
+    private var retry = false
+    private let logger: Logger
+    private var restored = false
+
+    /// Takes the first connected connector (or the one named), its mode (preferred or
+    /// `requested`) and a CRTC, and shows a black frame.
+    public init(device: any KMSDevice, requestedMode: ModeRequest? = nil, logger: Logger) throws {
+        self.device = device
+        self.logger = logger
+        try device.becomeMaster()
+        let res = try device.resources()
+        let connectors = try res.connectors.map { try device.connector($0) }
+        guard let c = connectors.first(where: { $0.connected && !$0.modes.isEmpty }) else {
+            device.dropMaster()
+            throw KMSError("no connected connector with modes among \(connectors.count) connectors")
+        }
+        guard let m = KMSPlanner.chooseMode(c.modes, requested: requestedMode) else {
+            device.dropMaster()
+            let available = c.modes.map(\.description).joined(separator: ", ")
+            throw KMSError("connector \(c.name) has no mode \(requestedMode.map { "\($0.width)x\($0.height)" } ?? ""); available: \(available)")
+        }
+        let encoders = try res.encoders.map { try device.encoder($0) }
+        guard let (_, crtcID) = KMSPlanner.chooseCRTC(connector: c, encoders: encoders, crtcs: res.crtcs) else {
+            device.dropMaster()
+            throw KMSError("no CRTC can drive connector \(c.name)")
+        }
+        connector = c
+        mode = m
+        crtc = crtcID
+        saved = try device.saveCRTC(crtcID)
+        var made: [ScanoutBuffer] = []
+        for _ in 0..<2 { made.append(try device.createScanoutBuffer(width: m.width, height: m.height)) }
+        buffers = made
+        for b in buffers { b.image.fill(Rect(x: 0, y: 0, width: m.width, height: m.height), color: RGB(red: 0, green: 0, blue: 0)) }
+        shadow = PixelImage(width: m.width, height: m.height)
+        try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
+        logger.info("modeset", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)"])
+    }
+
+    deinit { restore() }
+
+    public var descriptor: Int32 { device.descriptor }
+    public func beginFrame() -> PixelImage { shadow }
+    public var lastFrame: PixelImage { shadow }
+    public var readyForFrame: Bool { !flipPending }
+
+    /// Copies the damage of this frame and the previous one (what the back buffer lacks) from
+    /// the shadow into the back buffer, then queues a flip to it. A flip that fails is logged
+    /// and retried at the next frame.
+    public func present(damage: Region?) -> UInt64 {
+        guard !flipPending else { return MonotonicClock.milliseconds }
+        let back = 1 - front
+        let full = Region(Rect(x: 0, y: 0, width: mode.width, height: mode.height))
+        var copy: Region
+        if framesShown < 2 || damage == nil || previousDamage == nil || retry {
+            copy = full
+        } else {
+            copy = damage!
+            for r in previousDamage!.rects { copy.formUnion(r) }
+        }
+        buffers[back].image.copy(copy.rects, from: shadow)
+        let token = nextToken
+        nextToken += 1
+        do {
+            try device.pageFlip(crtc, framebuffer: buffers[back].framebuffer, token: token)
+            flipPending = true
+            pendingToken = token
+            front = back
+            previousDamage = damage
+            framesShown += 1
+            retry = false
+        } catch {
+            flipFailures += 1
+            retry = true
+            logger.warning("system error: page flip failed; retrying next frame", metadata: ["error": "\(error)"])
+        }
+        return MonotonicClock.milliseconds
+    }
+
+    /// Handles the device's events: a completed flip makes the backend ready for a frame.
+    /// Call when `descriptor` is readable.
+    public func dispatch() {
+        for token in device.readEvents() where token == pendingToken {
+            flipPending = false
+            flipsCompleted += 1
+        }
+    }
+
+    /// Puts back the CRTC as it was found, frees the buffers, drops master. Idempotent.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        do { try device.restoreCRTC(saved, connector: connector.id) } catch {
+            logger.warning("system error: cannot restore the CRTC", metadata: ["error": "\(error)"])
+        }
+        for b in buffers { device.destroyScanoutBuffer(b) }
+        device.dropMaster()
+    }
+}

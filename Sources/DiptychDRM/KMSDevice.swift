@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The seam between the KMS backend and the kernel: a small protocol, implemented by libdrm
+// (`LibdrmDevice`) and by a fake in tests that records the call sequence.
+
+import DiptychCore
+import DiptychRender
+
+/// A dumb buffer mapped for drawing, with its framebuffer.
+public struct ScanoutBuffer {
+    public var handle: UInt32
+    public var framebuffer: UInt32
+    /// The mapped pixels (XRGB8888, the buffer's pitch).
+    public var image: PixelImage
+    public init(handle: UInt32, framebuffer: UInt32, image: PixelImage) {
+        self.handle = handle
+        self.framebuffer = framebuffer
+        self.image = image
+    }
+}
+
+/// What the KMS backend needs from a card. Call on the compositor's thread.
+public protocol KMSDevice: AnyObject {
+    /// The descriptor to poll for page-flip events.
+    var descriptor: Int32 { get }
+    /// Takes DRM master; fails when another compositor or display manager holds it.
+    func becomeMaster() throws
+    func dropMaster()
+    func resources() throws -> KMSResources
+    func connector(_ id: UInt32) throws -> ConnectorInfo
+    func encoder(_ id: UInt32) throws -> EncoderInfo
+    /// The CRTC's current state, kept to restore on exit.
+    func saveCRTC(_ id: UInt32) throws -> CRTCState
+    /// A mapped XRGB8888 dumb buffer with a framebuffer on it.
+    func createScanoutBuffer(width: Int, height: Int) throws -> ScanoutBuffer
+    func destroyScanoutBuffer(_ buffer: ScanoutBuffer)
+    /// Sets the mode (by index in the connector's list) and shows `framebuffer`.
+    func setCRTC(_ crtc: UInt32, framebuffer: UInt32, connector: UInt32, modeIndex: Int) throws
+    /// Puts back a saved CRTC state (the mode saved with it).
+    func restoreCRTC(_ state: CRTCState, connector: UInt32) throws
+    /// Queues a flip to `framebuffer` at the next vblank, with an event carrying `token`.
+    func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws
+    /// Reads pending events; returns the tokens of completed flips.
+    func readEvents() -> [UInt64]
+}
+
+/// Why the KMS backend could not start or continue. `description` says what it looked for.
+public struct KMSError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

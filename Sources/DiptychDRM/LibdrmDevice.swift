@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// KMSDevice over libdrm: the legacy modesetting API (drmModeSetCrtc and drmModePageFlip),
+// which every KMS driver supports, with dumb buffers. Query results are copied into Swift
+// values and freed at once.
+
+import CDRM
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import Glibc
+
+/// Flip tokens collected by the page-flip handler during one `drmHandleEvent` call. The
+/// handler is a C function pointer that cannot capture; it runs only inside `readEvents`, on
+/// the compositor's single thread, so this storage is never shared.
+private enum FlipEvents {
+    nonisolated(unsafe) static var completed: [UInt64] = []
+}
+
+/// The mapping of a dumb buffer, unmapped when its image goes.
+final class DumbMapping {
+    let base: UnsafeMutableRawPointer
+    let length: Int
+    init(base: UnsafeMutableRawPointer, length: Int) {
+        self.base = base
+        self.length = length
+    }
+    deinit { munmap(base, length) }
+}
+
+/// A KMS card opened read-write. Owns the descriptor.
+public final class LibdrmDevice: KMSDevice {
+    public let path: String
+    private let fd: FileDescriptor
+    private var savedModes: [UInt32: drmModeModeInfo] = [:]
+    private var modeLists: [UInt32: [drmModeModeInfo]] = [:]
+
+    /// Opens `path` (close-on-exec).
+    public init(path: String) throws {
+        let raw = open(path, O_RDWR | O_CLOEXEC)
+        guard raw >= 0 else { throw KMSError("cannot open \(path): \(SystemError("open"))") }
+        self.path = path
+        fd = FileDescriptor(taking: raw)
+    }
+
+    public var descriptor: Int32 { fd.rawValue }
+
+    public func becomeMaster() throws {
+        if drmIsMaster(fd.rawValue) != 0 { return }
+        guard drmSetMaster(fd.rawValue) == 0 else {
+            throw KMSError("cannot become DRM master of \(path): another compositor or a display manager is using it")
+        }
+    }
+
+    public func dropMaster() { _ = drmDropMaster(fd.rawValue) }
+
+    public func resources() throws -> KMSResources {
+        guard let res = drmModeGetResources(fd.rawValue) else { throw KMSError("\(path) has no KMS resources (not a display device)") }
+        defer { drmModeFreeResources(res) }
+        let r = res.pointee
+        return KMSResources(
+            crtcs: (0..<Int(r.count_crtcs)).map { r.crtcs[$0] },
+            connectors: (0..<Int(r.count_connectors)).map { r.connectors[$0] },
+            encoders: (0..<Int(r.count_encoders)).map { r.encoders[$0] })
+    }
+
+    static let connectorTypes: [UInt32: String] = [
+        1: "VGA", 2: "DVI-I", 3: "DVI-D", 10: "DisplayPort", 11: "HDMI-A", 12: "HDMI-B", 14: "eDP", 15: "Virtual", 16: "DSI", 17: "DPI",
+        18: "Writeback",
+    ]
+
+    public func connector(_ id: UInt32) throws -> ConnectorInfo {
+        guard let c = drmModeGetConnector(fd.rawValue, id) else { throw KMSError("\(path): connector \(id) vanished") }
+        defer { drmModeFreeConnector(c) }
+        let v = c.pointee
+        var raw: [drmModeModeInfo] = []
+        var modes: [DisplayMode] = []
+        for i in 0..<Int(v.count_modes) {
+            let m = v.modes[i]
+            raw.append(m)
+            modes.append(DisplayMode(
+                index: i, width: Int(m.hdisplay), height: Int(m.vdisplay),
+                refreshMillihertz: DisplayMode.refresh(clockKilohertz: Int(m.clock), htotal: Int(m.htotal), vtotal: Int(m.vtotal)),
+                preferred: m.type & 8 != 0))  // DRM_MODE_TYPE_PREFERRED
+        }
+        modeLists[id] = raw
+        let name = "\(Self.connectorTypes[v.connector_type] ?? "Unknown")-\(v.connector_type_id)"
+        return ConnectorInfo(
+            id: id, name: name, connected: v.connection == DRM_MODE_CONNECTED, modes: modes,
+            encoders: (0..<Int(v.count_encoders)).map { v.encoders[$0] }, currentEncoder: v.encoder_id == 0 ? nil : v.encoder_id)
+    }
+
+    public func encoder(_ id: UInt32) throws -> EncoderInfo {
+        guard let e = drmModeGetEncoder(fd.rawValue, id) else { throw KMSError("\(path): encoder \(id) vanished") }
+        defer { drmModeFreeEncoder(e) }
+        return EncoderInfo(id: id, possibleCRTCs: e.pointee.possible_crtcs, currentCRTC: e.pointee.crtc_id == 0 ? nil : e.pointee.crtc_id)
+    }
+
+    public func saveCRTC(_ id: UInt32) throws -> CRTCState {
+        guard let c = drmModeGetCrtc(fd.rawValue, id) else { throw KMSError("\(path): CRTC \(id) vanished") }
+        defer { drmModeFreeCrtc(c) }
+        let v = c.pointee
+        if v.mode_valid != 0 { savedModes[id] = v.mode }
+        return CRTCState(id: id, framebuffer: v.buffer_id, x: Int(v.x), y: Int(v.y), modeValid: v.mode_valid != 0)
+    }
+
+    public func createScanoutBuffer(width: Int, height: Int) throws -> ScanoutBuffer {
+        var handle: UInt32 = 0, pitch: UInt32 = 0
+        var size: UInt64 = 0
+        guard drmModeCreateDumbBuffer(fd.rawValue, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size) == 0 else {
+            throw KMSError("\(path): cannot create a \(width)x\(height) dumb buffer: \(SystemError("create dumb"))")
+        }
+        var offset: UInt64 = 0
+        guard drmModeMapDumbBuffer(fd.rawValue, handle, &offset) == 0,
+            let p = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, off_t(offset)), p != MAP_FAILED
+        else {
+            _ = drmModeDestroyDumbBuffer(fd.rawValue, handle)
+            throw KMSError("\(path): cannot map a dumb buffer: \(SystemError("mmap"))")
+        }
+        let mapping = DumbMapping(base: p, length: Int(size))
+        var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
+        var fb: UInt32 = 0
+        let xrgb8888: UInt32 = 0x3432_5258  // fourcc "XR24"
+        guard drmModeAddFB2(fd.rawValue, UInt32(width), UInt32(height), xrgb8888, &handles, &pitches, &offsets, &fb, 0) == 0 else {
+            _ = drmModeDestroyDumbBuffer(fd.rawValue, handle)
+            throw KMSError("\(path): cannot add a framebuffer: \(SystemError("drmModeAddFB2"))")
+        }
+        let image = PixelImage(unsafeBase: p, width: width, height: height, stride: Int(pitch), owner: mapping)
+        return ScanoutBuffer(handle: handle, framebuffer: fb, image: image)
+    }
+
+    public func destroyScanoutBuffer(_ buffer: ScanoutBuffer) {
+        // The framebuffer goes before the buffer it scans out.
+        _ = drmModeRmFB(fd.rawValue, buffer.framebuffer)
+        _ = drmModeDestroyDumbBuffer(fd.rawValue, buffer.handle)
+    }
+
+    public func setCRTC(_ crtc: UInt32, framebuffer: UInt32, connector: UInt32, modeIndex: Int) throws {
+        guard var mode = modeLists[connector]?[modeIndex] else { throw KMSError("\(path): unknown mode \(modeIndex) of connector \(connector)") }
+        var connectors = [connector]
+        guard drmModeSetCrtc(fd.rawValue, crtc, framebuffer, 0, 0, &connectors, 1, &mode) == 0 else {
+            throw KMSError("\(path): modeset of CRTC \(crtc) failed: \(SystemError("drmModeSetCrtc"))")
+        }
+    }
+
+    public func restoreCRTC(_ state: CRTCState, connector: UInt32) throws {
+        var connectors = [connector]
+        let r: Int32
+        if state.modeValid, var mode = savedModes[state.id] {
+            r = drmModeSetCrtc(fd.rawValue, state.id, state.framebuffer, UInt32(state.x), UInt32(state.y), &connectors, 1, &mode)
+        } else {
+            r = drmModeSetCrtc(fd.rawValue, state.id, 0, 0, 0, nil, 0, nil)
+        }
+        if r != 0 { throw KMSError("\(path): cannot restore CRTC \(state.id): \(SystemError("drmModeSetCrtc"))") }
+    }
+
+    public func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws {
+        // The token travels as the event's user data: an integer, never an object pointer, so
+        // a late event can never touch freed memory.
+        let data = UnsafeMutableRawPointer(bitPattern: UInt(token))
+        guard drmModePageFlip(fd.rawValue, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), data) == 0 else {
+            throw KMSError("\(path): page flip failed: \(SystemError("drmModePageFlip"))")
+        }
+    }
+
+    public func readEvents() -> [UInt64] {
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, _, _, data in
+            FlipEvents.completed.append(UInt64(UInt(bitPattern: data)))
+        }
+        FlipEvents.completed = []
+        _ = drmHandleEvent(fd.rawValue, &context)
+        let out = FlipEvents.completed
+        FlipEvents.completed = []
+        return out
+    }
+}

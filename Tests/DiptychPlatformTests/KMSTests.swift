@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// The pure KMS helpers, and the KMS backend against a fake device that records its calls.
+
+import DiptychCore
+import DiptychDRM
+import DiptychRender
+import Logging
+import Testing
+
+struct KMSPlannerTests {
+    let modes = [
+        DisplayMode(index: 0, width: 1920, height: 1080, refreshMillihertz: 60000, preferred: true),
+        DisplayMode(index: 1, width: 1920, height: 1080, refreshMillihertz: 50000, preferred: false),
+        DisplayMode(index: 2, width: 2560, height: 1440, refreshMillihertz: 59951, preferred: false),
+        DisplayMode(index: 3, width: 1024, height: 768, refreshMillihertz: 75029, preferred: false),
+    ]
+
+    @Test func modeChoice() {
+        #expect(KMSPlanner.chooseMode(modes, requested: nil)?.index == 0)  // preferred
+        #expect(KMSPlanner.chooseMode(modes, requested: ModeRequest.parse("1920x1080@50"))?.index == 1)
+        #expect(KMSPlanner.chooseMode(modes, requested: ModeRequest.parse("2560x1440@60"))?.index == 2)  // nearest refresh
+        #expect(KMSPlanner.chooseMode(modes, requested: ModeRequest.parse("1024x768"))?.index == 3)
+        #expect(KMSPlanner.chooseMode(modes, requested: ModeRequest.parse("800x600")) == nil)
+        #expect(KMSPlanner.chooseMode(modes, requested: ModeRequest.parse("1920x1080@144")) == nil)
+        let noPreferred = modes.map { var m = $0; m.preferred = false; return m }
+        #expect(KMSPlanner.chooseMode(noPreferred, requested: nil)?.index == 2)  // largest
+        #expect(ModeRequest.parse("1920x1080@") == nil && ModeRequest.parse("big") == nil)
+    }
+
+    @Test func refreshFromTimings() {
+        // CEA 1080p60: 148.5 MHz, 2200 × 1125.
+        #expect(DisplayMode.refresh(clockKilohertz: 148_500, htotal: 2200, vtotal: 1125) == 60000)
+        #expect(DisplayMode.refresh(clockKilohertz: 0, htotal: 0, vtotal: 0) == 0)
+    }
+
+    @Test func crtcMatching() {
+        let connector = ConnectorInfo(id: 31, name: "HDMI-A-1", connected: true, modes: modes, encoders: [20, 21], currentEncoder: nil)
+        let encoders = [EncoderInfo(id: 20, possibleCRTCs: 0b10, currentCRTC: nil), EncoderInfo(id: 21, possibleCRTCs: 0b01, currentCRTC: nil)]
+        let pick = KMSPlanner.chooseCRTC(connector: connector, encoders: encoders, crtcs: [40, 41])
+        #expect(pick?.encoder == 20 && pick?.crtc == 41)  // bit 1 of encoder 20 is the second CRTC
+        let taken = KMSPlanner.chooseCRTC(connector: connector, encoders: encoders, crtcs: [40, 41], taken: [41])
+        #expect(taken?.encoder == 21 && taken?.crtc == 40)
+        var lit = connector
+        lit.currentEncoder = 21
+        let current = KMSPlanner.chooseCRTC(connector: lit, encoders: [encoders[0], EncoderInfo(id: 21, possibleCRTCs: 0b11, currentCRTC: 41)], crtcs: [40, 41])
+        #expect(current?.encoder == 21 && current?.crtc == 41)  // keep what is lit
+        #expect(KMSPlanner.chooseCRTC(connector: connector, encoders: [], crtcs: [40]) == nil)
+    }
+}
+
+/// A card in memory: one connected Virtual connector, one encoder, one CRTC.
+final class FakeKMSDevice: KMSDevice {
+    var calls: [String] = []
+    var failFlips = 0
+    var masterHeld = false
+    var pendingFlips: [UInt64] = []
+    var nextFB: UInt32 = 100
+    var connected = true
+    var images: [UInt32: PixelImage] = [:]
+    var lastFlipped: UInt32 = 0
+    let descriptor: Int32 = -1
+
+    func becomeMaster() throws {
+        calls.append("master")
+        if masterHeld { throw KMSError("cannot become DRM master of fake: another compositor is using it") }
+    }
+    func dropMaster() { calls.append("drop-master") }
+    func resources() throws -> KMSResources { KMSResources(crtcs: [40], connectors: [31], encoders: [30]) }
+    func connector(_ id: UInt32) throws -> ConnectorInfo {
+        ConnectorInfo(id: id, name: "Virtual-1", connected: connected, modes: [DisplayMode(index: 0, width: 64, height: 48, refreshMillihertz: 60000, preferred: true)], encoders: [30], currentEncoder: 30)
+    }
+    func encoder(_ id: UInt32) throws -> EncoderInfo { EncoderInfo(id: id, possibleCRTCs: 1, currentCRTC: 40) }
+    func saveCRTC(_ id: UInt32) throws -> CRTCState {
+        calls.append("save-crtc \(id)")
+        return CRTCState(id: id, framebuffer: 7, x: 0, y: 0, modeValid: true)
+    }
+    func createScanoutBuffer(width: Int, height: Int) throws -> ScanoutBuffer {
+        nextFB += 1
+        calls.append("create-buffer \(width)x\(height) fb\(nextFB)")
+        let image = PixelImage(width: width, height: height)
+        images[nextFB] = image
+        return ScanoutBuffer(handle: nextFB, framebuffer: nextFB, image: image)
+    }
+    func destroyScanoutBuffer(_ buffer: ScanoutBuffer) { calls.append("destroy-buffer fb\(buffer.framebuffer)") }
+    func setCRTC(_ crtc: UInt32, framebuffer: UInt32, connector: UInt32, modeIndex: Int) throws {
+        calls.append("set-crtc \(crtc) fb\(framebuffer) connector \(connector) mode \(modeIndex)")
+    }
+    func restoreCRTC(_ state: CRTCState, connector: UInt32) throws { calls.append("restore-crtc \(state.id) fb\(state.framebuffer)") }
+    func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws {
+        if failFlips > 0 {
+            failFlips -= 1
+            calls.append("flip-failed")
+            throw KMSError("EBUSY")
+        }
+        calls.append("flip \(crtc) fb\(framebuffer) event \(token)")
+        lastFlipped = framebuffer
+        pendingFlips.append(token)
+    }
+    func readEvents() -> [UInt64] {
+        defer { pendingFlips = [] }
+        return pendingFlips
+    }
+}
+
+struct DRMBackendTests {
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test func modesetThenFlipsPacedByEventsThenRestore() throws {
+        let fake = FakeKMSDevice()
+        let backend = try DRMBackend(device: fake, logger: logger)
+        #expect(fake.calls == ["master", "save-crtc 40", "create-buffer 64x48 fb101", "create-buffer 64x48 fb102", "set-crtc 40 fb101 connector 31 mode 0"])
+        #expect(backend.size == Size(width: 64, height: 48) && backend.readyForFrame)
+        fake.calls = []
+
+        backend.beginFrame().fill(Rect(x: 0, y: 0, width: 64, height: 48), color: RGB(red: 1, green: 2, blue: 3))
+        _ = backend.present(damage: nil)
+        #expect(fake.calls == ["flip 40 fb102 event 1"])
+        #expect(!backend.readyForFrame)  // no second flip before the event
+        _ = backend.present(damage: nil)
+        #expect(fake.calls.count == 1)
+        backend.dispatch()
+        #expect(backend.readyForFrame && backend.flipsCompleted == 1)
+        _ = backend.present(damage: Region(Rect(x: 0, y: 0, width: 4, height: 4)))
+        backend.dispatch()
+        #expect(fake.calls.last == "flip 40 fb101 event 2")
+        fake.calls = []
+        backend.restore()
+        #expect(fake.calls == ["restore-crtc 40 fb7", "destroy-buffer fb101", "destroy-buffer fb102", "drop-master"])
+        backend.restore()
+        #expect(fake.calls.count == 4)  // once only
+    }
+
+    @Test func theFlippedBufferHoldsTheFrameWithDamageCopies() throws {
+        let fake = FakeKMSDevice()
+        let backend = try DRMBackend(device: fake, logger: logger)
+        let shadow = backend.beginFrame()
+        for frame in 0..<6 {
+            let r = Rect(x: frame * 8, y: frame * 4, width: 10, height: 10)
+            shadow.fill(r, color: RGB(red: UInt8(40 * frame), green: 9, blue: 9))
+            _ = backend.present(damage: frame == 0 ? nil : Region(r))
+            backend.dispatch()
+        }
+        // The buffer on screen equals the shadow, though each present copied only the damage
+        // of its frame and the one before.
+        #expect(fake.calls.filter { $0.hasPrefix("flip ") }.count == 6)
+        let onScreen = try #require(fake.images[fake.lastFlipped])
+        #expect(onScreen.compare(to: shadow, tolerance: 0).matches)
+    }
+
+    @Test func aFailedFlipIsRetriedNextFrame() throws {
+        let fake = FakeKMSDevice()
+        let backend = try DRMBackend(device: fake, logger: logger)
+        fake.failFlips = 1
+        fake.calls = []
+        _ = backend.present(damage: nil)
+        #expect(fake.calls == ["flip-failed"] && backend.flipFailures == 1 && backend.readyForFrame)
+        _ = backend.present(damage: Region())
+        #expect(fake.calls.last == "flip 40 fb102 event 2")
+    }
+
+    @Test func failuresSayWhatWasLookedFor() {
+        let held = FakeKMSDevice()
+        held.masterHeld = true
+        do {
+            _ = try DRMBackend(device: held, logger: logger)
+            Issue.record("took master from another compositor")
+        } catch {
+            #expect("\(error)".contains("another compositor"))
+        }
+        let dark = FakeKMSDevice()
+        dark.connected = false
+        do {
+            _ = try DRMBackend(device: dark, logger: logger)
+            Issue.record("started without a connected connector")
+        } catch {
+            #expect("\(error)".contains("no connected connector"))
+            #expect(dark.calls.last == "drop-master")
+        }
+        #expect(throws: KMSError.self) { try DRMBackend(device: FakeKMSDevice(), requestedMode: ModeRequest.parse("800x600"), logger: logger) }
+    }
+}

@@ -73,7 +73,7 @@ let package = Package(
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
-            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport"],
+            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport", "DiptychDRM"],
             exclude: ["Reference"]),
     ],
     swiftLanguageModes: [.v6]

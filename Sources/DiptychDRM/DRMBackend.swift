@@ -68,7 +68,7 @@ public final class DRMBackend: OutputBackend {
 
     deinit { restore() }
 
-    public var descriptor: Int32 { device.descriptor }
+    public var eventDescriptor: Int32? { device.descriptor }
     public func beginFrame() -> PixelImage { shadow }
     public var lastFrame: PixelImage { shadow }
     public var readyForFrame: Bool { !flipPending }

@@ -18,6 +18,15 @@ public protocol OutputBackend: AnyObject {
     var readyForFrame: Bool { get }
     /// The last frame presented, for captures.
     var lastFrame: PixelImage { get }
+    /// A descriptor to poll for the backend's events (page flips), if it has one.
+    var eventDescriptor: Int32? { get }
+    /// Handles the backend's events; called when `eventDescriptor` is readable.
+    func dispatch()
+}
+
+extension OutputBackend {
+    public var eventDescriptor: Int32? { nil }
+    public func dispatch() {}
 }
 
 /// An output in memory: frames are kept, and written to PNG on request. Presents at once

@@ -115,7 +115,13 @@ public final class Compositor {
         outputRotation = configuration.outputRotation
         let px = configuration.profile.pixelSize(configuration.orientation)
         let rotation = configuration.outputRotation
-        geometry = configuration.emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: rotation) } ?? .native(logical: px, rotation: rotation)
+        if let backend {
+            // A real output: the logical screen is fitted to whatever the panel is.
+            geometry = OutputGeometry(logical: px, panel: backend.size, rotation: rotation)
+            emulateOn = backend.size
+        } else {
+            geometry = configuration.emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: rotation) } ?? .native(logical: px, rotation: rotation)
+        }
         self.backend = backend ?? HeadlessBackend(size: geometry.panel)
         epoll = try Epoll()
         ignoreBrokenPipes()
@@ -135,9 +141,18 @@ public final class Compositor {
             listener = nil
             socketLock = nil
         }
+        if let fd = self.backend.eventDescriptor { try epoll.add(fd, token: Compositor.backendToken) }
     }
 
     deinit { shutdown() }
+
+    private static let backendToken: UInt64 = 0xFFFF_FFFF
+
+    /// Runs the loop until the output can take a frame (its last page flip completed).
+    public func waitUntilOutputReady(timeoutMilliseconds: Int = 1000) throws {
+        if backend.readyForFrame { return }
+        try run(timeoutMilliseconds: timeoutMilliseconds) { backend.readyForFrame }
+    }
 
     /// The compositor's clock in milliseconds: virtual time in a scenario, else monotonic.
     public var now: UInt64 { virtualTime ?? MonotonicClock.milliseconds }
@@ -442,6 +457,10 @@ public final class Compositor {
         for (token, readiness) in try epoll.wait(timeoutMilliseconds: timeoutMilliseconds) {
             if token == Compositor.listenerToken {
                 accept()
+                continue
+            }
+            if token == Compositor.backendToken {
+                backend.dispatch()
                 continue
             }
             if let handler = watchers[token] {

@@ -90,6 +90,8 @@ public final class FrameDriver {
         }
         let baselineFirst = baselines && records.count % 2 == 0
         if baselineFirst { baseline() }
+        // A real output takes a frame only after its last flip: wait for it (not counted).
+        try compositor.waitUntilOutputReady()
         let c0 = MonotonicClock.nanoseconds
         let stats = compositor.composite(prepared)
         let t4 = MonotonicClock.nanoseconds

@@ -26,6 +26,11 @@ public final class ScenarioPlayer {
     public var tracing = false
     /// Tint repainted regions in the captures.
     public var debugDamage = false
+    /// Called with each capture's name once its frame is on the output (a host may read the
+    /// screen back then).
+    public var captureHook: ((String) throws -> Void)?
+    /// The output to play on; nil for a headless output.
+    public var backend: (any OutputBackend)?
     /// The frames' records after `play()`.
     public private(set) var driver: FrameDriver?
     let logger: Logger
@@ -50,7 +55,7 @@ public final class ScenarioPlayer {
         configuration.emulateOn = scenario.emulateOn
         configuration.debugDamage = debugDamage
         configuration.penHoldoff = scenario.penHoldoff
-        let compositor = try Compositor(configuration: configuration, logger: logger)
+        let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
         for (role, app) in [(Role.primary, scenario.primary), (.secondary, scenario.secondary)] {
@@ -99,7 +104,9 @@ public final class ScenarioPlayer {
                 }
                 return applied
             }
+            if !pendingCaptures.isEmpty { try compositor.waitUntilOutputReady(timeoutMilliseconds: 2000) }
             for name in pendingCaptures {
+                try captureHook?(name)
                 let path = "\(outputDirectory)/\(name)"
                 try compositor.output.writePNG(to: path)
                 captures.append(path)

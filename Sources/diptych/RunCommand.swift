@@ -6,6 +6,7 @@ import DiptychCore
 import DiptychDRM
 import DiptychLinux
 import DiptychServer
+import Glibc
 import Logging
 
 struct RunCommand: ParsableCommand {
@@ -16,6 +17,42 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "headless or drm (default: drm when a usable card is found, else headless).")
     var backend: String?
+
+    @Option(help: "The DRM card (default: the first card with a connected connector).")
+    var card: String?
+
+    @Option(help: "The display mode WxH or WxH@Hz (default: the connector's preferred mode).")
+    var mode: String?
+
+    @Option(help: ArgumentHelp("Before each scenario capture, write DIR/NAME.ready and wait for DIR/NAME.done (a host reading the screen back).", visibility: .hidden))
+    var captureSync: String?
+
+    /// Opens the DRM output when asked for or when a card is usable; nil for headless.
+    func openBackend(logger: Logger) throws -> DRMBackend? {
+        let requested = try mode.map { m -> ModeRequest in
+            guard let r = ModeRequest.parse(m) else { throw UsageError("bad --mode '\(m)': expected WxH or WxH@Hz, e.g. 1920x1080@60") }
+            return r
+        }
+        switch backend {
+        case "headless": return nil
+        case nil, "drm": break
+        case let other?: throw UsageError("unknown backend '\(other)'; valid backends: headless, drm")
+        }
+        if let card, !Files.exists(card) { throw UsageError("--card: \(card) does not exist") }
+        let cards = card.map { [$0] } ?? DRMProbe.usableCards()
+        guard let path = cards.first else {
+            if backend == "drm" {
+                throw RuntimeFailure("no usable DRM card: looked for /dev/dri/card* with KMS connectors and CRTCs, found none; use --backend headless")
+            }
+            Files.writeStandardError("diptych: no usable DRM card in /dev/dri; using the headless backend\n")
+            return nil
+        }
+        do {
+            return try DRMBackend(device: try LibdrmDevice(path: path), requestedMode: requested, logger: logger)
+        } catch {
+            throw RuntimeFailure("\(path): \(error)")
+        }
+    }
 
     @Option(help: "The arrangement to start in: \(Arrangement.validChoices).")
     var arrangement: String?
@@ -65,12 +102,6 @@ struct RunCommand: ParsableCommand {
             let (profile, orientation) = try device.resolve()
             let a = try parseArrangement(
                 noMultitasking ? "full" : (arrangement ?? (secondary == nil ? "full" : "split-2/3")), orientation: orientation)
-            let chosen = backend ?? (DRMProbe.usableCards().isEmpty ? "headless" : "drm")
-            switch chosen {
-            case "headless": break
-            case "drm": throw RuntimeFailure("the DRM backend is not available in this build yet; use --backend headless")
-            default: throw UsageError("unknown backend '\(chosen)'; valid backends: headless, drm")
-            }
             if let out { try checkDirectory(out, what: "--out") }
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
@@ -79,6 +110,8 @@ struct RunCommand: ParsableCommand {
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
+            let drm = try openBackend(logger: logger)
+            defer { drm?.restore() }
             let compositor: Compositor
             do {
                 var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking)
@@ -86,7 +119,7 @@ struct RunCommand: ParsableCommand {
                 configuration.penHoldoff = holdoff
                 configuration.debugDamage = debugDamage
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
-                compositor = try Compositor(configuration: configuration, logger: logger)
+                compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }
@@ -117,7 +150,7 @@ struct RunCommand: ParsableCommand {
             let frameInterval = 16
             while !stop {
                 try compositor.dispatch(timeoutMilliseconds: frameInterval)
-                if compositor.needsRepaint { compositor.repaint() }
+                if compositor.needsRepaint && compositor.backend.readyForFrame { compositor.repaint() }
             }
             if let out {
                 compositor.repaint()
@@ -128,7 +161,6 @@ struct RunCommand: ParsableCommand {
 
     /// Plays a scenario file: everything is checked before anything starts or is written.
     func play(_ path: String) throws {
-        if let b = backend, b != "headless" { throw UsageError("--scenario plays on the headless backend; got --backend \(b)") }
         let bytes: [UInt8]
         do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
@@ -136,10 +168,24 @@ struct RunCommand: ParsableCommand {
         do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
-        let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: Logger(label: "diptych.scenario")) { app, log in
+        let logger = Logger(label: "diptych.scenario")
+        let drm = try openBackend(logger: logger)
+        defer { drm?.restore() }
+        let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: logger) { app, log in
             try Apps.command(app, eventLog: log).arguments
         }
         player.debugDamage = debugDamage
+        player.backend = drm
+        if let sync = captureSync {
+            player.captureHook = { name in
+                try Files.writeAtomically("\(sync)/\(name).ready", bytes: [])
+                let deadline = MonotonicClock.milliseconds + 120_000
+                while !Files.exists("\(sync)/\(name).done") {
+                    if MonotonicClock.milliseconds > deadline { throw RuntimeFailure("no \(sync)/\(name).done within 120 s") }
+                    usleep(10_000)
+                }
+            }
+        }
         let captures: [String]
         do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }

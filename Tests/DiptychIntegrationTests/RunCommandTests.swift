@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `diptych run` on the headless backend: serves apps until SIGTERM, then exits cleanly.
 
+import DiptychDRM
 import DiptychLinux
 import DiptychRender
 import DiptychTestSupport
@@ -41,6 +42,15 @@ struct RunCommandTests {
     @Test func drmBackendIsRefusedClearlyWhereThereIsNoCard() throws {
         let r = try Harness.run([Harness.diptych, "run", "--backend", "warp"])
         #expect(r.status == 2 && r.stderr.contains("valid backends: headless, drm"))
+        guard DRMProbe.usableCards().isEmpty else { return }  // this check is for machines without a card
+        let drm = try Harness.run([Harness.diptych, "run", "--backend", "drm"])
+        #expect(drm.status == 1 && drm.stderr.contains("no usable DRM card: looked for /dev/dri/card*"))
+        let mode = try Harness.run([Harness.diptych, "run", "--backend", "drm", "--mode", "huge"])
+        #expect(mode.status == 2 && mode.stderr.contains("--mode 'huge'"))
+        // Without --backend it falls back to headless and says so.
+        let dir = Harness.temporaryDirectory("fallback")
+        let scenario = try Harness.run([Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/full-screen-pin.json", "--out", dir])
+        #expect(scenario.status == 0 && scenario.stderr.contains("using the headless backend"))
     }
 }
 

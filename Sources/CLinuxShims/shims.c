@@ -16,6 +16,11 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <dirent.h>
+#include <linux/uinput.h>
 
 int dp_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 int dp_add_seals(int fd, unsigned int seals) { return fcntl(fd, F_ADD_SEALS, seals); }
@@ -211,4 +216,99 @@ pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd)
     if (tmp >= 0) close(tmp);
     if (rc != 0) { errno = rc; return -1; }
     return pid;
+}
+
+static int dp_abs(int fd, int code, int max, int res) {
+    struct uinput_abs_setup a;
+    memset(&a, 0, sizeof a);
+    a.code = code;
+    a.absinfo.minimum = 0;
+    a.absinfo.maximum = max;
+    a.absinfo.resolution = res;
+    if (ioctl(fd, UI_SET_ABSBIT, code) < 0) return -1;
+    return ioctl(fd, UI_ABS_SETUP, &a);
+}
+
+int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *node, int node_size) {
+    int fd = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ioctl(fd, UI_SET_EVBIT, EV_SYN);
+    ioctl(fd, UI_SET_EVBIT, EV_KEY);
+    ioctl(fd, UI_SET_EVBIT, EV_ABS);
+    ioctl(fd, UI_SET_PROPBIT, INPUT_PROP_DIRECT);
+    if (kind == 0) {
+        ioctl(fd, UI_SET_KEYBIT, BTN_TOUCH);
+        dp_abs(fd, ABS_X, width - 1, units_per_mm);
+        dp_abs(fd, ABS_Y, height - 1, units_per_mm);
+        dp_abs(fd, ABS_MT_SLOT, 9, 0);
+        dp_abs(fd, ABS_MT_TRACKING_ID, 65535, 0);
+        dp_abs(fd, ABS_MT_POSITION_X, width - 1, units_per_mm);
+        dp_abs(fd, ABS_MT_POSITION_Y, height - 1, units_per_mm);
+    } else {
+        ioctl(fd, UI_SET_KEYBIT, BTN_TOOL_PEN);
+        ioctl(fd, UI_SET_KEYBIT, BTN_TOUCH);
+        ioctl(fd, UI_SET_KEYBIT, BTN_STYLUS);
+        dp_abs(fd, ABS_X, width - 1, units_per_mm);
+        dp_abs(fd, ABS_Y, height - 1, units_per_mm);
+        dp_abs(fd, ABS_PRESSURE, 4095, 0);
+        dp_abs(fd, ABS_TILT_X, 90, 0);
+        dp_abs(fd, ABS_TILT_Y, 90, 0);
+    }
+    struct uinput_setup setup;
+    memset(&setup, 0, sizeof setup);
+    setup.id.bustype = BUS_VIRTUAL;
+    setup.id.vendor = 0x1d1d;
+    setup.id.product = kind == 0 ? 0x0001 : 0x0002;
+    snprintf(setup.name, sizeof setup.name, "%s", kind == 0 ? "Diptych test touchscreen" : "Diptych test pen");
+    if (ioctl(fd, UI_DEV_SETUP, &setup) < 0 || ioctl(fd, UI_DEV_CREATE) < 0) { close(fd); return -1; }
+    char sysname[64] = {0};
+    if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) { close(fd); return -1; }
+    char dir[256];
+    snprintf(dir, sizeof dir, "/sys/devices/virtual/input/%s", sysname);
+    // The event node appears shortly after creation.
+    for (int tries = 0; tries < 200; tries++) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int minor = -1;
+        char event[64] = {0};
+        while (d && (e = readdir(d))) {
+            if (strncmp(e->d_name, "event", 5) == 0) {
+                snprintf(event, sizeof event, "%s", e->d_name);
+                char devpath[512];
+                snprintf(devpath, sizeof devpath, "%s/%s/dev", dir, e->d_name);
+                FILE *f = fopen(devpath, "r");
+                int major = 0;
+                if (f) { if (fscanf(f, "%d:%d", &major, &minor) != 2) minor = -1; fclose(f); }
+            }
+        }
+        if (d) closedir(d);
+        if (minor >= 0) {
+            snprintf(node, node_size, "/dev/input/%s", event);
+            mkdir("/run/udev", 0755);
+            mkdir("/run/udev/data", 0755);
+            char db[128];
+            snprintf(db, sizeof db, "/run/udev/data/c13:%d", minor);
+            FILE *f = fopen(db, "w");
+            if (f) {
+                fprintf(f, "I:1\nE:ID_INPUT=1\nE:%s=1\nG:seat\nQ:seat\nV:1\n", kind == 0 ? "ID_INPUT_TOUCHSCREEN" : "ID_INPUT_TABLET");
+                fclose(f);
+            }
+            struct stat st;
+            for (int w = 0; w < 200 && stat(node, &st) != 0; w++) usleep(5000);
+            return fd;
+        }
+        usleep(5000);
+    }
+    close(fd);
+    errno = ENODEV;
+    return -1;
+}
+
+int dp_uinput_emit(int fd, int type, int code, int value) {
+    struct input_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.code = code;
+    ev.value = value;
+    return write(fd, &ev, sizeof ev) == sizeof ev ? 0 : -1;
 }

@@ -29,6 +29,9 @@ public final class ScenarioPlayer {
     /// Called with each capture's name once its frame is on the output (a host may read the
     /// screen back then).
     public var captureHook: ((String) throws -> Void)?
+    /// When set, touch and pen steps go through it (real devices and libinput in a VM test),
+    /// and what it returns is what the compositor gets.
+    public var inputFilter: ((PanelInput) throws -> [PanelInput])?
     /// The output to play on; nil for a headless output.
     public var backend: (any OutputBackend)?
     /// The frames' records after `play()`.
@@ -84,10 +87,10 @@ public final class ScenarioPlayer {
                 while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
                     switch scenario.steps[next].action {
                     case .touch(let id, let phase, let x, let y):
-                        compositor.panelInput(.touch(id: id, phase: phase, x: x, y: y))
+                        try feed(.touch(id: id, phase: phase, x: x, y: y), compositor)
                         applied = true
                     case .pen(let phase, let x, let y, let p, let tx, let ty):
-                        compositor.panelInput(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty))
+                        try feed(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty), compositor)
                         applied = true
                     case .rotate(let o):
                         compositor.rotate(to: o)
@@ -119,5 +122,13 @@ public final class ScenarioPlayer {
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
         try Files.writeAtomically("\(outputDirectory)/frames.json", bytes: Array((driver.framesJSON.serialized + "\n").utf8))
         return captures
+    }
+
+    private func feed(_ input: PanelInput, _ compositor: Compositor) throws {
+        guard let inputFilter else {
+            compositor.panelInput(input)
+            return
+        }
+        for e in try inputFilter(input) { compositor.panelInput(e) }
     }
 }

@@ -6,7 +6,7 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev pkg-confi
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
-.PHONY: all deps build run test check-pure clean
+.PHONY: all deps build run test test-fast check-pure clean
 
 all: build
 
@@ -50,6 +50,12 @@ check-pure:
 test: deps check-pure
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	bash Tests/VM/vm-test.sh
+
+# The suite without the VM test (a few seconds instead of a few minutes).
+test-fast: deps check-pure
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build .build-vm $(OUT)

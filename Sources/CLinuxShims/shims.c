@@ -218,16 +218,18 @@ pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd)
     return pid;
 }
 
-static int dp_abs(int fd, int code, int max, int res) {
+static int dp_abs_range(int fd, int code, int min, int max, int res) {
     struct uinput_abs_setup a;
     memset(&a, 0, sizeof a);
     a.code = code;
-    a.absinfo.minimum = 0;
+    a.absinfo.minimum = min;
     a.absinfo.maximum = max;
     a.absinfo.resolution = res;
     if (ioctl(fd, UI_SET_ABSBIT, code) < 0) return -1;
     return ioctl(fd, UI_ABS_SETUP, &a);
 }
+
+static int dp_abs(int fd, int code, int max, int res) { return dp_abs_range(fd, code, 0, max, res); }
 
 int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *node, int node_size) {
     int fd = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -251,8 +253,8 @@ int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *no
         dp_abs(fd, ABS_X, width - 1, units_per_mm);
         dp_abs(fd, ABS_Y, height - 1, units_per_mm);
         dp_abs(fd, ABS_PRESSURE, 4095, 0);
-        dp_abs(fd, ABS_TILT_X, 90, 0);
-        dp_abs(fd, ABS_TILT_Y, 90, 0);
+        dp_abs_range(fd, ABS_TILT_X, -90, 90, 57);  /* units per radian: degrees */
+        dp_abs_range(fd, ABS_TILT_Y, -90, 90, 57);
     }
     struct uinput_setup setup;
     memset(&setup, 0, sizeof setup);
@@ -290,7 +292,8 @@ int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *no
             snprintf(db, sizeof db, "/run/udev/data/c13:%d", minor);
             FILE *f = fopen(db, "w");
             if (f) {
-                fprintf(f, "I:1\nE:ID_INPUT=1\nE:%s=1\nG:seat\nQ:seat\nV:1\n", kind == 0 ? "ID_INPUT_TOUCHSCREEN" : "ID_INPUT_TABLET");
+                fprintf(f, "I:1\nE:ID_INPUT=1\nE:%s=1\nE:NAME=\"%s\"\nG:seat\nQ:seat\nV:1\n",
+                        kind == 0 ? "ID_INPUT_TOUCHSCREEN" : "ID_INPUT_TABLET", setup.name);
                 fclose(f);
             }
             struct stat st;

@@ -39,6 +39,15 @@ public final class UinputInjector {
         penNode = String(decoding: node.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// One proximity in and out, so libinput learns that this pen reports proximity-out and
+    /// does not time it out (its quirk for pens that never do). Drain libinput afterwards.
+    public func announcePen() {
+        emit(penFD, Self.evKey, Self.btnToolPen, 1)
+        emit(penFD, Self.evSyn, Self.synReport, 0)
+        emit(penFD, Self.evKey, Self.btnToolPen, 0)
+        emit(penFD, Self.evSyn, Self.synReport, 0)
+    }
+
     deinit {
         close(touchFD)
         close(penFD)

@@ -127,6 +127,14 @@ public final class PixelImage {
         memcpy(bits, other.bits, stride * height)
     }
 
+    /// A copy of `rect` of this image.
+    public func cropped(_ rect: Rect) -> PixelImage {
+        let r = rect.intersection(Rect(x: 0, y: 0, width: width, height: height)) ?? Rect(x: 0, y: 0, width: 1, height: 1)
+        let out = PixelImage(width: r.width, height: r.height, format: format)
+        pixman_image_composite32(PIXMAN_OP_SRC, image, nil, out.image, Int32(r.x), Int32(r.y), 0, 0, 0, 0, Int32(r.width), Int32(r.height))
+        return out
+    }
+
     /// A copy of this image in memory of its own.
     public func copy() -> PixelImage {
         let out = PixelImage(width: width, height: height, format: format)

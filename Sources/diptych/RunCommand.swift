@@ -190,6 +190,9 @@ struct RunCommand: ParsableCommand {
             try context.addDevice(devices.penNode)
             var translator = InputTranslator(panel: panel)
             _ = context.read()
+            devices.announcePen()
+            usleep(100_000)
+            _ = context.read()
             player.inputFilter = { input in
                 devices.inject(input)
                 var out: [PanelInput] = []

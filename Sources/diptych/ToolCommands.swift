@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Hidden tools for the VM test: KMS state, and image comparison.
+
+import ArgumentParser
+import DiptychCore
+import DiptychDRM
+import DiptychLinux
+import DiptychRender
+
+struct KMSStateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kms-state", abstract: "Print each CRTC's framebuffer and mode state as JSON lines.", shouldDisplay: false)
+
+    @Option(help: "The DRM card.")
+    var card: String = "/dev/dri/card0"
+
+    func run() throws {
+        try reportingErrors {
+            let device: LibdrmDevice
+            do { device = try LibdrmDevice(path: card) } catch { throw RuntimeFailure("\(error)") }
+            for crtc in try device.resources().crtcs {
+                let s = try device.saveCRTC(crtc)
+                print("{\"crtc\":\(s.id),\"fb\":\(s.framebuffer),\"x\":\(s.x),\"y\":\(s.y),\"modeValid\":\(s.modeValid)}")
+            }
+        }
+    }
+}
+
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare", abstract: "Compare two images (PNG or PPM) per channel; exit 1 if they differ.", shouldDisplay: false)
+
+    @Argument var first: String
+    @Argument var second: String
+    @Option var tolerance: Int = 0
+    @Option(help: "Write a diff PNG here when they differ.")
+    var diff: String?
+
+    @Option(help: "Compare only this region X,Y,W,H.")
+    var region: String?
+
+    func run() throws {
+        try reportingErrors {
+            func load(_ p: String) throws -> PixelImage {
+                do { return p.hasSuffix(".ppm") ? try PixelImage.readPPM(from: p) : try PixelImage.readPNG(from: p) } catch { throw UsageError("\(error)") }
+            }
+            var a = try load(first), b = try load(second)
+            if let region {
+                let v = region.split(separator: ",").compactMap { Int($0) }
+                guard v.count == 4 else { throw UsageError("bad --region '\(region)': expected X,Y,W,H") }
+                let r = DiptychCore.Rect(x: v[0], y: v[1], width: v[2], height: v[3])
+                a = a.cropped(r)
+                b = b.cropped(r)
+            }
+            let r = a.compare(to: b, tolerance: tolerance)
+            guard r.sameSize else { throw RuntimeFailure("sizes differ: \(a.width)x\(a.height) and \(b.width)x\(b.height)") }
+            if r.matches {
+                print("same: \(a.width)x\(a.height), max channel difference \(r.maxChannelDifference)")
+                return
+            }
+            if let diff { try? r.diff?.writePNG(to: diff) }
+            throw RuntimeFailure("\(r.differingPixels) pixels differ by more than \(tolerance) (max \(r.maxChannelDifference)), first at \(r.firstDifference.map { "(\($0.x), \($0.y))" } ?? "-")")
+        }
+    }
+}

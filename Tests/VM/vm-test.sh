@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The Diptych VM test: boots Debian's current kernel under qemu (TCG) with a small initramfs
+# holding static `diptych` and `diptych-demo`, drives scenarios through uinput devices and
+# real libinput onto virtio-gpu KMS, reads the screen back with qemu's screendump, and checks:
+# modeset and page flips, readback equal to the headless render of the same scenario, the
+# apps' event logs, palm rejection through real devices, and SIGTERM restoring the CRTC.
+# Everything it downloads or builds stays in .build-vm/; the serial log is kept there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+WORK=$ROOT/.build-vm
+OUT=$WORK/out
+mkdir -p "$WORK"
+fail() { echo "VM test FAILED: $*" >&2; [ -f "$OUT/guest.log" ] && { echo "--- guest log:"; tail -40 "$OUT/guest.log"; } >&2; exit 1; }
+step() { echo "vm-test: $*"; }
+
+# 1. Packages (Debian's).
+need=""
+for p in qemu-system-x86 busybox-static cpio kmod python3; do
+  dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q "ok installed" || need="$need $p"
+done
+if [ -n "$need" ]; then
+  [ "$(id -u)" = 0 ] || fail "missing packages:$need (run: sudo apt-get install -y$need)"
+  step "installing$need"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+
+# 2. The kernel the archive has now (resolved, not pinned).
+KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null | grep -o 'linux-image-[0-9][^ ]*-amd64' | head -1)
+[ -n "$KPKG" ] || { apt-get update -qq; KPKG=$(apt-cache depends linux-image-amd64 | grep -o 'linux-image-[0-9][^ ]*-amd64' | head -1); }
+[ -n "$KPKG" ] || fail "cannot resolve the linux-image-amd64 package"
+KVER=${KPKG#linux-image-}
+KDIR=$WORK/kernel-$KVER
+if [ ! -f "$KDIR/boot/vmlinuz-$KVER" ]; then
+  step "fetching $KPKG"
+  rm -rf "$KDIR" && mkdir -p "$KDIR/deb"
+  (cd "$KDIR/deb" && apt-get download "$KPKG" >/dev/null 2>&1) \
+    || { apt-get update -qq; (cd "$KDIR/deb" && apt-get download "$KPKG" >/dev/null 2>&1); } || fail "apt-get download $KPKG"
+  dpkg -x "$KDIR"/deb/*.deb "$KDIR"
+fi
+
+# 3. Static binaries (their own build folder, so the normal build is untouched).
+step "building static binaries"
+swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych >/dev/null
+swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych-demo >/dev/null
+BIN=$(swift build --static-swift-stdlib --scratch-path "$WORK/swift" --show-bin-path)
+
+# 4. The initramfs.
+step "making the initramfs"
+IR=$WORK/initramfs
+rm -rf "$IR" && mkdir -p "$IR"/{bin,sbin,usr/bin,lib64,lib/x86_64-linux-gnu,usr/lib/x86_64-linux-gnu,modules,vm,usr/share,etc,out,run,tmp,proc,sys,dev}
+cp /bin/busybox "$IR/bin/busybox"
+for a in $("$IR/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$IR/bin/$a"; done
+cp "$BIN/diptych" "$BIN/diptych-demo" "$IR/bin/"
+for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+  mkdir -p "$IR$(dirname "$lib")"
+  cp -L "$lib" "$IR$lib"
+done
+cp -r /usr/share/libinput "$IR/usr/share/" 2>/dev/null || true
+[ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
+cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$IR/vm/"
+cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"
+MODS=$KDIR/lib/modules/$KVER/kernel
+: > "$IR/modules.order"
+added=" "
+# Each module after the modules it depends on (modinfo), so busybox insmod can load them in order.
+add_module() {
+  local m=$1 f dep
+  case "$added" in *" $m "*) return ;; esac
+  f=$(find "$MODS" \( -name "$m.ko" -o -name "$m.ko.xz" -o -name "$m.ko.zst" \) | head -1)
+  [ -n "$f" ] || { f=$(find "$MODS" \( -name "${m//_/-}.ko" -o -name "${m//-/_}.ko" \) | head -1); }
+  [ -n "$f" ] || return 0   # built into the kernel
+  for dep in $(modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
+  case "$f" in
+    *.xz) xz -dc "$f" > "$IR/modules/$m.ko" ;;
+    *.zst) zstd -qdc "$f" > "$IR/modules/$m.ko" ;;
+    *) cp "$f" "$IR/modules/$m.ko" ;;
+  esac
+  echo "$m" >> "$IR/modules.order"
+  added="$added$m "
+}
+for m in virtio_pci 9p 9pnet_virtio virtio-gpu uinput evdev; do add_module "$m"; done
+(cd "$IR" && find . | cpio -o -H newc 2>/dev/null | gzip -1 > "$WORK/initrd.gz")
+
+# 5. Boot, and read the screen back whenever the guest asks.
+step "booting $KVER under qemu (TCG)"
+rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm"
+rm -f "$WORK/mon.sock"
+timeout 280 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg -smp 2 -m 1536 \
+  -display none -serial file:"$WORK/serial.log" -no-reboot -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
+  -append "console=ttyS0 panic=-1 loglevel=4" \
+  -virtfs local,path="$OUT",mount_tag=out,security_model=none,id=out \
+  -monitor unix:"$WORK/mon.sock",server=on,wait=off -device virtio-gpu-pci &
+QEMU=$!
+screendump() {
+  python3 - "$WORK/mon.sock" "$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(20)
+def drain():
+    data = b""
+    while not data.endswith(b"(qemu) "):
+        data += s.recv(65536)
+    return data
+drain()
+s.sendall(("screendump " + sys.argv[2] + "\n").encode()); drain()
+PY
+}
+while kill -0 $QEMU 2>/dev/null; do
+  for ready in "$OUT"/sync/*/*.ready; do
+    [ -e "$ready" ] || continue
+    name=$(basename "$ready" .ready); dir=$(basename "$(dirname "$ready")")
+    screendump "$OUT/$dir-$name.ppm" || true
+    rm -f "$ready"; touch "$OUT/sync/$dir/$name.done"
+  done
+  sleep 0.2
+done
+wait $QEMU || true
+[ -f "$OUT/done" ] || fail "the guest did not finish (serial log: $WORK/serial.log)"
+
+# 6. The same scenarios headless on the host.
+step "checking"
+HOSTBIN=$(swift build --show-bin-path)
+[ -x "$HOSTBIN/diptych" ] || swift build >/dev/null
+for s in drag palm; do
+  [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
+  "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
+done
+flips=$(grep -o '[0-9]* page flips completed' "$OUT/drag.stderr" | grep -o '^[0-9]*' || echo 0)
+[ "${flips:-0}" -ge 60 ] || fail "only ${flips:-0} page flips completed (want 60)"
+step "modeset and $flips page flips with events"
+for c in mid-drag after; do
+  "$HOSTBIN/diptych" compare "$OUT/drag-$c.png.ppm" "$WORK/host-drag/$c.png" --diff "$WORK/diff-drag-$c.png" || fail "readback of drag $c differs from the headless render"
+done
+# libinput smooths tablet motion and scales pressure, so the pen's own stroke is not
+# pixel-identical to a scripted one; where the cancelled finger stroke would be, it must be.
+"$HOSTBIN/diptych" compare "$OUT/palm-after.png.ppm" "$WORK/host-palm/after.png" --region 100,220,500,160 --diff "$WORK/diff-palm.png" \
+  || fail "palm: the cancelled finger stroke shows in the readback, or the frame differs from headless there"
+step "readbacks equal the headless renders (drag: whole frames; palm: the cancelled stroke's area)"
+for r in primary secondary; do
+  cmp -s "$OUT/drag/events-$r.jsonl" "$WORK/host-drag/events-$r.jsonl" || fail "drag: $r event log differs from headless (diff $OUT/drag/events-$r.jsonl $WORK/host-drag/events-$r.jsonl)"
+done
+python3 - "$OUT/palm/events-primary.jsonl" "$WORK/host-palm/events-primary.jsonl" <<'PY' || fail "palm: the event log through uinput differs from headless in phases"
+import json, sys
+def phases(p):
+    return [(e["event"], e.get("id"), e.get("phase")) for e in map(json.loads, open(p)) if e["event"] in ("touch", "pen", "configure", "didBecomeActive")]
+a, b = phases(sys.argv[1]), phases(sys.argv[2])
+if a != b:
+    print("VM:", a); print("headless:", b); sys.exit(1)
+if ("touch", 1, "cancel") not in a or any(e[1] == 2 for e in a):
+    print("palm rejection did not cancel finger 1 and hold off finger 2"); sys.exit(1)
+PY
+step "event logs match (drag byte for byte; palm rejection phases through real libinput)"
+[ "$(cat "$OUT/sigterm.rc")" = 0 ] || fail "SIGTERM exit status $(cat "$OUT/sigterm.rc")"
+cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-after.txt" || fail "the CRTC was not restored: before $(cat "$OUT/crtc-before.txt") after $(cat "$OUT/crtc-after.txt")"
+cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-during.txt" && fail "the compositor never took the CRTC: $(cat "$OUT/crtc-during.txt")"
+step "SIGTERM restored the CRTC: $(cat "$OUT/crtc-after.txt" | head -1)"
+echo "VM test: 1 passed, 0 failed"

@@ -16,6 +16,10 @@ public final class DRMBackend: OutputBackend {
     public var size: Size { Size(width: mode.width, height: mode.height) }
     public private(set) var flipsCompleted = 0
     public private(set) var flipFailures = 0
+    /// The primary plane when atomic modesetting is in use; nil for the legacy API.
+    public private(set) var atomicPlane: UInt32?
+    /// "atomic" or "legacy".
+    public var api: String { atomicPlane == nil ? "legacy" : "atomic" }
     private let saved: CRTCState
     private let buffers: [ScanoutBuffer]
     private let shadow: PixelImage
@@ -62,8 +66,23 @@ public final class DRMBackend: OutputBackend {
         buffers = made
         for b in buffers { b.image.fill(Rect(x: 0, y: 0, width: m.width, height: m.height), color: RGB(red: 0, green: 0, blue: 0)) }
         shadow = PixelImage(width: m.width, height: m.height)
-        try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
-        logger.info("modeset", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)"])
+        // Atomic where the driver has it, checked with a test-only commit first; the legacy
+        // API otherwise, or when the check fails.
+        var plane: UInt32?
+        if device.enableAtomic(), let p = try? device.primaryPlane(for: crtcID) {
+            do {
+                try device.atomicModeset(crtc: crtcID, connector: c.id, plane: p, framebuffer: buffers[0].framebuffer, modeIndex: m.index, size: Size(width: m.width, height: m.height), testOnly: true)
+                try device.atomicModeset(crtc: crtcID, connector: c.id, plane: p, framebuffer: buffers[0].framebuffer, modeIndex: m.index, size: Size(width: m.width, height: m.height), testOnly: false)
+                plane = p
+            } catch {
+                logger.warning("atomic modeset refused; falling back to the legacy API", metadata: ["error": "\(error)"])
+            }
+        }
+        if plane == nil {
+            try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
+        }
+        atomicPlane = plane
+        logger.info("modeset", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)", "drm.api": "\(plane == nil ? "legacy" : "atomic")"])
     }
 
     deinit { restore() }
@@ -91,7 +110,12 @@ public final class DRMBackend: OutputBackend {
         let token = nextToken
         nextToken += 1
         do {
-            try device.pageFlip(crtc, framebuffer: buffers[back].framebuffer, token: token)
+            if let plane = atomicPlane {
+                // FB_DAMAGE_CLIPS: what changed since this buffer was last shown.
+                try device.atomicFlip(plane: plane, framebuffer: buffers[back].framebuffer, damage: copy == full ? nil : copy.rects, token: token)
+            } else {
+                try device.pageFlip(crtc, framebuffer: buffers[back].framebuffer, token: token)
+            }
             flipPending = true
             pendingToken = token
             front = back

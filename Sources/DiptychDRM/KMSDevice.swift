@@ -41,6 +41,19 @@ public protocol KMSDevice: AnyObject {
     func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws
     /// Reads pending events; returns the tokens of completed flips.
     func readEvents() -> [UInt64]
+
+    // MARK: Atomic modesetting (optional: `enableAtomic` false means legacy only)
+
+    /// Asks for atomic modesetting and universal planes; false when the driver has neither.
+    func enableAtomic() -> Bool
+    /// The primary plane that can scan out on `crtc`, if any.
+    func primaryPlane(for crtc: UInt32) throws -> UInt32?
+    /// An atomic modeset: connector → CRTC with the mode, the plane showing `framebuffer`
+    /// full screen. With `testOnly` the kernel only checks it.
+    func atomicModeset(crtc: UInt32, connector: UInt32, plane: UInt32, framebuffer: UInt32, modeIndex: Int, size: Size, testOnly: Bool) throws
+    /// An atomic flip of the plane to `framebuffer`, with damage clips if the plane takes them,
+    /// and an event carrying `token`.
+    func atomicFlip(plane: UInt32, framebuffer: UInt32, damage: [Rect]?, token: UInt64) throws
 }
 
 /// Why the KMS backend could not start or continue. `description` says what it looked for.

@@ -162,6 +162,110 @@ public final class LibdrmDevice: KMSDevice {
         }
     }
 
+    // MARK: - Atomic
+
+    private var propertyIDs: [String: UInt32] = [:]
+
+    /// The id of property `name` of an object, cached.
+    private func property(_ object: UInt32, _ type: UInt32, _ name: String) -> UInt32? {
+        let key = "\(object)/\(name)"
+        if let id = propertyIDs[key] { return id }
+        guard let props = drmModeObjectGetProperties(fd.rawValue, object, type) else { return nil }
+        defer { drmModeFreeObjectProperties(props) }
+        for i in 0..<Int(props.pointee.count_props) {
+            guard let p = drmModeGetProperty(fd.rawValue, props.pointee.props[i]) else { continue }
+            defer { drmModeFreeProperty(p) }
+            let pname = withUnsafeBytes(of: p.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            propertyIDs["\(object)/\(pname)"] = p.pointee.prop_id
+        }
+        return propertyIDs[key]
+    }
+
+    private func propertyValue(_ object: UInt32, _ type: UInt32, _ name: String) -> UInt64? {
+        guard let id = property(object, type, name), let props = drmModeObjectGetProperties(fd.rawValue, object, type) else { return nil }
+        defer { drmModeFreeObjectProperties(props) }
+        for i in 0..<Int(props.pointee.count_props) where props.pointee.props[i] == id { return props.pointee.prop_values[i] }
+        return nil
+    }
+
+    public func enableAtomic() -> Bool {
+        drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
+            && drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+    }
+
+    public func primaryPlane(for crtc: UInt32) throws -> UInt32? {
+        let crtcs = try resources().crtcs
+        guard let index = crtcs.firstIndex(of: crtc), let planes = drmModeGetPlaneResources(fd.rawValue) else { return nil }
+        defer { drmModeFreePlaneResources(planes) }
+        for i in 0..<Int(planes.pointee.count_planes) {
+            let id = planes.pointee.planes[i]
+            guard let plane = drmModeGetPlane(fd.rawValue, id) else { continue }
+            let possible = plane.pointee.possible_crtcs
+            drmModeFreePlane(plane)
+            guard possible & (1 << UInt32(index)) != 0 else { continue }
+            if propertyValue(id, UInt32(DRM_MODE_OBJECT_PLANE), "type") == UInt64(DRM_PLANE_TYPE_PRIMARY) { return id }
+        }
+        return nil
+    }
+
+    private func commit(_ build: (OpaquePointer) throws -> Void, flags: UInt32, token: UInt64 = 0, what: String) throws {
+        guard let req = drmModeAtomicAlloc() else { throw KMSError("\(path): out of memory") }
+        defer { drmModeAtomicFree(req) }
+        try build(req)
+        let data = UnsafeMutableRawPointer(bitPattern: UInt(token))
+        guard drmModeAtomicCommit(fd.rawValue, req, flags, data) == 0 else {
+            throw KMSError("\(path): \(what) failed: \(SystemError("drmModeAtomicCommit"))")
+        }
+    }
+
+    private func add(_ req: OpaquePointer, _ object: UInt32, _ type: UInt32, _ name: String, _ value: UInt64) throws {
+        guard let id = property(object, type, name), drmModeAtomicAddProperty(req, object, id, value) >= 0 else {
+            throw KMSError("\(path): object \(object) has no property \(name)")
+        }
+    }
+
+    public func atomicModeset(crtc: UInt32, connector: UInt32, plane: UInt32, framebuffer: UInt32, modeIndex: Int, size: Size, testOnly: Bool) throws {
+        guard var mode = modeLists[connector]?[modeIndex] else { throw KMSError("\(path): unknown mode \(modeIndex)") }
+        var blob: UInt32 = 0
+        guard drmModeCreatePropertyBlob(fd.rawValue, &mode, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else {
+            throw KMSError("\(path): cannot create a mode blob: \(SystemError("blob"))")
+        }
+        defer { if testOnly { _ = drmModeDestroyPropertyBlob(fd.rawValue, blob) } }
+        let conn = UInt32(DRM_MODE_OBJECT_CONNECTOR), crt = UInt32(DRM_MODE_OBJECT_CRTC), pl = UInt32(DRM_MODE_OBJECT_PLANE)
+        var flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
+        if testOnly { flags |= UInt32(DRM_MODE_ATOMIC_TEST_ONLY) }
+        try commit({ req in
+            try add(req, connector, conn, "CRTC_ID", UInt64(crtc))
+            try add(req, crtc, crt, "MODE_ID", UInt64(blob))
+            try add(req, crtc, crt, "ACTIVE", 1)
+            try add(req, plane, pl, "FB_ID", UInt64(framebuffer))
+            try add(req, plane, pl, "CRTC_ID", UInt64(crtc))
+            try add(req, plane, pl, "SRC_X", 0)
+            try add(req, plane, pl, "SRC_Y", 0)
+            try add(req, plane, pl, "SRC_W", UInt64(size.width) << 16)
+            try add(req, plane, pl, "SRC_H", UInt64(size.height) << 16)
+            try add(req, plane, pl, "CRTC_X", 0)
+            try add(req, plane, pl, "CRTC_Y", 0)
+            try add(req, plane, pl, "CRTC_W", UInt64(size.width))
+            try add(req, plane, pl, "CRTC_H", UInt64(size.height))
+        }, flags: flags, what: testOnly ? "atomic test-only modeset" : "atomic modeset")
+    }
+
+    public func atomicFlip(plane: UInt32, framebuffer: UInt32, damage: [Rect]?, token: UInt64) throws {
+        let pl = UInt32(DRM_MODE_OBJECT_PLANE)
+        var blob: UInt32 = 0
+        if let damage, !damage.isEmpty, property(plane, pl, "FB_DAMAGE_CLIPS") != nil {
+            // struct drm_mode_rect: four int32, x1 y1 x2 y2.
+            var clips: [Int32] = damage.flatMap { [Int32($0.minX), Int32($0.minY), Int32($0.maxX), Int32($0.maxY)] }
+            _ = drmModeCreatePropertyBlob(fd.rawValue, &clips, clips.count * 4, &blob)
+        }
+        defer { if blob != 0 { _ = drmModeDestroyPropertyBlob(fd.rawValue, blob) } }
+        try commit({ req in
+            try add(req, plane, pl, "FB_ID", UInt64(framebuffer))
+            if blob != 0 { try add(req, plane, pl, "FB_DAMAGE_CLIPS", UInt64(blob)) }
+        }, flags: UInt32(DRM_MODE_PAGE_FLIP_EVENT) | UInt32(DRM_MODE_ATOMIC_NONBLOCK), token: token, what: "atomic flip")
+    }
+
     public func readEvents() -> [UInt64] {
         var context = drmEventContext()
         context.version = 2

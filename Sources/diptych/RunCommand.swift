@@ -226,6 +226,6 @@ struct RunCommand: ParsableCommand {
         let captures: [String]
         do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }
-        if let drm { Files.writeStandardError("diptych: \(drm.flipsCompleted) page flips completed, \(drm.flipFailures) failed\n") }
+        if let drm { Files.writeStandardError("diptych: \(drm.flipsCompleted) page flips completed (\(drm.api)), \(drm.flipFailures) failed\n") }
     }
 }

@@ -100,6 +100,23 @@ final class FakeKMSDevice: KMSDevice {
         defer { pendingFlips = [] }
         return pendingFlips
     }
+
+    var atomic = false
+    var refuseAtomicTest = false
+    func enableAtomic() -> Bool { atomic }
+    func primaryPlane(for crtc: UInt32) throws -> UInt32? { atomic ? 50 : nil }
+    func atomicModeset(crtc: UInt32, connector: UInt32, plane: UInt32, framebuffer: UInt32, modeIndex: Int, size: Size, testOnly: Bool) throws {
+        if testOnly && refuseAtomicTest {
+            calls.append("atomic-test refused")
+            throw KMSError("EINVAL")
+        }
+        calls.append("atomic-\(testOnly ? "test" : "commit") crtc \(crtc) plane \(plane) fb\(framebuffer)")
+    }
+    func atomicFlip(plane: UInt32, framebuffer: UInt32, damage: [Rect]?, token: UInt64) throws {
+        calls.append("atomic-flip plane \(plane) fb\(framebuffer) damage \(damage.map { "\($0.count)" } ?? "all") event \(token)")
+        lastFlipped = framebuffer
+        pendingFlips.append(token)
+    }
 }
 
 struct DRMBackendTests {
@@ -145,6 +162,34 @@ struct DRMBackendTests {
         #expect(fake.calls.filter { $0.hasPrefix("flip ") }.count == 6)
         let onScreen = try #require(fake.images[fake.lastFlipped])
         #expect(onScreen.compare(to: shadow, tolerance: 0).matches)
+    }
+
+    @Test func atomicWithATestOnlyCommitFirstAndDamageClips() throws {
+        let fake = FakeKMSDevice()
+        fake.atomic = true
+        let backend = try DRMBackend(device: fake, logger: logger)
+        #expect(backend.api == "atomic")
+        #expect(fake.calls.suffix(2) == ["atomic-test crtc 40 plane 50 fb101", "atomic-commit crtc 40 plane 50 fb101"])
+        #expect(!fake.calls.contains { $0.hasPrefix("set-crtc") })
+        fake.calls = []
+        for frame in 0..<3 {
+            _ = backend.present(damage: frame == 0 ? nil : Region(Rect(x: frame, y: 0, width: 4, height: 4)))
+            backend.dispatch()
+        }
+        #expect(fake.calls == [
+            "atomic-flip plane 50 fb102 damage all event 1",
+            "atomic-flip plane 50 fb101 damage all event 2",  // the second frame: this buffer missed the first
+            "atomic-flip plane 50 fb102 damage 2 event 3",  // this frame's box and the previous one
+        ])
+    }
+
+    @Test func legacyWhenTheAtomicTestFails() throws {
+        let fake = FakeKMSDevice()
+        fake.atomic = true
+        fake.refuseAtomicTest = true
+        let backend = try DRMBackend(device: fake, logger: logger)
+        #expect(backend.api == "legacy")
+        #expect(fake.calls.suffix(2) == ["atomic-test refused", "set-crtc 40 fb101 connector 31 mode 0"])
     }
 
     @Test func aFailedFlipIsRetriedNextFrame() throws {

@@ -127,7 +127,8 @@ for s in drag palm; do
 done
 flips=$(grep -o '[0-9]* page flips completed' "$OUT/drag.stderr" | grep -o '^[0-9]*' || echo 0)
 [ "${flips:-0}" -ge 60 ] || fail "only ${flips:-0} page flips completed (want 60)"
-step "modeset and $flips page flips with events"
+grep -q 'page flips completed (atomic)' "$OUT/drag.stderr" || fail "virtio-gpu has atomic modesetting but the backend used: $(grep -o '([a-z]*)' "$OUT/drag.stderr")"
+step "atomic modeset and $flips page flips with events"
 for c in mid-drag after; do
   "$HOSTBIN/diptych" compare "$OUT/drag-$c.png.ppm" "$WORK/host-drag/$c.png" --diff "$WORK/diff-drag-$c.png" || fail "readback of drag $c differs from the headless render"
 done

@@ -31,7 +31,7 @@ let package = Package(
         // MARK: Platform tier.
         .target(name: "DiptychLinux", dependencies: ["CLinuxShims"], swiftSettings: platformSettings),
         .target(name: "DiptychRender", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
-        .target(name: "DiptychDRM", dependencies: ["CDRM", "DiptychCore", "DiptychLinux", "DiptychRender", .product(name: "Logging", package: "swift-log")], swiftSettings: platformSettings),
+        .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychLinux", "DiptychRender", .product(name: "Logging", package: "swift-log")], swiftSettings: platformSettings),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
 
         // MARK: Mechanism and clients.

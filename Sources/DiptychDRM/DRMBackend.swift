@@ -88,6 +88,39 @@ public final class DRMBackend: OutputBackend {
     deinit { restore() }
 
     public var eventDescriptor: Int32? { device.descriptor }
+
+    /// Whether the connector is connected (frames are dropped while it is not).
+    public private(set) var connected = true
+
+    /// Re-reads the connector after a hotplug event (or on a slow poll: not every driver sends
+    /// one for every change). When it goes away frames are dropped and
+    /// the compositor keeps running; when it comes back the mode is set again and the next
+    /// frame is copied whole. Returns whether anything changed.
+    @discardableResult
+    public func rescan() -> Bool {
+        let now = device.isConnected(connector.id)
+        guard now != connected else { return false }
+        connected = now
+        if !now {
+            flipPending = false
+            logger.warning("output disconnected; dropping frames until it returns", metadata: ["drm.connector": "\(connector.name)"])
+            return true
+        }
+        do {
+            if let plane = atomicPlane {
+                try device.atomicModeset(crtc: crtc, connector: connector.id, plane: plane, framebuffer: buffers[front].framebuffer, modeIndex: mode.index, size: size, testOnly: false)
+            } else {
+                try device.setCRTC(crtc, framebuffer: buffers[front].framebuffer, connector: connector.id, modeIndex: mode.index)
+            }
+            framesShown = 0
+            previousDamage = nil
+            logger.warning("output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
+        } catch {
+            connected = false
+            logger.warning("system error: cannot restore the mode after reconnection", metadata: ["error": "\(error)"])
+        }
+        return true
+    }
     public func beginFrame() -> PixelImage { shadow }
     public var lastFrame: PixelImage { shadow }
     public var readyForFrame: Bool { !flipPending }
@@ -96,7 +129,7 @@ public final class DRMBackend: OutputBackend {
     /// the shadow into the back buffer, then queues a flip to it. A flip that fails is logged
     /// and retried at the next frame.
     public func present(damage: Region?) -> UInt64 {
-        guard !flipPending else { return MonotonicClock.milliseconds }
+        guard !flipPending, connected else { return MonotonicClock.milliseconds }
         let back = 1 - front
         let full = Region(Rect(x: 0, y: 0, width: mode.width, height: mode.height))
         var copy: Region

@@ -27,6 +27,9 @@ public protocol KMSDevice: AnyObject {
     func dropMaster()
     func resources() throws -> KMSResources
     func connector(_ id: UInt32) throws -> ConnectorInfo
+    /// Whether the connector is connected now, from the kernel's current state (no probe, so
+    /// cheap enough to poll).
+    func isConnected(_ id: UInt32) -> Bool
     func encoder(_ id: UInt32) throws -> EncoderInfo
     /// The CRTC's current state, kept to restore on exit.
     func saveCRTC(_ id: UInt32) throws -> CRTCState

@@ -89,6 +89,12 @@ public final class LibdrmDevice: KMSDevice {
             encoders: (0..<Int(v.count_encoders)).map { v.encoders[$0] }, currentEncoder: v.encoder_id == 0 ? nil : v.encoder_id)
     }
 
+    public func isConnected(_ id: UInt32) -> Bool {
+        guard let c = drmModeGetConnectorCurrent(fd.rawValue, id) else { return false }
+        defer { drmModeFreeConnector(c) }
+        return c.pointee.connection == DRM_MODE_CONNECTED
+    }
+
     public func encoder(_ id: UInt32) throws -> EncoderInfo {
         guard let e = drmModeGetEncoder(fd.rawValue, id) else { throw KMSError("\(path): encoder \(id) vanished") }
         defer { drmModeFreeEncoder(e) }

@@ -372,6 +372,9 @@ public final class Compositor {
         apply(effects)
     }
 
+    /// Redraws the whole output at the next frame (after the output came back).
+    public func redrawAll() { fullDamage = true }
+
     /// Sets the output's rotation on the panel; apps are not told (their screen is unchanged).
     public func rotateOutput(_ rotation: OutputRotation) {
         outputRotation = rotation

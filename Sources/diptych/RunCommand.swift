@@ -139,6 +139,21 @@ struct RunCommand: ParsableCommand {
             compositor.watch(signals.fd.rawValue) {
                 if signals.next() != nil { stop = true }
             }
+            var hotplug: HotplugMonitor?
+            if let drm {
+                do {
+                    let monitor = try HotplugMonitor()
+                    hotplug = monitor
+                    compositor.watch(monitor.descriptor) {
+                        let changed = monitor.drain()
+                        logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
+                        if changed, drm.rescan(), drm.connected { compositor.redrawAll() }
+                    }
+                } catch {
+                    logger.warning("no hotplug events", metadata: ["error": "\(error)"])
+                }
+            }
+            defer { _ = hotplug }
             if let input {
                 var translator = InputTranslator(panel: compositor.geometry.panel, calibration: calibration)
                 compositor.watch(input.descriptor) {
@@ -152,8 +167,13 @@ struct RunCommand: ParsableCommand {
                 }
             }
             let frameInterval = 16
+            var lastPoll = MonotonicClock.milliseconds
             while !stop {
                 try compositor.dispatch(timeoutMilliseconds: frameInterval)
+                if let drm, MonotonicClock.milliseconds - lastPoll >= 1000 {
+                    lastPoll = MonotonicClock.milliseconds
+                    if drm.rescan(), drm.connected { compositor.redrawAll() }
+                }
                 if compositor.needsRepaint && compositor.backend.readyForFrame { compositor.repaint() }
             }
             if let out {

@@ -70,6 +70,7 @@ final class FakeKMSDevice: KMSDevice {
         ConnectorInfo(id: id, name: "Virtual-1", connected: connected, modes: [DisplayMode(index: 0, width: 64, height: 48, refreshMillihertz: 60000, preferred: true)], encoders: [30], currentEncoder: 30)
     }
     func encoder(_ id: UInt32) throws -> EncoderInfo { EncoderInfo(id: id, possibleCRTCs: 1, currentCRTC: 40) }
+    func isConnected(_ id: UInt32) -> Bool { connected }
     func saveCRTC(_ id: UInt32) throws -> CRTCState {
         calls.append("save-crtc \(id)")
         return CRTCState(id: id, framebuffer: 7, x: 0, y: 0, modeValid: true)
@@ -181,6 +182,24 @@ struct DRMBackendTests {
             "atomic-flip plane 50 fb101 damage all event 2",  // the second frame: this buffer missed the first
             "atomic-flip plane 50 fb102 damage 2 event 3",  // this frame's box and the previous one
         ])
+    }
+
+    @Test func anOutputThatGoesAndComesBackIsRestored() throws {
+        let fake = FakeKMSDevice()
+        let backend = try DRMBackend(device: fake, logger: logger)
+        _ = backend.present(damage: nil)
+        backend.dispatch()
+        fake.connected = false
+        #expect(backend.rescan() && !backend.connected)
+        fake.calls = []
+        _ = backend.present(damage: Region())
+        #expect(fake.calls.isEmpty && backend.readyForFrame)  // frames dropped, nothing blocks
+        #expect(!backend.rescan())  // no change, nothing done
+        fake.connected = true
+        #expect(backend.rescan() && backend.connected)
+        #expect(fake.calls == ["set-crtc 40 fb102 connector 31 mode 0"])  // the same mode again
+        _ = backend.present(damage: Region(Rect(x: 0, y: 0, width: 1, height: 1)))
+        #expect(fake.calls.last == "flip 40 fb101 event 2")
     }
 
     @Test func legacyWhenTheAtomicTestFails() throws {

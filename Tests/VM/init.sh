@@ -18,18 +18,25 @@ export HOME=/tmp XDG_RUNTIME_DIR=/tmp/runtime LIBINPUT_QUIRKS_DIR=/usr/share/lib
 mkdir -p -m 0700 /tmp/runtime
 # The test pen reports raw positions: no smoothing, as a scripted replay needs.
 mkdir -p /etc/libinput
-printf '[Diptych test pen]\nMatchName=Diptych test pen\nAttrTabletSmoothing=0\n' > /etc/libinput/local-overrides.quirks
+printf '[Diptych test pen]\nMatchUdevType=tablet\nAttrTabletSmoothing=0\n' > /etc/libinput/local-overrides.quirks
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-before.txt
 for s in drag palm; do
   /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/$s.json \
       --out /out/$s --input-via-uinput --capture-sync /out/sync/$s > /out/$s.stdout 2> /out/$s.stderr
   echo $? > /out/$s.rc
 done
-/bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' \
+DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' \
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
 sleep 4
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-during.txt 2>&1
+# Hotplug: force the connector off and on again (a real kernel hotplug uevent each time).
+status=$(ls -d /sys/class/drm/card0-*/status | head -1)
+echo "VM: hotplug through $status"
+echo off > "$status"; sleep 2
+cat "$status"
+echo on > "$status"; sleep 3
+/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-replugged.txt 2>&1
 kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc

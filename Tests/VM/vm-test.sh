@@ -155,4 +155,8 @@ step "event logs match (drag byte for byte; palm rejection phases through real l
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-after.txt" || fail "the CRTC was not restored: before $(cat "$OUT/crtc-before.txt") after $(cat "$OUT/crtc-after.txt")"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-during.txt" && fail "the compositor never took the CRTC: $(cat "$OUT/crtc-during.txt")"
 step "SIGTERM restored the CRTC: $(cat "$OUT/crtc-after.txt" | head -1)"
+grep -q "output disconnected" "$OUT/sigterm.stderr" || fail "hotplug: the compositor did not notice its connector going off: $(cat "$OUT/sigterm.stderr")"
+grep -q "output reconnected; mode restored" "$OUT/sigterm.stderr" || fail "hotplug: the mode was not restored when the connector came back"
+cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged.txt" && fail "hotplug: after reconnection the CRTC shows the console again, not the compositor"
+step "hotplug: the connector went off and came back, and the compositor set its mode again"
 echo "vm-test: all VM checks passed"

@@ -203,7 +203,11 @@ public struct Shell: Sendable {
     public mutating func remove(_ app: AppID) -> [ShellEffect] {
         fullScreenOnly.remove(app)
         guard app == primary || app == secondary else { return [] }
-        var effects = endGestures(becauseOf: app)
+        // A drag the departing app was part of ends; the app that stays is activated once it
+        // has drawn its new bounds, so after the configure below.
+        let ended = endGestures(becauseOf: app)
+        let activations = ended.filter { if case .activateWhenDrawn = $0 { true } else { false } }
+        var effects = ended.filter { if case .activateWhenDrawn = $0 { false } else { true } }
         let wasShown = secondaryShown
         secondaryShown = false
         if app == primary {
@@ -216,6 +220,7 @@ public struct Shell: Sendable {
         } else {
             secondary = nil
             effects.append(.layoutChanged)
+            effects += activations
         }
         return effects
     }

@@ -8,6 +8,7 @@ import DiptychCore
 import DiptychLinux
 import DiptychRender
 import DiptychWire
+import Glibc
 
 /// Ways the demo client breaks the protocol on purpose, to test the compositor's defences.
 public enum Misbehaviour: String, CaseIterable, Sendable {
@@ -19,6 +20,28 @@ public enum Misbehaviour: String, CaseIterable, Sendable {
     case strideOverflow = "stride-overflow"
     /// Sends a message whose body does not parse.
     case garbage
+    /// Sends a header announcing a message over the size limit.
+    case tooLong = "too-long"
+    /// Sends half of a commit, then closes the connection.
+    case half
+    /// Commits without passing a file descriptor.
+    case noFD = "no-fd"
+    /// Sends a message with 30 file descriptors attached.
+    case manyFDs = "many-fds"
+    /// Commits a buffer wider than 16384 pixels.
+    case huge
+    /// Commits before acking the configure.
+    case earlyCommit = "early-commit"
+    /// Acks a serial that was never sent.
+    case badAck = "bad-ack"
+    /// Commits a buffer of another size than configured (tolerated: shown clipped).
+    case wrongSize = "wrong-size"
+    /// Commits, then tries to shrink the committed memfd (the seal refuses).
+    case truncateAfter = "truncate-after"
+    /// Stops reading its socket after the first frame.
+    case noRead = "no-read"
+    /// Crashes when asked for snapshots (in the middle of a divider drag).
+    case crashInDrag = "crash-in-drag"
 }
 
 /// What the demo process was asked to do.
@@ -107,6 +130,7 @@ public struct DemoRunner {
         switch event {
         case .configure(let c):
             configured += 1
+            if let bad = options.misbehave, try misbehaveAtConfigure(bad, c) { return }
             if options.noAck && configured > 1 { return }
             try connection.send(.ack(serial: c.serial))
             let scale = c.frame.width > 0 ? c.pixelWidth / c.frame.width : 1
@@ -115,6 +139,7 @@ public struct DemoRunner {
             canvas = next
             try present()
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
+            if options.misbehave == .crashInDrag { abort() }
             if options.noAck { return }
             let scale = frame.width > 0 ? pw / frame.width : 1
             waiting.append((serial, Canvas(pixelWidth: pw, pixelHeight: ph, scale: scale, horizontalSizeClass: hc), nil))
@@ -193,9 +218,73 @@ public struct DemoRunner {
         return buffer
     }
 
+    /// Misbehaviours that replace the normal answer to a configure; true when done.
+    mutating func misbehaveAtConfigure(_ how: Misbehaviour, _ c: Configure) throws(ClientError) -> Bool {
+        func buffer(_ w: Int, _ h: Int) throws(ClientError) -> ShmBuffer {
+            do { return try ShmBuffer(width: w, height: h) } catch { throw .system(error) }
+        }
+        switch how {
+        case .tooLong:
+            try connection.sendRaw([0, 0, 0x10, 0, 1, 0, 2, 0])  // 1 MiB announced
+        case .half:
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            try connection.send(.ack(serial: c.serial))
+            let bytes = ClientMessage.commit(b.layout, damage: []).encoded()
+            try connection.sendRaw(Array(bytes.prefix(bytes.count / 2)))
+            exit(0)
+        case .noFD:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            try connection.sendRaw(ClientMessage.commit(b.layout, damage: []).encoded())
+        case .manyFDs:
+            let b = try buffer(8, 8)
+            try connection.sendRaw(ClientMessage.ack(serial: c.serial).encoded(), descriptors: Array(repeating: b.fd.rawValue, count: 28))
+            try connection.sendRaw(ClientMessage.ack(serial: c.serial).encoded(), descriptors: [b.fd.rawValue, b.fd.rawValue])
+        case .huge:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(16, 16)
+            var layout = b.layout
+            layout.width = 16385
+            try connection.send(.commit(layout, damage: []), descriptors: [b.fd.rawValue])
+        case .earlyCommit:
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            try connection.commit(b)
+        case .badAck:
+            try connection.send(.ack(serial: c.serial &+ 999))
+        case .wrongSize:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(max(1, c.pixelWidth / 2), max(1, c.pixelHeight / 3))
+            let image = PixelImage(mapping: b.mapping, offset: 0, width: Int(b.layout.width), height: Int(b.layout.height), stride: Int(b.layout.stride), format: .xrgb8888)
+            model.draw(image, canvas: Canvas(pixelWidth: Int(b.layout.width), pixelHeight: Int(b.layout.height), scale: 1, horizontalSizeClass: c.horizontalSizeClass))
+            try connection.commit(b)
+            shown = b
+        case .truncateAfter:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            let image = PixelImage(mapping: b.mapping, offset: 0, width: c.pixelWidth, height: c.pixelHeight, stride: Int(b.layout.stride), format: .xrgb8888)
+            canvas = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: max(1, c.pixelWidth / max(1, c.frame.width)), horizontalSizeClass: c.horizontalSizeClass)
+            model.draw(image, canvas: canvas!)
+            try connection.commit(b)
+            shown = b
+            // The seal makes this fail: the compositor can never be made to read past the end.
+            let refused = ftruncate(b.fd.rawValue, 0) != 0
+            printError(refused ? "diptych-demo: shrinking the committed buffer was refused by its seal" : "diptych-demo: the buffer shrank")
+            if !refused { exit(3) }
+        case .noRead:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            try connection.commit(b)
+            shown = b
+            while true { sleep(1000) }
+        default:
+            return false
+        }
+        return true
+    }
+
     mutating func present() throws(ClientError) {
         guard let canvas else { return }
-        if let bad = options.misbehave {
+        if let bad = options.misbehave, [.unsealed, .short, .strideOverflow, .garbage].contains(bad) {
             try misbehave(bad, width: canvas.pixelWidth, height: canvas.pixelHeight)
             return
         }
@@ -222,6 +311,8 @@ public struct DemoRunner {
             case .garbage:
                 // A commit header whose body is four bytes of noise.
                 try connection.sendRaw([12, 0, 0, 0, 1, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
+            default:
+                break
             }
         } catch let e as SystemError {
             throw .system(e)

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Misbehaving and hostile apps over the real socket, each next to a well-behaved app that must
+// keep rendering and receiving events throughout (issue: hardening).
+
+import DiptychCore
+import DiptychLinux
+import DiptychRender
+import DiptychServer
+import DiptychTestSupport
+import DiptychWire
+import Glibc
+import Logging
+import Testing
+
+struct HostileClientTests {
+    /// Misbehaviours answered with a named protocol error and a disconnect.
+    static let refused: [(mode: String, code: ProtocolError.Code)] = [
+        ("too-long", .messageTooLong), ("no-fd", .missingFD), ("many-fds", .tooManyFDs), ("huge", .badDimensions),
+        ("early-commit", .badState), ("bad-ack", .unknownSerial),
+    ]
+
+    @Test(arguments: refused.indices)
+    func refusedAloneWhileTheOtherAppKeepsGoing(index: Int) throws {
+        let (mode, code) = Self.refused[index]
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let bad = try f.connect(["pattern:#AA0000", "--misbehave", mode], log: "bad.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.protocolErrors.isEmpty && bad.poll() != nil }, "\(mode)")
+        #expect(f.compositor.protocolErrors.map(\.error.code) == [code], "\(mode)")
+        // The good app is reconfigured to the full screen, draws it and is paced.
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        f.compositor.repaint()
+        #expect(f.compositor.output.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x00AA00, "\(mode)")
+        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
+    }
+
+    @Test func aMessageCutInHalfThenClosedDropsOnlyThatApp() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let bad = try f.connect(["pattern:#AA0000", "--misbehave", "half"], log: "bad.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { bad.poll() != nil && !f.compositor.isConnected(.secondary) })
+        #expect(f.compositor.protocolErrors.isEmpty)  // it just went away
+        #expect(f.compositor.isConnected(.primary))
+    }
+
+    @Test func aBufferOfTheWrongSizeIsShownClipped() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.connect(["pattern:#AA0000", "--misbehave", "wrong-size"], log: "odd.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.repaint()
+        #expect(f.compositor.protocolErrors.isEmpty)
+        // The secondary pane (x 1408...2047 px) shows the small buffer at its top-left, black beyond it.
+        #expect(f.compositor.output.pixel(x: 1420, y: 100) & 0xFFFFFF == 0xAA0000)
+        #expect(f.compositor.output.pixel(x: 2040, y: 1500) & 0xFFFFFF == 0)
+        #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
+    }
+
+    /// A client shrinking its committed memfd would make a compositor that reads it fault
+    /// (SIGBUS). The seal refuses the shrink, so this process (the compositor) keeps running.
+    @Test func aCommittedBufferCannotBeShrunk() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let app = try f.connect(["pattern:#AA0000", "--misbehave", "truncate-after"], log: "t.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) && f.compositor.hasCommittedForConfigure(.primary) })
+        #expect(try f.compositor.run(timeoutMilliseconds: 2000) { app.poll() != nil } == false)  // it did not exit 3: the shrink failed
+        for _ in 0..<3 { f.compositor.repaint() }
+        #expect(f.compositor.output.pixel(x: 1500, y: 1400) & 0xFFFFFF == 0xAA0000)
+    }
+
+    /// An app that stops reading its socket is dropped once 1 MiB of events waits for it; the
+    /// compositor never blocks on it.
+    @Test func anAppThatStopsReadingIsDropped() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.connect(["pattern:#AA0000", "--misbehave", "no-read"], log: "deaf.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        var sent = 0
+        let start = MonotonicClock.milliseconds
+        while f.compositor.isConnected(.secondary) && sent < 200_000 {
+            f.compositor.touch(id: 1, phase: .down, x: 900, y: 100)
+            f.compositor.touch(id: 1, phase: .up, x: 900, y: 100)
+            sent += 1
+        }
+        #expect(!f.compositor.isConnected(.secondary))
+        #expect(MonotonicClock.milliseconds - start < 30_000)  // never blocked on the full socket
+        #expect(f.compositor.isConnected(.primary))
+    }
+
+    /// An app that crashes in the middle of a divider drag: the layout collapses to the other
+    /// app, which gets its configure and becomes active.
+    @Test func aCrashMidDragLeavesTheOtherAppFullScreen() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let crashy = try f.connect(["pattern:#AA0000", "--misbehave", "crash-in-drag"], log: "crash.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.touch(id: 1, phase: .down, x: 699, y: 300)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { crashy.poll() != nil && !f.compositor.isConnected(.secondary) })
+        f.compositor.touch(id: 1, phase: .motion, x: 500, y: 300)
+        f.compositor.touch(id: 1, phase: .up, x: 500, y: 300)
+        #expect(f.compositor.layout.arrangement == .full)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            let e = f.events("good.jsonl").compactMap { $0["event"]?.stringValue }
+            return e.last == "didBecomeActive" && e.contains("willResignActive")
+        })
+        let configures = f.events("good.jsonl").filter { $0["event"]?.stringValue == "configure" }
+        #expect(configures.last?["pixelWidth"]?.intValue == 2048)
+    }
+}

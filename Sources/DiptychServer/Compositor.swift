@@ -6,6 +6,7 @@ import DiptychCore
 import DiptychLinux
 import DiptychRender
 import DiptychWire
+import Glibc
 import Logging
 
 /// What the compositor starts with.
@@ -200,6 +201,12 @@ public final class Compositor {
             }
             clients[id] = connection
             logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(connection.credentials?.pid ?? -1)"])
+            // Only the compositor's own user may connect (SO_PEERCRED), whatever the socket's
+            // permissions say.
+            let uid = connection.credentials?.uid
+            if uid != getuid() {
+                fail(connection, ProtocolError(.badState, "connections from uid \(uid.map(String.init) ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
+            }
         }
     }
 

@@ -17,8 +17,8 @@ final class Fixture {
     let compositor: Compositor
     var apps: [ChildProcess] = []
 
-    init(arrangement: Arrangement = .split23) throws {
-        dir = Harness.temporaryDirectory("proto")
+    init(arrangement: Arrangement = .split23, directory: String? = nil) throws {
+        dir = directory ?? Harness.temporaryDirectory("proto")
         let config = CompositorConfiguration(
             profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: arrangement,
             listen: true, socketPath: "\(dir)/diptych-test")

@@ -6,7 +6,7 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev pkg-confi
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
-.PHONY: all deps build run test test-fast check-pure clean
+.PHONY: all deps build run test test-fast fuzz check-pure clean
 
 all: build
 
@@ -50,7 +50,12 @@ check-pure:
 test: deps check-pure
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	FUZZ_SECONDS=15 bash Tests/Fuzz/run.sh
 	bash Tests/VM/vm-test.sh
+
+# libFuzzer on the wire decoder and the scenario parser, FUZZ_SECONDS each (default 600).
+fuzz:
+	bash Tests/Fuzz/run.sh
 
 # The suite without the VM test (a few seconds instead of a few minutes).
 test-fast: deps check-pure
@@ -58,4 +63,4 @@ test-fast: deps check-pure
 	$(SWIFT) test --skip-build
 
 clean:
-	rm -rf .build .build-vm $(OUT)
+	rm -rf .build .build-vm .build-fuzz $(OUT)

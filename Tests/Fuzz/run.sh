@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (swiftc -sanitize=fuzzer,address over the pure tier's sources)
+# and runs each for FUZZ_SECONDS (default 600), starting from the seed corpora. Prints the
+# executions reached; exits non-zero if a target crashes (the crash input is kept).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_EACH=${FUZZ_SECONDS:-600}
+WORK=.build-fuzz
+mkdir -p "$WORK/src"
+# One module: the pure tier's sources with their cross-module imports dropped.
+rm -f "$WORK"/src/*.swift
+for f in Sources/DiptychCore/*.swift Sources/DiptychWire/*.swift; do
+  grep -v '^import DiptychCore$' "$f" > "$WORK/src/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+for t in Wire Scenario; do
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name DiptychFuzz \
+    "$WORK"/src/*.swift "Tests/Fuzz/${t}Fuzz.swift" -o "$WORK/fuzz-$(echo $t | tr A-Z a-z)" 2>&1 | grep -v warning || true
+  [ -x "$WORK/fuzz-$(echo $t | tr A-Z a-z)" ] || { echo "fuzz: cannot build the $t target" >&2; exit 1; }
+done
+mkdir -p "$WORK/corpus-wire" "$WORK/corpus-scenario" "$WORK/crashes"
+status=0
+run() {
+  local name=$1; shift
+  "$WORK/fuzz-$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -artifact_prefix="$WORK/crashes/$name-" \
+    "$WORK/corpus-$name" "$@" > "$WORK/$name.log" 2>&1 || status=1
+  local execs
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$WORK/$name.log" | grep -o '[0-9]*$' || echo '?')
+  echo "fuzz $name: $execs executions in ${SECONDS_EACH}s, $(ls "$WORK/crashes" | grep -c "^$name-" || true) crashes"
+}
+run wire Tests/Fuzz/seeds/wire &
+run scenario Assets/scenarios Tests/VM &
+wait
+if ls "$WORK/crashes" | grep -q .; then echo "fuzz: crashes kept in $WORK/crashes" >&2; exit 1; fi

@@ -240,7 +240,7 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         if isInteger, let v = Int(text) { return .int(v) }
-        guard let d = Double(text) else { throw JSONParseError(offset: start, reason: "number out of range") }
+        guard let d = Double(text), d.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
         return .double(d)
     }
 

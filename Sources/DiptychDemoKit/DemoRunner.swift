@@ -42,6 +42,8 @@ public enum Misbehaviour: String, CaseIterable, Sendable {
     case noRead = "no-read"
     /// Crashes when asked for snapshots (in the middle of a divider drag).
     case crashInDrag = "crash-in-drag"
+    /// Floods the compositor: thousands of commits and stray messages, then behaves.
+    case flood
 }
 
 /// What the demo process was asked to do.
@@ -270,6 +272,16 @@ public struct DemoRunner {
             let refused = ftruncate(b.fd.rawValue, 0) != 0
             printError(refused ? "diptych-demo: shrinking the committed buffer was refused by its seal" : "diptych-demo: the buffer shrank")
             if !refused { exit(3) }
+        case .flood:
+            try connection.send(.ack(serial: c.serial))
+            let b = try buffer(c.pixelWidth, c.pixelHeight)
+            for i in 0..<3000 {
+                try connection.commit(b, damage: [Rect(x: i % 50, y: 0, width: 1, height: 1)])
+                try connection.send(.syncDone(serial: UInt32(i)))
+            }
+            shown = b
+            canvas = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: max(1, c.pixelWidth / max(1, c.frame.width)), horizontalSizeClass: c.horizontalSizeClass)
+            try present()
         case .noRead:
             try connection.send(.ack(serial: c.serial))
             let b = try buffer(c.pixelWidth, c.pixelHeight)
@@ -284,7 +296,7 @@ public struct DemoRunner {
 
     mutating func present() throws(ClientError) {
         guard let canvas else { return }
-        if let bad = options.misbehave, [.unsealed, .short, .strideOverflow, .garbage].contains(bad) {
+        if let bad = options.misbehave, [Misbehaviour.unsealed, .short, .strideOverflow, .garbage].contains(bad) {
             try misbehave(bad, width: canvas.pixelWidth, height: canvas.pixelHeight)
             return
         }

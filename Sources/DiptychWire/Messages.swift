@@ -186,9 +186,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .pen(let phase, let x, let y, let p, let tx, let ty):
             [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
              ("tiltX", .double(tx)), ("tiltY", .double(ty))]
-        case .frameDone(let t): [("time", .int(Int(t)))]
+        case .frameDone(let t): [("time", .int(Int(clamping: t)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
-        case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(time)))]
+        case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]
         }
     }
 }

@@ -92,6 +92,22 @@ struct HostileClientTests {
         #expect(f.compositor.isConnected(.primary))
     }
 
+    /// A flood of 3000 commits and 3000 stray messages: the compositor's memory stays bounded
+    /// and the other app keeps being served.
+    @Test func aFloodIsAbsorbedWithBoundedMemory() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let before = residentBytes()
+        try f.connect(["pattern:#AA0000", "--misbehave", "flood"], log: "flood.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 60_000) { f.compositor.commits(.secondary) >= 3001 })
+        f.compositor.repaint()
+        #expect(residentBytes() - before < 64 << 20, "grew by \(residentBytes() - before) bytes")
+        #expect(f.compositor.protocolErrors.isEmpty)
+        #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
+        #expect(f.compositor.output.pixel(x: 1500, y: 1400) & 0xFFFFFF == 0xAA0000)
+    }
+
     /// An app that crashes in the middle of a divider drag: the layout collapses to the other
     /// app, which gets its configure and becomes active.
     @Test func aCrashMidDragLeavesTheOtherAppFullScreen() throws {

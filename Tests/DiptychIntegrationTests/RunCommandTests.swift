@@ -39,6 +39,33 @@ struct RunCommandTests {
         #expect(!Files.exists(socket))  // the socket goes with the compositor
     }
 
+    /// SIGINT ends the run as cleanly as SIGTERM, and an app vanishing mid-write (SIGPIPE
+    /// territory) does not kill the compositor.
+    @Test func sigintAndVanishingAppsEndNothingButTheRun() throws {
+        let dir = Harness.temporaryDirectory("sigint")
+        let compositor = try ChildProcess(
+            arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", "pattern:#654321", "--out", dir],
+            environment: ["DIPTYCH_SOCKET": "\(dir)/s"])
+        defer { compositor.terminate() }
+        var up = false
+        for _ in 0..<2000 where !up {
+            up = Harness.events("\(dir)/events-primary.jsonl").contains { $0["event"]?.stringValue == "frameDone" }
+            usleep(5000)
+        }
+        #expect(up)
+        // Apps that connect and vanish at once, while the compositor answers them.
+        for _ in 0..<20 {
+            let app = try ChildProcess(arguments: [Harness.demo, "pattern:#111111"], environment: ["DIPTYCH_SOCKET": "\(dir)/s", "DIPTYCH_SOCKET_FD": ""])
+            usleep(2000)
+            kill(app.pid, SIGKILL)
+            _ = app.wait(milliseconds: 5000)
+        }
+        #expect(compositor.poll() == nil)  // still running
+        kill(compositor.pid, SIGINT)
+        #expect(compositor.wait(milliseconds: 20_000) == 0)
+        #expect(try PixelImage.readPNG(from: "\(dir)/frame.png").pixel(x: 50, y: 50) & 0xFFFFFF == 0x654321)
+    }
+
     @Test func drmBackendIsRefusedClearlyWhereThereIsNoCard() throws {
         let r = try Harness.run([Harness.diptych, "run", "--backend", "warp"])
         #expect(r.status == 2 && r.stderr.contains("valid backends: headless, drm"))

@@ -61,6 +61,12 @@ struct CodecTests {
         #expect(a.pendingBytes == 0)
     }
 
+    /// Found by the fuzzer: a frameDone time past Int.max must not trap when logged.
+    @Test func hugeTimesAreLoggedWithoutTrapping() {
+        #expect(ServerEvent.frameDone(time: .max).jsonFields.first?.1 == .int(.max))
+        #expect(ServerEvent.sync(serial: 1, time: .max).jsonFields.last?.1 == .int(.max))
+    }
+
     @Test func eventLogFieldsUseSpecNames() {
         let c = Self.events[0]
         #expect(c.name == "configure")

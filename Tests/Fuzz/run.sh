@@ -28,6 +28,6 @@ run() {
   echo "fuzz $name: $execs executions in ${SECONDS_EACH}s, $(ls "$WORK/crashes" | grep -c "^$name-" || true) crashes"
 }
 run wire Tests/Fuzz/seeds/wire &
-run scenario Assets/scenarios Tests/VM &
+run scenario Assets/scenarios Tests/VM Tests/Fuzz/seeds/scenario &
 wait
 if ls "$WORK/crashes" | grep -q .; then echo "fuzz: crashes kept in $WORK/crashes" >&2; exit 1; fi

@@ -141,6 +141,30 @@ public final class FrameDriver {
         }
     }
 
+    /// Times one frame of a live compositor (no round trip: apps run at their own pace):
+    /// layout, composite and present, with `input` the time spent handling input since the
+    /// last frame. Kept in `records` for `frames.json`.
+    @discardableResult
+    public func liveFrame(inputMilliseconds: Double, hadInput: Bool) -> FrameRecord {
+        let t2 = MonotonicClock.nanoseconds
+        let prepared = compositor.prepareFrame()
+        let t3 = MonotonicClock.nanoseconds
+        let stats = compositor.composite(prepared)
+        let t4 = MonotonicClock.nanoseconds
+        compositor.present()
+        let t5 = MonotonicClock.nanoseconds
+        maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
+        let repainted = stats.compositedPixels + stats.filledPixels
+        let r = FrameRecord(
+            frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: ms(t2, t3), composite: ms(t3, t4),
+            present: ms(t4, t5), total: inputMilliseconds + ms(t2, t5), pixman: nil, memcpy: nil, repaintedPixels: repainted,
+            inputLatency: hadInput && repainted > 0 ? inputMilliseconds + ms(t2, t5) : nil)
+        // Bounded: a kiosk runs for months; keep the last 100,000 frames.
+        if records.count >= 100_000 { records.removeFirst(10_000) }
+        records.append(r)
+        return r
+    }
+
     /// `frames.json`: every record and the output size.
     public var framesJSON: JSONValue {
         .object([

@@ -154,9 +154,16 @@ struct RunCommand: ParsableCommand {
                 }
             }
             defer { _ = hotplug }
+            var inputMilliseconds = 0.0
+            var hadInput = false
             if let input {
                 var translator = InputTranslator(panel: compositor.geometry.panel, calibration: calibration)
                 compositor.watch(input.descriptor) {
+                    let started = MonotonicClock.nanoseconds
+                    defer {
+                        inputMilliseconds += Double(MonotonicClock.nanoseconds - started) / 1_000_000
+                        hadInput = true
+                    }
                     for raw in input.read() {
                         switch raw {
                         case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
@@ -167,6 +174,7 @@ struct RunCommand: ParsableCommand {
                 }
             }
             let frameInterval = 16
+            let frames = FrameDriver(compositor: compositor)
             var lastPoll = MonotonicClock.milliseconds
             while !stop {
                 try compositor.dispatch(timeoutMilliseconds: frameInterval)
@@ -174,11 +182,16 @@ struct RunCommand: ParsableCommand {
                     lastPoll = MonotonicClock.milliseconds
                     if drm.rescan(), drm.connected { compositor.redrawAll() }
                 }
-                if compositor.needsRepaint && compositor.backend.readyForFrame { compositor.repaint() }
+                if compositor.needsRepaint && compositor.backend.readyForFrame {
+                    frames.liveFrame(inputMilliseconds: inputMilliseconds, hadInput: hadInput)
+                    inputMilliseconds = 0
+                    hadInput = false
+                }
             }
             if let out {
-                compositor.repaint()
+                frames.liveFrame(inputMilliseconds: 0, hadInput: false)
                 try compositor.output.writePNG(to: "\(out)/frame.png")
+                try Files.writeAtomically("\(out)/frames.json", bytes: Array((frames.framesJSON.serialized + "\n").utf8))
             }
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `diptych run` on the headless backend: serves apps until SIGTERM, then exits cleanly.
 
+import DiptychCore
 import DiptychDRM
 import DiptychLinux
 import DiptychRender
@@ -37,6 +38,11 @@ struct RunCommandTests {
         #expect(frame.width == 2048 && frame.height == 1536)
         #expect(frame.pixel(x: 50, y: 50) & 0xFFFFFF == 0x123456)
         #expect(!Files.exists(socket))  // the socket goes with the compositor
+        // frames.json with the same per-frame records as scenarios and profile.
+        let frames = try JSONValue.parse(String(decoding: try Files.read("\(dir)/frames.json"), as: UTF8.self))
+        let records = frames["frames"]?.arrayValue ?? []
+        #expect(records.count >= 2)
+        #expect(records.first?["composite_ms"]?.doubleValue != nil && records.first?["repainted_px"]?.intValue != nil)
     }
 
     /// SIGINT ends the run as cleanly as SIGTERM, and an app vanishing mid-write (SIGPIPE

@@ -45,10 +45,6 @@ public struct FileDescriptor: ~Copyable {
         try retrying("fcntl F_SETFL") { fcntl(rawValue, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
     }
 
-    /// A new descriptor for the same file (close-on-exec), owned by the result.
-    public func duplicate() throws(SystemError) -> FileDescriptor {
-        FileDescriptor(taking: try retrying("dup") { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
-    }
 }
 
 /// A reference-counted owner of a descriptor, for descriptors that several objects share.

@@ -77,11 +77,6 @@ public final class PixelImage {
         return bits.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
     }
 
-    /// Scoped access to the rows: the pointer to the first pixel and the stride in bytes.
-    public func withUnsafeRows<R>(_ body: (UnsafeRawPointer, Int) throws -> R) rethrows -> R {
-        try body(UnsafeRawPointer(bits), stride)
-    }
-
     /// Fills `rect` (pixels, clipped to the image) with an opaque colour.
     public func fill(_ rect: Rect, color: RGB) {
         guard let r = rect.intersection(Rect(x: 0, y: 0, width: width, height: height)) else { return }

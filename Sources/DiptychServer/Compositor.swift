@@ -842,7 +842,4 @@ public final class Compositor {
         }
         children.removeAll()
     }
-
-    /// Exit statuses of launched apps that have exited, by role.
-    public func exitStatus(_ role: Role) -> Int32? { children.first { $0.role == role }?.process.poll() }
 }

@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychRender", "DiptychDRM", "DiptychInput", "DiptychLinux",
+                "DiptychCore", "DiptychServer", "DiptychRender", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

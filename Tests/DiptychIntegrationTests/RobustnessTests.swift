@@ -12,24 +12,10 @@ import Glibc
 import Logging
 import Testing
 
-func openDescriptors() -> Int {
-    guard let dir = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(dir) }
-    var n = 0
-    while readdir(dir) != nil { n += 1 }
-    return n
-}
-
 /// The address space mapped by this process (statm's size).
 func mappedBytes() -> Int {
     let text = String(decoding: (try? Files.read("/proc/self/statm")) ?? [], as: UTF8.self)
     return (Int(text.split(separator: " ").first ?? "") ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
-func residentBytes() -> Int {
-    let text = String(decoding: (try? Files.read("/proc/self/statm")) ?? [], as: UTF8.self)
-    let fields = text.split(separator: " ")
-    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
 }
 
 @Suite(.serialized)

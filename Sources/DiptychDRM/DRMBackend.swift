@@ -22,16 +22,11 @@ public final class DRMBackend: OutputBackend {
     public var api: String { atomicPlane == nil ? "legacy" : "atomic" }
     private let saved: CRTCState
     private let buffers: [ScanoutBuffer]
-    private let shadow: PixelImage
-    private var front = 0
+    /// The shadow the renderer draws into, and the copies into the buffers by damage.
+    private let chain: DoubleBuffer
     private var flipPending = false
     private var nextToken: UInt64 = 1
     private var pendingToken: UInt64 = 0
-    /// Damage of the previous frame (nil: all): the back buffer missed it.
-    private var previousDamage: Region?
-    private var framesShown = 0
-    /// A frame whose flip failed: retried at the next present.
-    private var retry = false
     private let logger: Logger
     private var restored = false
 
@@ -65,7 +60,7 @@ public final class DRMBackend: OutputBackend {
         for _ in 0..<2 { made.append(try device.createScanoutBuffer(width: m.width, height: m.height)) }
         buffers = made
         for b in buffers { b.image.fill(Rect(x: 0, y: 0, width: m.width, height: m.height), color: RGB(red: 0, green: 0, blue: 0)) }
-        shadow = PixelImage(width: m.width, height: m.height)
+        chain = DoubleBuffer(buffers: buffers.map(\.image), front: 0)
         // Atomic where the driver has it, checked with a test-only commit first; the legacy
         // API otherwise, or when the check fails.
         var plane: UInt32?
@@ -108,12 +103,11 @@ public final class DRMBackend: OutputBackend {
         }
         do {
             if let plane = atomicPlane {
-                try device.atomicModeset(crtc: crtc, connector: connector.id, plane: plane, framebuffer: buffers[front].framebuffer, modeIndex: mode.index, size: size, testOnly: false)
+                try device.atomicModeset(crtc: crtc, connector: connector.id, plane: plane, framebuffer: buffers[chain.front].framebuffer, modeIndex: mode.index, size: size, testOnly: false)
             } else {
-                try device.setCRTC(crtc, framebuffer: buffers[front].framebuffer, connector: connector.id, modeIndex: mode.index)
+                try device.setCRTC(crtc, framebuffer: buffers[chain.front].framebuffer, connector: connector.id, modeIndex: mode.index)
             }
-            framesShown = 0
-            previousDamage = nil
+            chain.invalidate()
             logger.warning("output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
         } catch {
             connected = false
@@ -121,8 +115,8 @@ public final class DRMBackend: OutputBackend {
         }
         return true
     }
-    public func beginFrame() -> PixelImage { shadow }
-    public var lastFrame: PixelImage { shadow }
+    public func beginFrame() -> PixelImage { chain.shadow }
+    public var lastFrame: PixelImage { chain.shadow }
     public var readyForFrame: Bool { !flipPending }
 
     /// Copies the damage of this frame and the previous one (what the back buffer lacks) from
@@ -130,34 +124,23 @@ public final class DRMBackend: OutputBackend {
     /// and retried at the next frame.
     public func present(damage: Region?) -> UInt64 {
         guard !flipPending, connected else { return MonotonicClock.milliseconds }
-        let back = 1 - front
         let full = Region(Rect(x: 0, y: 0, width: mode.width, height: mode.height))
-        var copy: Region
-        if framesShown < 2 || damage == nil || previousDamage == nil || retry {
-            copy = full
-        } else {
-            copy = damage!
-            for r in previousDamage!.rects { copy.formUnion(r) }
-        }
-        buffers[back].image.copy(copy.rects, from: shadow)
+        let copy = chain.present(damage: damage)
+        let framebuffer = buffers[chain.front].framebuffer
         let token = nextToken
         nextToken += 1
         do {
             if let plane = atomicPlane {
                 // FB_DAMAGE_CLIPS: what changed since this buffer was last shown.
-                try device.atomicFlip(plane: plane, framebuffer: buffers[back].framebuffer, damage: copy == full ? nil : copy.rects, token: token)
+                try device.atomicFlip(plane: plane, framebuffer: framebuffer, damage: copy == full ? nil : copy.rects, token: token)
             } else {
-                try device.pageFlip(crtc, framebuffer: buffers[back].framebuffer, token: token)
+                try device.pageFlip(crtc, framebuffer: framebuffer, token: token)
             }
             flipPending = true
             pendingToken = token
-            front = back
-            previousDamage = damage
-            framesShown += 1
-            retry = false
         } catch {
             flipFailures += 1
-            retry = true
+            chain.presentFailed()
             logger.warning("system error: page flip failed; retrying next frame", metadata: ["error": "\(error)"])
         }
         return MonotonicClock.milliseconds

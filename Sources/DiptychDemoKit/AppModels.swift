@@ -4,6 +4,7 @@
 
 import DiptychCore
 import DiptychRender
+import DiptychWire
 
 /// What an app knows about the surface it draws: pixel size, points-to-pixels scale and the
 /// horizontal size class.
@@ -21,6 +22,16 @@ public struct Canvas: Sendable, Equatable {
     }
 
     var widthPoints: Double { Double(pixelWidth) / Double(scale) }
+
+    /// The canvas of a pane: its pixel size, with the scale derived from its width in points.
+    public init(frame: Rect, pixelWidth: Int, pixelHeight: Int, horizontalSizeClass: SizeClass) {
+        self.init(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: frame.width > 0 ? pixelWidth / frame.width : 1, horizontalSizeClass: horizontalSizeClass)
+    }
+
+    /// The canvas a configure asks for.
+    public init(_ c: Configure) {
+        self.init(frame: c.frame, pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, horizontalSizeClass: c.horizontalSizeClass)
+    }
 }
 
 /// A demo app: input in pane-local points changes its state; it draws any canvas from that

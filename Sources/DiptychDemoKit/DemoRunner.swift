@@ -135,16 +135,14 @@ public struct DemoRunner {
             if let bad = options.misbehave, try misbehaveAtConfigure(bad, c) { return }
             if options.noAck && configured > 1 { return }
             try connection.send(.ack(serial: c.serial))
-            let scale = c.frame.width > 0 ? c.pixelWidth / c.frame.width : 1
-            let next = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: scale, horizontalSizeClass: c.horizontalSizeClass)
+            let next = Canvas(c)
             model.resized(to: next)
             canvas = next
             try present()
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
             if options.misbehave == .crashInDrag { abort() }
             if options.noAck { return }
-            let scale = frame.width > 0 ? pw / frame.width : 1
-            waiting.append((serial, Canvas(pixelWidth: pw, pixelHeight: ph, scale: scale, horizontalSizeClass: hc), nil))
+            waiting.append((serial, Canvas(frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc), nil))
             if options.snapshotDelay == 0 { try answerSnapshots(now: nil) }
         case .touch(let id, let phase, let x, let y):
             guard let canvas, !(options.noAck && configured > 1) else { return }
@@ -264,7 +262,7 @@ public struct DemoRunner {
             try connection.send(.ack(serial: c.serial))
             let b = try buffer(c.pixelWidth, c.pixelHeight)
             let image = PixelImage(mapping: b.mapping, offset: 0, width: c.pixelWidth, height: c.pixelHeight, stride: Int(b.layout.stride), format: .xrgb8888)
-            canvas = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: max(1, c.pixelWidth / max(1, c.frame.width)), horizontalSizeClass: c.horizontalSizeClass)
+            canvas = Canvas(c)
             model.draw(image, canvas: canvas!)
             try connection.commit(b)
             shown = b
@@ -280,7 +278,7 @@ public struct DemoRunner {
                 try connection.send(.syncDone(serial: UInt32(i)))
             }
             shown = b
-            canvas = Canvas(pixelWidth: c.pixelWidth, pixelHeight: c.pixelHeight, scale: max(1, c.pixelWidth / max(1, c.frame.width)), horizontalSizeClass: c.horizontalSizeClass)
+            canvas = Canvas(c)
             try present()
         case .noRead:
             try connection.send(.ack(serial: c.serial))

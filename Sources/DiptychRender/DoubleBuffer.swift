@@ -24,6 +24,27 @@ public final class DoubleBuffer {
         buffers = [makeBuffer(size), makeBuffer(size)]
     }
 
+    /// Over two existing buffers of the shadow's size (scanout buffers), `front` on screen.
+    public init(buffers: [PixelImage], front: Int) {
+        precondition(buffers.count == 2 && buffers[0].width == buffers[1].width && buffers[0].height == buffers[1].height)
+        shadow = PixelImage(width: buffers[0].width, height: buffers[0].height)
+        self.buffers = buffers
+        self.front = front
+    }
+
+    /// The last present was not shown (its flip failed): the front buffer stays on screen and
+    /// the next present copies everything.
+    public func presentFailed() {
+        front = 1 - front
+        invalidate()
+    }
+
+    /// Forgets what the buffers hold (an output that came back): the next presents copy all.
+    public func invalidate() {
+        presented = 0
+        previousDamage = nil
+    }
+
     /// Presents the shadow: copies into the back buffer the union of this frame's damage and
     /// the previous frame's (nil: everything, as for the first two frames), then makes it the
     /// front buffer. Returns the region copied.

@@ -78,12 +78,7 @@ public final class PixelImage {
     }
 
     /// Fills `rect` (pixels, clipped to the image) with an opaque colour.
-    public func fill(_ rect: Rect, color: RGB) {
-        guard let r = rect.intersection(Rect(x: 0, y: 0, width: width, height: height)) else { return }
-        var c = pixmanColor(color)
-        var box = pixman_box32_t(x1: Int32(r.minX), y1: Int32(r.minY), x2: Int32(r.maxX), y2: Int32(r.maxY))
-        pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, 1, &box)
-    }
+    public func fill(_ rect: Rect, color: RGB) { fill([rect], color: color) }
 
     /// Fills several rectangles (clipped to the image) with one colour in one call.
     public func fill(_ rects: [Rect], color: RGB) {

@@ -29,7 +29,7 @@ struct EmulationTests {
     func iPadProOnA2048x1536Panel(orientation: Orientation, arrangement: Arrangement) throws {
         try render(
             ["--device", "ipad-pro", "--orientation", orientation.rawValue, "--arrangement", arrangement.rawValue, "--emulate-on", "2048x1536"],
-            name: "emulated-ipad-pro-on-2048x1536-\(orientation.rawValue)-\(String(arrangement.rawValue.map { $0 == "/" ? "-" : $0 }))")
+            name: "emulated-" + Golden.name("ipad-pro-on-2048x1536", orientation.rawValue, arrangement.rawValue))
     }
 
     @Test(arguments: [0, 90])

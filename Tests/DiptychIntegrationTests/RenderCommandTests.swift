@@ -62,7 +62,7 @@ struct RenderCommandTests {
             "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out,
         ])
         #expect(r.status == 0, "\(r.stderr)")
-        let name = "\(device)-\(orientation.rawValue)-\(String(arrangement.rawValue.map { $0 == "/" ? "-" : $0 }))"
+        let name = Golden.name(device, orientation.rawValue, arrangement.rawValue)
         let failure = Golden.check(try PixelImage.readPNG(from: out), name: name, referenceDirectory: renderReferences, tolerance: 0)
         #expect(failure == nil, "\(failure ?? "")")
     }

@@ -27,14 +27,6 @@ func renderPatterns(_ layout: Layout) -> (PixelImage, RenderStats) {
     return (output, stats)
 }
 
-/// `ipad-pro-landscape-split-1-2` and so on.
-func goldenName(_ device: String, _ o: Orientation, _ a: Arrangement) -> String {
-    "\(device)-\(o.rawValue)-\(a.rawValue.replacingSlashes)"
-}
-
-extension String {
-    var replacingSlashes: String { String(map { $0 == "/" ? "-" : $0 }) }
-}
 
 struct RenderGoldenTests {
     static let cases: [(String, Orientation, Arrangement)] = ["ipad", "ipad-pro"].flatMap { d in
@@ -47,7 +39,7 @@ struct RenderGoldenTests {
     func golden(device: String, orientation: Orientation, arrangement: Arrangement) throws {
         let layout = try LayoutEngine.layout(profile: try DeviceProfile.named(device), orientation: orientation, arrangement: arrangement)
         let (frame, stats) = renderPatterns(layout)
-        let failure = Golden.check(frame, name: goldenName(device, orientation, arrangement), referenceDirectory: referenceDirectory, tolerance: 0)
+        let failure = Golden.check(frame, name: Golden.name(device, orientation.rawValue, arrangement.rawValue), referenceDirectory: referenceDirectory, tolerance: 0)
         #expect(failure == nil, "\(failure ?? "")")
         // Every output pixel is written exactly once: composited from a surface or filled black.
         #expect(stats.compositedPixels + stats.filledPixels == frame.width * frame.height)

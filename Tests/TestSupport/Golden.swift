@@ -41,6 +41,11 @@ public enum Golden {
         return "\(name): \(result.differingPixels) pixels differ by more than \(tolerance) (max \(result.maxChannelDifference)), \(at); actual \(actualPath), diff \(diffPath)"
     }
 
+    /// A reference name for a device, orientation and arrangement: `ipad-pro-landscape-split-1-2`.
+    public static func name(_ device: String, _ orientation: String, _ arrangement: String) -> String {
+        "\(device)-\(orientation)-\(String(arrangement.map { $0 == "/" ? "-" : $0 }))"
+    }
+
     /// The directory of the source file that calls this, for `Reference/` beside the tests.
     public static func directory(of filePath: String) -> String {
         String(filePath[..<(filePath.lastIndex(of: "/") ?? filePath.endIndex)])

@@ -2,7 +2,8 @@
 // Diptych: a two-app, iPad-style multitasking compositor for Linux consoles and kiosks.
 import PackageDescription
 
-let platformSettings: [SwiftSetting] = []
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
     name: "Diptych",
@@ -29,51 +30,53 @@ let package = Package(
         .target(name: "DiptychWire", dependencies: ["DiptychCore"]),
 
         // MARK: Platform tier.
-        .target(name: "DiptychLinux", dependencies: ["CLinuxShims"], swiftSettings: platformSettings),
-        .target(name: "DiptychRender", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
-        .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychLinux", "DiptychRender", .product(name: "Logging", package: "swift-log")], swiftSettings: platformSettings),
-        .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "DiptychCore", "DiptychLinux"], swiftSettings: platformSettings),
+        .target(name: "DiptychLinux", dependencies: ["CLinuxShims"]),
+        // Pixel images over pixman, PNG, and the output interface with its headless backend.
+        .target(name: "DiptychImage", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"]),
+        // The scene renderer: plans and replays pixman operations for a scene.
+        .target(name: "DiptychRender", dependencies: ["CPixman", "DiptychCore", "DiptychImage"]),
+        .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
+        .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
-        .target(
-            name: "DiptychServer",
-            dependencies: [
-                "DiptychCore", "DiptychWire", "DiptychLinux", "DiptychRender",
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychRender", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
-        .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychRender", "DiptychClient"]),
+        .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychClient"]),
 
         // MARK: Executables.
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychRender", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", argumentParser,
+                logging,
             ]),
         .executableTarget(
             name: "diptych-demo",
-            dependencies: [
-                "DiptychDemoKit", "DiptychClient", "DiptychCore", "DiptychLinux",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            dependencies: ["DiptychDemoKit", "DiptychClient", "DiptychCore", "DiptychLinux", argumentParser]),
+        // Deliberately broken clients, for the tests of the compositor's defences only.
+        .executableTarget(
+            name: "diptych-misbehave",
+            dependencies: ["DiptychDemoKit", "DiptychClient", "DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage"],
+            path: "Tests/Misbehave"),
 
         // MARK: Tests.
-        .target(name: "DiptychTestSupport", dependencies: ["DiptychRender", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),
+        .target(name: "DiptychTestSupport", dependencies: ["DiptychImage", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),
         .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore"]),
-        .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux"]),
+        .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux", "DiptychTestSupport"]),
         .testTarget(
             name: "DiptychPlatformTests",
-            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychRender", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychImage", "DiptychLinux", "DiptychTestSupport", logging]),
         .testTarget(
             name: "DiptychRenderTests",
-            dependencies: ["DiptychRender", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux"],
+            dependencies: ["DiptychRender", "DiptychImage", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux"],
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
-            dependencies: ["DiptychServer", "DiptychRender", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient", "DiptychDemoKit", "DiptychTestSupport", "DiptychDRM"],
+            dependencies: [
+                "DiptychServer", "DiptychRender", "DiptychImage", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient",
+                "DiptychTestSupport", "DiptychDRM", logging,
+            ],
             exclude: ["Reference"]),
     ],
     swiftLanguageModes: [.v6]

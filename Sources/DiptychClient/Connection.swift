@@ -8,13 +8,24 @@ import DiptychWire
 /// A shared-memory buffer a client draws into: a memfd sealed against shrinking, mapped
 /// writable. Owns the memfd and the mapping.
 public final class ShmBuffer {
-    public let fd: SharedDescriptor
-    public let mapping: MemoryMapping
+    package let fd: SharedDescriptor
+    package let mapping: MemoryMapping
+    /// Where the pixels are in the memfd and how they are laid out.
     public let layout: BufferLayout
 
-    /// A new XRGB8888 buffer of `width` × `height` pixels. With `seal` false the memfd is left
-    /// unsealed (only to test the compositor's checks).
-    public init(width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool = true, fileSize: Int? = nil) throws(SystemError) {
+    /// Calls `body` with the buffer's pixels (`layout.stride` bytes a row), to draw into them.
+    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try mapping.withUnsafeMutableBytes(body)
+    }
+
+    /// A new buffer of `width` × `height` pixels, sealed against shrinking.
+    public convenience init(width: Int, height: Int, format: FourCC = .xrgb8888) throws(SystemError) {
+        try self.init(width: width, height: height, format: format, seal: true, fileSize: nil)
+    }
+
+    /// With `seal` false the memfd is left unsealed, and `fileSize` overrides its size: only
+    /// for the tests of the compositor's checks, so not part of the library's API.
+    package init(width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool, fileSize: Int?) throws(SystemError) {
         let stride = width * 4
         let size = fileSize ?? stride * height
         let memfd = try FileDescriptor.memfd(name: "diptych-buffer", size: max(size, 4))
@@ -69,8 +80,8 @@ public final class Connection {
         self.socket = SharedDescriptor(socket)
     }
 
-    /// Sends raw bytes and descriptors (used by `send` and by tests that misbehave on purpose).
-    public func sendRaw(_ bytes: [UInt8], descriptors: [Int32] = []) throws(ClientError) {
+    /// Sends raw bytes and descriptors (used by `send` and by the tests' misbehaving client).
+    package func sendRaw(_ bytes: [UInt8], descriptors: [Int32] = []) throws(ClientError) {
         do { try UnixSocket.sendAll(socket.rawValue, bytes, descriptors: descriptors) } catch { throw .system(error) }
     }
 

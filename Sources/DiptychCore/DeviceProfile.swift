@@ -55,16 +55,11 @@ public struct DeviceProfile: Hashable, Sendable {
     /// width is 375 pt when the landscape width is at least 1366 pt, else 320 pt.
     public static func named(_ name: String) throws(ProfileError) -> DeviceProfile {
         if let profile = builtIn.first(where: { $0.name == name }) { return profile }
-        guard let at = name.firstIndex(of: "@"), let x = name.firstIndex(of: "x"), x < at else {
-            throw .unknownDevice(name)
-        }
-        guard let w = Int(name[..<x]), let h = Int(name[name.index(after: x)..<at]),
-            let s = Int(name[name.index(after: at)...])
-        else { throw .unknownDevice(name) }
+        guard let at = name.firstIndex(of: "@"), name[..<at].contains("x") else { throw .unknownDevice(name) }
+        guard let s = Int(name[name.index(after: at)...]) else { throw .unknownDevice(name) }
+        guard let pixels = Size(parsing: name[..<at]) else { throw .badCustom(name, "each side must be from 1 to 16384 pixels") }
+        let w = pixels.width, h = pixels.height
         guard s >= 1, s <= 8 else { throw .badCustom(name, "the scale must be a whole number from 1 to 8") }
-        guard w > 0, h > 0, w <= 16384, h <= 16384 else {
-            throw .badCustom(name, "each side must be from 1 to 16384 pixels")
-        }
         guard w % s == 0, h % s == 0 else {
             throw .badCustom(name, "each side must be a whole number of points (divisible by the scale \(s))")
         }

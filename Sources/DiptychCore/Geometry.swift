@@ -10,6 +10,16 @@ public struct Size: Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
     public var description: String { "\(width)x\(height)" }
+
+    /// Parses `WxH` (whole pixels, each side 1 to 16384): the one parser of sizes, used by
+    /// `--emulate-on`, `--mode`, `emulateOn` in scenarios and custom `WxH@S` profiles.
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h)
+        else { return nil }
+        self.init(width: w, height: h)
+    }
 }
 
 /// An axis-aligned rectangle, origin at the top-left, in whole units.

@@ -174,3 +174,12 @@ extension Scenario {
         return String(head.dropLast()) + ",\n \"steps\":[\n  " + steps.joined(separator: ",\n  ") + "]}\n"
     }
 }
+
+/// A source of raw touch and pen input the compositor's loop reads when `descriptor` is
+/// readable (libinput in `run`). Confined to the loop's thread.
+public protocol InputSource: AnyObject {
+    /// The descriptor to poll.
+    var descriptor: Int32 { get }
+    /// Everything the source has now, in order.
+    func read() -> [RawInput]
+}

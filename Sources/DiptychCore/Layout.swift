@@ -167,6 +167,17 @@ public enum LayoutEngine {
         profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement
     ) throws(LayoutError) -> Layout {
         if arrangement == .split12 && orientation == .portrait { throw .splitHalfInPortrait }
+        return build(profile: profile, orientation: orientation, arrangement: arrangement)
+    }
+
+    /// Lays out what `arrangement` shows in `orientation` (`Arrangement.shown(in:)`): a
+    /// remembered `split-1/2` lays out as `split-2/3` in portrait. Never fails.
+    public static func shownLayout(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement) -> Layout {
+        build(profile: profile, orientation: orientation, arrangement: arrangement.shown(in: orientation))
+    }
+
+    /// `split-1/2` here is landscape (or the caller's explicit choice), so nothing can fail.
+    private static func build(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement) -> Layout {
         let screen = profile.screenSize(orientation)
         let w = screen.width, h = screen.height, d = profile.dividerWidth
         let c = compactWidth(screenWidth: w, profile: profile)

@@ -95,6 +95,9 @@ public struct PalmRejection: Sendable {
         return cancelled
     }
 
+    /// When `tick` will next have something to do (a hovering pen's time-out), if ever.
+    public var nextDeadline: UInt64? { penInProximity && !penDown ? lastPenEvent + penTimeout : nil }
+
     /// Times out a pen that stopped reporting while hovering. Returns true when the pen was
     /// taken out of proximity (the caller tells the app `proximityOut`).
     public mutating func tick(now: UInt64) -> Bool {

@@ -81,7 +81,7 @@ extension Scenario {
         }
         var emulateOn: Size?
         if let e = try string(root["emulateOn"], "emulateOn") {
-            guard let size = Self.size(e) else { throw fail("emulateOn", "'\(e)' is not a panel size WxH, e.g. 2048x1536") }
+            guard let size = Size(parsing: e) else { throw fail("emulateOn", "'\(e)' is not a panel size WxH, e.g. 2048x1536") }
             emulateOn = size
         }
         guard let primary = try string(root["primary"], "primary") else { throw fail("primary", "is required: the primary app") }
@@ -181,13 +181,6 @@ extension Scenario {
         guard let v = object[key] else { throw ScenarioError(file: file, field: "\(field).\(key)", reason: "is required") }
         guard let d = v.doubleValue, d.isFinite, abs(d) < 1e7 else { throw ScenarioError(file: file, field: "\(field).\(key)", reason: "must be a number") }
         return d
-    }
-
-    /// `WxH` in pixels.
-    public static func size(_ text: String) -> Size? {
-        let parts = text.split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h) else { return nil }
-        return Size(width: w, height: h)
     }
 
     /// An app is a demo app (its first word; flags may follow) or any other command line.

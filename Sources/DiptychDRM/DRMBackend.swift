@@ -3,8 +3,8 @@
 // damage, page flips paced by the kernel's events, and the CRTC put back on exit.
 
 import DiptychCore
+import DiptychImage
 import DiptychLinux
-import DiptychRender
 import Logging
 
 /// An output on a KMS device. Confined to the compositor's thread.
@@ -29,6 +29,8 @@ public final class DRMBackend: OutputBackend {
     private var pendingToken: UInt64 = 0
     private let logger: Logger
     private var restored = false
+    /// The kernel's drm uevents (nil where udev cannot give them: the poll still catches changes).
+    private let hotplug: HotplugMonitor?
 
     /// Takes the first connected connector (or the one named), its mode (preferred or
     /// `requested`) and a CRTC, and shows a black frame.
@@ -77,29 +79,52 @@ public final class DRMBackend: OutputBackend {
             try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
         }
         atomicPlane = plane
+        do { hotplug = try HotplugMonitor() } catch {
+            hotplug = nil
+            logger.warning("no hotplug events; polling the connector only", metadata: ["error": "\(error)"])
+        }
         logger.info("modeset", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)", "drm.api": "\(plane == nil ? "legacy" : "atomic")"])
     }
 
     deinit { restore() }
 
-    public var eventDescriptor: Int32? { device.descriptor }
+    public var eventDescriptors: [Int32] { [device.descriptor] + (hotplug.map { [$0.descriptor] } ?? []) }
+
+    /// Page flips on the device's descriptor; connector changes on the hotplug monitor's.
+    public func dispatch(_ descriptor: Int32) -> [OutputEvent] {
+        if descriptor == device.descriptor {
+            var events: [OutputEvent] = []
+            for token in device.readEvents() where token == pendingToken && flipPending {
+                flipPending = false
+                flipsCompleted += 1
+                events.append(.frameDone)
+            }
+            return events
+        }
+        guard let hotplug, descriptor == hotplug.descriptor else { return [] }
+        let changed = hotplug.drain()
+        logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
+        return changed ? rescan() : []
+    }
+
+    /// Not every driver sends a uevent for every change: the connector is re-read each second.
+    public var pollInterval: UInt64? { 1000 }
+    public func poll() -> [OutputEvent] { rescan() }
 
     /// Whether the connector is connected (frames are dropped while it is not).
     public private(set) var connected = true
 
-    /// Re-reads the connector after a hotplug event (or on a slow poll: not every driver sends
-    /// one for every change). When it goes away frames are dropped and
-    /// the compositor keeps running; when it comes back the mode is set again and the next
-    /// frame is copied whole. Returns whether anything changed.
-    @discardableResult
-    public func rescan() -> Bool {
+    /// Re-reads the connector after a hotplug event or on the poll. When it goes away frames
+    /// are dropped and the compositor keeps running; when it comes back the mode is set again
+    /// and the next frame is copied whole. Returns what changed.
+    public func rescan() -> [OutputEvent] {
         let now = device.isConnected(connector.id)
-        guard now != connected else { return false }
+        guard now != connected else { return [] }
         connected = now
         if !now {
             flipPending = false
             logger.warning("output disconnected; dropping frames until it returns", metadata: ["drm.connector": "\(connector.name)"])
-            return true
+            return [.disconnected]
         }
         do {
             if let plane = atomicPlane {
@@ -109,21 +134,23 @@ public final class DRMBackend: OutputBackend {
             }
             chain.invalidate()
             logger.warning("output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
+            return [.reconnected]
         } catch {
             connected = false
             logger.warning("system error: cannot restore the mode after reconnection", metadata: ["error": "\(error)"])
+            return []
         }
-        return true
     }
+
     public func beginFrame() -> PixelImage { chain.shadow }
     public var lastFrame: PixelImage { chain.shadow }
-    public var readyForFrame: Bool { !flipPending }
+    public var readyForFrame: Bool { !flipPending && connected }
 
     /// Copies the damage of this frame and the previous one (what the back buffer lacks) from
     /// the shadow into the back buffer, then queues a flip to it. A flip that fails is logged
-    /// and retried at the next frame.
-    public func present(damage: Region?) -> UInt64 {
-        guard !flipPending, connected else { return MonotonicClock.milliseconds }
+    /// and the frame dropped (the server repaints its damage with the next one).
+    public func present(damage: Region?) -> PresentResult {
+        guard !flipPending, connected else { return .dropped }
         let full = Region(Rect(x: 0, y: 0, width: mode.width, height: mode.height))
         let copy = chain.present(damage: damage)
         let framebuffer = buffers[chain.front].framebuffer
@@ -138,20 +165,12 @@ public final class DRMBackend: OutputBackend {
             }
             flipPending = true
             pendingToken = token
+            return .presented(time: MonotonicClock.milliseconds)
         } catch {
             flipFailures += 1
             chain.presentFailed()
             logger.warning("system error: page flip failed; retrying next frame", metadata: ["error": "\(error)"])
-        }
-        return MonotonicClock.milliseconds
-    }
-
-    /// Handles the device's events: a completed flip makes the backend ready for a frame.
-    /// Call when `descriptor` is readable.
-    public func dispatch() {
-        for token in device.readEvents() where token == pendingToken {
-            flipPending = false
-            flipsCompleted += 1
+            return .dropped
         }
     }
 

@@ -3,7 +3,7 @@
 // (`LibdrmDevice`) and by a fake in tests that records the call sequence.
 
 import DiptychCore
-import DiptychRender
+import DiptychImage
 
 /// A dumb buffer mapped for drawing, with its framebuffer.
 public struct ScanoutBuffer {

@@ -95,7 +95,7 @@ public struct ModeRequest: Equatable, Sendable {
 
     public static func parse(_ text: String) -> ModeRequest? {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let size = Scenario.size(String(parts[0])) else { return nil }
+        guard (1...2).contains(parts.count), let size = Size(parsing: parts[0]) else { return nil }
         var hz: Double?
         if parts.count == 2 {
             guard let h = Double(parts[1]), h > 0, h < 1000 else { return nil }

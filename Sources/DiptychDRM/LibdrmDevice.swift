@@ -6,7 +6,7 @@
 import CDRM
 import DiptychCore
 import DiptychLinux
-import DiptychRender
+import DiptychImage
 import Glibc
 
 /// Flip tokens collected by the page-flip handler during one `drmHandleEvent` call. The

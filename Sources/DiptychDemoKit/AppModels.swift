@@ -3,7 +3,7 @@
 // markets (a list with a detail view that collapses into one column when compact).
 
 import DiptychCore
-import DiptychRender
+import DiptychImage
 import DiptychWire
 
 /// What an app knows about the surface it draws: pixel size, points-to-pixels scale and the

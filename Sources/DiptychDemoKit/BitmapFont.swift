@@ -3,7 +3,7 @@
 // under its MIT licence.
 
 import DiptychCore
-import DiptychRender
+import DiptychImage
 
 /// A fixed 5×7 pixel font, drawn scaled by whole pixels.
 public enum BitmapFont {

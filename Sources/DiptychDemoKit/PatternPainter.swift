@@ -2,7 +2,7 @@
 // The `pattern` demo app's drawing: a solid colour, a 1 px border, and its pixel size as text.
 
 import DiptychCore
-import DiptychRender
+import DiptychImage
 
 /// Draws the `pattern:#RRGGBB` app. Pure function of the colour and the image size, so tests
 /// can draw exactly what the app process draws.

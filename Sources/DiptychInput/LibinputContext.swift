@@ -161,3 +161,5 @@ public final class LibinputContext {
         }
     }
 }
+
+extension LibinputContext: InputSource {}

@@ -68,13 +68,23 @@ public final class ChildProcess {
     @discardableResult
     public func terminate(graceMilliseconds: Int = 500) -> Int32 {
         if let s = poll() { return s }
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGTERM)
         if let s = wait(milliseconds: graceMilliseconds) { return s }
-        kill(pid, SIGKILL)
+        Glibc.kill(pid, SIGKILL)
         return wait(milliseconds: 5000) ?? 137
     }
 
+    /// Kills the child at once (SIGKILL) and reaps it; returns its status.
+    @discardableResult
+    public func kill() -> Int32 {
+        if let s = poll() { return s }
+        Glibc.kill(pid, SIGKILL)
+        return wait(milliseconds: 1000) ?? 137
+    }
+
+    /// A child still running when its owner lets go is killed, not asked: a deinit must not
+    /// wait out a grace period (owners that want one call `terminate` first).
     deinit {
-        if exitStatus == nil { terminate(graceMilliseconds: 100) }
+        if exitStatus == nil { kill() }
     }
 }

@@ -3,6 +3,7 @@
 
 import CPixman
 import DiptychCore
+import DiptychImage
 
 /// One surface placed on the output.
 public struct SceneSurface {
@@ -169,18 +170,27 @@ func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
 }
 
 extension Scene {
-    /// The scene for a layout: each shown pane's surface anchored at the pane's top-left and
-    /// clipped to it, primary below secondary (Slide Over floats on top). Panes without a
-    /// surface stay black.
-    public init(layout: Layout, surfaces: [Role: PixelImage]) {
-        let scale = layout.profile.scale
-        let px = layout.profile.pixelSize(layout.orientation)
-        var placed: [SceneSurface] = []
-        for pane in layout.panes {
-            guard let image = surfaces[pane.role] else { continue }
-            let clip = pane.frame.scaled(by: scale)
-            placed.append(SceneSurface(image: image, origin: (clip.x, clip.y), clip: clip))
+    /// The scene `graph` describes, with each node's pixels from `images` (nodes whose image
+    /// is not there are left out), shown on the output through `transform`.
+    public init(_ graph: SceneGraph, images: (ImageRef) -> PixelImage?, transform: AffineTransform = .identity, outputSize: Size? = nil, damage: Region? = nil) {
+        let surfaces = graph.nodes.compactMap { n in
+            images(n.image).map { SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip) }
         }
-        self.init(size: px, surfaces: placed)
+        self.init(size: graph.size, surfaces: surfaces, transform: transform, outputSize: outputSize, damage: damage)
+    }
+
+    /// The scene of a configured layout with one image per role, built by `SceneBuilder` as
+    /// `run` builds it (each surface at its pane's top-left, clipped to it, Slide Over on top).
+    /// Panes without an image stay black.
+    public init(layout: Layout, surfaces: [Role: PixelImage]) {
+        let ids: [Role: AppID] = [.primary: AppID(1), .secondary: AppID(2)]
+        let byApp = Dictionary(uniqueKeysWithValues: surfaces.compactMap { role, image in ids[role].map { ($0, (role, image)) } })
+        let graph = SceneBuilder.build(
+            panes: PresentedPane.panes(of: layout) { role in surfaces[role] == nil ? nil : ids[role] },
+            profile: layout.profile, orientation: layout.orientation
+        ) { app in
+            byApp[app].map { AppContent(live: ImageRef(id: app.rawValue, width: $0.1.width, height: $0.1.height)) }
+        }
+        self.init(graph, images: { ref in byApp[AppID(ref.id)]?.1 })
     }
 }

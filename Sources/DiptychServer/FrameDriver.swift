@@ -4,6 +4,7 @@
 // Scenarios and the profiler share it, so frames.json and `profile` report the same records.
 
 import DiptychCore
+import DiptychImage
 import DiptychLinux
 import DiptychRender
 
@@ -145,13 +146,13 @@ public final class FrameDriver {
     /// layout, composite and present, with `input` the time spent handling input since the
     /// last frame. Kept in `records` for `frames.json`.
     @discardableResult
-    public func liveFrame(inputMilliseconds: Double, hadInput: Bool) -> FrameRecord {
+    public func liveFrame(inputMilliseconds: Double, hadInput: Bool) -> (FrameRecord, PresentResult) {
         let t2 = MonotonicClock.nanoseconds
         let prepared = compositor.prepareFrame()
         let t3 = MonotonicClock.nanoseconds
         let stats = compositor.composite(prepared)
         let t4 = MonotonicClock.nanoseconds
-        compositor.present()
+        let result = compositor.present()
         let t5 = MonotonicClock.nanoseconds
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
@@ -162,7 +163,7 @@ public final class FrameDriver {
         // Bounded: a kiosk runs for months; keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }
         records.append(r)
-        return r
+        return (r, result)
     }
 
     /// `frames.json`: every record and the output size.

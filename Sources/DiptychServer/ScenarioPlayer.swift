@@ -4,6 +4,7 @@
 
 import DiptychCore
 import DiptychLinux
+import DiptychImage
 import DiptychRender
 import Logging
 

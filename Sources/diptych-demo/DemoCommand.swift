@@ -39,23 +39,17 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
     var recolorDamage: String?
 
-    @Option(name: .long, help: ArgumentHelp("Break the protocol on purpose (for tests): \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", ")).", visibility: .hidden))
-    var misbehave: String?
-
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
         if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
         if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
-        if let m = misbehave, Misbehaviour(rawValue: m) == nil {
-            throw ValidationError("unknown --misbehave '\(m)'; valid: \(Misbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
     }
 
     func run() throws {
         ignoreBrokenPipes()
         let options = DemoOptions(
             app: try DemoApp.named(app), eventLog: eventLog, requiresFullScreen: requiresFullScreen,
-            misbehave: misbehave.flatMap(Misbehaviour.init(rawValue:)), snapshotDelay: UInt64(snapshotDelayMs), noAck: noAck)
+            snapshotDelay: UInt64(snapshotDelayMs), noAck: noAck)
         let connection: Connection
         do { connection = try Connection.fromEnvironment() } catch {
             printError("diptych-demo: \(error)")

@@ -10,8 +10,8 @@ struct LayoutCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "The arrangement: \(Arrangement.validChoices).")
-    var arrangement: String
+    @Option(help: "The arrangement.")
+    var arrangement: Arrangement
 
     @Flag(help: "Print JSON (keys as in SPEC §4).")
     var json = false
@@ -19,7 +19,7 @@ struct LayoutCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let (profile, orientation) = try device.resolve()
-            let a = try parseArrangement(arrangement, orientation: orientation)
+            let a = try checkArrangement(arrangement, orientation: orientation)
             let layout = try LayoutEngine.layout(profile: profile, orientation: orientation, arrangement: a)
             print(json ? layout.json.serialized : layout.text)
         }

@@ -8,8 +8,8 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "The device profile: \(DeviceProfile.validChoices).")
     var device: String = "ipad-pro"
 
-    @Option(help: "landscape or portrait.")
-    var orientation: String = "landscape"
+    @Option(help: "The orientation.")
+    var orientation: Orientation = .landscape
 
     @Option(help: "Override the profile's compact pane width, in points.")
     var compactWidth: Int?
@@ -25,23 +25,17 @@ struct DeviceOptions: ParsableArguments {
         do {
             let profile = try DeviceProfile.named(device).overriding(
                 compactWidth: compactWidth, dividerWidth: dividerWidth, regularMinWidth: regularMinWidth)
-            return (profile, try Orientation.named(orientation))
-        } catch let e as ProfileError {
-            throw UsageError(e.description)
-        } catch let e as LayoutError {
-            throw UsageError(e.description)
+            return (profile, orientation)
+        } catch {
+            throw UsageError("\(error)")
         }
     }
 }
 
-func parseArrangement(_ name: String, orientation: Orientation) throws -> Arrangement {
-    do {
-        let a = try Arrangement.named(name)
-        if a == .split12 && orientation == .portrait { throw LayoutError.splitHalfInPortrait }
-        return a
-    } catch {
-        throw UsageError("\(error)")
-    }
+/// `arrangement`, refused with a usage error where the orientation does not allow it.
+func checkArrangement(_ a: Arrangement, orientation: Orientation) throws -> Arrangement {
+    if a == .split12 && orientation == .portrait { throw UsageError(LayoutError.splitHalfInPortrait.description) }
+    return a
 }
 
 /// The panel: resolution-scaling emulation and output rotation (SPEC §6).
@@ -49,13 +43,12 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Emulate the device on a panel of WxH pixels (uniform scale, centred).")
     var emulateOn: String?
 
-    @Option(help: "Rotate the output on the panel: 0, 90, 180 or 270 degrees clockwise.")
-    var rotate: Int = 0
+    @Option(help: "Rotate the output on the panel, in degrees clockwise.")
+    var rotate: OutputRotation = .none
 
     func resolve() throws -> (Size?, OutputRotation) {
-        guard let r = OutputRotation(rawValue: rotate) else { throw UsageError("bad --rotate \(rotate): valid rotations are 0, 90, 180, 270") }
-        guard let e = emulateOn else { return (nil, r) }
-        guard let size = Scenario.size(e) else { throw UsageError("bad --emulate-on '\(e)': expected a panel size WxH in pixels, e.g. 2048x1536") }
-        return (size, r)
+        guard let e = emulateOn else { return (nil, rotate) }
+        guard let size = Size(parsing: e) else { throw UsageError("bad --emulate-on '\(e)': expected a panel size WxH in pixels, e.g. 2048x1536") }
+        return (size, rotate)
     }
 }

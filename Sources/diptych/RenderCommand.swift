@@ -15,8 +15,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "The arrangement: \(Arrangement.validChoices).")
-    var arrangement: String
+    @Option(help: "The arrangement.")
+    var arrangement: Arrangement
 
     @Option(help: "The primary app: \(DemoApp.validChoices).")
     var primary: String
@@ -38,7 +38,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let (profile, orientation) = try device.resolve()
-            let a = try parseArrangement(arrangement, orientation: orientation)
+            let a = try checkArrangement(arrangement, orientation: orientation)
             var apps: [(Role, DemoApp)] = []
             do {
                 apps.append((.primary, try DemoApp.named(primary)))

@@ -16,8 +16,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "headless or drm (default: drm when a usable card is found, else headless).")
-    var backend: String?
+    @Option(help: "Where to draw (default: drm when a usable card is found, else headless).")
+    var backend: BackendChoice?
 
     @Option(help: "The DRM card (default: the first card with a connected connector).")
     var card: String?
@@ -37,15 +37,11 @@ struct RunCommand: ParsableCommand {
             guard let r = ModeRequest.parse(m) else { throw UsageError("bad --mode '\(m)': expected WxH or WxH@Hz, e.g. 1920x1080@60") }
             return r
         }
-        switch backend {
-        case "headless": return nil
-        case nil, "drm": break
-        case let other?: throw UsageError("unknown backend '\(other)'; valid backends: headless, drm")
-        }
+        if backend == .headless { return nil }
         if let card, !Files.exists(card) { throw UsageError("--card: \(card) does not exist") }
         let cards = card.map { [$0] } ?? DRMProbe.usableCards()
         guard let path = cards.first else {
-            if backend == "drm" {
+            if backend == .drm {
                 throw RuntimeFailure("no usable DRM card: looked for /dev/dri/card* with KMS connectors and CRTCs, found none; use --backend headless")
             }
             Files.writeStandardError("diptych: no usable DRM card in /dev/dri; using the headless backend\n")
@@ -58,8 +54,8 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    @Option(help: "The arrangement to start in: \(Arrangement.validChoices).")
-    var arrangement: String?
+    @Option(help: "The arrangement to start in (default: split-2/3 with a secondary, else full).")
+    var arrangement: Arrangement?
 
     @Option(help: "The primary client: a demo app name or a command line.")
     var primary: String?
@@ -80,8 +76,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var outputOptions: OutputOptions
 
-    @Option(help: "pen-priority (fingers are cancelled and held off while a pen is in use) or off.")
-    var palmRejection: String = "pen-priority"
+    @Option(help: "pen-priority cancels fingers and holds them off while a pen is in use.")
+    var palmRejection: PalmRejection.Mode = .penPriority
 
     @Option(help: "How long fingers stay held off after the pen leaves, in ms.")
     var penHoldoffMs: Int = 90
@@ -90,11 +86,8 @@ struct RunCommand: ParsableCommand {
     var debugDamage = false
 
     func palmSettings() throws -> (PalmRejection.Mode, UInt64) {
-        guard let mode = PalmRejection.Mode(rawValue: palmRejection) else {
-            throw UsageError("unknown --palm-rejection '\(palmRejection)'; valid: pen-priority, off")
-        }
         guard (0...10_000).contains(penHoldoffMs) else { throw UsageError("--pen-holdoff-ms must be from 0 to 10000") }
-        return (mode, UInt64(penHoldoffMs))
+        return (palmRejection, UInt64(penHoldoffMs))
     }
 
     func run() throws {
@@ -104,8 +97,8 @@ struct RunCommand: ParsableCommand {
         }
         try reportingErrors {
             let (profile, orientation) = try device.resolve()
-            let a = try parseArrangement(
-                noMultitasking ? "full" : (arrangement ?? (secondary == nil ? "full" : "split-2/3")), orientation: orientation)
+            let a = try checkArrangement(
+                noMultitasking ? .full : (arrangement ?? (secondary == nil ? .full : .split23)), orientation: orientation)
             if let out { try checkDirectory(out, what: "--out") }
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
@@ -139,59 +132,13 @@ struct RunCommand: ParsableCommand {
             compositor.watch(signals.fd.rawValue) {
                 if signals.next() != nil { stop = true }
             }
-            var hotplug: HotplugMonitor?
-            if let drm {
-                do {
-                    let monitor = try HotplugMonitor()
-                    hotplug = monitor
-                    compositor.watch(monitor.descriptor) {
-                        let changed = monitor.drain()
-                        logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
-                        if changed, drm.rescan(), drm.connected { compositor.redrawAll() }
-                    }
-                } catch {
-                    logger.warning("no hotplug events", metadata: ["error": "\(error)"])
-                }
-            }
-            defer { _ = hotplug }
-            var inputMilliseconds = 0.0
-            var hadInput = false
-            if let input {
-                var translator = InputTranslator(panel: compositor.geometry.panel, calibration: calibration)
-                compositor.watch(input.descriptor) {
-                    let started = MonotonicClock.nanoseconds
-                    defer {
-                        inputMilliseconds += Double(MonotonicClock.nanoseconds - started) / 1_000_000
-                        hadInput = true
-                    }
-                    for raw in input.read() {
-                        switch raw {
-                        case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
-                        case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
-                        default: for event in translator.translate(raw) { compositor.panelInput(event) }
-                        }
-                    }
-                }
-            }
-            let frameInterval = 16
-            let frames = FrameDriver(compositor: compositor)
-            var lastPoll = MonotonicClock.milliseconds
-            while !stop {
-                try compositor.dispatch(timeoutMilliseconds: frameInterval)
-                if let drm, MonotonicClock.milliseconds - lastPoll >= 1000 {
-                    lastPoll = MonotonicClock.milliseconds
-                    if drm.rescan(), drm.connected { compositor.redrawAll() }
-                }
-                if compositor.needsRepaint && compositor.backend.readyForFrame {
-                    frames.liveFrame(inputMilliseconds: inputMilliseconds, hadInput: hadInput)
-                    inputMilliseconds = 0
-                    hadInput = false
-                }
-            }
+            if let input { try compositor.addInput(input, calibration: calibration) }
+            let repaint = RepaintLoop(compositor: compositor)
+            try repaint.run { stop }
             if let out {
-                frames.liveFrame(inputMilliseconds: 0, hadInput: false)
+                repaint.frames.liveFrame(inputMilliseconds: 0, hadInput: false)
                 try compositor.output.writePNG(to: "\(out)/frame.png")
-                try Files.writeAtomically("\(out)/frames.json", bytes: Array((frames.framesJSON.serialized + "\n").utf8))
+                try Files.writeAtomically("\(out)/frames.json", bytes: Array((repaint.frames.framesJSON.serialized + "\n").utf8))
             }
         }
     }

@@ -5,7 +5,7 @@ import ArgumentParser
 import DiptychCore
 import DiptychDRM
 import DiptychLinux
-import DiptychRender
+import DiptychImage
 
 struct KMSStateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@
 
 import DiptychCore
 import DiptychLinux
+import DiptychImage
 import DiptychRender
 import DiptychServer
 import DiptychTestSupport

@@ -4,6 +4,7 @@
 import DiptychClient
 import DiptychCore
 import DiptychLinux
+import DiptychImage
 import DiptychRender
 import DiptychServer
 import DiptychTestSupport

@@ -4,6 +4,7 @@
 import DiptychCore
 import DiptychDRM
 import DiptychLinux
+import DiptychImage
 import DiptychRender
 import DiptychTestSupport
 import Glibc

@@ -3,7 +3,7 @@
 
 import DiptychCore
 import DiptychDRM
-import DiptychRender
+import DiptychImage
 import Logging
 import Testing
 
@@ -134,12 +134,12 @@ struct DRMBackendTests {
         _ = backend.present(damage: nil)
         #expect(fake.calls == ["flip 40 fb102 event 1"])
         #expect(!backend.readyForFrame)  // no second flip before the event
-        _ = backend.present(damage: nil)
+        #expect(backend.present(damage: nil) == .dropped)
         #expect(fake.calls.count == 1)
-        backend.dispatch()
+        #expect(backend.dispatch(fake.descriptor) == [.frameDone])
         #expect(backend.readyForFrame && backend.flipsCompleted == 1)
         _ = backend.present(damage: Region(Rect(x: 0, y: 0, width: 4, height: 4)))
-        backend.dispatch()
+        _ = backend.dispatch(fake.descriptor)
         #expect(fake.calls.last == "flip 40 fb101 event 2")
         fake.calls = []
         backend.restore()
@@ -156,7 +156,7 @@ struct DRMBackendTests {
             let r = Rect(x: frame * 8, y: frame * 4, width: 10, height: 10)
             shadow.fill(r, color: RGB(red: UInt8(40 * frame), green: 9, blue: 9))
             _ = backend.present(damage: frame == 0 ? nil : Region(r))
-            backend.dispatch()
+            _ = backend.dispatch(fake.descriptor)
         }
         // The buffer on screen equals the shadow, though each present copied only the damage
         // of its frame and the one before.
@@ -175,7 +175,7 @@ struct DRMBackendTests {
         fake.calls = []
         for frame in 0..<3 {
             _ = backend.present(damage: frame == 0 ? nil : Region(Rect(x: frame, y: 0, width: 4, height: 4)))
-            backend.dispatch()
+            _ = backend.dispatch(fake.descriptor)
         }
         #expect(fake.calls == [
             "atomic-flip plane 50 fb102 damage all event 1",
@@ -188,15 +188,16 @@ struct DRMBackendTests {
         let fake = FakeKMSDevice()
         let backend = try DRMBackend(device: fake, logger: logger)
         _ = backend.present(damage: nil)
-        backend.dispatch()
+        _ = backend.dispatch(fake.descriptor)
         fake.connected = false
-        #expect(backend.rescan() && !backend.connected)
+        #expect(backend.poll() == [.disconnected] && !backend.connected)
         fake.calls = []
-        _ = backend.present(damage: Region())
-        #expect(fake.calls.isEmpty && backend.readyForFrame)  // frames dropped, nothing blocks
-        #expect(!backend.rescan())  // no change, nothing done
+        // Frames are dropped, and the output asks for none while it is away.
+        #expect(backend.present(damage: Region()) == .dropped)
+        #expect(fake.calls.isEmpty && !backend.readyForFrame)
+        #expect(backend.poll().isEmpty)  // no change, nothing done
         fake.connected = true
-        #expect(backend.rescan() && backend.connected)
+        #expect(backend.poll() == [.reconnected] && backend.connected && backend.readyForFrame)
         #expect(fake.calls == ["set-crtc 40 fb102 connector 31 mode 0"])  // the same mode again
         _ = backend.present(damage: Region(Rect(x: 0, y: 0, width: 1, height: 1)))
         #expect(fake.calls.last == "flip 40 fb101 event 2")
@@ -216,7 +217,7 @@ struct DRMBackendTests {
         let backend = try DRMBackend(device: fake, logger: logger)
         fake.failFlips = 1
         fake.calls = []
-        _ = backend.present(damage: nil)
+        #expect(backend.present(damage: nil) == .dropped)
         #expect(fake.calls == ["flip-failed"] && backend.flipFailures == 1 && backend.readyForFrame)
         _ = backend.present(damage: Region())
         #expect(fake.calls.last == "flip 40 fb102 event 2")

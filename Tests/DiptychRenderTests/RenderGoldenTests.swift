@@ -4,6 +4,7 @@
 
 import DiptychCore
 import DiptychDemoKit
+import DiptychImage
 import DiptychRender
 import DiptychTestSupport
 import DiptychLinux

@@ -3,7 +3,7 @@
 // per-channel tolerance, a diff PNG written on failure, a missing reference written and failed.
 
 import DiptychLinux
-import DiptychRender
+import DiptychImage
 import Glibc
 
 public enum Golden {

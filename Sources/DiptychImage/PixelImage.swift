@@ -22,7 +22,7 @@ public enum PixelFormat: Sendable, Hashable {
 /// keeps foreign memory (a client's mapping) alive at least as long as the image. Use on one
 /// thread at a time.
 public final class PixelImage {
-    let image: OpaquePointer
+    package let image: OpaquePointer
     /// Width and height in pixels.
     public let width: Int
     public let height: Int

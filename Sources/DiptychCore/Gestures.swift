@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// The shell's gesture recognisers (SPEC §7), each a value with its own state and decision:
+// the divider drag, a Slide Over dragged (or tapped) by its left edge, and the swipe in from
+// the right edge that brings a Slide Over in. The shell routes touches to them.
+
+/// Gesture constants, in points and milliseconds (SPEC §7).
+public enum GestureMetrics {
+    /// A touch this close to the divider (each side) drags it.
+    public static let dividerGrab = 12.0
+    /// A touch this close to the right edge may swipe a Slide Over in.
+    public static let edgeZone = 16.0
+    /// How far left that swipe must travel.
+    public static let swipeDistance = 48.0
+    /// A tap is shorter than this ...
+    public static let tapMilliseconds: UInt64 = 300
+    /// ... and moves less than this.
+    public static let tapSlop = 12.0
+    /// A touch this close to the Slide Over's left edge pins or dismisses it.
+    public static let slideOverGrab = 12.0
+}
+
+/// A divider drag in progress.
+public struct DividerDrag: Equatable, Sendable {
+    /// The divider's left edge when the drag began, in points.
+    public var startX: Int
+    /// Where the finger is relative to the divider's left edge.
+    public var grabOffset: Double
+    /// The divider's left edge now, in points (not yet snapped).
+    public var x: Double
+    public var startArrangement: Arrangement
+
+    /// A drag grabbed at `fingerX` on the divider at `dividerX`.
+    init(fingerX: Double, dividerX: Int, arrangement: Arrangement) {
+        startX = dividerX
+        grabOffset = fingerX - Double(dividerX)
+        x = Double(dividerX)
+        startArrangement = arrangement
+    }
+
+    /// The divider follows the finger.
+    mutating func move(fingerX: Double) { x = fingerX - grabOffset }
+
+    /// The divider's left edge as drawn: whole points, kept on the screen.
+    func drawnX(screenWidth: Int, dividerWidth: Int) -> Int {
+        min(max(0, Int(x.rounded(.down))), screenWidth - dividerWidth)
+    }
+
+    /// Where a released (or cancelled) divider goes.
+    enum Outcome: Equatable {
+        /// Nearer than half the compact width to the right edge: the secondary leaves.
+        case dismissSecondary
+        /// In the left quarter: the primary leaves and the secondary takes the screen.
+        case dismissPrimary
+        /// The nearest split (the one it started from when that is nearest).
+        case split(Arrangement)
+    }
+
+    /// SPEC §7's snap rule, for a screen `screenWidth` points wide whose splits put the divider
+    /// at `splits` (arrangement, divider x).
+    func outcome(cancelled: Bool, screenWidth w: Double, dividerWidth dw: Double, compactWidth c: Double, splits: [(Arrangement, Int)]) -> Outcome {
+        let x = cancelled ? Double(startX) : min(max(0, self.x), w - dw)
+        if w - (x + dw) < c / 2 { return .dismissSecondary }
+        if x < w / 4 { return .dismissPrimary }
+        let nearest = splits.min { abs(Double($0.1) - x) < abs(Double($1.1) - x) }
+        return .split(nearest?.0 ?? startArrangement)
+    }
+}
+
+/// A Slide Over held by its left edge: dragged right it may be dismissed, tapped it is pinned.
+public struct SlideOverEdgeDrag: Equatable, Sendable {
+    var startX: Double
+    var startTime: UInt64
+    /// The farthest the finger got from where it started (a tap stays under the slop).
+    var maxMove = 0.0
+    /// How far right the Slide Over is pushed now, in points.
+    public private(set) var offset = 0.0
+
+    init(startX: Double, startTime: UInt64) {
+        self.startX = startX
+        self.startTime = startTime
+    }
+
+    mutating func move(fingerX x: Double) {
+        maxMove = max(maxMove, abs(x - startX))
+        offset = max(0, x - startX)
+    }
+
+    enum Outcome: Equatable {
+        case pin
+        case dismiss
+        case stay
+    }
+
+    /// A tap pins; a release with the Slide Over's left edge past W − c/2 dismisses it.
+    func release(fingerX x: Double, now: UInt64, screenWidth w: Double, compactWidth c: Double) -> Outcome {
+        let moved = max(maxMove, abs(x - startX))
+        if now &- startTime < GestureMetrics.tapMilliseconds && moved < GestureMetrics.tapSlop { return .pin }
+        let edge = w - c + max(offset, x - startX)
+        return edge > w - c / 2 ? .dismiss : .stay
+    }
+}
+
+/// A touch that began in the right edge zone over a full-screen primary: it belongs to the app
+/// until it has travelled far enough left, when the compositor claims it.
+public struct EdgeSwipe: Equatable, Sendable {
+    var app: AppID
+    var startX: Double
+
+    /// Whether the finger at `x` has swiped far enough to bring the Slide Over in.
+    func claims(fingerX x: Double) -> Bool { startX - x >= GestureMetrics.swipeDistance }
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// Where frames go: the output backend interface and the headless backend.
+
+import DiptychCore
+import DiptychLinux
+
+/// What became of a frame given to `present`.
+public enum PresentResult: Equatable, Sendable {
+    /// Shown, or queued to be shown at the next refresh (milliseconds, monotonic clock).
+    case presented(time: UInt64)
+    /// Not shown (the output is away, or the flip failed): its damage must be repainted.
+    case dropped
+}
+
+/// Something an output reports from its descriptors or its periodic check.
+public enum OutputEvent: Equatable, Sendable {
+    /// The last frame reached the screen (a page flip completed): the output takes another.
+    case frameDone
+    /// The output went away: frames are dropped until it returns.
+    case disconnected
+    /// The output came back with what it shows lost: the next frame repaints everything.
+    case reconnected
+}
+
+/// An output the compositor draws frames for. The renderer never knows which backend it draws
+/// for (Weston's backend/renderer split); the server asks for a buffer, presents it, and
+/// learns from the backend's events when it may draw the next one.
+public protocol OutputBackend: AnyObject {
+    /// The output's size in pixels.
+    var size: Size { get }
+    /// The buffer to draw the next frame into. Valid until `present`.
+    func beginFrame() -> PixelImage
+    /// Shows the frame drawn into the buffer from `beginFrame`, of which `damage` (nil: all)
+    /// changed.
+    func present(damage: Region?) -> PresentResult
+    /// Whether a new frame can be presented now (false while a page flip is pending or the
+    /// output is away).
+    var readyForFrame: Bool { get }
+    /// The last frame drawn, for captures.
+    var lastFrame: PixelImage { get }
+    /// Descriptors to poll for the backend's events (page flips, hotplug).
+    var eventDescriptors: [Int32] { get }
+    /// Handles what `descriptor` has to say; called when it is readable.
+    func dispatch(_ descriptor: Int32) -> [OutputEvent]
+    /// How often (milliseconds) `poll` wants to run, if at all.
+    var pollInterval: UInt64? { get }
+    /// A periodic check for what raises no event (a connector that changed silently).
+    func poll() -> [OutputEvent]
+    /// Gives the output a new size; false when its size is not the compositor's to choose (a
+    /// panel). A headless output follows the logical screen when it is not emulating a panel.
+    func resize(to size: Size) -> Bool
+}
+
+extension OutputBackend {
+    public var eventDescriptors: [Int32] { [] }
+    public func dispatch(_ descriptor: Int32) -> [OutputEvent] { [] }
+    public var pollInterval: UInt64? { nil }
+    public func poll() -> [OutputEvent] { [] }
+    public func resize(to size: Size) -> Bool { false }
+}
+
+/// An output in memory: frames are kept, and written to PNG on request. Presents at once
+/// (refresh on demand, as Weston's headless backend with refresh 0).
+public final class HeadlessBackend: OutputBackend {
+    public private(set) var size: Size
+    private var image: PixelImage
+
+    /// An output of `size` pixels, black until the first frame.
+    public init(size: Size) {
+        self.size = size
+        image = PixelImage(width: size.width, height: size.height)
+    }
+
+    public func beginFrame() -> PixelImage { image }
+    public func present(damage: Region?) -> PresentResult { .presented(time: MonotonicClock.milliseconds) }
+    public var readyForFrame: Bool { true }
+    public var lastFrame: PixelImage { image }
+
+    /// A new black image of `size`.
+    public func resize(to size: Size) -> Bool {
+        self.size = size
+        image = PixelImage(width: size.width, height: size.height)
+        return true
+    }
+
+    /// Writes the last frame as PNG, atomically.
+    public func capture(to path: String) throws(PNGError) { try image.writePNG(to: path) }
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Launching apps: each runs as its own process holding one end of a socket pair as fd 3, and
+// is reaped here. Closing asks them to stop and waits a grace period; letting go kills them.
+
+import DiptychCore
+import DiptychLinux
+
+/// The apps a compositor launched. Confined to the compositor's thread. Apps still running
+/// when it goes away are killed by `ChildProcess`'s deinit, never waited for.
+final class AppLauncher {
+    /// One launched app.
+    struct App {
+        var role: Role
+        var label: String
+        var client: ClientID
+        var process: ChildProcess
+    }
+
+    private(set) var apps: [App] = []
+
+    /// Starts `arguments` as a separate process with the other end of a new socket pair as
+    /// fd 3 (`$DIPTYCH_SOCKET_FD`), and `$DIPTYCH_SOCKET` naming `socketPath` if any. Returns
+    /// the compositor's end, non-blocking.
+    func launch(_ arguments: [String], role: Role, label: String, client: ClientID, socketPath: String?) throws(SystemError) -> FileDescriptor {
+        let (ours, theirs) = try UnixSocket.pair()
+        let local = FileDescriptor(taking: ours), remote = FileDescriptor(taking: theirs)
+        var environment = [RuntimeDirectory.inheritedSocketVariable: "3"]
+        if let p = socketPath { environment[RuntimeDirectory.socketVariable] = p }
+        let process = try ChildProcess(arguments: arguments, environment: environment, inheritedSocket: remote.rawValue)
+        remote.close()
+        try local.setNonBlocking()
+        apps.append(App(role: role, label: label, client: client, process: process))
+        return local
+    }
+
+    /// The app launched for `role`, if any.
+    func app(_ role: Role) -> App? { apps.first { $0.role == role } }
+
+    /// The exit status of the app launched for `role`, once it has exited (reaping it).
+    func exitStatus(_ role: Role) -> Int32? { app(role)?.process.poll() }
+
+    /// Asks every app to stop (SIGTERM), waits up to `graceMilliseconds` in all for them to
+    /// exit, kills the rest, and reaps them all.
+    func close(graceMilliseconds: Int = 2000) {
+        let deadline = MonotonicClock.milliseconds + UInt64(max(0, graceMilliseconds))
+        for app in apps {
+            let left = Int(deadline > MonotonicClock.milliseconds ? deadline - MonotonicClock.milliseconds : 0)
+            if app.process.wait(milliseconds: left) == nil { app.process.terminate(graceMilliseconds: 200) }
+        }
+        apps.removeAll()
+    }
+}

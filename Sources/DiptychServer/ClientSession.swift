@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// One connected client: its socket, incoming message assembly and descriptors, validation and
+// mapping of the buffers it sends, the outgoing queue, and its protocol state. A session that
+// breaks the protocol is failed alone: it gets the error and is closed.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychWire
+import Glibc
+
+/// Identifies a client for its lifetime.
+public struct ClientID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public var description: String { "client-\(rawValue)" }
+}
+
+/// A buffer the compositor holds for a client: its pixels and their identity in scenes.
+struct HeldImage {
+    var ref: ImageRef
+    var pixels: PixelImage
+}
+
+/// A committed buffer as the compositor holds it.
+struct CommittedSurface {
+    var image: HeldImage
+    /// The configure serial the client had acked when it committed.
+    var serial: UInt32
+    var damage: [Rect]
+}
+
+/// Why a session ended.
+enum SessionEnd: CustomStringConvertible {
+    /// The client broke the protocol (it was told so).
+    case violation(ProtocolError)
+    /// The connection went away, or the compositor dropped it.
+    case closed(String)
+
+    var description: String {
+        switch self {
+        case .violation(let e): "protocol error \(e)"
+        case .closed(let why): why
+        }
+    }
+}
+
+/// A connected client. Confined to the compositor's thread.
+final class ClientSession {
+    let id: ClientID
+    let socket: SharedDescriptor
+    let credentials: PeerCredentials?
+    private var assembler = MessageAssembler()
+    /// Descriptors received and not yet claimed by a message; owned here.
+    private var queuedDescriptors: [Int32] = []
+    private var outgoing: [UInt8] = []
+    private var wantsWritable = false
+    private let loop: Epoll
+    /// Called once when the session closes, with the reason.
+    private let onClose: (ClientSession, SessionEnd) -> Void
+    /// Why the session ended; nil while it is open.
+    private(set) var end: SessionEnd?
+
+    /// The app's name from hello (nil before hello).
+    var name: String?
+    var requiresFullScreen = false
+    /// The role asked for at launch (apps that connect by themselves take the first free one).
+    let launchRole: Role?
+    /// Whether the shell holds this app (after hello, once admitted).
+    var admitted = false
+    /// Snapshot requests sent and not answered, by serial.
+    var snapshotRequests: [UInt32: Pane] = [:]
+    /// Snapshots received during the current drag.
+    var snapshots: [HeldImage] = []
+    /// The last `sync` serial answered, and when (monotonic ns).
+    var syncAnswered: UInt32 = 0
+    var syncAnsweredAt: UInt64 = 0
+    /// Missed a round trip: no longer waited for (a scenario then costs one timeout, not one
+    /// per frame).
+    var unresponsive = false
+    /// A label for messages: the launch name or the hello name.
+    var label: String
+    /// The last configure sent, and every serial sent but not yet acked.
+    var configure: Configure?
+    var unackedSerials: [UInt32] = []
+    var ackedSerial: UInt32?
+    var surface: CommittedSurface?
+    var frameDonePending = false
+    var commits = 0
+
+    /// The most bytes queued for a client that does not read before it is dropped.
+    static let outgoingLimit = 1 << 20
+    /// The most descriptors held for messages not yet read.
+    static let descriptorLimit = 28
+
+    /// A session on `socket`, watched by `loop` under `token`.
+    init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
+        self.id = id
+        credentials = try? UnixSocket.peerCredentials(socket.rawValue)
+        self.socket = SharedDescriptor(socket)
+        launchRole = role
+        self.label = label
+        self.loop = loop
+        self.onClose = onClose
+    }
+
+    deinit {
+        for fd in queuedDescriptors { Glibc.close(fd) }
+    }
+
+    var app: AppID { AppID(id.rawValue) }
+    var isOpen: Bool { end == nil }
+    var token: LoopToken { .client(id) }
+
+    /// Whether the client has committed a buffer after acking its latest configure.
+    var hasCommittedForConfigure: Bool {
+        guard let c = configure, let s = surface else { return false }
+        return s.serial == c.serial
+    }
+
+    /// What the app can show in a scene now.
+    var content: AppContent { AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref)) }
+
+    /// Bytes held in snapshots.
+    var snapshotBytes: Int { snapshots.reduce(0) { $0 + $1.pixels.stride * $1.pixels.height } }
+
+    /// The pixels of an image this session holds.
+    func pixels(_ ref: ImageRef) -> PixelImage? {
+        if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
+        return snapshots.first { $0.ref.id == ref.id }?.pixels
+    }
+
+    // MARK: - Reading
+
+    /// Reads everything the socket has and hands each complete message to `handle`, in
+    /// order, until the socket would block or the session closes. A message that does not
+    /// decode, or that `handle` refuses, fails the session.
+    func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) {
+        while isOpen {
+            let received: Received?
+            do {
+                received = try UnixSocket.receive(socket.rawValue, nonBlocking: true)
+            } catch {
+                close(reason: "socket error: \(error)")
+                return
+            }
+            guard let r = received else { return }
+            if r.endOfStream {
+                close(reason: "the app closed its connection")
+                return
+            }
+            queuedDescriptors += r.descriptors
+            if r.descriptorsTruncated || queuedDescriptors.count > Self.descriptorLimit {
+                fail(ProtocolError(.tooManyFDs, "more file descriptors were sent than messages use"))
+                return
+            }
+            assembler.append(r.bytes)
+            do {
+                while isOpen, let (opcode, body) = try assembler.next() {
+                    try handle(try ClientMessage.decode(opcode: opcode, body: body))
+                }
+            } catch {
+                fail(error)
+                return
+            }
+        }
+    }
+
+    /// Takes the oldest queued descriptor, now owned by the caller.
+    private func takeDescriptor() throws(ProtocolError) -> FileDescriptor {
+        guard !queuedDescriptors.isEmpty else {
+            throw ProtocolError(.missingFD, "the message needs a file descriptor and none was sent with it")
+        }
+        return FileDescriptor(taking: queuedDescriptors.removeFirst())
+    }
+
+    /// Takes the message's buffer descriptor, validates `layout` against its memfd and maps it
+    /// read-only.
+    func mapBuffer(_ layout: BufferLayout) throws(ProtocolError) -> PixelImage {
+        let fd = try takeDescriptor()
+        let size: Int
+        do { size = try fd.size() } catch { throw ProtocolError(.malformedMessage, "the buffer descriptor cannot be inspected: \(error)") }
+        try layout.validate(fileSize: size, sealedAgainstShrinking: fd.seals().contains(.shrink))
+        let mapping: MemoryMapping
+        do { mapping = try MemoryMapping(fd: fd, length: size, writable: false) } catch {
+            throw ProtocolError(.malformedMessage, "the buffer cannot be mapped: \(error)")
+        }
+        return PixelImage(
+            mapping: mapping, offset: Int(layout.offset), width: Int(layout.width), height: Int(layout.height),
+            stride: Int(layout.stride), format: layout.format == .argb8888 ? .argb8888 : .xrgb8888)
+    }
+
+    // MARK: - Writing
+
+    /// Queues an event and writes what the socket takes now; the rest goes when it is
+    /// writable. A client that lets more than `outgoingLimit` bytes pile up is closed.
+    func send(_ event: ServerEvent) {
+        guard isOpen else { return }
+        outgoing += event.encoded()
+        if outgoing.count > Self.outgoingLimit {
+            close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
+            return
+        }
+        flush()
+    }
+
+    /// Writes queued bytes until the socket would block.
+    func flush() {
+        while isOpen && !outgoing.isEmpty {
+            let n: Int
+            do { n = try UnixSocket.send(socket.rawValue, outgoing[...], nonBlocking: true) } catch {
+                close(reason: "socket error: \(error)")
+                return
+            }
+            if n == 0 { break }
+            outgoing.removeFirst(n)
+        }
+        let wants = isOpen && !outgoing.isEmpty
+        if wants != wantsWritable {
+            wantsWritable = wants
+            try? loop.modify(socket.rawValue, token: token.rawValue, writable: wants)
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Tells the client what it did wrong, then closes the session.
+    func fail(_ error: ProtocolError) {
+        guard isOpen else { return }
+        send(.error(error))
+        finish(.violation(error))
+    }
+
+    /// Closes the session once: stops watching the socket and tells the owner.
+    func close(reason: String) { finish(.closed(reason)) }
+
+    private func finish(_ why: SessionEnd) {
+        guard isOpen else { return }
+        end = why
+        loop.remove(socket.rawValue)
+        onClose(self, why)
+    }
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// Frames in three stages: layout (the scene, its damage and the pixman operations that draw
+// it), composite (pixman executing them into the output's buffer), and present (the output
+// shows it; apps whose commits it shows get `frameDone`).
+
+import DiptychCore
+import DiptychImage
+import DiptychRender
+
+extension Compositor {
+    /// A frame being drawn: its scene (with damage), its pixman operations, and its graph.
+    public struct Frame {
+        public var scene: Scene
+        public var operations: [RenderOperation]
+        public var graph: SceneGraph
+        var stats: RenderStats
+    }
+
+    /// The scene as presented now: each pane's live surface, or during a divider drag the
+    /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
+    public func sceneGraph() -> SceneGraph {
+        SceneBuilder.build(panes: shell.presentation, profile: shell.profile, orientation: shell.orientation) { session($0)?.content }
+    }
+
+    /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).
+    func liveNode(of c: ClientSession) -> SceneNode? {
+        guard let p = shell.presentation.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
+            return nil
+        }
+        let clip = p.frame.scaled(by: shell.profile.scale)
+        return SceneNode(app: c.app, image: live, live: true, imageRect: SceneBuilder.place(live, in: clip, anchor: p.anchor), clip: clip)
+    }
+
+    /// Whether something waits to be shown: an app committed since the last frame, a gesture
+    /// moves panes, or the output must be repainted.
+    public var needsRepaint: Bool {
+        shell.drag != nil || damage.hasDamage || shell.presentation.contains { session($0.app)?.frameDonePending ?? false }
+    }
+
+    /// Draws a frame into the output and tells the apps whose commits it shows.
+    @discardableResult
+    public func repaint() -> RenderStats {
+        let frame = prepareFrame()
+        let stats = composite(frame)
+        present()
+        return stats
+    }
+
+    /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
+    /// and the pixman operations that draw it. The damage is taken: commits from here on
+    /// belong to the next frame.
+    public func prepareFrame() -> Frame {
+        let graph = sceneGraph()
+        let frameDamage = damage.take(graph)
+        var pixels: [UInt64: PixelImage] = [:]
+        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
+        let scene = Scene(graph, images: { pixels[$0.id] }, transform: geometry.transform, outputSize: geometry.panel, damage: frameDamage)
+        let (ops, stats) = renderer.plan(scene)
+        return Frame(scene: scene, operations: ops, graph: graph, stats: stats)
+    }
+
+    /// Frame stage 2 (composite): draws the frame into the output's buffer.
+    @discardableResult
+    public func composite(_ frame: Frame) -> RenderStats {
+        PixmanRenderer.replay(frame.operations, into: backend.beginFrame())
+        if configuration.debugDamage, let d = frame.scene.damage {
+            // Tint what was repainted, so a person can see the damage.
+            backend.lastFrame.tint(d.rects)
+        }
+        lastFrameDamage = frame.scene.damage
+        return frame.stats
+    }
+
+    /// Frame stage 3 (present): shows the frame; apps whose commits it shows get `frameDone`.
+    /// A frame the output dropped sends none, and its damage is repainted with the next.
+    @discardableResult
+    public func present() -> PresentResult {
+        let result = backend.present(damage: lastFrameDamage)
+        guard case .presented(let shown) = result else {
+            damage.keep(lastFrameDamage)
+            return result
+        }
+        frameCount += 1
+        let time = virtualTime ?? shown
+        for p in shell.presentation {
+            guard let c = session(p.app), c.frameDonePending else { continue }
+            c.frameDonePending = false
+            send(.frameDone(time: time), to: c)
+        }
+        return result
+    }
+
+    /// Bytes held in snapshots by all apps now.
+    public var snapshotBytes: Int { sessions.values.reduce(0) { $0 + $1.snapshotBytes } }
+}

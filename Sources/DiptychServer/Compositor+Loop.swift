@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// The compositor's event loop: one epoll set with typed tokens for the listener, the output's
+// descriptors, clients, input sources and watched descriptors; the waits that start-up and
+// scenarios need; and round trips with every app.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychWire
+
+extension Compositor {
+    /// Runs the loop until `done()` is true or `timeoutMilliseconds` pass. `done()` is checked
+    /// after every batch of events and at least every 10 ms, so it may also watch things that
+    /// raise no event here (a child process exiting). Returns whether `done()` became true.
+    @discardableResult
+    public func run(timeoutMilliseconds: Int, until done: () -> Bool) throws -> Bool {
+        let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
+        while !done() {
+            let now = MonotonicClock.milliseconds
+            if now >= deadline { return false }
+            try dispatch(timeoutMilliseconds: min(10, Int(deadline - now)))
+        }
+        return true
+    }
+
+    /// Waits up to `timeoutMilliseconds` (nil: until something happens) for events and
+    /// handles them.
+    public func dispatch(timeoutMilliseconds: Int?) throws {
+        for (raw, readiness) in try loop.wait(timeoutMilliseconds: timeoutMilliseconds) {
+            guard let token = LoopToken(rawValue: raw) else { continue }
+            switch token {
+            case .listener:
+                accept()
+            case .output(let fd):
+                handle(backend.dispatch(fd))
+            case .input(let i):
+                readInput(i)
+            case .watch(let n):
+                watchers[n]?()
+            case .client(let id):
+                guard let c = sessions[id] else { continue }
+                if readiness.contains(.writable) { c.flush() }
+                if readiness.contains(.readable) || readiness.contains(.hangUp) { read(c) }
+            }
+        }
+        if virtualTime == nil { tick() }
+    }
+
+    /// What the output reported: one that came back is repainted whole.
+    func handle(_ events: [OutputEvent]) {
+        for e in events where e == .reconnected { damage.invalidate() }
+    }
+
+    /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
+    /// compositor's lifetime) is readable.
+    public func watch(_ descriptor: Int32, handler: @escaping () -> Void) {
+        let n = nextWatch
+        nextWatch += 1
+        do {
+            try loop.add(descriptor, token: LoopToken.watch(n).rawValue)
+            watchers[n] = handler
+        } catch {
+            logger.error("system error: cannot watch a descriptor", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Input sources
+
+    /// Reads `source` whenever it has input, mapping its touchscreens to the panel through
+    /// `calibration`. The source must stay open while the compositor runs.
+    public func addInput(_ source: any InputSource, calibration: Calibration = .identity) throws {
+        try loop.add(source.descriptor, token: LoopToken.input(inputs.count).rawValue)
+        inputs.append((source, InputTranslator(panel: geometry.panel, calibration: calibration)))
+    }
+
+    private func readInput(_ index: Int) {
+        guard inputs.indices.contains(index) else { return }
+        let started = MonotonicClock.nanoseconds
+        for raw in inputs[index].source.read() {
+            switch raw {
+            case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
+            case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
+            default: for event in inputs[index].translator.translate(raw) { panelInput(event) }
+            }
+        }
+        inputTime.milliseconds += Double(MonotonicClock.nanoseconds - started) / 1_000_000
+        inputTime.events = true
+    }
+
+    /// Time spent handling input since the last call, and whether there was any.
+    public func takeInputTime() -> (milliseconds: Double, hadInput: Bool) {
+        defer { inputTime = (0, false) }
+        return (inputTime.milliseconds, inputTime.events)
+    }
+
+    // MARK: - Waits
+
+    /// Runs the loop until the output can take a frame (its last page flip completed).
+    public func waitUntilOutputReady(timeoutMilliseconds: Int = 1000) throws {
+        if backend.readyForFrame { return }
+        try run(timeoutMilliseconds: timeoutMilliseconds) { backend.readyForFrame }
+    }
+
+    /// Waits until every shown app has committed a buffer for its configure.
+    ///
+    /// - Throws: `CompositorError` naming the app that went away first, or every app that had
+    ///   not drawn when `timeoutMilliseconds` ran out.
+    public func waitUntilShownAppsHaveDrawn(timeoutMilliseconds: Int) throws {
+        let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
+        var failure: String?
+        func lost() -> Bool {
+            for app in launcher.apps where launchedSession(app.role) == nil || launcher.exitStatus(app.role) != nil {
+                guard let why = disconnections[app.role] ?? launcher.exitStatus(app.role).map({ "it exited with status \($0)" }) else { continue }
+                failure = "app '\(app.label)' (\(app.role.rawValue)) went away before drawing: \(why)"
+                return true
+            }
+            return false
+        }
+        if !admitsAtHello {
+            let spoke = try run(timeoutMilliseconds: timeoutMilliseconds) { lost() || launchedAppsHaveSpoken }
+            if let failure { throw CompositorError(failure) }
+            if !spoke { throw CompositorError("app \(silentApps) did not say hello within \(Double(timeoutMilliseconds) / 1000) s") }
+            admitWaitingApps()
+        }
+        let left = Int(deadline > MonotonicClock.milliseconds ? deadline - MonotonicClock.milliseconds : 0)
+        let ok = try run(timeoutMilliseconds: left) {
+            if lost() { return true }
+            return !layout.panes.isEmpty && layout.panes.allSatisfy { hasCommittedForConfigure($0.role) }
+        }
+        if let failure { throw CompositorError(failure) }
+        if !ok {
+            var late = layout.panes.map(\.role).filter { !hasCommittedForConfigure($0) }
+            if layout.panes.isEmpty || shell.primary == nil { late = launcher.apps.map(\.role) }
+            let names = late.map { "'\(label($0) ?? $0.rawValue)' (\($0.rawValue))" }.joined(separator: " and ")
+            throw CompositorError("app \(names) did not commit a buffer for its configure within \(Double(timeoutMilliseconds) / 1000) s")
+        }
+    }
+
+    private var silentApps: String {
+        sessions.values.compactMap { s in s.launchRole.flatMap { s.name == nil ? "'\(s.label)' (\($0.rawValue))" : nil } }.joined(separator: " and ")
+    }
+
+    private func launchedSession(_ role: Role) -> ClientSession? {
+        sessions.values.first { $0.launchRole == role }
+    }
+
+    // MARK: - Round trips
+
+    /// A round trip with every app: sends `sync` (with the clock) and waits until each has
+    /// answered, gone away, or `timeoutMilliseconds` of real time passed. Everything an app
+    /// sent before answering has been handled when this returns, which makes a scenario's
+    /// virtual frames deterministic.
+    @discardableResult
+    public func roundTrip(timeoutMilliseconds: Int = 5000) throws -> Bool {
+        let serial = nextSync
+        nextSync &+= 1
+        let targets = sessions.values.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
+        lastRoundTripStart = MonotonicClock.nanoseconds
+        for id in targets { if let c = sessions[id] { send(.sync(serial: serial, time: now), to: c) } }
+        let answered = try run(timeoutMilliseconds: timeoutMilliseconds) {
+            targets.allSatisfy { id in sessions[id].map { $0.syncAnswered == serial } ?? true }
+        }
+        for id in targets {
+            guard let c = sessions[id], c.syncAnswered != serial else { continue }
+            c.unresponsive = true
+            logger.warning("client error: no answer to a round trip; not waiting for it again", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
+        }
+        return answered
+    }
+
+    /// Each app's answer time in the last round trip (label, start and end in monotonic ns).
+    public var lastRoundTrip: [(label: String, start: UInt64, end: UInt64)] {
+        sessions.values.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {
+            ($0.label, lastRoundTripStart, max(lastRoundTripStart, $0.syncAnsweredAt))
+        }
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// Carrying out the shell's decisions (configures, lifecycle, snapshots, activation), and the
+// inputs that drive it: touch and pen from the panel, rotation, emulation.
+
+import DiptychCore
+import DiptychWire
+
+extension Compositor {
+    /// Carries out what the shell decided.
+    func apply(_ effects: [ShellEffect]) {
+        for effect in effects {
+            switch effect {
+            case .touch(let app, let id, let phase, let x, let y):
+                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y), to: c) }
+            case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
+                if let c = session(app) { send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty), to: c) }
+            case .lifecycle(let app, let event):
+                if let c = session(app) {
+                    pendingActivation[c.id] = nil
+                    send(.lifecycle(event), to: c)
+                }
+            case .layoutChanged:
+                sendConfigures()
+            case .activateWhenDrawn(let app):
+                guard let c = session(app) else { continue }
+                pendingActivation[c.id] = now + Compositor.activationTimeout
+                activateIfDrawn(c)
+            case .requestSnapshots(let app, let panes):
+                guard let c = session(app) else { continue }
+                for pane in panes {
+                    let serial = nextSerial
+                    nextSerial &+= 1
+                    c.snapshotRequests[serial] = pane
+                    send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
+                }
+            case .dropSnapshots:
+                for c in sessions.values { c.snapshots.removeAll() }
+            }
+        }
+    }
+
+    /// Sends `configure` to every shown app whose pane changed, and `sizeClassChanged` where a
+    /// class really changed.
+    private func sendConfigures() {
+        for c in sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) where c.admitted {
+            guard let pane = shell.pane(of: c.app) else { continue }
+            let previous = c.configure
+            if let previous, previous.pane == pane { continue }
+            let configure = Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
+            nextSerial &+= 1
+            c.configure = configure
+            c.unackedSerials.append(configure.serial)
+            send(.configure(configure), to: c)
+            if let previous, previous.horizontalSizeClass != pane.horizontalSizeClass || previous.verticalSizeClass != pane.verticalSizeClass {
+                send(.sizeClassChanged(
+                    horizontal: pane.horizontalSizeClass, vertical: pane.verticalSizeClass,
+                    previousHorizontal: previous.horizontalSizeClass, previousVertical: previous.verticalSizeClass), to: c)
+            }
+        }
+    }
+
+    func activateIfDrawn(_ c: ClientSession) {
+        guard let deadline = pendingActivation[c.id] else { return }
+        if c.hasCommittedForConfigure || now >= deadline {
+            pendingActivation[c.id] = nil
+            send(.lifecycle(.didBecomeActive), to: c)
+        }
+    }
+
+    /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
+    public func tick() {
+        if palm.tick(now: now) {
+            apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
+        }
+        for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if let c = sessions[id] { activateIfDrawn(c) }
+        }
+    }
+
+    /// The next time `tick` has something to do (an activation deadline), if any.
+    var nextTickDeadline: UInt64? { pendingActivation.values.min() }
+
+    /// Whether no drag is in progress and no activation is pending: every shown app has drawn
+    /// its configure or had its 250 ms.
+    public var isSettled: Bool { shell.drag == nil && pendingActivation.isEmpty }
+
+    // MARK: - Input and rotation
+
+    /// Input in panel pixels (a touchscreen mapped to the panel, or a scenario step), taken
+    /// into the logical screen: the one entry point for scripted and real input.
+    public func panelInput(_ input: PanelInput) {
+        let scale = Double(shell.profile.scale)
+        switch input {
+        case .touch(let id, let phase, let x, let y):
+            let l = geometry.toLogical(x: x, y: y)
+            touch(id: id, phase: phase, x: l.x / scale, y: l.y / scale)
+        case .pen(let phase, let x, let y, let p, let tx, let ty):
+            let l = geometry.toLogical(x: x, y: y)
+            pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty)
+        }
+    }
+
+    /// A finger touch in points of the logical screen. Palm rejection decides first whether
+    /// it reaches the shell (and so an app or a gesture).
+    public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
+        lastTouchPosition[id] = phase == .up || phase == .cancel ? nil : (x, y)
+        guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return }
+        apply(shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now))
+    }
+
+    /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
+    /// in progress (apps get `cancel`; a gesture ends where it began); the pen goes to the app
+    /// under it and never starts a compositor gesture.
+    public func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double) {
+        for id in palm.pen(phase: phase, now: now) {
+            let at = lastTouchPosition[id] ?? (x, y)
+            apply(shell.handleTouch(id: id, phase: .cancel, x: at.x, y: at.y, now: now))
+        }
+        lastPenPosition = (x, y)
+        apply(shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY))
+    }
+
+    /// Rotates the logical screen (the apps' orientation). Without emulation a headless
+    /// output follows it; with emulation the panel stays and the picture is refitted.
+    public func rotate(to orientation: Orientation) {
+        let effects = shell.rotate(to: orientation)
+        updateGeometry()
+        apply(effects)
+    }
+
+    /// Redraws the whole output at the next frame (after the output came back).
+    public func redrawAll() { damage.invalidate() }
+
+    /// Sets the output's rotation on the panel; apps are not told (their screen is unchanged).
+    public func rotateOutput(_ rotation: OutputRotation) {
+        outputRotation = rotation
+        updateGeometry()
+    }
+
+    /// Soft relaunch: emulates another device profile on the same panel. Every shown app gets
+    /// a new configure (and sizeClassChanged where a class changes); apps keep running.
+    public func emulate(_ profile: DeviceProfile) {
+        let effects = shell.changeProfile(to: profile)
+        updateGeometry()
+        apply(effects)
+    }
+
+    private func updateGeometry() {
+        let px = shell.profile.pixelSize(shell.orientation)
+        geometry = emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: outputRotation) } ?? .native(logical: px, rotation: outputRotation)
+        if backend.size != geometry.panel, !backend.resize(to: geometry.panel) {
+            logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
+        }
+        damage.setGeometry(geometry)
+    }
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The live repaint loop, as libweston schedules repaints and wlroots emits an output's frame
+// event: a frame is drawn when something asks for one (a commit, a gesture, an output that
+// came back) and the output can take it (its last flip completed), at most one per refresh
+// interval; between frames the loop sleeps until its next event or deadline.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+
+/// Runs a compositor live until asked to stop. Confined to the compositor's thread.
+public final class RepaintLoop {
+    public let compositor: Compositor
+    /// Every frame's record, for `frames.json`.
+    public let frames: FrameDriver
+    /// The shortest time between two frames' starts, in milliseconds: paces an output without
+    /// page-flip events (headless), and a retry after a dropped frame.
+    public var refreshInterval: UInt64 = 16
+    /// Frames drawn and dropped so far.
+    public private(set) var framesDrawn = 0
+    public private(set) var framesDropped = 0
+
+    public init(compositor: Compositor) {
+        self.compositor = compositor
+        frames = FrameDriver(compositor: compositor)
+    }
+
+    /// Dispatches events and draws frames until `stop()` is true (checked after every batch
+    /// of events; a signal handler watched by the compositor sets it).
+    public func run(until stop: () -> Bool) throws {
+        let backend = compositor.backend
+        var nextPoll = backend.pollInterval.map { MonotonicClock.milliseconds + $0 }
+        var notBefore: UInt64 = 0
+        while !stop() {
+            var now = MonotonicClock.milliseconds
+            if let interval = backend.pollInterval, let due = nextPoll, now >= due {
+                compositor.handle(backend.poll())
+                nextPoll = now + interval
+            }
+            if compositor.needsRepaint && backend.readyForFrame && now >= notBefore {
+                let (input, hadInput) = compositor.takeInputTime()
+                let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput)
+                if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
+                notBefore = now + refreshInterval
+            }
+            now = MonotonicClock.milliseconds
+            try compositor.dispatch(timeoutMilliseconds: sleep(now: now, nextPoll: nextPoll, notBefore: notBefore))
+        }
+    }
+
+    /// How long to sleep: until the earliest of the backend's poll, an activation deadline,
+    /// the pen's time-out, and (when a frame is wanted and the output can take it) the next
+    /// frame's earliest start; nil (until an event) when nothing is due.
+    private func sleep(now: UInt64, nextPoll: UInt64?, notBefore: UInt64) -> Int? {
+        var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline].compactMap { $0 }
+        if compositor.needsRepaint && compositor.backend.readyForFrame { wake.append(notBefore) }
+        return wake.min().map { Int($0 > now ? $0 - now : 0) }
+    }
+}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Typed command-line values: each choice is an enum, so `--help` lists the choices and a bad
+// value is refused by the parser, naming them (exit status 2).
+
+import ArgumentParser
+import DiptychCore
+import DiptychServer
+
+extension Orientation: ExpressibleByArgument {}
+extension Arrangement: ExpressibleByArgument {}
+extension PalmRejection.Mode: ExpressibleByArgument {}
+extension OutputRotation: ExpressibleByArgument {}
+extension ProfileWorkload: ExpressibleByArgument {}
+
+/// Where `run` draws.
+enum BackendChoice: String, CaseIterable, ExpressibleByArgument {
+    case headless
+    case drm
+}

@@ -13,9 +13,9 @@ extension Compositor {
     /// after every batch of events and at least every 10 ms, so it may also watch things that
     /// raise no event here (a child process exiting). Returns whether `done()` became true.
     @discardableResult
-    public func run(timeoutMilliseconds: Int, until done: () -> Bool) throws -> Bool {
+    public func run(timeoutMilliseconds: Int, until done: () throws -> Bool) throws -> Bool {
         let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
-        while !done() {
+        while try !done() {
             let now = MonotonicClock.milliseconds
             if now >= deadline { return false }
             try dispatch(timeoutMilliseconds: min(10, Int(deadline - now)))

@@ -36,7 +36,17 @@ final class Fixture {
         return child
     }
 
-    func events(_ log: String) -> [JSONValue] { Harness.events("\(dir)/\(log)") }
+    /// Starts the test-only misbehaving client in `mode`, drawing `app` where it draws at all.
+    @discardableResult
+    func misbehave(_ mode: String, app: String = "pattern:#AA0000", log: String) throws -> ChildProcess {
+        let child = try ChildProcess(
+            arguments: [Harness.misbehave, mode, app, "--event-log", "\(dir)/\(log)"],
+            environment: ["DIPTYCH_SOCKET": compositor.socketPath!, "DIPTYCH_SOCKET_FD": ""])
+        apps.append(child)
+        return child
+    }
+
+    func events(_ log: String) throws -> [JSONValue] { try Harness.events("\(dir)/\(log)") }
 
     deinit {
         compositor.shutdown()
@@ -51,8 +61,8 @@ struct ProtocolTests {
         try f.compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
         f.compositor.repaint()
         #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
-        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
-        let configure = try #require(f.events("good.jsonl").first)
+        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { try f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
+        let configure = try #require(try f.events("good.jsonl").first)
         #expect(configure["event"]?.stringValue == "configure" && configure["role"]?.stringValue == "primary")
         #expect(configure["pixelWidth"]?.intValue == 2048)
     }
@@ -61,20 +71,19 @@ struct ProtocolTests {
         ("unsealed", .unsealedBuffer), ("short", .bufferTooSmall), ("stride-overflow", .sizeOverflow), ("garbage", .malformedMessage),
     ]
 
-    @Test(arguments: misbehaviours.indices)
-    func aBadClientIsDisconnectedAloneWithANamedError(index: Int) throws {
-        let (mode, code) = Self.misbehaviours[index]
+    @Test(arguments: misbehaviours)
+    func aBadClientIsDisconnectedAloneWithANamedError(mode: String, code: ProtocolError.Code) throws {
         let f = try Fixture()
         try f.connect(["pattern:#00AA00"], log: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
-        let bad = try f.connect(["pattern:#AA0000", "--misbehave", mode], log: "bad.jsonl")
+        let bad = try f.misbehave(mode, log: "bad.jsonl")
 
         // The bad client gets the named error, is disconnected, and exits with status 1.
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.protocolErrors.isEmpty && bad.poll() != nil })
         #expect(f.compositor.protocolErrors.map(\.error.code) == [code])
         #expect(bad.exitStatus == 1)
         #expect(!f.compositor.isConnected(.secondary))
-        let logged = try #require(f.events("bad.jsonl").last)
+        let logged = try #require(try f.events("bad.jsonl").last)
         #expect(logged["event"]?.stringValue == "protocolError")
         #expect(logged["code"]?.stringValue == code.name)
 
@@ -86,8 +95,8 @@ struct ProtocolTests {
         f.compositor.repaint()
         #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
         #expect(f.compositor.output.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x00AA00)
-        #expect(f.events("good.jsonl").filter { $0["event"]?.stringValue == "configure" }.last?["pixelWidth"]?.intValue == 2048)
-        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
+        #expect(try f.events("good.jsonl").filter { $0["event"]?.stringValue == "configure" }.last?["pixelWidth"]?.intValue == 2048)
+        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { try f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
         #expect(f.apps[0].poll() == nil)
     }
 

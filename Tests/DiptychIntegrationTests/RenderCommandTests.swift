@@ -33,7 +33,7 @@ struct RenderCommandTests {
         #expect(failure == nil, "\(failure ?? "")")
 
         for (role, x) in [("primary", 0), ("secondary", 688)] {
-            let events = Harness.events("\(dir)/events-\(role).jsonl")
+            let events = try Harness.events("\(dir)/events-\(role).jsonl")
             let configure = try #require(events.first { $0["event"]?.stringValue == "configure" }, "\(role) has no configure")
             #expect(configure["app"]?.stringValue == (role == "primary" ? "pattern:#336699" : "pattern:#993366"))
             #expect(configure["role"]?.stringValue == role)
@@ -72,8 +72,8 @@ struct RenderCommandTests {
 struct BadInputTests {
     static let cases: [(args: [String], mentions: [String])] = [
         (["--device", "ipad-air", "--arrangement", "full"], ["unknown device 'ipad-air'", "ipad, ipad-mini, ipad-pro"]),
-        (["--device", "ipad", "--arrangement", "split-3/4"], ["unknown arrangement 'split-3/4'", "full, slide-over, split-2/3, split-1/2"]),
-        (["--device", "ipad", "--orientation", "sideways", "--arrangement", "full"], ["unknown orientation 'sideways'", "landscape, portrait"]),
+        (["--device", "ipad", "--arrangement", "split-3/4"], ["'split-3/4'", "full", "slide-over", "split-2/3", "split-1/2"]),
+        (["--device", "ipad", "--orientation", "sideways", "--arrangement", "full"], ["'sideways'", "landscape", "portrait"]),
         (["--device", "ipad", "--orientation", "portrait", "--arrangement", "split-1/2"], ["landscape only"]),
         (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "pattern:#GG0000"], ["bad colour '#GG0000'", "pattern:#RRGGBB"]),
         (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "photos"], ["unknown app 'photos'", "notes, markets"]),
@@ -81,9 +81,10 @@ struct BadInputTests {
         (["--device", "ipad", "--arrangement", "full", "--bogus"], ["--bogus"]),
     ]
 
-    @Test(arguments: cases.indices)
-    func renderRefusesWithExitTwoAndWritesNothing(index: Int) throws {
-        let c = Self.cases[index]
+    /// Each case by its command line.
+    @Test(arguments: cases.map { $0.args.joined(separator: " ") })
+    func renderRefusesWithExitTwoAndWritesNothing(commandLine: String) throws {
+        let c = try #require(Self.cases.first { $0.args.joined(separator: " ") == commandLine })
         let dir = Harness.temporaryDirectory("bad")
         let out = "\(dir)/x.png"
         var args = [Harness.diptych, "render", "--primary", "pattern:#336699", "--out", out] + c.args

@@ -21,8 +21,8 @@ func mappedBytes() -> Int {
 
 @Suite(.serialized)
 struct RobustnessTests {
-    @Test func anotherUserIsRefused() throws {
-        guard getuid() == 0, Files.exists("/usr/bin/setpriv") else { return }  // needs root to act as another user
+    @Test(.enabled(if: getuid() == 0 && Files.exists("/usr/bin/setpriv"), "needs root and setpriv to act as another user"))
+    func anotherUserIsRefused() throws {
         let dir = Harness.temporaryDirectory("uid")
         chmod(dir, 0o755)
         let f = try Fixture(arrangement: .full, directory: dir)

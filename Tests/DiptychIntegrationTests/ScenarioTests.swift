@@ -15,8 +15,16 @@ let scenarioReferences = Golden.directory(of: #filePath) + "/Reference"
 /// A played scenario: its output folder and the apps' event logs without pacing noise.
 struct Played {
     let dir: String
+    /// Each role's event log, read once the scenario finished (a line that is not JSON fails).
+    let logs: [String: [JSONValue]]
+
+    init(dir: String) throws {
+        self.dir = dir
+        logs = try Dictionary(uniqueKeysWithValues: ["primary", "secondary"].map { ($0, try Harness.events("\(dir)/events-\($0).jsonl")) })
+    }
+
     func events(_ role: String, including: Set<String>? = nil) -> [JSONValue] {
-        Harness.events("\(dir)/events-\(role).jsonl").filter {
+        (logs[role] ?? []).filter {
             let e = $0["event"]?.stringValue ?? ""
             if let including { return including.contains(e) }
             return e != "frameDone" && e != "snapshotRequest"
@@ -31,7 +39,7 @@ func play(_ name: String, file: String? = nil) throws -> Played {
     let dir = Harness.temporaryDirectory("scenario-\(name)")
     let r = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--scenario", file ?? "\(repositoryRoot)/Assets/scenarios/\(name).json", "--out", dir])
     #expect(r.status == 0, "\(name): \(r.stderr)")
-    return Played(dir: dir)
+    return try Played(dir: dir)
 }
 
 func widths(_ configures: [JSONValue]) -> [Int] { configures.compactMap { $0["frame"]?["width"]?.intValue } }
@@ -290,9 +298,10 @@ struct BadScenarioTests {
         (#"{"primary":"notes","steps":[{"at":0,"rotate":"upside-down"}]}"#, "steps[0].rotate"),
     ]
 
-    @Test(arguments: cases.indices)
-    func refusedWithExitTwoNamingTheFieldAndWritingNothing(index: Int) throws {
-        let c = Self.cases[index]
+    /// Each case by its scenario text.
+    @Test(arguments: cases.map(\.json))
+    func refusedWithExitTwoNamingTheFieldAndWritingNothing(json: String) throws {
+        let c = try #require(Self.cases.first { $0.json == json })
         let dir = Harness.temporaryDirectory("bad-scenario")
         let file = "\(dir)/bad.json"
         try Files.writeAtomically(file, bytes: Array(c.json.utf8))

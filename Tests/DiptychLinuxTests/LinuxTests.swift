@@ -2,6 +2,7 @@
 // The platform layer against the real kernel: memfd seals, fd passing, epoll and timers.
 
 import DiptychLinux
+import DiptychTestSupport
 import Glibc
 import Testing
 
@@ -57,7 +58,7 @@ struct SocketTests {
     }
 
     @Test func listenAcceptConnect() throws {
-        let dir = "/tmp/diptych-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let dir = Harness.temporaryDirectory("linux")
         try Files.makeDirectories(dir)
         defer { rmdir(dir) }
         let path = dir + "/s"
@@ -92,7 +93,7 @@ struct LoopTests {
     }
 
     @Test func atomicWriteLeavesNoPartialFile() throws {
-        let path = "/tmp/diptych-atomic-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let path = Harness.temporaryDirectory("atomic") + "/file"
         defer { unlink(path) }
         try Files.writeAtomically(path, bytes: Array("first".utf8))
         struct Boom: Error {}

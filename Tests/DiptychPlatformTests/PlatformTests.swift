@@ -4,6 +4,7 @@
 
 import DiptychDRM
 import DiptychInput
+import DiptychLinux
 import Glibc
 import Testing
 
@@ -36,13 +37,10 @@ struct LibinputTests {
 
     /// On a machine without input devices the udev seat is empty, not an error; libinput
     /// still queues nothing we would deliver.
-    @Test func udevSeatOpensOrFailsClearly() {
-        do {
-            let li = try LibinputContext(seat: "seat0")
-            #expect(li.descriptor >= 0)
-            _ = li.drain()
-        } catch {
-            #expect("\(error)".contains("seat") || "\(error)".contains("udev"))
-        }
+    @Test(.enabled(if: Files.isDirectory("/sys/class/input"), "needs sysfs for libinput's udev seat"))
+    func udevSeatOpens() throws {
+        let li = try LibinputContext(seat: "seat0")
+        #expect(li.descriptor >= 0)
+        _ = li.drain()
     }
 }

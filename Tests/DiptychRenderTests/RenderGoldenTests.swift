@@ -112,7 +112,7 @@ struct PNGTests {
         let image = PixelImage(width: 7, height: 5)
         image.fill(Rect(x: 0, y: 0, width: 7, height: 5), color: RGB(red: 0x12, green: 0x34, blue: 0x56))
         image.fill(Rect(x: 3, y: 2, width: 1, height: 1), color: RGB(red: 0xFE, green: 0x01, blue: 0x80))
-        let path = "/tmp/diptych-png-\(UInt64.random(in: 0...UInt64.max)).png"
+        let path = Harness.temporaryDirectory("png") + "/round-trip.png"
         try image.writePNG(to: path)
         let back = try PixelImage.readPNG(from: path)
         #expect(back.width == 7 && back.height == 5)
@@ -141,8 +141,7 @@ struct PNGTests {
 
 struct GoldenHarnessTests {
     @Test func missingReferenceIsRecordedAndFailsThenMismatchWritesADiff() throws {
-        let dir = "/tmp/diptych-harness-\(UInt64.random(in: 0...UInt64.max))"
-        try Files.makeDirectories(dir)
+        let dir = Harness.temporaryDirectory("harness")
         let image = PixelImage(width: 16, height: 8)
         image.fill(Rect(x: 0, y: 0, width: 16, height: 8), color: RGB(red: 10, green: 20, blue: 30))
         let first = Golden.check(image, name: "h", referenceDirectory: dir)
@@ -153,7 +152,10 @@ struct GoldenHarnessTests {
         image.fill(Rect(x: 3, y: 3, width: 2, height: 2), color: RGB(red: 200, green: 20, blue: 30))
         let failure = try #require(Golden.check(image, name: "h", referenceDirectory: dir, tolerance: 1))
         #expect(failure.contains("4 pixels differ"))
-        let diff = try PixelImage.readPNG(from: "\(Golden.failureDirectory)/h-diff.png")
+        // The message names the diff image it wrote.
+        let named = try #require(failure.split(separator: " ").last.map(String.init))
+        #expect(named.hasSuffix("/h-diff.png"))
+        let diff = try PixelImage.readPNG(from: named)
         #expect(diff.pixel(x: 3, y: 3) & 0xFFFFFF == 0xFF0000)
         #expect(diff.pixel(x: 0, y: 0) & 0xFFFFFF != 0xFF0000)
     }
@@ -168,7 +170,7 @@ struct IndependentPNGDecodeTests {
         let image = PixelImage(width: 3, height: 2)
         image.fill(Rect(x: 0, y: 0, width: 3, height: 2), color: RGB(red: 0x33, green: 0x66, blue: 0x99))
         image.fill(Rect(x: 2, y: 1, width: 1, height: 1), color: RGB(red: 0xAA, green: 0xBB, blue: 0xCC))
-        let path = "/tmp/diptych-indep-\(UInt64.random(in: 0...UInt64.max)).png"
+        let path = Harness.temporaryDirectory("indep") + "/rgb.png"
         try image.writePNG(to: path)
         let script = """
             import sys, zlib, struct

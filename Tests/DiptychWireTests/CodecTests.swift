@@ -133,9 +133,9 @@ struct BufferValidationTests {
         ("unknown format", BufferLayout(width: 1, height: 1, stride: 4, format: FourCC("NV12")), 4, true, .badFormat),
     ]
 
-    @Test(arguments: cases.indices)
-    func rule(index: Int) {
-        let c = Self.cases[index]
+    @Test(arguments: cases.map(\.0))
+    func rule(name: String) throws {
+        let c = try #require(Self.cases.first { $0.0 == name })
         do {
             try c.layout.validate(fileSize: c.fileSize, sealedAgainstShrinking: c.sealed)
             #expect(c.expected == nil, "\(c.name): accepted")

@@ -7,9 +7,14 @@ import DiptychImage
 import Glibc
 
 public enum Golden {
-    /// The folder failures are written to: `$DIPTYCH_GOLDEN_OUT`, else /tmp/diptych-golden.
-    public static var failureDirectory: String {
-        Files.environment("DIPTYCH_GOLDEN_OUT") ?? "/tmp/diptych-golden"
+    /// The folder failures are written to: `$DIPTYCH_GOLDEN_OUT` (kept), else a new folder
+    /// of the test run's own, named in each failure message.
+    public static func failureDirectory() -> String {
+        if let dir = Files.environment("DIPTYCH_GOLDEN_OUT") {
+            try? Files.makeDirectories(dir)
+            return dir
+        }
+        return Harness.temporaryDirectory("golden")
     }
 
     /// Compares `image` with `referenceDirectory/name.png`.
@@ -29,7 +34,7 @@ public enum Golden {
         do { expected = try PixelImage.readPNG(from: reference) } catch { return "cannot read the reference: \(error)" }
         let result = image.compare(to: expected, tolerance: tolerance)
         if result.matches { return nil }
-        try? Files.makeDirectories(failureDirectory)
+        let failureDirectory = failureDirectory()
         let actualPath = "\(failureDirectory)/\(name)-actual.png"
         try? image.writePNG(to: actualPath)
         guard result.sameSize else {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Helpers for tests that run the real binaries: where they are, temporary folders, and
-// running a command to completion with its output captured.
+// Helpers for tests that run the real binaries: where they are, temporary folders (removed when
+// the test process exits), running a command to completion with its output captured, and
+// reading the apps' event logs strictly.
 
 import DiptychCore
 import DiptychLinux
 import Glibc
+import Synchronization
 
 public enum Harness {
     /// The folder holding the built `diptych` and `diptych-demo` (the test bundle's folder).
@@ -18,12 +20,49 @@ public enum Harness {
 
     public static var diptych: String { binDirectory + "/diptych" }
     public static var demo: String { binDirectory + "/diptych-demo" }
+    /// The test-only client that breaks the protocol on purpose (`Tests/Misbehave`).
+    public static var misbehave: String { binDirectory + "/diptych-misbehave" }
 
-    /// A new empty folder under /tmp, unique to this call.
+    private static let created = Mutex<[String]>([])
+
+    /// A new empty folder of its own (mkdtemp in `$TMPDIR`, else /tmp), removed with all it
+    /// holds when the test process exits (kept when `DIPTYCH_KEEP_TMP=1`, to look at).
     public static func temporaryDirectory(_ tag: String) -> String {
-        let dir = "/tmp/diptych-\(tag)-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try? Files.makeDirectories(dir)
+        let base = Files.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/diptych-\(tag)-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        precondition(made, "cannot create a temporary folder in \(base): errno \(errno)")
+        let dir = String(cString: template)
+        let first = created.withLock { list in
+            list.append(dir)
+            return list.count == 1
+        }
+        if first { atexit { Harness.removeTemporaryDirectories() } }
         return dir
+    }
+
+    /// Removes every folder `temporaryDirectory` made.
+    public static func removeTemporaryDirectories() {
+        guard Files.environment("DIPTYCH_KEEP_TMP") != "1" else { return }
+        for dir in created.withLock({ list in defer { list.removeAll() }; return list }) { removeTree(dir) }
+    }
+
+    /// Removes `path` and everything below it (links are removed, not followed).
+    public static func removeTree(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        if st.st_mode & S_IFMT == S_IFDIR, let d = opendir(path) {
+            var names: [String] = []
+            while let e = readdir(d) {
+                let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(d)
+            for n in names { removeTree("\(path)/\(n)") }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 
     /// What a finished command printed and returned.
@@ -36,6 +75,7 @@ public enum Harness {
     /// Runs `arguments` to completion (at most `timeoutMilliseconds`), capturing its output.
     public static func run(_ arguments: [String], environment: [String: String] = [:], timeoutMilliseconds: Int = 60_000) throws -> Result {
         let dir = temporaryDirectory("run")
+        defer { removeTree(dir) }
         let quoted = arguments.map { "'" + $0.replacingQuotes + "'" }.joined(separator: " ")
         let child = try ChildProcess(arguments: ["sh", "-c", "exec \(quoted) >\(dir)/out 2>\(dir)/err"], environment: environment)
         let status = child.wait(milliseconds: timeoutMilliseconds) ?? child.terminate()
@@ -44,10 +84,23 @@ public enum Harness {
         return Result(status: status, stdout: out, stderr: err)
     }
 
-    /// The JSON lines of an event log.
-    public static func events(_ path: String) -> [JSONValue] {
+    /// An event-log line that is not JSON.
+    public struct BadEventLog: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The JSON lines of an event log (none when it does not exist yet). A complete line that
+    /// does not parse is an error naming the file and line; a last line still being written
+    /// (no newline yet) is left for the next read.
+    public static func events(_ path: String) throws -> [JSONValue] {
         guard let bytes = try? Files.read(path) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()  // after the last newline: empty, or a line not yet finished
+        return try lines.enumerated().map { i, line in
+            do { return try JSONValue.parse(String(line)) } catch {
+                throw BadEventLog(description: "\(path):\(i + 1): not JSON (\(error)): \(line.prefix(200))")
+            }
+        }
     }
 }
 

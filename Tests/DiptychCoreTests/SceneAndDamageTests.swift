@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// The one scene builder and the one damage tracker, tested directly.
+
+@testable import DiptychCore
+import Testing
+
+struct SceneBuilderTests {
+    let profile = try! DeviceProfile.named("ipad")
+
+    func image(_ id: UInt64, _ w: Int, _ h: Int = 1536) -> ImageRef { ImageRef(id: id, width: w, height: h) }
+
+    @Test func aLayoutShowsEachLiveSurfaceAtItsPanesTopLeft() throws {
+        let layout = try LayoutEngine.layout(profile: profile, orientation: .landscape, arrangement: .split23)
+        let panes = PresentedPane.panes(of: layout) { $0 == .primary ? AppID(1) : AppID(2) }
+        let graph = SceneBuilder.build(panes: panes, profile: profile, orientation: .landscape) { app in
+            AppContent(live: app == AppID(1) ? image(10, 1388) : image(20, 640))
+        }
+        #expect(graph.size == Size(width: 2048, height: 1536))
+        #expect(graph.nodes.map(\.app) == [AppID(1), AppID(2)])
+        #expect(graph.nodes[0].imageRect == Rect(x: 0, y: 0, width: 1388, height: 1536) && graph.nodes[0].clip.width == 1388)
+        #expect(graph.nodes[1].imageRect.x == 1408 && graph.nodes[1].clip == Rect(x: 1408, y: 0, width: 640, height: 1536))
+        #expect(graph.nodes.allSatisfy { $0.live })
+    }
+
+    @Test func aDragShowsTheNearestSnapshotAnchoredAtTheOuterEdge() {
+        let left = PresentedPane(app: AppID(1), role: .primary, frame: Rect(x: 0, y: 0, width: 595, height: 768), anchor: .leading, prefersSnapshots: true)
+        let right = PresentedPane(app: AppID(2), role: .secondary, frame: Rect(x: 605, y: 0, width: 419, height: 768), anchor: .trailing, prefersSnapshots: true)
+        let graph = SceneBuilder.build(panes: [left, right], profile: profile, orientation: .landscape) { app in
+            app == AppID(1)
+                ? AppContent(live: image(1, 1388), snapshots: [image(2, 1388), image(3, 1014), image(4, 2048)])
+                : AppContent(live: image(5, 640), snapshots: [])
+        }
+        // 1190 px wide: the 1014 px snapshot is nearest, pinned at the left edge.
+        #expect(graph.nodes[0].image.id == 3 && !graph.nodes[0].live && graph.nodes[0].imageRect.x == 0)
+        // No snapshot yet: the live surface, flush with the right edge and clipped to the pane.
+        #expect(graph.nodes[1].image.id == 5 && graph.nodes[1].live)
+        #expect(graph.nodes[1].imageRect.maxX == 2048 && graph.nodes[1].clip.x == 1210)
+    }
+
+    @Test func anAppWithNothingToShowLeavesItsPaneOut() {
+        let pane = PresentedPane(app: AppID(1), role: .primary, frame: Rect(x: 0, y: 0, width: 1024, height: 768), anchor: .leading, prefersSnapshots: false)
+        #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in AppContent(live: nil) }.nodes.isEmpty)
+        #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in nil }.nodes.isEmpty)
+    }
+}
+
+struct DamageTrackerTests {
+    let geometry = OutputGeometry.native(logical: Size(width: 100, height: 50))
+
+    func node(_ app: UInt64, image: UInt64, live: Bool = true, imageX: Int, clip: Rect) -> SceneNode {
+        SceneNode(app: AppID(app), image: ImageRef(id: image, width: 60, height: 50), live: live, imageRect: Rect(x: imageX, y: 0, width: 60, height: 50), clip: clip)
+    }
+
+    func scene(_ nodes: SceneNode...) -> SceneGraph { SceneGraph(size: Size(width: 100, height: 50), nodes: nodes) }
+
+    @Test func theFirstFrameRepaintsEverythingThenOnlyWhatChanged() {
+        var t = DamageTracker(geometry: geometry)
+        let a = node(1, image: 1, imageX: 0, clip: Rect(x: 0, y: 0, width: 60, height: 50))
+        #expect(t.repaintsEverything)
+        #expect(t.take(scene(a)) == nil)
+        #expect(!t.hasDamage)
+        #expect(t.take(scene(a)) == Region())  // nothing moved, nothing committed
+    }
+
+    @Test func aCommitIsPlacedWhereTheImageLandsAndClippedToItsPane() {
+        var t = DamageTracker(geometry: geometry)
+        let b = node(2, image: 7, imageX: 50, clip: Rect(x: 70, y: 0, width: 30, height: 50))
+        _ = t.take(scene(b))
+        t.commit([Rect(x: 0, y: 0, width: 30, height: 10), Rect(x: 40, y: 40, width: 5, height: 5)], at: b)
+        // Buffer x 0..30 lands at 50..80 and is clipped to 70..80; the second box at 90..95.
+        #expect(t.hasDamage)
+        let d = t.take(scene(b))
+        #expect(d?.area == 10 * 10 + 5 * 5)
+        #expect(d?.contains(x: 75, y: 5) == true && d?.contains(x: 65, y: 5) == false)
+    }
+
+    @Test func aClipThatMovesOverTheSameContentRepaintsTheStrip() {
+        var t = DamageTracker(geometry: geometry)
+        _ = t.take(scene(node(1, image: 1, live: false, imageX: 0, clip: Rect(x: 0, y: 0, width: 40, height: 50))))
+        let d = t.take(scene(node(1, image: 1, live: false, imageX: 0, clip: Rect(x: 0, y: 0, width: 46, height: 50))))
+        #expect(d == Region(Rect(x: 40, y: 0, width: 6, height: 50)))
+    }
+
+    @Test func anotherImageRepaintsOldAndNewClips() {
+        var t = DamageTracker(geometry: geometry)
+        _ = t.take(scene(node(1, image: 1, live: false, imageX: 0, clip: Rect(x: 0, y: 0, width: 40, height: 50))))
+        let d = t.take(scene(node(1, image: 2, live: false, imageX: 0, clip: Rect(x: 0, y: 0, width: 30, height: 50))))
+        #expect(d?.area == 40 * 50)
+        // A pane that goes away repaints its clip.
+        #expect(t.take(scene())?.area == 30 * 50)
+    }
+
+    @Test func aDroppedFramesDamageComesBack() {
+        var t = DamageTracker(geometry: geometry)
+        let a = node(1, image: 1, imageX: 0, clip: Rect(x: 0, y: 0, width: 60, height: 50))
+        _ = t.take(scene(a))
+        t.commit([Rect(x: 0, y: 0, width: 4, height: 4)], at: a)
+        let lost = t.take(scene(a))
+        #expect(lost?.area == 16 && !t.hasDamage)
+        t.keep(lost)
+        #expect(t.take(scene(a)) == lost)
+        t.keep(nil)
+        #expect(t.repaintsEverything && t.take(scene(a)) == nil)
+    }
+
+    @Test func damageIsGrownThroughAScalingTransform() {
+        var t = DamageTracker(geometry: OutputGeometry(logical: Size(width: 2732, height: 2048), panel: Size(width: 2048, height: 1536)))
+        let a = SceneNode(app: AppID(1), image: ImageRef(id: 1, width: 2732, height: 2048), live: true, imageRect: Rect(x: 0, y: 0, width: 2732, height: 2048), clip: Rect(x: 0, y: 0, width: 2732, height: 2048))
+        _ = t.take(SceneGraph(size: Size(width: 2732, height: 2048), nodes: [a]))
+        t.commit([Rect(x: 400, y: 400, width: 4, height: 4)], at: a)
+        let d = t.take(SceneGraph(size: Size(width: 2732, height: 2048), nodes: [a]))
+        // 4 logical px scale to 3 panel px; the bilinear footprint adds a pixel each side.
+        #expect(d?.rects.count == 1 && (d?.area ?? 0) >= 9 && d?.contains(x: 300, y: 300) == true)
+    }
+}
+
+struct GestureTests {
+    let splits: [(Arrangement, Int)] = [(.split23, 694), (.split12, 507)]
+
+    @Test func aReleasedDividerSnapsOrDismisses() {
+        var d = DividerDrag(fingerX: 700, dividerX: 694, arrangement: .split23)
+        d.move(fingerX: 520)
+        #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .split(.split12))
+        d.move(fingerX: 1000)
+        #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .dismissSecondary)
+        d.move(fingerX: 200)
+        #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .dismissPrimary)
+        // Cancelled, it goes back where it began.
+        #expect(d.outcome(cancelled: true, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .split(.split23))
+        #expect(d.drawnX(screenWidth: 1024, dividerWidth: 10) == 194)
+    }
+
+    @Test func aSlideOverEdgeTapPinsAndAPushDismisses() {
+        let tap = SlideOverEdgeDrag(startX: 704, startTime: 1000)
+        #expect(tap.release(fingerX: 706, now: 1100, screenWidth: 1024, compactWidth: 320) == .pin)
+        #expect(tap.release(fingerX: 706, now: 1400, screenWidth: 1024, compactWidth: 320) == .stay)  // too long for a tap
+        var push = SlideOverEdgeDrag(startX: 704, startTime: 0)
+        push.move(fingerX: 900)
+        #expect(push.offset == 196)
+        #expect(push.release(fingerX: 900, now: 500, screenWidth: 1024, compactWidth: 320) == .dismiss)
+        push.move(fingerX: 800)
+        #expect(push.release(fingerX: 800, now: 500, screenWidth: 1024, compactWidth: 320) == .stay)
+    }
+
+    @Test func anEdgeSwipeIsClaimedAfterItsDistance() {
+        let s = EdgeSwipe(app: AppID(1), startX: 1020)
+        #expect(!s.claims(fingerX: 1000) && s.claims(fingerX: 972))
+    }
+}

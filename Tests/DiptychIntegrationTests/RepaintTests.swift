@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// The server's frame loop against an output that drops frames: no frameDone goes out for a
+// frame that was not shown, its damage is repainted with the next, and the loop sleeps when
+// nothing changes.
+
+@testable import DiptychServer
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychTestSupport
+import Logging
+import Testing
+
+/// An output whose presents are dropped while `away` is set.
+final class FlakyOutput: OutputBackend {
+    let size: Size
+    private let image: PixelImage
+    var away = false
+    private(set) var presented: [Region?] = []
+    private(set) var dropped = 0
+
+    init(size: Size) {
+        self.size = size
+        image = PixelImage(width: size.width, height: size.height)
+    }
+
+    func beginFrame() -> PixelImage { image }
+    var lastFrame: PixelImage { image }
+    var readyForFrame: Bool { true }
+    func present(damage: Region?) -> PresentResult {
+        if away {
+            dropped += 1
+            return .dropped
+        }
+        presented.append(damage)
+        return .presented(time: MonotonicClock.milliseconds)
+    }
+}
+
+struct RepaintTests {
+    func compositor(_ output: FlakyOutput, dir: String) throws -> Compositor {
+        let config = CompositorConfiguration(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .full, listen: false)
+        let c = try Compositor(configuration: config, backend: output, logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try c.launch([Harness.demo, "pattern:#336699", "--event-log", "\(dir)/events.jsonl"], role: .primary, label: "pattern")
+        try c.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
+        return c
+    }
+
+    func frameDones(_ dir: String) throws -> Int {
+        try Harness.events("\(dir)/events.jsonl").filter { $0["event"]?.stringValue == "frameDone" }.count
+    }
+
+    @Test func aDroppedFrameSendsNoFrameDoneAndKeepsItsDamage() throws {
+        let dir = Harness.temporaryDirectory("repaint")
+        let output = FlakyOutput(size: Size(width: 2048, height: 1536))
+        let c = try compositor(output, dir: dir)
+        defer { c.shutdown() }
+        output.away = true
+        #expect(c.needsRepaint)
+        c.repaint()
+        #expect(output.dropped == 1 && c.frameCount == 0)
+        try c.roundTrip()
+        #expect(try frameDones(dir) == 0)
+        // Still wanted, and the whole first frame is repainted when the output is back.
+        #expect(c.needsRepaint)
+        output.away = false
+        c.repaint()
+        #expect(output.presented == [nil] && c.frameCount == 1)
+        try c.roundTrip()
+        #expect(try frameDones(dir) == 1)
+        #expect(!c.needsRepaint)
+    }
+
+    @Test func theLiveLoopDrawsWhatIsAskedForThenSleeps() throws {
+        let dir = Harness.temporaryDirectory("repaint-live")
+        let output = FlakyOutput(size: Size(width: 2048, height: 1536))
+        let c = try compositor(output, dir: dir)
+        defer { c.shutdown() }
+        let loop = RepaintLoop(compositor: c)
+        // A timer 300 ms out is the only thing that can wake the loop once the frame is shown.
+        let timer = try TimerDescriptor()
+        try timer.arm(nanoseconds: 300_000_000)
+        var fired = false
+        c.watch(timer.fd.rawValue) {
+            _ = timer.acknowledge()
+            fired = true
+        }
+        var turns = 0
+        try loop.run {
+            turns += 1
+            return fired
+        }
+        #expect(loop.framesDrawn == 1 && loop.framesDropped == 0 && output.presented.count == 1)
+        // Drawing the frame, then sleeping in epoll until the timer: a handful of turns, not
+        // one every few milliseconds.
+        #expect(turns <= 6, "\(turns) turns")
+    }
+
+    @Test func loopTokensRoundTrip() {
+        let tokens: [LoopToken] = [.listener, .output(7), .output(0), .client(ClientID(rawValue: 123)), .input(2), .watch(9)]
+        for t in tokens { #expect(LoopToken(rawValue: t.rawValue) == t, "\(t)") }
+        #expect(LoopToken(rawValue: 0) == nil && LoopToken(rawValue: 99 << 56) == nil)
+        #expect(Set(tokens.map(\.rawValue)).count == tokens.count)
+    }
+
+    /// A kiosk runs for months: however many clients break the protocol, the compositor keeps
+    /// only the most recent errors.
+    @Test func protocolErrorsKeptAreBounded() throws {
+        let f = try Fixture(arrangement: .full)
+        let count = Compositor.protocolErrorLimit + 6
+        var sockets: [SharedDescriptor] = []
+        for i in 0..<count {
+            let s = SharedDescriptor(try UnixSocket.connect(path: f.compositor.socketPath!))
+            // A hello whose body is not a hello: malformed.
+            try UnixSocket.sendAll(s.rawValue, [12, 0, 0, 0, 1, 0, 0, 0, UInt8(i), 0xAD, 0xBE, 0xEF])
+            sockets.append(s)
+            try f.compositor.dispatch(timeoutMilliseconds: 0)
+        }
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.protocolErrors.count == Compositor.protocolErrorLimit && f.compositor.sessions.isEmpty })
+        #expect(f.compositor.protocolErrors.count == Compositor.protocolErrorLimit)
+        // The newest are kept: the first six clients' errors are gone.
+        let labels = f.compositor.protocolErrors.map(\.client)
+        #expect(Set(labels).count == Compositor.protocolErrorLimit && !labels.contains("client-100") && labels.last == "client-\(100 + count - 1)")
+        _ = sockets
+    }
+}

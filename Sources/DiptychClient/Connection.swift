@@ -76,7 +76,7 @@ public final class Connection {
     }
 
     /// Takes ownership of a connected socket.
-    public init(socket: consuming FileDescriptor) {
+    package init(socket: consuming FileDescriptor) {
         self.socket = SharedDescriptor(socket)
     }
 

@@ -101,6 +101,33 @@ extension Files {
         var st = stat()
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
+
+    /// Makes a new folder of its own in `$TMPDIR` (else /tmp), named `prefix-XXXXXX`.
+    public static func makeTemporaryDirectory(_ prefix: String) throws(SystemError) -> String {
+        let base = environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        if !made { throw SystemError("mkdtemp in \(base)") }
+        return String(cString: template)
+    }
+
+    /// Removes `path` and everything below it (links are removed, not followed).
+    public static func removeTree(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        guard st.st_mode & S_IFMT == S_IFDIR, let d = opendir(path) else {
+            unlink(path)
+            return
+        }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(d)
+        for n in names { removeTree("\(path)/\(n)") }
+        rmdir(path)
+    }
 }
 
 /// Figures about this process.

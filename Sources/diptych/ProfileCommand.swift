@@ -20,8 +20,8 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "A scenario file to profile.")
     var scenario: String?
 
-    @Option(help: "A built-in workload: \(ProfileWorkload.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var workload: String?
+    @Option(help: "A built-in workload (default: split-static).")
+    var workload: ProfileWorkload?
 
     @Option(help: "Frames to measure (built-in workloads).")
     var frames: Int = 300
@@ -48,18 +48,16 @@ struct ProfileCommand: ParsableCommand {
                 do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
                 let parsed: Scenario
                 do { parsed = try Scenario.parse(String(decoding: bytes, as: UTF8.self), file: path) } catch { throw UsageError("\(error)") }
-                let dir = "/tmp/diptych-profile-\(MonotonicClock.nanoseconds)"
-                try Files.makeDirectories(dir)
+                let dir = try Files.makeTemporaryDirectory("diptych-profile")
+                defer { Files.removeTree(dir) }
                 do {
                     result = try Profiler.run(scenario: parsed, file: path, outputDirectory: dir, tracing: trace != nil, logger: logger) { app, log in
                         try Apps.command(app, eventLog: log).arguments
                     }
                 } catch { throw RuntimeFailure("\(path): \(error)") }
             } else {
-                let name = workload ?? ProfileWorkload.splitStatic.rawValue
-                guard let w = ProfileWorkload(rawValue: name) else {
-                    throw UsageError("unknown workload '\(name)'; valid workloads: \(ProfileWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
+                let w = workload ?? .splitStatic
+                let name = w.rawValue
                 do {
                     result = try Profiler.run(w, frames: frames, tracing: trace != nil, logger: logger) { app in
                         try Apps.command(app, eventLog: nil).arguments

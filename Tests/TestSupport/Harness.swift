@@ -25,14 +25,11 @@ public enum Harness {
 
     private static let created = Mutex<[String]>([])
 
-    /// A new empty folder of its own (mkdtemp in `$TMPDIR`, else /tmp), removed with all it
-    /// holds when the test process exits (kept when `DIPTYCH_KEEP_TMP=1`, to look at).
+    /// A new empty folder of its own (in `$TMPDIR`, else /tmp), removed with all it holds
+    /// when the test process exits (kept when `DIPTYCH_KEEP_TMP=1`, to look at).
     public static func temporaryDirectory(_ tag: String) -> String {
-        let base = Files.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(base)/diptych-\(tag)-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        precondition(made, "cannot create a temporary folder in \(base): errno \(errno)")
-        let dir = String(cString: template)
+        let dir: String
+        do { dir = try Files.makeTemporaryDirectory("diptych-\(tag)") } catch { preconditionFailure("\(error)") }
         let first = created.withLock { list in
             list.append(dir)
             return list.count == 1
@@ -47,23 +44,8 @@ public enum Harness {
         for dir in created.withLock({ list in defer { list.removeAll() }; return list }) { removeTree(dir) }
     }
 
-    /// Removes `path` and everything below it (links are removed, not followed).
-    public static func removeTree(_ path: String) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        if st.st_mode & S_IFMT == S_IFDIR, let d = opendir(path) {
-            var names: [String] = []
-            while let e = readdir(d) {
-                let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(d)
-            for n in names { removeTree("\(path)/\(n)") }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
-    }
+    /// Removes `path` and everything below it.
+    public static func removeTree(_ path: String) { Files.removeTree(path) }
 
     /// What a finished command printed and returned.
     public struct Result {

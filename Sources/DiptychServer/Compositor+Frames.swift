@@ -27,8 +27,7 @@ extension Compositor {
         guard let p = shell.presentation.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
             return nil
         }
-        let clip = p.frame.scaled(by: shell.profile.scale)
-        return SceneNode(app: c.app, image: live, live: true, imageRect: SceneBuilder.place(live, in: clip, anchor: p.anchor), clip: clip)
+        return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }.nodes.first
     }
 
     /// Whether something waits to be shown: an app committed since the last frame, a gesture

@@ -85,8 +85,13 @@ public final class Connection {
         do { try UnixSocket.sendAll(socket.rawValue, bytes, descriptors: descriptors) } catch { throw .system(error) }
     }
 
-    /// Sends a request.
-    public func send(_ message: ClientMessage, descriptors: [Int32] = []) throws(ClientError) {
+    /// Sends a request that carries no buffer (`commit` and `snapshot` send those).
+    public func send(_ message: ClientMessage) throws(ClientError) {
+        try send(message, descriptors: [])
+    }
+
+    /// Sends a request with the descriptors it carries.
+    package func send(_ message: ClientMessage, descriptors: [Int32]) throws(ClientError) {
         precondition(descriptors.count == message.fdCount)
         try sendRaw(message.encoded(), descriptors: descriptors)
     }

@@ -66,6 +66,15 @@ public struct DamageTracker: Sendable {
         return pending
     }
 
+    /// Whether a frame showing `scene` would repaint anything: damage is pending, or a pane
+    /// moved, appeared, went away or shows another image since the last frame.
+    public func wouldRepaint(_ scene: SceneGraph) -> Bool {
+        if hasDamage { return true }
+        var drawn: [AppID: SceneNode] = [:]
+        for n in scene.nodes { drawn[n.app] = n }
+        return Set(last.keys).union(drawn.keys).contains { !Self.moved(from: last[$0], to: drawn[$0]).isEmpty }
+    }
+
     /// A frame that was not shown: its damage is repainted with the next one.
     public mutating func keep(_ damage: Region?) {
         guard let damage else {

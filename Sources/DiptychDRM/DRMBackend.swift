@@ -145,6 +145,7 @@ public final class DRMBackend: OutputBackend {
     public func beginFrame() -> PixelImage { chain.shadow }
     public var lastFrame: PixelImage { chain.shadow }
     public var readyForFrame: Bool { !flipPending && connected }
+    public var isConnected: Bool { connected }
 
     /// Copies the damage of this frame and the previous one (what the back buffer lacks) from
     /// the shadow into the back buffer, then queues a flip to it. A flip that fails is logged

@@ -137,7 +137,7 @@ public struct DemoRunner {
             if let box = options.recolorDamage, let canvas, !recolored {
                 recolored = true
                 let buffer = try render(canvas)
-                let image = PixelImage(mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight, stride: Int(buffer.layout.stride), format: .xrgb8888)
+                let image = buffer.image
                 image.fill(Rect(x: 0, y: 0, width: canvas.pixelWidth, height: canvas.pixelHeight), color: RGB(red: 0xFF, green: 0xCC, blue: 0x00))
                 try connection.commit(buffer, damage: [box])
                 shown = buffer
@@ -178,7 +178,7 @@ public struct DemoRunner {
         }
         animationFrame += 1
         let buffer = animation[animationFrame % 2]
-        let image = PixelImage(mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight, stride: Int(buffer.layout.stride), format: .xrgb8888)
+        let image = buffer.image
         model.draw(image, canvas: canvas)
         // A band that moves every frame, so each frame really differs.
         let band = (animationFrame * 8 * canvas.scale) % max(1, canvas.pixelHeight)
@@ -190,9 +190,7 @@ public struct DemoRunner {
     func render(_ canvas: Canvas) throws(ClientError) -> ShmBuffer {
         let buffer: ShmBuffer
         do { buffer = try ShmBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight) } catch { throw .system(error) }
-        let image = PixelImage(
-            mapping: buffer.mapping, offset: 0, width: canvas.pixelWidth, height: canvas.pixelHeight,
-            stride: Int(buffer.layout.stride), format: .xrgb8888)
+        let image = buffer.image
         model.draw(image, canvas: canvas)
         return buffer
     }
@@ -202,6 +200,13 @@ public struct DemoRunner {
         let buffer = try render(canvas)
         try connection.commit(buffer)
         shown = buffer
+    }
+}
+
+extension ShmBuffer {
+    /// The buffer's pixels as an image to draw into (XRGB8888), keeping the mapping alive.
+    public var image: PixelImage {
+        PixelImage(mapping: mapping, offset: Int(layout.offset), width: Int(layout.width), height: Int(layout.height), stride: Int(layout.stride), format: .xrgb8888)
     }
 }
 

@@ -36,6 +36,8 @@ public protocol OutputBackend: AnyObject {
     /// Whether a new frame can be presented now (false while a page flip is pending or the
     /// output is away).
     var readyForFrame: Bool { get }
+    /// Whether the output is there at all (a panel can be unplugged).
+    var isConnected: Bool { get }
     /// The last frame drawn, for captures.
     var lastFrame: PixelImage { get }
     /// Descriptors to poll for the backend's events (page flips, hotplug).
@@ -52,6 +54,7 @@ public protocol OutputBackend: AnyObject {
 }
 
 extension OutputBackend {
+    public var isConnected: Bool { true }
     public var eventDescriptors: [Int32] { [] }
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] { [] }
     public var pollInterval: UInt64? { nil }

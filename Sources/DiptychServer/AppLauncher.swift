@@ -39,6 +39,13 @@ final class AppLauncher {
     /// The exit status of the app launched for `role`, once it has exited (reaping it).
     func exitStatus(_ role: Role) -> Int32? { app(role)?.process.poll() }
 
+    /// Kills every app at once (SIGKILL) and reaps them: for a compositor going away without
+    /// a shutdown, which must not wait.
+    func kill() {
+        for app in apps { app.process.kill() }
+        apps.removeAll()
+    }
+
     /// Asks every app to stop (SIGTERM), waits up to `graceMilliseconds` in all for them to
     /// exit, kills the rest, and reaps them all.
     func close(graceMilliseconds: Int = 2000) {

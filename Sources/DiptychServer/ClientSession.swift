@@ -59,6 +59,8 @@ final class ClientSession {
     private let onClose: (ClientSession, SessionEnd) -> Void
     /// Why the session ended; nil while it is open.
     private(set) var end: SessionEnd?
+    /// The protocol error being reported: if telling the client fails, it is still the reason.
+    private var violation: ProtocolError?
 
     /// The app's name from hello (nil before hello).
     var name: String?
@@ -226,12 +228,13 @@ final class ClientSession {
     /// Tells the client what it did wrong, then closes the session.
     func fail(_ error: ProtocolError) {
         guard isOpen else { return }
+        violation = error
         send(.error(error))
         finish(.violation(error))
     }
 
     /// Closes the session once: stops watching the socket and tells the owner.
-    func close(reason: String) { finish(.closed(reason)) }
+    func close(reason: String) { finish(violation.map(SessionEnd.violation) ?? .closed(reason)) }
 
     private func finish(_ why: SessionEnd) {
         guard isOpen else { return }

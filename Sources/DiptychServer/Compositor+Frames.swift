@@ -14,6 +14,8 @@ extension Compositor {
         public var operations: [RenderOperation]
         public var graph: SceneGraph
         var stats: RenderStats
+        /// Each app's commit count when the frame was laid out: what the frame shows.
+        var commits: [ClientID: Int]
     }
 
     /// The scene as presented now: each pane's live surface, or during a divider drag the
@@ -30,10 +32,11 @@ extension Compositor {
         return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }.nodes.first
     }
 
-    /// Whether something waits to be shown: an app committed since the last frame, a gesture
-    /// moves panes, or the output must be repainted.
+    /// Whether something waits to be shown: an app committed since the last frame, the scene
+    /// changed (a gesture moved a pane, an app came or went), or the output must be repainted.
+    /// A finger resting on the divider asks for nothing.
     public var needsRepaint: Bool {
-        shell.drag != nil || damage.hasDamage || shell.presentation.contains { session($0.app)?.frameDonePending ?? false }
+        shell.presentation.contains { session($0.app)?.frameDonePending ?? false } || damage.wouldRepaint(sceneGraph())
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -55,7 +58,7 @@ extension Compositor {
         for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
         let scene = Scene(graph, images: { pixels[$0.id] }, transform: geometry.transform, outputSize: geometry.panel, damage: frameDamage)
         let (ops, stats) = renderer.plan(scene)
-        return Frame(scene: scene, operations: ops, graph: graph, stats: stats)
+        return Frame(scene: scene, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
     }
 
     /// Frame stage 2 (composite): draws the frame into the output's buffer.
@@ -67,11 +70,13 @@ extension Compositor {
             backend.lastFrame.tint(d.rects)
         }
         lastFrameDamage = frame.scene.damage
+        lastFrameCommits = frame.commits
         return frame.stats
     }
 
-    /// Frame stage 3 (present): shows the frame; apps whose commits it shows get `frameDone`.
-    /// A frame the output dropped sends none, and its damage is repainted with the next.
+    /// Frame stage 3 (present): shows the frame; apps whose commits it shows get `frameDone`
+    /// (a commit that arrived after the frame was laid out waits for the next). A frame the
+    /// output dropped sends none, and its damage is repainted with the next.
     @discardableResult
     public func present() -> PresentResult {
         let result = backend.present(damage: lastFrameDamage)
@@ -82,7 +87,7 @@ extension Compositor {
         frameCount += 1
         let time = virtualTime ?? shown
         for p in shell.presentation {
-            guard let c = session(p.app), c.frameDonePending else { continue }
+            guard let c = session(p.app), c.frameDonePending, lastFrameCommits[c.id] == c.commits else { continue }
             c.frameDonePending = false
             send(.frameDone(time: time), to: c)
         }

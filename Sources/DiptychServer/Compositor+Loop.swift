@@ -95,10 +95,10 @@ extension Compositor {
 
     // MARK: - Waits
 
-    /// Runs the loop until the output can take a frame (its last page flip completed).
+    /// Runs the loop until the output can take a frame (its last page flip completed), or
+    /// at once when the output is away (its frames are dropped).
     public func waitUntilOutputReady(timeoutMilliseconds: Int = 1000) throws {
-        if backend.readyForFrame { return }
-        try run(timeoutMilliseconds: timeoutMilliseconds) { backend.readyForFrame }
+        try run(timeoutMilliseconds: timeoutMilliseconds) { backend.readyForFrame || !backend.isConnected }
     }
 
     /// Waits until every shown app has committed a buffer for its configure.

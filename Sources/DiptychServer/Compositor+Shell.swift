@@ -146,8 +146,7 @@ extension Compositor {
     }
 
     private func updateGeometry() {
-        let px = shell.profile.pixelSize(shell.orientation)
-        geometry = emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: outputRotation) } ?? .native(logical: px, rotation: outputRotation)
+        geometry = Self.geometry(logical: shell.profile.pixelSize(shell.orientation), panel: emulateOn, rotation: outputRotation)
         if backend.size != geometry.panel, !backend.resize(to: geometry.panel) {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
         }

@@ -67,6 +67,8 @@ public final class Compositor {
     var damage: DamageTracker
     /// The damage of the last frame drawn (nil: everything), for the present.
     public internal(set) var lastFrameDamage: Region?
+    /// Each app's commit count when the last frame drawn was laid out.
+    var lastFrameCommits: [ClientID: Int] = [:]
     /// The configured layout.
     public var layout: Layout { shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
@@ -122,8 +124,7 @@ public final class Compositor {
         palm = PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff)
         outputRotation = configuration.outputRotation
         emulateOn = backend?.size ?? configuration.emulateOn
-        let px = configuration.profile.pixelSize(configuration.orientation)
-        geometry = emulateOn.map { OutputGeometry(logical: px, panel: $0, rotation: configuration.outputRotation) } ?? .native(logical: px, rotation: configuration.outputRotation)
+        geometry = Self.geometry(logical: configuration.profile.pixelSize(configuration.orientation), panel: emulateOn, rotation: configuration.outputRotation)
         damage = DamageTracker(geometry: geometry)
         self.backend = backend ?? HeadlessBackend(size: geometry.panel)
         loop = try Epoll()
@@ -147,7 +148,18 @@ public final class Compositor {
         for fd in self.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
     }
 
-    deinit { shutdown(graceMilliseconds: 0) }
+    /// Letting go of a compositor never waits: its sessions are closed and the apps it
+    /// launched are killed (call `shutdown` first to give them a grace period).
+    deinit {
+        for c in sessions.values { c.close(reason: "the compositor went away") }
+        launcher.kill()
+    }
+
+    /// The logical screen on a panel of that size (emulation, or a real output), else shown
+    /// natively, turned by `rotation`.
+    static func geometry(logical: Size, panel: Size?, rotation: OutputRotation) -> OutputGeometry {
+        panel.map { OutputGeometry(logical: logical, panel: $0, rotation: rotation) } ?? .native(logical: logical, rotation: rotation)
+    }
 
     /// The compositor's clock in milliseconds: virtual time in a scenario, else monotonic.
     public var now: UInt64 { virtualTime ?? MonotonicClock.milliseconds }
@@ -170,8 +182,9 @@ public final class Compositor {
     }
 
     private func register(_ socket: consuming FileDescriptor, id: ClientID, role: Role?, label: String) throws(SystemError) -> ClientSession {
-        let session = ClientSession(id: id, socket: socket, role: role, label: label, loop: loop) { [unowned self] s, end in
-            self.sessionEnded(s, end)
+        // Weak: sessions closed by the compositor's deinit must not call back into it.
+        let session = ClientSession(id: id, socket: socket, role: role, label: label, loop: loop) { [weak self] s, end in
+            self?.sessionEnded(s, end)
         }
         try loop.add(session.socket.rawValue, token: session.token.rawValue)
         sessions[id] = session

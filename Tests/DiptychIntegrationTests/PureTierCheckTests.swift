@@ -19,6 +19,7 @@ struct PureTierCheckTests {
         "import Glibc", "import Foundation", "import FoundationEssentials", "import struct Foundation.Date",
         "@preconcurrency import Glibc", "import Musl", "@_implementationOnly import CPixman", "public import CLinuxShims",
         "  @preconcurrency internal import Foundation", "import func Glibc.write", "@_exported import Darwin",
+        "import Glibc;", "import DiptychCore; import Glibc", "@preconcurrency @_implementationOnly import CUdev",
     ]
 
     @Test(arguments: forbidden)
@@ -27,7 +28,7 @@ struct PureTierCheckTests {
     }
 
     @Test func theRealPureTierAndCleanImportsPass() throws {
-        #expect(try check("import DiptychCore\nimport Synchronization\n// import Glibc in a comment\nlet Foundation = 1\n") == 0)
+        #expect(try check("import DiptychCore\nimport Synchronization\n// import Glibc in a comment\nlet Foundation = 1\nimport GlibcLike\n") == 0)
         #expect(try Harness.run(["bash", Self.script]).status == 0)
     }
 }

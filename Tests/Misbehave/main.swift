@@ -60,7 +60,7 @@ func buffer(_ w: Int, _ h: Int, seal: Bool = true, fileSize: Int? = nil) throws 
 /// A buffer of `w` × `h` painted with the app's pattern.
 func painted(_ w: Int, _ h: Int, _ color: RGB) throws -> ShmBuffer {
     let b = try buffer(w, h)
-    PatternPainter.paint(PixelImage(mapping: b.mapping, offset: 0, width: w, height: h, stride: Int(b.layout.stride), format: .xrgb8888), color: color)
+    PatternPainter.paint(b.image, color: color)
     return b
 }
 

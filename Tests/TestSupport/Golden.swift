@@ -7,14 +7,14 @@ import DiptychImage
 import Glibc
 
 public enum Golden {
-    /// The folder failures are written to: `$DIPTYCH_GOLDEN_OUT` (kept), else a new folder
-    /// of the test run's own, named in each failure message.
+    /// The folder failures are written to: `$DIPTYCH_GOLDEN_OUT`, else a new folder of its
+    /// own, named in each failure message and kept (it is there to be looked at).
     public static func failureDirectory() -> String {
         if let dir = Files.environment("DIPTYCH_GOLDEN_OUT") {
             try? Files.makeDirectories(dir)
             return dir
         }
-        return Harness.temporaryDirectory("golden")
+        return (try? Files.makeTemporaryDirectory("diptych-golden")) ?? "."
     }
 
     /// Compares `image` with `referenceDirectory/name.png`.

@@ -132,6 +132,13 @@ extension Files {
 
 /// Figures about this process.
 public enum ProcessStats {
+    /// Page faults taken by this process so far, minor and major (getrusage).
+    public static var pageFaults: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_minflt + usage.ru_majflt
+    }
+
     /// The peak resident set size in bytes (getrusage's ru_maxrss).
     public static var peakResidentBytes: Int {
         var usage = rusage()

@@ -27,6 +27,8 @@ public struct FrameRecord: Sendable {
     public var repaintedPixels: Int
     /// From the input applied in this frame to the frame that shows it, if any.
     public var inputLatency: Double?
+    /// Page faults the compositor process took during the frame (profiling runs only).
+    public var pageFaults: Int?
 
     public var json: JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
@@ -38,6 +40,7 @@ public struct FrameRecord: Sendable {
         if let p = pixman { pairs.append(("pixman_ms", r(p))) }
         if let m = memcpy { pairs.append(("memcpy_ms", r(m))) }
         if let l = inputLatency { pairs.append(("input_latency_ms", r(l))) }
+        if let f = pageFaults { pairs.append(("page_faults", .int(f))) }
         return .object(pairs)
     }
 }
@@ -63,6 +66,7 @@ public final class FrameDriver {
     @discardableResult
     public func frame(at time: UInt64, roundTripTimeout: Int = 5000, record: Bool = true, input: () throws -> Bool) throws -> FrameRecord {
         compositor.virtualTime = time
+        let faults0 = ProcessStats.pageFaults
         let t0 = MonotonicClock.nanoseconds
         let hadInput = try input()
         compositor.tick()
@@ -101,10 +105,12 @@ public final class FrameDriver {
         if baselines && !baselineFirst { baseline() }
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
-        let r = FrameRecord(
+        var r = FrameRecord(
             frame: records.count, time: time, input: ms(t0, t1), apps: ms(t1, t2), layout: ms(t2, t3), composite: ms(c0, t4),
             present: ms(t4, t5), total: ms(t0, t1) + ms(t2, t3) + ms(c0, t5), pixman: pixman, memcpy: memcpy, repaintedPixels: repainted,
             inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
+        // The whole frame in this process: mapping commits, compositing and the baselines.
+        if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }
         guard record else { return r }
         records.append(r)
         if tracing { trace(r, t0: t0, t1: t1, t2: t2, t3: t3, t4: t4, t5: t5) }

@@ -70,6 +70,7 @@ public struct ProfileResult {
                 ("events", .int(latencies.count)), ("p50_ms", r(Self.quantile(latencies, 0.5))), ("max_ms", r(latencies.max() ?? 0)),
             ])),
             ("repainted_px_p50", .int(Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5)))),
+            ("page_faults_per_frame_p50", .int(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))),
             ("memory", .object([
                 ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)),
             ])),
@@ -91,6 +92,7 @@ public struct ProfileResult {
         }
         lines.append("baseline: pixman alone p50 \((pixmanP50 * 1000).rounded() / 1000) ms, memcpy of a frame p50 \((memcpyP50 * 1000).rounded() / 1000) ms")
         lines.append("ratio: total/pixman \(pixmanP50 > 0 ? ((totalP50 / pixmanP50) * 100).rounded() / 100 : 0), total/memcpy \(memcpyP50 > 0 ? ((totalP50 / memcpyP50) * 100).rounded() / 100 : 0)")
+        lines.append("page faults per frame p50 \(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))")
         lines.append("peak resident \(peakResidentBytes / 1_048_576) MB, snapshots peak \(maxSnapshotBytes / 1_048_576) MB")
         return lines.joined(separator: "\n")
     }

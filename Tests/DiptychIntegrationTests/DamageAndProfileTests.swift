@@ -78,6 +78,8 @@ struct ProfileCommandTests {
         #expect((json["ratio"]?["total_vs_pixman"]?.doubleValue ?? 0) > 0)
         #expect((json["ratio"]?["total_vs_memcpy"]?.doubleValue ?? 0) > 0)
         #expect((json["memory"]?["peak_rss_mb"]?.doubleValue ?? 0) > 0)
+        // Page faults per frame are counted (getrusage) and reported, whatever their number.
+        #expect((json["page_faults_per_frame_p50"]?.intValue ?? -1) >= 0)
 
         let trace = try JSONValue.parse(String(decoding: try Files.read("\(dir)/trace.json"), as: UTF8.self))
         let events = trace["traceEvents"]?.arrayValue ?? []

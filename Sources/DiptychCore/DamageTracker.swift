@@ -52,8 +52,7 @@ public struct DamageTracker: Sendable {
     /// snapshots) repaints only the strip that changed; a pane that shows another image or
     /// moved its image repaints old and new clips.
     public mutating func take(_ scene: SceneGraph) -> Region? {
-        var drawn: [AppID: SceneNode] = [:]
-        for n in scene.nodes { drawn[n.app] = n }
+        let drawn = Self.byApp(scene)
         defer {
             last = drawn
             full = false
@@ -70,8 +69,7 @@ public struct DamageTracker: Sendable {
     /// moved, appeared, went away or shows another image since the last frame.
     public func wouldRepaint(_ scene: SceneGraph) -> Bool {
         if hasDamage { return true }
-        var drawn: [AppID: SceneNode] = [:]
-        for n in scene.nodes { drawn[n.app] = n }
+        let drawn = Self.byApp(scene)
         return Set(last.keys).union(drawn.keys).contains { !Self.moved(from: last[$0], to: drawn[$0]).isEmpty }
     }
 
@@ -82,6 +80,11 @@ public struct DamageTracker: Sendable {
             return
         }
         for r in damage.rects { pending.formUnion(r) }
+    }
+
+    /// Each app's node in a scene.
+    private static func byApp(_ scene: SceneGraph) -> [AppID: SceneNode] {
+        Dictionary(scene.nodes.map { ($0.app, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// Logical pixels that changed between two placements of one app's pane.

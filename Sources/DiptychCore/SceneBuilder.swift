@@ -80,7 +80,7 @@ public enum SceneBuilder {
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the
     /// pane is anchored trailing (the right pane of a divider drag).
-    public static func place(_ image: ImageRef, in clip: Rect, anchor: Anchor) -> Rect {
+    static func place(_ image: ImageRef, in clip: Rect, anchor: Anchor) -> Rect {
         let x = anchor == .leading ? clip.x : clip.maxX - image.width
         return Rect(x: x, y: clip.y, width: image.width, height: image.height)
     }

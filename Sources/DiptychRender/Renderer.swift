@@ -183,14 +183,15 @@ extension Scene {
     /// `run` builds it (each surface at its pane's top-left, clipped to it, Slide Over on top).
     /// Panes without an image stay black.
     public init(layout: Layout, surfaces: [Role: PixelImage]) {
-        let ids: [Role: AppID] = [.primary: AppID(1), .secondary: AppID(2)]
-        let byApp = Dictionary(uniqueKeysWithValues: surfaces.compactMap { role, image in ids[role].map { ($0, (role, image)) } })
+        // Each role is an app whose one image has the app's id.
+        let role: [AppID: Role] = [AppID(1): .primary, AppID(2): .secondary]
+        func image(_ app: AppID) -> PixelImage? { role[app].flatMap { surfaces[$0] } }
         let graph = SceneBuilder.build(
-            panes: PresentedPane.panes(of: layout) { role in surfaces[role] == nil ? nil : ids[role] },
+            panes: PresentedPane.panes(of: layout) { $0 == .primary ? AppID(1) : AppID(2) },
             profile: layout.profile, orientation: layout.orientation
         ) { app in
-            byApp[app].map { AppContent(live: ImageRef(id: app.rawValue, width: $0.1.width, height: $0.1.height)) }
+            image(app).map { AppContent(live: ImageRef(id: app.rawValue, width: $0.width, height: $0.height)) }
         }
-        self.init(graph, images: { ref in byApp[AppID(ref.id)]?.1 })
+        self.init(graph, images: { image(AppID($0.id)) })
     }
 }

@@ -36,7 +36,8 @@ extension Compositor {
     /// changed (a gesture moved a pane, an app came or went), or the output must be repainted.
     /// A finger resting on the divider asks for nothing.
     public var needsRepaint: Bool {
-        shell.presentation.contains { session($0.app)?.frameDonePending ?? false } || damage.wouldRepaint(sceneGraph())
+        let graph = sceneGraph()
+        return graph.nodes.contains { session($0.app)?.frameDonePending ?? false } || damage.wouldRepaint(graph)
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.

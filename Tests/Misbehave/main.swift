@@ -64,6 +64,14 @@ func painted(_ w: Int, _ h: Int, _ color: RGB) throws -> ShmBuffer {
     return b
 }
 
+/// Acks `c` and commits a painted buffer of `w` × `h`, as a well-behaved app would.
+func show(_ c: Configure, _ w: Int, _ h: Int, _ connection: Connection, _ color: RGB) throws -> ShmBuffer {
+    try connection.send(.ack(serial: c.serial))
+    let b = try painted(w, h, color)
+    try connection.commit(b)
+    return b
+}
+
 /// Answers one configure the way `mode` breaks it; returns the buffer to keep on screen.
 func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: RGB) throws -> ShmBuffer? {
     let w = c.pixelWidth, h = c.pixelHeight
@@ -94,14 +102,9 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .badAck:
         try connection.send(.ack(serial: c.serial &+ 999))
     case .wrongSize:
-        try connection.send(.ack(serial: c.serial))
-        let b = try painted(max(1, w / 2), max(1, h / 3), color)
-        try connection.commit(b)
-        return b
+        return try show(c, max(1, w / 2), max(1, h / 3), connection, color)
     case .truncateAfter:
-        try connection.send(.ack(serial: c.serial))
-        let b = try painted(w, h, color)
-        try connection.commit(b)
+        let b = try show(c, w, h, connection, color)
         // The seal makes this fail: the compositor can never be made to read past the end.
         let refused = ftruncate(b.fd.rawValue, 0) != 0
         Files.writeStandardError(refused ? "diptych-misbehave: shrinking the committed buffer was refused by its seal\n" : "diptych-misbehave: the buffer shrank\n")
@@ -118,10 +121,8 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         try connection.commit(shown)
         return shown
     case .noRead:
-        try connection.send(.ack(serial: c.serial))
-        let b = try painted(w, h, color)
-        try connection.commit(b)
-        while true { sleep(1000) }
+        let b = try show(c, w, h, connection, color)
+        withExtendedLifetime(b) { while true { sleep(1000) } }
     case .unsealed:
         try connection.send(.ack(serial: c.serial))
         try connection.commit(try buffer(w, h, seal: false))
@@ -141,10 +142,7 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         try connection.sendRaw([12, 0, 0, 0, 1, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
     case .crashInDrag:
         // Behaves at configure; crashes when asked for snapshots.
-        try connection.send(.ack(serial: c.serial))
-        let b = try painted(w, h, color)
-        try connection.commit(b)
-        return b
+        return try show(c, w, h, connection, color)
     }
     return nil
 }

@@ -41,11 +41,8 @@ public enum Harness {
     /// Removes every folder `temporaryDirectory` made.
     public static func removeTemporaryDirectories() {
         guard Files.environment("DIPTYCH_KEEP_TMP") != "1" else { return }
-        for dir in created.withLock({ list in defer { list.removeAll() }; return list }) { removeTree(dir) }
+        for dir in created.withLock({ list in defer { list.removeAll() }; return list }) { Files.removeTree(dir) }
     }
-
-    /// Removes `path` and everything below it.
-    public static func removeTree(_ path: String) { Files.removeTree(path) }
 
     /// What a finished command printed and returned.
     public struct Result {
@@ -57,7 +54,7 @@ public enum Harness {
     /// Runs `arguments` to completion (at most `timeoutMilliseconds`), capturing its output.
     public static func run(_ arguments: [String], environment: [String: String] = [:], timeoutMilliseconds: Int = 60_000) throws -> Result {
         let dir = temporaryDirectory("run")
-        defer { removeTree(dir) }
+        defer { Files.removeTree(dir) }
         let quoted = arguments.map { "'" + $0.replacingQuotes + "'" }.joined(separator: " ")
         let child = try ChildProcess(arguments: ["sh", "-c", "exec \(quoted) >\(dir)/out 2>\(dir)/err"], environment: environment)
         let status = child.wait(milliseconds: timeoutMilliseconds) ?? child.terminate()

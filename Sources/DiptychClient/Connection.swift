@@ -5,34 +5,41 @@ import DiptychCore
 import DiptychLinux
 import DiptychWire
 
-/// A shared-memory buffer a client draws into: a memfd sealed against shrinking, mapped
-/// writable. Owns the memfd and the mapping.
+/// A buffer object: a memfd sealed against shrinking, mapped writable, registered with the
+/// compositor under `id` (protocol version 2). Owns the memfd and the mapping. Draw into it only
+/// while it is not busy: from a commit (or snapshot) until the compositor's `release`, the
+/// compositor may be reading it.
 public final class ShmBuffer {
+    /// The buffer's id on the connection that created it.
+    public let id: UInt32
     package let fd: SharedDescriptor
     package let mapping: MemoryMapping
     /// Where the pixels are in the memfd and how they are laid out.
     public let layout: BufferLayout
+    /// Committed (or sent as a snapshot) and not yet released.
+    public internal(set) var isBusy = false
+    /// Destroyed: the id is gone and the buffer must not be used.
+    public internal(set) var isDestroyed = false
+
+    public var width: Int { Int(layout.width) }
+    public var height: Int { Int(layout.height) }
 
     /// Calls `body` with the buffer's pixels (`layout.stride` bytes a row), to draw into them.
     public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try mapping.withUnsafeMutableBytes(body)
     }
 
-    /// A new buffer of `width` × `height` pixels, sealed against shrinking.
-    public convenience init(width: Int, height: Int, format: FourCC = .xrgb8888) throws(SystemError) {
-        try self.init(width: width, height: height, format: format, seal: true, fileSize: nil)
-    }
-
-    /// With `seal` false the memfd is left unsealed, and `fileSize` overrides its size: only
-    /// for the tests of the compositor's checks, so not part of the library's API.
-    package init(width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool, fileSize: Int?) throws(SystemError) {
+    /// A memfd of `width` × `height` pixels. With `seal` false the memfd is left unsealed, and
+    /// `fileSize` overrides its size: only for the tests of the compositor's checks.
+    package init(id: UInt32, width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool = true, fileSize: Int? = nil, name: String = "diptych-buffer") throws(SystemError) {
         let stride = width * 4
         let size = fileSize ?? stride * height
-        let memfd = try FileDescriptor.memfd(name: "diptych-buffer", size: max(size, 4))
+        let memfd = try FileDescriptor.memfd(name: name, size: max(size, 4))
         if seal { try memfd.addSeals([.shrink, .seal]) }
         mapping = try MemoryMapping(fd: memfd, length: max(size, 4), writable: true)
         layout = BufferLayout(offset: 0, width: UInt32(width), height: UInt32(height), stride: UInt32(stride), format: format)
         fd = SharedDescriptor(memfd)
+        self.id = id
     }
 }
 
@@ -41,20 +48,44 @@ public enum ClientError: Error, CustomStringConvertible {
     case system(SystemError)
     case protocolViolation(ProtocolError)
     case noSocket(String)
+    /// The compositor closed the connection while the app waited for it.
+    case closed
 
     public var description: String {
         switch self {
         case .system(let e): "system error: \(e)"
         case .protocolViolation(let e): "protocol error from the compositor: \(e)"
         case .noSocket(let why): why
+        case .closed: "the compositor closed the connection"
         }
     }
 }
 
-/// A connection to the compositor. Blocking; use from one thread.
+/// A connection to the compositor. Use from one thread. Blocking by default; an app with its
+/// own event loop watches `fileDescriptor` and calls `pollEvent()` when it is readable.
+///
+/// The connection keeps the app's buffers: `buffer(width:height:)` gives one the compositor is
+/// not reading (a pool of up to `buffersPerSize` per size, created as needed), `commit` and
+/// `snapshot` mark it busy, and the compositor's `release` frees it again.
 public final class Connection {
     private let socket: SharedDescriptor
     private var assembler = MessageAssembler()
+    /// Events read while waiting for a release, handed out by `nextEvent` first.
+    private var pending: [ServerEvent] = []
+    private var endOfStream = false
+    private var buffers: [UInt32: ShmBuffer] = [:]
+    private var nextBufferID: UInt32 = 1
+    /// Buffer sizes in order of last use, the most recent last.
+    private var sizes: [Size] = []
+
+    /// Buffers kept per size: one on screen, one being drawn, one spare for a late release.
+    public static let buffersPerSize = 3
+    /// The name its memfds carry (tests tell their buffers apart by it in /proc/PID/maps).
+    package var bufferName = "diptych-buffer"
+
+    /// Sizes kept: the live size and the sizes a divider drag asks snapshots at. Buffers of
+    /// older sizes are destroyed.
+    public static let sizesKept = 6
 
     /// Connects the way a launched app should: the socket inherited as `$DIPTYCH_SOCKET_FD`
     /// if set, else `$DIPTYCH_SOCKET`, else `diptych-0` in the runtime directory.
@@ -80,12 +111,25 @@ public final class Connection {
         self.socket = SharedDescriptor(socket)
     }
 
+    /// The socket, for an app's own poll or epoll loop: when it is readable, call `pollEvent`
+    /// until it returns nil. Owned by the connection; do not close it.
+    public var fileDescriptor: Int32 { socket.rawValue }
+
     /// Sends raw bytes and descriptors (used by `send` and by the tests' misbehaving client).
     package func sendRaw(_ bytes: [UInt8], descriptors: [Int32] = []) throws(ClientError) {
         do { try UnixSocket.sendAll(socket.rawValue, bytes, descriptors: descriptors) } catch { throw .system(error) }
     }
 
-    /// Sends a request that carries no buffer (`commit` and `snapshot` send those).
+    /// Reads whatever bytes arrive next, undecoded (for the tests' misbehaving client).
+    package func receiveRaw() throws(ClientError) -> [UInt8] {
+        while true {
+            let received: Received?
+            do { received = try UnixSocket.receive(socket.rawValue) } catch { throw .system(error) }
+            if let r = received { return r.bytes }
+        }
+    }
+
+    /// Sends a request that carries no descriptor (`createBuffer` is sent by the buffer calls).
     public func send(_ message: ClientMessage) throws(ClientError) {
         try send(message, descriptors: [])
     }
@@ -96,32 +140,128 @@ public final class Connection {
         try sendRaw(message.encoded(), descriptors: descriptors)
     }
 
-    /// Shows `buffer` with the given damage (buffer pixels; nil means the whole buffer).
+    // MARK: - Buffers
+
+    /// A buffer of `width` × `height` that the compositor is not reading, to draw a whole frame
+    /// into: a released one of that size, else a new one while fewer than `buffersPerSize`
+    /// exist, else it reads events until the compositor releases one (those events are kept
+    /// for `nextEvent`).
+    public func buffer(width: Int, height: Int) throws(ClientError) -> ShmBuffer {
+        let size = Size(width: width, height: height)
+        sizes.removeAll { $0 == size }
+        sizes.append(size)
+        while true {
+            let same = buffers.values.filter { $0.width == width && $0.height == height }.sorted { $0.id < $1.id }
+            if let free = same.first(where: { !$0.isBusy }) { return free }
+            if same.count < Self.buffersPerSize {
+                let b = try createBuffer(width: width, height: height)
+                try trimSizes()
+                return b
+            }
+            guard let event = try readEvent() else { throw .closed }
+            pending.append(event)
+        }
+    }
+
+    /// A buffer that is not busy of that size without waiting, or nil if all `buffersPerSize`
+    /// are busy (for an app with its own event loop: draw when a `release` comes).
+    public func freeBuffer(width: Int, height: Int) throws(ClientError) -> ShmBuffer? {
+        let same = buffers.values.filter { $0.width == width && $0.height == height }
+        let anyFree = same.contains { !$0.isBusy }
+        return anyFree || same.count < Self.buffersPerSize ? try buffer(width: width, height: height) : nil
+    }
+
+    /// Registers a new buffer with the compositor (`createBuffer`); it is not busy.
+    public func createBuffer(width: Int, height: Int, format: FourCC = .xrgb8888) throws(ClientError) -> ShmBuffer {
+        try createBuffer(width: width, height: height, format: format, seal: true, fileSize: nil)
+    }
+
+    /// As `createBuffer`, with the memfd left unsealed or sized otherwise: for the tests of the
+    /// compositor's checks only.
+    package func createBuffer(width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool, fileSize: Int?, layout: BufferLayout? = nil) throws(ClientError) -> ShmBuffer {
+        let b: ShmBuffer
+        do { b = try ShmBuffer(id: nextBufferID, width: width, height: height, format: format, seal: seal, fileSize: fileSize, name: bufferName) } catch {
+            throw .system(error)
+        }
+        nextBufferID &+= 1
+        try send(.createBuffer(id: b.id, layout ?? b.layout), descriptors: [b.fd.rawValue])
+        buffers[b.id] = b
+        return b
+    }
+
+    /// Destroys a buffer (`destroyBuffer`). One on screen stays shown until the next commit.
+    public func destroy(_ buffer: ShmBuffer) throws(ClientError) {
+        guard !buffer.isDestroyed else { return }
+        buffer.isDestroyed = true
+        buffers[buffer.id] = nil
+        try send(.destroyBuffer(id: buffer.id))
+    }
+
+    /// Destroys the buffers of sizes beyond the `sizesKept` most recently asked for.
+    private func trimSizes() throws(ClientError) {
+        guard sizes.count > Self.sizesKept else { return }
+        let old = sizes.removeFirst()
+        for b in buffers.values.filter({ $0.width == old.width && $0.height == old.height }).sorted(by: { $0.id < $1.id }) {
+            try destroy(b)
+        }
+    }
+
+    /// Shows `buffer` with the given damage (buffer pixels; nil means the whole buffer). It is
+    /// busy until the compositor releases it.
     public func commit(_ buffer: ShmBuffer, damage: [Rect]? = nil) throws(ClientError) {
-        let whole = Rect(x: 0, y: 0, width: Int(buffer.layout.width), height: Int(buffer.layout.height))
-        try send(.commit(buffer.layout, damage: damage ?? [whole]), descriptors: [buffer.fd.rawValue])
+        let whole = Rect(x: 0, y: 0, width: buffer.width, height: buffer.height)
+        buffer.isBusy = true
+        try send(.commit(buffer: buffer.id, damage: damage ?? [whole]))
     }
 
-    /// Returns an offscreen rendering for a snapshot request.
+    /// Returns an offscreen rendering for a snapshot request; busy until released.
     public func snapshot(_ buffer: ShmBuffer, serial: UInt32) throws(ClientError) {
-        try send(.snapshot(serial: serial, buffer.layout), descriptors: [buffer.fd.rawValue])
+        buffer.isBusy = true
+        try send(.snapshot(serial: serial, buffer: buffer.id))
     }
 
-    /// The next event, blocking; nil when the compositor closed the connection.
+    // MARK: - Events
+
+    /// The next event, blocking; nil when the compositor closed the connection. A `release`
+    /// has already freed its buffer when it is returned.
     public func nextEvent() throws(ClientError) -> ServerEvent? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        return try readEvent()
+    }
+
+    /// The next event if one can be had without blocking, else nil (check `isClosed` to tell
+    /// a closed connection apart).
+    public func pollEvent() throws(ClientError) -> ServerEvent? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        return try readEvent(blocking: false)
+    }
+
+    /// Whether the compositor closed the connection.
+    public var isClosed: Bool { endOfStream }
+
+    private func readEvent(blocking: Bool = true) throws(ClientError) -> ServerEvent? {
         while true {
             do {
                 if let (opcode, body) = try assembler.next() {
-                    return try ServerEvent.decode(opcode: opcode, body: body)
+                    let event = try ServerEvent.decode(opcode: opcode, body: body)
+                    if case .release(let id) = event { buffers[id]?.isBusy = false }
+                    return event
                 }
             } catch {
                 throw .protocolViolation(error)
             }
+            if endOfStream { return nil }
             let received: Received?
-            do { received = try UnixSocket.receive(socket.rawValue) } catch { throw .system(error) }
-            guard let r = received else { continue }
+            do { received = try UnixSocket.receive(socket.rawValue, nonBlocking: !blocking) } catch { throw .system(error) }
+            guard let r = received else {
+                if blocking { continue }
+                return nil
+            }
             for extra in r.descriptors { FileDescriptor(taking: extra).close() }
-            if r.endOfStream { return nil }
+            if r.endOfStream {
+                endOfStream = true
+                return nil
+            }
             assembler.append(r.bytes)
         }
     }

@@ -63,8 +63,6 @@ public struct DemoRunner {
     var model: any DemoModel
     /// The configure being shown and its canvas.
     var canvas: Canvas?
-    /// The buffer on screen; kept until the next commit replaces it.
-    var shown: ShmBuffer?
     var configured = 0
     var recolored = false
     /// Snapshot requests waiting for their delay; `since` is the clock at the first sync after.
@@ -140,7 +138,6 @@ public struct DemoRunner {
                 let image = buffer.image
                 image.fill(Rect(x: 0, y: 0, width: canvas.pixelWidth, height: canvas.pixelHeight), color: RGB(red: 0xFF, green: 0xCC, blue: 0x00))
                 try connection.commit(buffer, damage: [box])
-                shown = buffer
             }
         case .sync(let serial, let time):
             try answerSnapshots(now: time)
@@ -165,31 +162,23 @@ public struct DemoRunner {
         waiting = still
     }
 
-    /// Two buffers drawn in turn: the one not on screen is drawn and committed.
-    var animation: [ShmBuffer] = []
     var animationFrame = 0
 
+    /// Draws the next frame into a released buffer from the pool and commits it.
     mutating func animateFrame(_ canvas: Canvas) throws(ClientError) {
-        if animation.first.map({ Int($0.layout.width) != canvas.pixelWidth || Int($0.layout.height) != canvas.pixelHeight }) ?? true {
-            animation = []
-            for _ in 0..<2 {
-                do { animation.append(try ShmBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight)) } catch { throw .system(error) }
-            }
-        }
         animationFrame += 1
-        let buffer = animation[animationFrame % 2]
+        let buffer = try connection.buffer(width: canvas.pixelWidth, height: canvas.pixelHeight)
         let image = buffer.image
         model.draw(image, canvas: canvas)
         // A band that moves every frame, so each frame really differs.
         let band = (animationFrame * 8 * canvas.scale) % max(1, canvas.pixelHeight)
         image.fill(Rect(x: 0, y: band, width: canvas.pixelWidth, height: 8 * canvas.scale), color: RGB(red: 0xFF, green: 0xFF, blue: 0xFF))
         try connection.commit(buffer)
-        shown = buffer
     }
 
+    /// Draws the whole canvas into a buffer the compositor is not reading.
     func render(_ canvas: Canvas) throws(ClientError) -> ShmBuffer {
-        let buffer: ShmBuffer
-        do { buffer = try ShmBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight) } catch { throw .system(error) }
+        let buffer = try connection.buffer(width: canvas.pixelWidth, height: canvas.pixelHeight)
         let image = buffer.image
         model.draw(image, canvas: canvas)
         return buffer
@@ -197,9 +186,7 @@ public struct DemoRunner {
 
     mutating func present() throws(ClientError) {
         guard let canvas else { return }
-        let buffer = try render(canvas)
-        try connection.commit(buffer)
-        shown = buffer
+        try connection.commit(try render(canvas))
     }
 }
 

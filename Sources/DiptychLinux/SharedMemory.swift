@@ -45,12 +45,13 @@ public final class MemoryMapping {
     let base: UnsafeMutableRawPointer
     public let writable: Bool
 
-    /// Maps `length` bytes of `fd` shared; read-only unless `writable`.
-    public init(fd: borrowing FileDescriptor, length: Int, writable: Bool) throws(SystemError) {
-        precondition(length > 0)
+    /// Maps `length` bytes of `fd` from `offset` (a multiple of the page size) shared;
+    /// read-only unless `writable`.
+    public init(fd: borrowing FileDescriptor, offset: Int = 0, length: Int, writable: Bool) throws(SystemError) {
+        precondition(length > 0 && offset >= 0 && offset % Self.pageSize == 0)
         let prot = writable ? PROT_READ | PROT_WRITE : PROT_READ
-        guard let p = mmap(nil, length, prot, MAP_SHARED, fd.rawValue, 0), p != MAP_FAILED else {
-            throw SystemError("mmap \(length) bytes")
+        guard let p = mmap(nil, length, prot, MAP_SHARED, fd.rawValue, off_t(offset)), p != MAP_FAILED else {
+            throw SystemError("mmap \(length) bytes at offset \(offset)")
         }
         base = p
         self.length = length
@@ -58,6 +59,9 @@ public final class MemoryMapping {
     }
 
     deinit { munmap(base, length) }
+
+    /// The system's page size in bytes.
+    public static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Scoped read access to the bytes.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

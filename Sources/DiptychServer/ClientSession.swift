@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// One connected client: its socket, incoming message assembly and descriptors, validation and
-// mapping of the buffers it sends, the outgoing queue, and its protocol state. A session that
-// breaks the protocol is failed alone: it gets the error and is closed.
+// One connected client: its socket, incoming message assembly and descriptors, its buffer
+// objects and what uses them, the outgoing queue, and its protocol state. A session that breaks
+// the protocol is failed alone: it gets the error and is closed.
 
 import DiptychCore
 import DiptychImage
@@ -15,10 +15,12 @@ public struct ClientID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "client-\(rawValue)" }
 }
 
-/// A buffer the compositor holds for a client: its pixels and their identity in scenes.
+/// A buffer's content as a scene shows it: the buffer, and an identity for this commit (a
+/// buffer committed again is new content for the damage tracker).
 struct HeldImage {
     var ref: ImageRef
-    var pixels: PixelImage
+    var buffer: ClientBuffer
+    var pixels: PixelImage { buffer.pixels }
 }
 
 /// A committed buffer as the compositor holds it.
@@ -86,6 +88,8 @@ final class ClientSession {
     var unackedSerials: [UInt32] = []
     var ackedSerial: UInt32?
     var surface: CommittedSurface?
+    /// The app's buffer objects.
+    var buffers = BufferTable()
     var frameDonePending = false
     var commits = 0
 
@@ -175,20 +179,51 @@ final class ClientSession {
         return FileDescriptor(taking: queuedDescriptors.removeFirst())
     }
 
-    /// Takes the message's buffer descriptor, validates `layout` against its memfd and maps it
-    /// read-only.
-    func mapBuffer(_ layout: BufferLayout) throws(ProtocolError) -> PixelImage {
+    // MARK: - Buffers
+
+    /// Registers the message's memfd as buffer `id`: validated against `layout` and mapped
+    /// read-only, once. The descriptor is closed here; the mapping keeps the pixels.
+    func createBuffer(_ id: UInt32, _ layout: BufferLayout) throws(ProtocolError) {
         let fd = try takeDescriptor()
-        let size: Int
-        do { size = try fd.size() } catch { throw ProtocolError(.malformedMessage, "the buffer descriptor cannot be inspected: \(error)") }
-        try layout.validate(fileSize: size, sealedAgainstShrinking: fd.seals().contains(.shrink))
-        let mapping: MemoryMapping
-        do { mapping = try MemoryMapping(fd: fd, length: size, writable: false) } catch {
-            throw ProtocolError(.malformedMessage, "the buffer cannot be mapped: \(error)")
+        try buffers.checkNew(id)
+        try buffers.add(try ClientBuffer.map(id: id, layout: layout, fd: fd))
+    }
+
+    /// Destroys buffer `id`; one in use stays mapped until its last use ends.
+    func destroyBuffer(_ id: UInt32) throws(ProtocolError) {
+        _ = try buffers.destroy(id)
+    }
+
+    /// The compositor starts reading `buffer` (a commit shows it, or a drag shows it as a
+    /// snapshot).
+    func use(_ buffer: ClientBuffer) { buffer.uses += 1 }
+
+    /// The compositor stopped reading `buffer` in one place: when no place reads it, the app
+    /// gets `release` (or, if it destroyed it, the mapping goes).
+    func endUse(_ buffer: ClientBuffer) {
+        precondition(buffer.uses > 0)
+        buffer.uses -= 1
+        guard buffer.uses == 0 else { return }
+        if buffer.destroyed {
+            buffers.letGo(buffer)
+        } else {
+            send(.release(buffer: buffer.id))
         }
-        return PixelImage(
-            mapping: mapping, offset: Int(layout.offset), width: Int(layout.width), height: Int(layout.height),
-            stride: Int(layout.stride), format: layout.format == .argb8888 ? .argb8888 : .xrgb8888)
+    }
+
+    /// Shows `image` as the live surface; the buffer it replaces is released.
+    func show(_ image: HeldImage, serial: UInt32, damage: [Rect]) {
+        use(image.buffer)
+        let old = surface?.image.buffer
+        surface = CommittedSurface(image: image, serial: serial, damage: damage)
+        if let old { endUse(old) }
+    }
+
+    /// Lets go of the drag's snapshots (released to the app).
+    func dropSnapshots() {
+        let old = snapshots
+        snapshots.removeAll()
+        for s in old { endUse(s.buffer) }
     }
 
     // MARK: - Writing
@@ -229,7 +264,14 @@ final class ClientSession {
     func fail(_ error: ProtocolError) {
         guard isOpen else { return }
         violation = error
-        send(.error(error))
+        // A client refused for its version is told in the version it spoke (the error event's
+        // layout is the same in every version), so it can read why.
+        if error.code == .unsupportedVersion, let v = assembler.peerVersion {
+            outgoing += ServerEvent.error(error).encoded(version: v)
+            flush()
+        } else {
+            send(.error(error))
+        }
         finish(.violation(error))
     }
 

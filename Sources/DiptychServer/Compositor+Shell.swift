@@ -34,7 +34,7 @@ extension Compositor {
                     send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
                 }
             case .dropSnapshots:
-                for c in sessions.values { c.snapshots.removeAll() }
+                for c in sessions.values { c.dropSnapshots() }
             }
         }
     }

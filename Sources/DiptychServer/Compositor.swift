@@ -238,6 +238,12 @@ public final class Compositor {
     /// How many buffers the app in `role` has committed.
     public func commits(_ role: Role) -> Int { session(role)?.commits ?? 0 }
 
+    /// How many buffer objects the app in `role` has registered (destroyed ones not counted),
+    /// and the bytes the compositor has mapped for it (destroyed ones still on screen counted).
+    public func buffers(_ role: Role) -> (count: Int, mappedBytes: Int) {
+        session(role).map { ($0.buffers.count, $0.buffers.mappedBytes) } ?? (0, 0)
+    }
+
     /// Whether an app holds `role`.
     public func isConnected(_ role: Role) -> Bool { session(role) != nil }
 
@@ -314,33 +320,42 @@ public final class Compositor {
             }
             c.unackedSerials.removeFirst(i + 1)
             c.ackedSerial = serial
-        case .commit(let layout, let bufferDamage):
+        case .createBuffer(let id, let layout):
+            guard c.name != nil else { throw ProtocolError(.badState, "createBuffer before hello") }
+            try c.createBuffer(id, layout)
+        case .destroyBuffer(let id):
+            try c.destroyBuffer(id)
+        case .commit(let id, let bufferDamage):
             guard c.name != nil, let acked = c.ackedSerial else {
                 throw ProtocolError(.badState, "commit before acking a configure")
             }
-            let image = hold(try c.mapBuffer(layout))
-            c.surface = CommittedSurface(image: image, serial: acked, damage: bufferDamage)
+            c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
             c.commits += 1
             c.frameDonePending = true
             if let node = liveNode(of: c) { damage.commit(bufferDamage, at: node) }
             activateIfDrawn(c)
-        case .snapshot(let serial, let layout):
-            let image = hold(try c.mapBuffer(layout))
+        case .snapshot(let serial, let id):
+            let buffer = try c.buffers.buffer(id, for: "snapshot")
             guard c.snapshotRequests.removeValue(forKey: serial) != nil else {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
-            // A snapshot that arrives after its drag ended is simply not used.
-            if shell.drag != nil { c.snapshots.append(image) }
+            // A snapshot that arrives after its drag ended is simply not used (and released).
+            if shell.drag != nil {
+                c.use(buffer)
+                c.snapshots.append(hold(buffer))
+            } else {
+                c.send(.release(buffer: id))
+            }
         case .syncDone(let serial):
             c.syncAnswered = serial
             c.syncAnsweredAt = MonotonicClock.nanoseconds
         }
     }
 
-    /// Gives mapped pixels an identity for scenes, for as long as they are held.
-    private func hold(_ pixels: PixelImage) -> HeldImage {
+    /// Gives a buffer's content an identity for scenes, for as long as it is held.
+    private func hold(_ buffer: ClientBuffer) -> HeldImage {
         defer { nextImageID += 1 }
-        return HeldImage(ref: ImageRef(id: nextImageID, width: pixels.width, height: pixels.height), pixels: pixels)
+        return HeldImage(ref: ImageRef(id: nextImageID, width: buffer.pixels.width, height: buffer.pixels.height), buffer: buffer)
     }
 
     func send(_ event: ServerEvent, to c: ClientSession) { c.send(event) }

@@ -12,7 +12,7 @@ public struct FrameHeader: Equatable, Sendable {
 
 extension Wire {
     /// Frames a body: header plus body bytes.
-    static func frame(opcode: UInt16, body: ByteWriter) -> [UInt8] {
+    static func frame(opcode: UInt16, body: ByteWriter, version: UInt16 = Wire.version) -> [UInt8] {
         var w = ByteWriter()
         w.u32(UInt32(headerSize + body.bytes.count))
         w.u16(version)
@@ -33,7 +33,9 @@ extension Wire {
             throw ProtocolError(.messageTooLong, "message length \(length) exceeds the limit of \(maxMessageSize) bytes")
         }
         guard version == Wire.version else {
-            throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported (this compositor speaks \(Wire.version))")
+            throw ProtocolError(
+                .unsupportedVersion,
+                "protocol version \(version) is not supported: this compositor speaks version \(Wire.version) (buffers are objects: createBuffer once, commit by id, release)")
         }
         return FrameHeader(length: length, version: version, opcode: opcode)
     }
@@ -84,14 +86,19 @@ extension ClientMessage {
         case .ack(let serial):
             w.u32(serial)
         case .commit(let b, let damage):
-            w.buffer(b)
+            w.u32(b)
             w.u32(UInt32(damage.count))
             for r in damage { w.rect(r) }
         case .snapshot(let serial, let b):
             w.u32(serial)
-            w.buffer(b)
+            w.u32(b)
         case .syncDone(let serial):
             w.u32(serial)
+        case .createBuffer(let id, let b):
+            w.u32(id)
+            w.buffer(b)
+        case .destroyBuffer(let id):
+            w.u32(id)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -109,16 +116,20 @@ extension ClientMessage {
         case 2:
             m = .ack(serial: try r.u32())
         case 3:
-            let b = try r.buffer()
+            let b = try r.u32()
             let n = Int(try r.u32())
             guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
             var damage: [Rect] = []
             for _ in 0..<n { damage.append(try r.rect()) }
-            m = .commit(b, damage: damage)
+            m = .commit(buffer: b, damage: damage)
         case 4:
-            m = .snapshot(serial: try r.u32(), try r.buffer())
+            m = .snapshot(serial: try r.u32(), buffer: try r.u32())
         case 5:
             m = .syncDone(serial: try r.u32())
+        case 6:
+            m = .createBuffer(id: try r.u32(), try r.buffer())
+        case 7:
+            m = .destroyBuffer(id: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }
@@ -128,8 +139,10 @@ extension ClientMessage {
 }
 
 extension ServerEvent {
-    /// The framed bytes of this event.
-    public func encoded() -> [UInt8] {
+    /// The framed bytes of this event, framed as protocol `version` (the current one; an
+    /// `unsupported-version` error goes back in the version the client spoke, whose error
+    /// event has the same layout, so an old client can read why it was refused).
+    public func encoded(version: UInt16 = Wire.version) -> [UInt8] {
         var w = ByteWriter()
         switch self {
         case .configure(let c):
@@ -155,8 +168,10 @@ extension ServerEvent {
             w.u16(e.code.rawValue); w.string(e.message)
         case .sync(let serial, let time):
             w.u32(serial); w.u64(time)
+        case .release(let buffer):
+            w.u32(buffer)
         }
-        return Wire.frame(opcode: opcode, body: w)
+        return Wire.frame(opcode: opcode, body: w, version: version)
     }
 
     /// Decodes one event body. The whole body must be consumed.
@@ -201,6 +216,8 @@ extension ServerEvent {
             e = .error(ProtocolError(c, try r.string()))
         case 108:
             e = .sync(serial: try r.u32(), time: try r.u64())
+        case 109:
+            e = .release(buffer: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }
@@ -220,6 +237,10 @@ public struct MessageAssembler: Sendable {
     /// Bytes received but not yet taken as messages.
     public var pendingBytes: Int { buffer.count - start }
 
+    /// The protocol version the peer framed its messages with, once a header was read (an
+    /// unsupported one included, so the refusal can be framed in it).
+    public private(set) var peerVersion: UInt16?
+
     public mutating func append(_ bytes: some Collection<UInt8>) {
         if start > 0 && start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
@@ -233,6 +254,7 @@ public struct MessageAssembler: Sendable {
     /// - Throws: a `ProtocolError` from the header checks; the stream cannot recover after that.
     public mutating func next() throws(ProtocolError) -> (opcode: UInt16, body: ArraySlice<UInt8>)? {
         let available = buffer[start...]
+        if available.count >= 6 { peerVersion = UInt16(available[start + 4]) | UInt16(available[start + 5]) << 8 }
         guard let h = try Wire.header(available) else { return nil }
         guard available.count >= h.length else { return nil }
         let body = buffer[(start + Wire.headerSize)..<(start + h.length)]

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The Diptych wire protocol, version 1: message framing and every message both ways.
+// The Diptych wire protocol, version 2: message framing and every message both ways.
 //
 // Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
 // then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the
 // message that uses them; the receiver queues them and each message takes its own in order.
+// Version 2 makes buffers objects: a memfd is registered once (`createBuffer`), commits and
+// snapshots name it by id, and the compositor says when it is done with one (`release`).
 
 import DiptychCore
 
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 1
+    public static let version: UInt16 = 2
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -94,12 +96,18 @@ public enum ClientMessage: Sendable, Equatable {
     case hello(name: String, requiresFullScreen: Bool)
     /// Acknowledges the configure with this serial.
     case ack(serial: UInt32)
-    /// Shows the buffer in the attached fd (one SCM_RIGHTS fd) with damage in buffer pixels.
-    case commit(BufferLayout, damage: [Rect])
-    /// Answers a snapshot request with the buffer in the attached fd.
-    case snapshot(serial: UInt32, BufferLayout)
+    /// Shows buffer `buffer` (an id from `createBuffer`) with damage in buffer pixels.
+    case commit(buffer: UInt32, damage: [Rect])
+    /// Answers a snapshot request with buffer `buffer`.
+    case snapshot(serial: UInt32, buffer: UInt32)
     /// Answers a `sync`: everything the app sent before this has been sent.
     case syncDone(serial: UInt32)
+    /// Registers the memfd attached (one SCM_RIGHTS fd) as buffer `id` with this layout. Ids are
+    /// the app's own (any u32 not in use by it).
+    case createBuffer(id: UInt32, BufferLayout)
+    /// Forgets buffer `id`. A buffer on screen stays shown (and mapped) until a commit
+    /// replaces it.
+    case destroyBuffer(id: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -108,13 +116,15 @@ public enum ClientMessage: Sendable, Equatable {
         case .commit: 3
         case .snapshot: 4
         case .syncDone: 5
+        case .createBuffer: 6
+        case .destroyBuffer: 7
         }
     }
 
     /// How many fds travel with this message.
     public var fdCount: Int {
         switch self {
-        case .commit, .snapshot: 1
+        case .createBuffer: 1
         default: 0
         }
     }
@@ -135,6 +145,9 @@ public enum ServerEvent: Sendable, Equatable {
     /// A round trip: answer with `syncDone` after handling every earlier event. `time` is the
     /// compositor's clock in milliseconds (virtual time when a scenario plays). Not logged.
     case sync(serial: UInt32, time: UInt64)
+    /// The compositor will not read buffer `buffer` again until it is committed (or sent as a
+    /// snapshot) again: the app may draw into it.
+    case release(buffer: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -147,6 +160,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .frameDone: 106
         case .error: 107
         case .sync: 108
+        case .release: 109
         }
     }
 
@@ -162,6 +176,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .frameDone: "frameDone"
         case .error: "protocolError"
         case .sync: "sync"
+        case .release: "release"
         }
     }
 
@@ -189,6 +204,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .frameDone(let t): [("time", .int(Int(clamping: t)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
         case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]
+        case .release(let buffer): [("buffer", .int(Int(buffer)))]
         }
     }
 }

@@ -20,6 +20,14 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case badState = 12
         case tooManyFDs = 13
         case unknownSerial = 14
+        /// A buffer id the app never created (or that another app's).
+        case unknownBuffer = 15
+        /// A commit or snapshot of a buffer the app destroyed.
+        case destroyedBuffer = 16
+        /// `createBuffer` with an id the app already uses.
+        case bufferExists = 17
+        /// More buffers, or more mapped bytes, than one app may hold.
+        case tooManyBuffers = 18
 
         /// The name as it appears in error events, logs and event logs.
         public var name: String {
@@ -38,6 +46,10 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
             case .badState: "bad-state"
             case .tooManyFDs: "too-many-fds"
             case .unknownSerial: "unknown-serial"
+            case .unknownBuffer: "unknown-buffer"
+            case .destroyedBuffer: "destroyed-buffer"
+            case .bufferExists: "buffer-exists"
+            case .tooManyBuffers: "too-many-buffers"
             }
         }
     }

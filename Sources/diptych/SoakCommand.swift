@@ -47,7 +47,7 @@ struct SoakCommand: ParsableCommand {
                 let client = try Connection(path: "\(dir)/s")
                 try client.send(.hello(name: "cycle", requiresFullScreen: false))
                 guard try c.run(timeoutMilliseconds: 5000, until: { c.isConnected(.primary) }) else { throw RuntimeFailure("no connection") }
-                let buffer = try ShmBuffer(width: 640, height: 480)
+                let buffer = try client.buffer(width: 640, height: 480)
                 guard case .configure(let conf)? = try client.nextEvent() else { throw RuntimeFailure("no configure") }
                 try client.send(.ack(serial: conf.serial))
                 try client.commit(buffer)

@@ -17,7 +17,9 @@ struct HostileClientTests {
     /// Misbehaviours answered with a named protocol error and a disconnect.
     static let refused: [(mode: String, code: ProtocolError.Code)] = [
         ("too-long", .messageTooLong), ("no-fd", .missingFD), ("many-fds", .tooManyFDs), ("huge", .badDimensions),
-        ("early-commit", .badState), ("bad-ack", .unknownSerial),
+        ("early-commit", .badState), ("bad-ack", .unknownSerial), ("unknown-buffer", .unknownBuffer),
+        ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
+        ("version-1", .unsupportedVersion),
     ]
 
     @Test(arguments: refused)

@@ -27,7 +27,8 @@ struct Played {
         (logs[role] ?? []).filter {
             let e = $0["event"]?.stringValue ?? ""
             if let including { return including.contains(e) }
-            return e != "frameDone" && e != "snapshotRequest"
+            // Pacing and buffer traffic, not lifecycle.
+            return e != "frameDone" && e != "snapshotRequest" && e != "release"
         }
     }
     func names(_ role: String) -> [String] { events(role).compactMap { $0["event"]?.stringValue } }
@@ -87,6 +88,14 @@ struct DividerScenarioTests {
             let active = try #require(p.events(role, including: ["didBecomeActive"]).last)
             #expect(resign["stateDigest"] == active["stateDigest"], "\(role)")
             #expect(p.names(role).suffix(2) == ["willResignActive", "didBecomeActive"])
+            // Every snapshot the drag asked for came back as a buffer object that was
+            // released when the drag ended (before the apps became active again).
+            let all = p.logs[role] ?? []
+            let requests = all.filter { $0["event"]?.stringValue == "snapshotRequest" }.count
+            let lastActive = try #require(all.lastIndex { $0["event"]?.stringValue == "didBecomeActive" })
+            let resignIndex = try #require(all.lastIndex { $0["event"]?.stringValue == "willResignActive" })
+            let releasedInDrag = all[resignIndex..<lastActive].filter { $0["event"]?.stringValue == "release" }.count
+            #expect(requests >= 2 && releasedInDrag == requests, "\(role): \(requests) snapshots, \(releasedInDrag) released")
         }
         // The stroke drawn before the drag is in the digest: it differs from the empty notebook.
         let first = p.events("primary", including: ["didBecomeActive"]).first?["stateDigest"]

@@ -18,14 +18,17 @@ struct CodecTests {
         .frameDone(time: 123_456_789_012),
         .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
         .sync(serial: 3, time: 1_000_016),
+        .release(buffer: 0xFFFF_FFFE),
     ]
 
     static let requests: [ClientMessage] = [
         .hello(name: "notes ✎", requiresFullScreen: true), .hello(name: "", requiresFullScreen: false),
         .ack(serial: 0xFFFF_FFFF),
-        .commit(BufferLayout(offset: 16, width: 640, height: 1536, stride: 2560, format: .argb8888), damage: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: -5, y: 0, width: 0, height: 9)]),
-        .commit(BufferLayout(width: 1, height: 1, stride: 4), damage: []),
-        .snapshot(serial: 4, BufferLayout(width: 10, height: 20, stride: 40)),
+        .createBuffer(id: 3, BufferLayout(offset: 16, width: 640, height: 1536, stride: 2560, format: .argb8888)),
+        .commit(buffer: 3, damage: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: -5, y: 0, width: 0, height: 9)]),
+        .commit(buffer: 0, damage: []),
+        .snapshot(serial: 4, buffer: 0xFFFF_FFFF),
+        .destroyBuffer(id: 3),
         .syncDone(serial: 12),
     ]
 
@@ -88,24 +91,41 @@ struct CodecTests {
     }
 
     @Test func refusals() {
-        #expect(decodeError([12, 0, 0, 0, 1, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
+        #expect(decodeError([12, 0, 0, 0, 2, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
         #expect(decodeError([0x47, 0x41, 0x52, 0x42, 0x41, 0x47, 0x45, 0x21]) == .messageTooLong)  // "GARBAGE!"
-        #expect(decodeError([4, 0, 0, 0, 1, 0, 1, 0]) == .malformedMessage)  // length below the header
+        #expect(decodeError([4, 0, 0, 0, 2, 0, 1, 0]) == .malformedMessage)  // length below the header
         #expect(decodeError([8, 0, 0, 0, 9, 0, 1, 0]) == .unsupportedVersion)
-        #expect(decodeError([8, 0, 0, 0, 1, 0, 99, 0]) == .unknownOpcode)
-        #expect(decodeError([16, 0, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
+        #expect(decodeError([8, 0, 0, 0, 2, 0, 99, 0]) == .unknownOpcode)
+        #expect(decodeError([16, 0, 0, 0, 2, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
         var hello = ClientMessage.hello(name: "x", requiresFullScreen: false).encoded()
         hello[hello.count - 4] = 6  // unknown flag bits
         #expect(decodeError(hello) == .malformedMessage)
         // A string that claims more bytes than the message holds.
-        #expect(decodeError([16, 0, 0, 0, 1, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
+        #expect(decodeError([16, 0, 0, 0, 2, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
         // Invalid UTF-8 in a name.
-        #expect(decodeError([17, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
-        // Too many damage rectangles.
+        #expect(decodeError([17, 0, 0, 0, 2, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
+        // Too many damage rectangles: buffer 1, then a count of 100000.
         var w = [UInt8]()
-        for v: UInt32 in [0, 1, 1, 4, FourCC.xrgb8888.rawValue, 100_000] { for s in [0, 8, 16, 24] { w.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
+        for v: UInt32 in [1, 100_000] { for s in [0, 8, 16, 24] { w.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
         let len = UInt32(8 + w.count)
-        #expect(decodeError([UInt8(len), 0, 0, 0, 1, 0, 3, 0] + w) == .malformedMessage)
+        #expect(decodeError([UInt8(len), 0, 0, 0, 2, 0, 3, 0] + w) == .malformedMessage)
+    }
+
+    /// A version 1 client (memfd per commit) is refused with a reason that names version 2,
+    /// framed so that it can read it.
+    @Test func versionOneIsRefusedByNamingVersionTwo() throws {
+        var v1 = ClientMessage.hello(name: "old", requiresFullScreen: false).encoded()
+        v1[4] = 1
+        var a = MessageAssembler()
+        a.append(v1)
+        #expect(throws: ProtocolError.self) { _ = try a.next() }
+        #expect(a.peerVersion == 1)
+        do { _ = try Wire.header(v1[...]) } catch {
+            #expect(error.code == .unsupportedVersion)
+            #expect(error.message.contains("version 1 is not supported") && error.message.contains("speaks version 2"))
+            let reply = ServerEvent.error(error).encoded(version: 1)
+            #expect(reply[4] == 1 && reply[5] == 0)
+        }
     }
 
     @Test func fourccMatchesDRM() {

@@ -19,7 +19,7 @@ public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             // Round trip: what decodes must encode to the same bytes.
             let again = m.encoded()
             precondition(again.count == body.count + 8, "re-encoded length differs")
-            if case .commit(let layout, _) = m {
+            if case .createBuffer(_, let layout) = m {
                 _ = try? layout.validate(fileSize: Int(body.count) * 4096, sealedAgainstShrinking: true)
             }
         }

@@ -14,11 +14,11 @@ import Glibc
 
 /// The ways to misbehave.
 enum Mode: String, CaseIterable {
-    /// Commits a memfd without `F_SEAL_SHRINK`.
+    /// Registers a memfd without `F_SEAL_SHRINK`.
     case unsealed
-    /// Commits a memfd smaller than stride × height.
+    /// Registers a memfd smaller than stride × height.
     case short
-    /// Commits with a stride whose product with the height overflows.
+    /// Registers a buffer with a stride whose product with the height overflows.
     case strideOverflow = "stride-overflow"
     /// Sends a message whose body does not parse.
     case garbage
@@ -26,12 +26,25 @@ enum Mode: String, CaseIterable {
     case tooLong = "too-long"
     /// Sends half of a commit, then closes the connection.
     case half
-    /// Commits without passing a file descriptor.
+    /// Sends createBuffer without passing a file descriptor.
     case noFD = "no-fd"
     /// Sends a message with 30 file descriptors attached.
     case manyFDs = "many-fds"
-    /// Commits a buffer wider than 16384 pixels.
+    /// Registers a buffer wider than 16384 pixels.
     case huge
+    /// Commits a buffer id it never created.
+    case unknownBuffer = "unknown-buffer"
+    /// Commits buffer 1, which the other app created (ids are each app's own).
+    case foreignBuffer = "foreign-buffer"
+    /// Destroys a buffer, then commits it.
+    case destroyedBuffer = "destroyed-buffer"
+    /// Registers more buffers than one app may hold.
+    case tooManyBuffers = "too-many-buffers"
+    /// Speaks protocol version 1 (memfd per commit): refused, naming version 2.
+    case versionOne = "version-1"
+    /// Shows a buffer, destroys it while it is on screen (allowed: it stays shown), and after
+    /// the next frameDone commits a second buffer that replaces it.
+    case destroyShown = "destroy-shown"
     /// Commits before acking the configure.
     case earlyCommit = "early-commit"
     /// Acks a serial that was never sent.
@@ -53,13 +66,9 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-func buffer(_ w: Int, _ h: Int, seal: Bool = true, fileSize: Int? = nil) throws -> ShmBuffer {
-    try ShmBuffer(width: w, height: h, seal: seal, fileSize: fileSize)
-}
-
-/// A buffer of `w` × `h` painted with the app's pattern.
-func painted(_ w: Int, _ h: Int, _ color: RGB) throws -> ShmBuffer {
-    let b = try buffer(w, h)
+/// A buffer of `w` × `h` painted with the app's pattern, from the connection's pool.
+func painted(_ w: Int, _ h: Int, _ color: RGB, _ connection: Connection) throws -> ShmBuffer {
+    let b = try connection.buffer(width: w, height: h)
     PatternPainter.paint(b.image, color: color)
     return b
 }
@@ -67,10 +76,13 @@ func painted(_ w: Int, _ h: Int, _ color: RGB) throws -> ShmBuffer {
 /// Acks `c` and commits a painted buffer of `w` × `h`, as a well-behaved app would.
 func show(_ c: Configure, _ w: Int, _ h: Int, _ connection: Connection, _ color: RGB) throws -> ShmBuffer {
     try connection.send(.ack(serial: c.serial))
-    let b = try painted(w, h, color)
+    let b = try painted(w, h, color, connection)
     try connection.commit(b)
     return b
 }
+
+/// A memfd of `w` × `h` that is not registered, for messages that must not reach the checks.
+func loose(_ w: Int, _ h: Int) throws -> ShmBuffer { try ShmBuffer(id: 0, width: w, height: h) }
 
 /// Answers one configure the way `mode` breaks it; returns the buffer to keep on screen.
 func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: RGB) throws -> ShmBuffer? {
@@ -79,26 +91,24 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .tooLong:
         try connection.sendRaw([0, 0, 0x10, 0, 1, 0, 2, 0])  // 1 MiB announced
     case .half:
-        let b = try buffer(w, h)
         try connection.send(.ack(serial: c.serial))
-        let bytes = ClientMessage.commit(b.layout, damage: []).encoded()
+        let bytes = ClientMessage.commit(buffer: 1, damage: [Rect(x: 0, y: 0, width: w, height: h)]).encoded()
         try connection.sendRaw(Array(bytes.prefix(bytes.count / 2)))
         exit(0)
     case .noFD:
         try connection.send(.ack(serial: c.serial))
-        try connection.sendRaw(ClientMessage.commit(try buffer(w, h).layout, damage: []).encoded())
+        try connection.sendRaw(ClientMessage.createBuffer(id: 1, try loose(w, h).layout).encoded())
     case .manyFDs:
-        let b = try buffer(8, 8)
+        let b = try loose(8, 8)
         try connection.sendRaw(ClientMessage.ack(serial: c.serial).encoded(), descriptors: Array(repeating: b.fd.rawValue, count: 28))
         try connection.sendRaw(ClientMessage.ack(serial: c.serial).encoded(), descriptors: [b.fd.rawValue, b.fd.rawValue])
     case .huge:
         try connection.send(.ack(serial: c.serial))
-        let b = try buffer(16, 16)
-        var layout = b.layout
+        var layout = try loose(16, 16).layout
         layout.width = 16385
-        try connection.send(.commit(layout, damage: []), descriptors: [b.fd.rawValue])
+        _ = try connection.createBuffer(width: 16, height: 16, seal: true, fileSize: nil, layout: layout)
     case .earlyCommit:
-        try connection.commit(try buffer(w, h))
+        try connection.commit(try connection.buffer(width: w, height: h))
     case .badAck:
         try connection.send(.ack(serial: c.serial &+ 999))
     case .wrongSize:
@@ -112,12 +122,12 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         return b
     case .flood:
         try connection.send(.ack(serial: c.serial))
-        let b = try buffer(w, h)
+        let b = try connection.buffer(width: w, height: h)
         for i in 0..<3000 {
             try connection.commit(b, damage: [Rect(x: i % 50, y: 0, width: 1, height: 1)])
             try connection.send(.syncDone(serial: UInt32(i)))
         }
-        let shown = try painted(w, h, color)
+        let shown = try painted(w, h, color, connection)
         try connection.commit(shown)
         return shown
     case .noRead:
@@ -125,21 +135,41 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         withExtendedLifetime(b) { while true { sleep(1000) } }
     case .unsealed:
         try connection.send(.ack(serial: c.serial))
-        try connection.commit(try buffer(w, h, seal: false))
+        _ = try connection.createBuffer(width: w, height: h, seal: false, fileSize: nil)
     case .short:
         try connection.send(.ack(serial: c.serial))
-        try connection.commit(try buffer(w, h, fileSize: w * 4 * h / 2))
+        _ = try connection.createBuffer(width: w, height: h, seal: true, fileSize: w * 4 * h / 2)
     case .strideOverflow:
         try connection.send(.ack(serial: c.serial))
-        let b = try buffer(64, 64)
-        var layout = b.layout
+        var layout = try loose(64, 64).layout
         layout.stride = 0x8000_0000
         layout.height = 16
-        try connection.send(.commit(layout, damage: []), descriptors: [b.fd.rawValue])
+        _ = try connection.createBuffer(width: 64, height: 64, seal: true, fileSize: nil, layout: layout)
     case .garbage:
         try connection.send(.ack(serial: c.serial))
         // A commit header whose body is four bytes of noise.
-        try connection.sendRaw([12, 0, 0, 0, 1, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
+        try connection.sendRaw([12, 0, 0, 0, 2, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
+    case .unknownBuffer:
+        try connection.send(.ack(serial: c.serial))
+        try connection.send(.commit(buffer: 4242, damage: []))
+    case .foreignBuffer:
+        // The other app's first buffer has id 1; this app created none.
+        try connection.send(.ack(serial: c.serial))
+        try connection.send(.commit(buffer: 1, damage: []))
+    case .destroyedBuffer:
+        try connection.send(.ack(serial: c.serial))
+        let b = try painted(w, h, color, connection)
+        try connection.destroy(b)
+        try connection.send(.commit(buffer: b.id, damage: []))
+    case .tooManyBuffers:
+        try connection.send(.ack(serial: c.serial))
+        for _ in 0..<65 { _ = try connection.createBuffer(width: 4, height: 4) }
+    case .destroyShown:
+        let b = try show(c, w, h, connection, color)
+        try connection.destroy(b)
+        return b
+    case .versionOne:
+        break
     case .crashInDrag:
         // Behaves at configure; crashes when asked for snapshots.
         return try show(c, w, h, connection, color)
@@ -161,8 +191,24 @@ guard case .pattern(let color) = try? DemoApp.named(arguments[1]) else { fail("t
 ignoreBrokenPipes()
 do {
     let connection = try Connection.fromEnvironment()
+    // Named by process, so a test can find this app's buffers in the compositor's mappings.
+    connection.bufferName = "misbehave-\(getpid())"
     let log = EventLog(path: eventLog, app: arguments[1])
     var shown: ShmBuffer?
+    if mode == .versionOne {
+        // A hello framed as version 1; the refusal comes back framed as version 1 too.
+        var hello = ClientMessage.hello(name: arguments[1], requiresFullScreen: false).encoded()
+        hello[4] = 1
+        try connection.sendRaw(hello)
+        let reply = try connection.receiveRaw()
+        guard reply.count >= 8, reply[4] == 1, reply[6] == 107, case .error(let e)? = try? ServerEvent.decode(opcode: 107, body: reply[8...]) else {
+            fail("the refusal of version 1 was not an error event framed as version 1: \(reply.prefix(16))")
+        }
+        log.write(.error(e), stateDigest: nil)
+        Files.writeStandardError("diptych-misbehave: the compositor refused version 1: \(e)\n")
+        exit(1)
+    }
+    var replaced = false
     try connection.send(.hello(name: arguments[1], requiresFullScreen: false))
     while let event = try connection.nextEvent() {
         if case .sync = event {} else { log.write(event, stateDigest: nil) }
@@ -174,6 +220,15 @@ do {
             if let b = try misbehave(mode, c, connection, color) { shown = b }
         case .snapshotRequest:
             if mode == .crashInDrag { abort() }
+        case .frameDone:
+            // The destroyed buffer stayed on screen; now replace it with another colour.
+            if mode == .destroyShown, !replaced, let old = shown {
+                replaced = true
+                let b = try connection.buffer(width: old.width, height: old.height)
+                PatternPainter.paint(b.image, color: RGB(red: 0x00, green: 0x00, blue: 0xCC))
+                try connection.commit(b)
+                shown = b
+            }
         case .sync(let serial, _):
             try connection.send(.syncDone(serial: serial))
         default:

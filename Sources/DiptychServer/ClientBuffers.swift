@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Buffer objects (protocol version 2): each app's registered memfds, validated and mapped once
+// when created and unmapped when destroyed (or, if on screen then, when replaced), with the
+// bounds that keep one app from holding unbounded address space.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychWire
+
+/// A buffer an app registered: its id and its mapped pixels. A class: the live surface and
+/// snapshots refer to it, and it stays mapped while any of them does.
+final class ClientBuffer {
+    let id: UInt32
+    let pixels: PixelImage
+    /// The bytes mapped for it: offset + stride × height, widened to whole pages.
+    let mappedBytes: Int
+    /// How many places read it now (the live surface, snapshots shown in a drag).
+    var uses = 0
+    /// Destroyed by the app while in use: let go when its last use ends, never released.
+    var destroyed = false
+
+    init(id: UInt32, pixels: PixelImage, mappedBytes: Int) {
+        self.id = id
+        self.pixels = pixels
+        self.mappedBytes = mappedBytes
+    }
+
+    /// Validates `layout` against the memfd and maps only the pages the pixels span, read-only.
+    static func map(id: UInt32, layout: BufferLayout, fd: borrowing FileDescriptor) throws(ProtocolError) -> ClientBuffer {
+        let size: Int
+        do { size = try fd.size() } catch { throw ProtocolError(.malformedMessage, "the buffer descriptor cannot be inspected: \(error)") }
+        try layout.validate(fileSize: size, sealedAgainstShrinking: fd.seals().contains(.shrink))
+        let page = MemoryMapping.pageSize
+        let start = Int(layout.offset) / page * page
+        let end = (layout.requiredBytes + page - 1) / page * page
+        // The last page may reach past the end of the file (it is not read past the pixels).
+        let mapping: MemoryMapping
+        do { mapping = try MemoryMapping(fd: fd, offset: start, length: end - start, writable: false) } catch {
+            throw ProtocolError(.malformedMessage, "the buffer cannot be mapped: \(error)")
+        }
+        let pixels = PixelImage(
+            mapping: mapping, offset: Int(layout.offset) - start, width: Int(layout.width), height: Int(layout.height),
+            stride: Int(layout.stride), format: layout.format == .argb8888 ? .argb8888 : .xrgb8888)
+        return ClientBuffer(id: id, pixels: pixels, mappedBytes: end - start)
+    }
+}
+
+/// One app's buffers by id, with its limits.
+struct BufferTable {
+    private(set) var buffers: [UInt32: ClientBuffer] = [:]
+    /// Ids destroyed lately (the newest `destroyedMemory`), to name the rule a later use breaks.
+    private var destroyedIDs: [UInt32] = []
+    /// Bytes mapped for this app: its buffers, and destroyed ones still on screen.
+    private(set) var mappedBytes = 0
+
+    /// The most buffers one app may hold (a pool of three at a few sizes needs a dozen).
+    static let maxBuffers = 64
+    /// The most bytes one app may have mapped: 1 GiB, some forty full screens of ipad-pro.
+    static let maxMappedBytes = 1 << 30
+    static let destroyedMemory = 64
+
+    var count: Int { buffers.count }
+
+    /// Registers a validated, mapped buffer.
+    mutating func add(_ buffer: ClientBuffer) throws(ProtocolError) {
+        guard buffers[buffer.id] == nil else {
+            throw ProtocolError(.bufferExists, "createBuffer with id \(buffer.id), which this app already uses")
+        }
+        guard buffers.count < Self.maxBuffers else {
+            throw ProtocolError(.tooManyBuffers, "more than \(Self.maxBuffers) buffers (destroy the ones no longer needed)")
+        }
+        guard mappedBytes + buffer.mappedBytes <= Self.maxMappedBytes else {
+            throw ProtocolError(
+                .tooManyBuffers,
+                "buffer \(buffer.id) would bring this app's mapped buffers to \(mappedBytes + buffer.mappedBytes) bytes, over the limit of \(Self.maxMappedBytes)")
+        }
+        buffers[buffer.id] = buffer
+        destroyedIDs.removeAll { $0 == buffer.id }
+        mappedBytes += buffer.mappedBytes
+    }
+
+    /// Checks that an id may be created before its descriptor is mapped.
+    func checkNew(_ id: UInt32) throws(ProtocolError) {
+        guard buffers[id] == nil else { throw ProtocolError(.bufferExists, "createBuffer with id \(id), which this app already uses") }
+    }
+
+    /// The buffer `id` names, for `use` (a commit or a snapshot).
+    func buffer(_ id: UInt32, for use: String) throws(ProtocolError) -> ClientBuffer {
+        if let b = buffers[id] { return b }
+        if destroyedIDs.contains(id) {
+            throw ProtocolError(.destroyedBuffer, "\(use) of buffer \(id), which this app destroyed")
+        }
+        throw ProtocolError(.unknownBuffer, "\(use) of buffer \(id), which is not one of this app's buffers (never created by it)")
+    }
+
+    /// Forgets `id`; returns the buffer (still mapped while in use).
+    mutating func destroy(_ id: UInt32) throws(ProtocolError) -> ClientBuffer {
+        let b = try buffer(id, for: "destroyBuffer")
+        buffers[id] = nil
+        destroyedIDs.append(id)
+        if destroyedIDs.count > Self.destroyedMemory { destroyedIDs.removeFirst() }
+        b.destroyed = true
+        if b.uses == 0 { mappedBytes -= b.mappedBytes }
+        return b
+    }
+
+    /// A destroyed buffer's last use ended: its mapping goes with the last reference.
+    mutating func letGo(_ b: ClientBuffer) {
+        precondition(b.destroyed && b.uses == 0)
+        mappedBytes -= b.mappedBytes
+    }
+}

@@ -67,17 +67,22 @@ extension OutputBackend {
 public final class HeadlessBackend: OutputBackend {
     public private(set) var size: Size
     private var image: PixelImage
+    private var chain: DoubleBuffer?
 
     /// An output of `size` pixels, black until the first frame.
-    public init(size: Size) {
+    public init(size: Size, scanout: Bool = false) {
         self.size = size
         image = PixelImage(width: size.width, height: size.height)
+        if scanout { chain = DoubleBuffer(size: size) }
     }
 
-    public func beginFrame() -> PixelImage { image }
-    public func present(damage: Region?) -> PresentResult { .presented(time: MonotonicClock.milliseconds) }
+    public func beginFrame() -> PixelImage { chain?.shadow ?? image }
+    public func present(damage: Region?) -> PresentResult {
+        chain?.present(damage: damage)
+        return .presented(time: MonotonicClock.milliseconds)
+    }
     public var readyForFrame: Bool { true }
-    public var lastFrame: PixelImage { image }
+    public var lastFrame: PixelImage { chain?.shadow ?? image }
 
     /// A new black image of `size`.
     public func resize(to size: Size) -> Bool {

@@ -110,6 +110,23 @@ public final class PixelImage {
         }
     }
 
+    /// Copies `rect` of `source`, offset by `sourceOffset` (source pixel = target pixel +
+    /// offset), into this image row by row with `memcpy`: an unscaled opaque copy. The caller
+    /// keeps both rectangles inside their images.
+    public func blit(_ rect: Rect, from source: PixelImage, sourceOffset: (x: Int, y: Int)) {
+        let sx = rect.x + sourceOffset.x, sy = rect.y + sourceOffset.y
+        precondition(rect.x >= 0 && rect.y >= 0 && rect.maxX <= width && rect.maxY <= height)
+        precondition(sx >= 0 && sy >= 0 && sx + rect.width <= source.width && sy + rect.height <= source.height)
+        let bytes = rect.width * 4
+        var d = bits + rect.y * stride + rect.x * 4
+        var s = UnsafeRawPointer(source.bits) + sy * source.stride + sx * 4
+        for _ in 0..<rect.height {
+            memcpy(d, s, bytes)
+            d += stride
+            s += source.stride
+        }
+    }
+
     /// Copies all of `other`'s bytes over this image's (same size and stride): the memcpy
     /// baseline of one output frame.
     public func copyBytes(from other: PixelImage) {

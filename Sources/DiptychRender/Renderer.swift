@@ -68,13 +68,23 @@ public enum RenderOperation {
 public struct PixmanRenderer {
     public init() {}
 
-    /// Replays recorded operations with bare pixman calls (the profiler's baseline).
-    public static func replay(_ operations: [RenderOperation], into target: PixelImage) {
+    /// Replays recorded operations into `target`: unscaled opaque copies row by row with
+    /// `memcpy`, everything else with pixman. With `pixmanOnly`, every operation is a bare
+    /// pixman call as the renderer made them before (the profiler's baseline), and `source`
+    /// may stand in other images for the operations' own (freshly drawn sources).
+    public static func replay(
+        _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, source: ((PixelImage) -> PixelImage)? = nil
+    ) {
         for op in operations {
             switch op {
             case .fill(let rects):
                 target.fill(rects, color: RGB(red: 0, green: 0, blue: 0))
-            case .composite(let image, let opaque, let transform, let bilinear, let rects, let offset):
+            case .composite(let original, let opaque, let transform, let bilinear, let rects, let offset):
+                let image = source?(original) ?? original
+                if opaque, transform == nil, !pixmanOnly {
+                    for r in rects { target.blit(r, from: image, sourceOffset: offset) }
+                    continue
+                }
                 if let m = transform {
                     var pt = pixmanTransform(m)
                     pixman_image_set_transform(image.image, &pt)

@@ -21,7 +21,10 @@ public struct FrameRecord: Sendable {
     public var present: Double
     /// input + layout + composite + present: the compositor's own work.
     public var total: Double
+    /// pixman alone on the same operations and the apps' buffers.
     public var pixman: Double?
+    /// pixman alone on the same operations with sources this process drew in that frame.
+    public var freshPixman: Double?
     public var memcpy: Double?
     /// Output pixels repainted.
     public var repaintedPixels: Int
@@ -38,6 +41,7 @@ public struct FrameRecord: Sendable {
             ("repainted_px", .int(repaintedPixels)),
         ]
         if let p = pixman { pairs.append(("pixman_ms", r(p))) }
+        if let p = freshPixman { pairs.append(("fresh_pixman_ms", r(p))) }
         if let m = memcpy { pairs.append(("memcpy_ms", r(m))) }
         if let l = inputLatency { pairs.append(("input_latency_ms", r(l))) }
         if let f = pageFaults { pairs.append(("page_faults", .int(f))) }
@@ -57,6 +61,8 @@ public final class FrameDriver {
     public private(set) var maxSnapshotBytes = 0
     private var scratch: PixelImage?
     private var scratchCopy: PixelImage?
+    /// Sources of the apps' sizes that the baseline draws itself each frame, by size.
+    private var freshSources: [Size: PixelImage] = [:]
     private let origin = MonotonicClock.nanoseconds
 
     public init(compositor: Compositor) { self.compositor = compositor }
@@ -76,7 +82,7 @@ public final class FrameDriver {
         let t2 = MonotonicClock.nanoseconds
         let prepared = compositor.prepareFrame()
         let t3 = MonotonicClock.nanoseconds
-        var pixman: Double?, memcpy: Double?
+        var pixman: Double?, memcpy: Double?, fresh: Double?
         // The baselines run before the composite on even frames and after it on odd ones, so
         // neither side always finds the apps' buffers warm in the cache.
         func baseline() {
@@ -86,12 +92,27 @@ public final class FrameDriver {
                 scratchCopy = PixelImage(width: out.width, height: out.height)
             }
             let b0 = MonotonicClock.nanoseconds
-            PixmanRenderer.replay(prepared.operations, into: scratch!)
+            PixmanRenderer.replay(prepared.operations, into: scratch!, pixmanOnly: true)
             let b1 = MonotonicClock.nanoseconds
             scratchCopy!.copyBytes(from: out)
             let b2 = MonotonicClock.nanoseconds
             pixman = ms(b0, b1)
             memcpy = ms(b1, b2)
+            // An independent baseline: sources of the same sizes drawn here in this frame (as
+            // an app would draw them), then pixman alone on them.
+            let shade = UInt8(truncatingIfNeeded: records.count * 7)
+            var drawn: [Size: PixelImage] = [:]
+            for case .composite(let image, _, _, _, _, _) in prepared.operations {
+                let size = Size(width: image.width, height: image.height)
+                guard drawn[size] == nil else { continue }
+                let s = freshSources[size] ?? PixelImage(width: size.width, height: size.height)
+                freshSources[size] = s
+                s.fill(Rect(x: 0, y: 0, width: size.width, height: size.height), color: RGB(red: shade, green: 0x40, blue: 0x80))
+                drawn[size] = s
+            }
+            let f0 = MonotonicClock.nanoseconds
+            PixmanRenderer.replay(prepared.operations, into: scratch!, pixmanOnly: true) { drawn[Size(width: $0.width, height: $0.height)]! }
+            fresh = ms(f0, MonotonicClock.nanoseconds)
         }
         let baselineFirst = baselines && records.count % 2 == 0
         if baselineFirst { baseline() }
@@ -107,7 +128,7 @@ public final class FrameDriver {
         let repainted = stats.compositedPixels + stats.filledPixels
         var r = FrameRecord(
             frame: records.count, time: time, input: ms(t0, t1), apps: ms(t1, t2), layout: ms(t2, t3), composite: ms(c0, t4),
-            present: ms(t4, t5), total: ms(t0, t1) + ms(t2, t3) + ms(c0, t5), pixman: pixman, memcpy: memcpy, repaintedPixels: repainted,
+            present: ms(t4, t5), total: ms(t0, t1) + ms(t2, t3) + ms(c0, t5), pixman: pixman, freshPixman: fresh, memcpy: memcpy, repaintedPixels: repainted,
             inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
         // The whole frame in this process: mapping commits, compositing and the baselines.
         if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }
@@ -164,7 +185,7 @@ public final class FrameDriver {
         let repainted = stats.compositedPixels + stats.filledPixels
         let r = FrameRecord(
             frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: ms(t2, t3), composite: ms(t3, t4),
-            present: ms(t4, t5), total: inputMilliseconds + ms(t2, t5), pixman: nil, memcpy: nil, repaintedPixels: repainted,
+            present: ms(t4, t5), total: inputMilliseconds + ms(t2, t5), pixman: nil, freshPixman: nil, memcpy: nil, repaintedPixels: repainted,
             inputLatency: hadInput && repainted > 0 ? inputMilliseconds + ms(t2, t5) : nil)
         // Bounded: a kiosk runs for months; keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }

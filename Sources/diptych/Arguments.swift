@@ -9,6 +9,7 @@ import DiptychServer
 extension Orientation: ExpressibleByArgument {}
 extension Arrangement: ExpressibleByArgument {}
 extension PalmRejection.Mode: ExpressibleByArgument {}
+extension PresentMode: ExpressibleByArgument {}
 extension OutputRotation: ExpressibleByArgument {}
 extension ProfileWorkload: ExpressibleByArgument {}
 

@@ -23,6 +23,9 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "A built-in workload (default: split-static).")
     var workload: ProfileWorkload?
 
+    @Option(help: "memory (default) or scanout: present into two buffers shown in turn, as the DRM backend does (built-in workloads).")
+    var present: PresentMode = .memory
+
     @Option(help: "Frames to measure (built-in workloads).")
     var frames: Int = 300
 
@@ -59,7 +62,7 @@ struct ProfileCommand: ParsableCommand {
                 let w = workload ?? .splitStatic
                 let name = w.rawValue
                 do {
-                    result = try Profiler.run(w, frames: frames, tracing: trace != nil, logger: logger) { app in
+                    result = try Profiler.run(w, frames: frames, present: present, tracing: trace != nil, logger: logger) { app in
                         try Apps.command(app, eventLog: nil).arguments
                     }
                 } catch { throw RuntimeFailure("profile \(name): \(error)") }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The KMS output: one connector, its CRTC, two dumb buffers fed from a shadow image by
-// damage, page flips paced by the kernel's events, and the CRTC put back on exit.
+// The KMS output: one connector, its CRTC, two dumb buffers the renderer draws into directly
+// (each repainted by its age), page flips paced by the kernel's events, and the CRTC put back
+// on exit.
 
 import DiptychCore
 import DiptychImage
@@ -22,8 +23,8 @@ public final class DRMBackend: OutputBackend {
     public var api: String { atomicPlane == nil ? "legacy" : "atomic" }
     private let saved: CRTCState
     private let buffers: [ScanoutBuffer]
-    /// The shadow the renderer draws into, and the copies into the buffers by damage.
-    private let chain: DoubleBuffer
+    /// The buffers shown in turn and their ages.
+    private let chain: SwapChain
     private var flipPending = false
     private var nextToken: UInt64 = 1
     private var pendingToken: UInt64 = 0
@@ -62,7 +63,7 @@ public final class DRMBackend: OutputBackend {
         for _ in 0..<2 { made.append(try device.createScanoutBuffer(width: m.width, height: m.height)) }
         buffers = made
         for b in buffers { b.image.fill(Rect(x: 0, y: 0, width: m.width, height: m.height), color: RGB(red: 0, green: 0, blue: 0)) }
-        chain = DoubleBuffer(buffers: buffers.map(\.image), front: 0)
+        chain = SwapChain(buffers: buffers.map(\.image), front: 0)
         // Atomic where the driver has it, checked with a test-only commit first; the legacy
         // API otherwise, or when the check fails.
         var plane: UInt32?
@@ -142,28 +143,31 @@ public final class DRMBackend: OutputBackend {
         }
     }
 
-    public func beginFrame() -> PixelImage { chain.shadow }
-    public var lastFrame: PixelImage { chain.shadow }
+    public func beginFrame() -> FrameTarget { chain.target() }
+    /// The frame on screen (reading scanout memory is slow: for captures only).
+    public var lastFrame: PixelImage { chain.buffers[chain.front] }
     public var readyForFrame: Bool { !flipPending && connected }
     public var isConnected: Bool { connected }
 
-    /// Copies the damage of this frame and the previous one (what the back buffer lacks) from
-    /// the shadow into the back buffer, then queues a flip to it. A flip that fails is logged
+    /// Queues a flip to the back buffer, which the renderer drew. A flip that fails is logged
     /// and the frame dropped (the server repaints its damage with the next one).
     public func present(damage: Region?) -> PresentResult {
-        guard !flipPending, connected else { return .dropped }
-        let full = Region(Rect(x: 0, y: 0, width: mode.width, height: mode.height))
-        let copy = chain.present(damage: damage)
-        let framebuffer = buffers[chain.front].framebuffer
+        guard !flipPending, connected else {
+            // Whatever was drawn into the back buffer was not shown.
+            chain.presentFailed()
+            return .dropped
+        }
+        let framebuffer = buffers[chain.back].framebuffer
         let token = nextToken
         nextToken += 1
         do {
             if let plane = atomicPlane {
-                // FB_DAMAGE_CLIPS: what changed since this buffer was last shown.
-                try device.atomicFlip(plane: plane, framebuffer: framebuffer, damage: copy == full ? nil : copy.rects, token: token)
+                // FB_DAMAGE_CLIPS: what changed since the frame on screen.
+                try device.atomicFlip(plane: plane, framebuffer: framebuffer, damage: damage?.rects, token: token)
             } else {
                 try device.pageFlip(crtc, framebuffer: framebuffer, token: token)
             }
+            chain.presented()
             flipPending = true
             pendingToken = token
             return .presented(time: MonotonicClock.milliseconds)

@@ -28,10 +28,11 @@ public enum OutputEvent: Equatable, Sendable {
 public protocol OutputBackend: AnyObject {
     /// The output's size in pixels.
     var size: Size { get }
-    /// The buffer to draw the next frame into. Valid until `present`.
-    func beginFrame() -> PixelImage
+    /// The buffer to draw the next frame into, with its age. Valid until `present`; draw into
+    /// it only once `readyForFrame`.
+    func beginFrame() -> FrameTarget
     /// Shows the frame drawn into the buffer from `beginFrame`, of which `damage` (nil: all)
-    /// changed.
+    /// changed since the frame on screen.
     func present(damage: Region?) -> PresentResult
     /// Whether a new frame can be presented now (false while a page flip is pending or the
     /// output is away).
@@ -63,31 +64,35 @@ extension OutputBackend {
 }
 
 /// An output in memory: frames are kept, and written to PNG on request. Presents at once
-/// (refresh on demand, as Weston's headless backend with refresh 0).
+/// (refresh on demand, as Weston's headless backend with refresh 0). With `scanout`, frames go
+/// into two buffers shown in turn through a `SwapChain`, as on a KMS output (what `profile
+/// --present scanout` measures).
 public final class HeadlessBackend: OutputBackend {
     public private(set) var size: Size
     private var image: PixelImage
-    private var chain: DoubleBuffer?
+    private var chain: SwapChain?
 
     /// An output of `size` pixels, black until the first frame.
     public init(size: Size, scanout: Bool = false) {
         self.size = size
         image = PixelImage(width: size.width, height: size.height)
-        if scanout { chain = DoubleBuffer(size: size) }
+        if scanout { chain = SwapChain(size: size) }
     }
 
-    public func beginFrame() -> PixelImage { chain?.shadow ?? image }
+    /// One image that always holds the last frame (age 1), or the chain's back buffer.
+    public func beginFrame() -> FrameTarget { chain?.target() ?? FrameTarget(image: image, age: 1) }
     public func present(damage: Region?) -> PresentResult {
-        chain?.present(damage: damage)
+        chain?.presented()
         return .presented(time: MonotonicClock.milliseconds)
     }
     public var readyForFrame: Bool { true }
-    public var lastFrame: PixelImage { chain?.shadow ?? image }
+    public var lastFrame: PixelImage { chain.map { $0.buffers[$0.front] } ?? image }
 
     /// A new black image of `size`.
     public func resize(to size: Size) -> Bool {
         self.size = size
         image = PixelImage(width: size.width, height: size.height)
+        if chain != nil { chain = SwapChain(size: size) }
         return true
     }
 

@@ -64,6 +64,28 @@ public enum RenderOperation {
     case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, bilinear: Bool, rects: [Rect], sourceOffset: (x: Int, y: Int))
 }
 
+extension RenderOperation {
+    /// The operation drawing only inside `region`.
+    func clipped(to region: Region) -> RenderOperation { restricted { region.intersection($0).rects } }
+
+    /// The operation drawing only outside `region`.
+    func clipped(outside region: Region) -> RenderOperation {
+        restricted { r in
+            var rest = Region(r)
+            rest.subtract(region)
+            return rest.rects
+        }
+    }
+
+    private func restricted(_ cut: (Rect) -> [Rect]) -> RenderOperation {
+        switch self {
+        case .fill(let rects): .fill(rects.flatMap(cut))
+        case .composite(let image, let opaque, let transform, let bilinear, let rects, let offset):
+            .composite(image: image, opaque: opaque, transform: transform, bilinear: bilinear, rects: rects.flatMap(cut), sourceOffset: offset)
+        }
+    }
+}
+
 /// Draws scenes with pixman. Stateless; the target is passed in.
 public struct PixmanRenderer {
     public init() {}
@@ -102,6 +124,23 @@ public struct PixmanRenderer {
                 }
             }
         }
+    }
+
+    /// Replays a frame's operations into an output buffer. Where the target may be read, or
+    /// nothing blends, straight into it. Otherwise (scanout memory, slow to read) the regions
+    /// that blend are composed in the target's shadow, every operation clipped to them, and
+    /// copied in; the rest is drawn straight into the target, so each of its pixels is written
+    /// once and none is read.
+    public static func replay(_ operations: [RenderOperation], into target: FrameTarget) {
+        var blended = Region()
+        for case .composite(_, false, _, _, let rects, _) in operations { for r in rects { blended.formUnion(r) } }
+        guard let shadow = target.shadow, !blended.isEmpty else {
+            replay(operations, into: target.image)
+            return
+        }
+        replay(operations.map { $0.clipped(outside: blended) }, into: target.image)
+        replay(operations.map { $0.clipped(to: blended) }, into: shadow)
+        for r in blended.rects { target.image.blit(r, from: shadow, sourceOffset: (0, 0)) }
     }
 
     /// Draws `scene` into `target` (the output, `scene.outputSize`). Each surface is drawn only

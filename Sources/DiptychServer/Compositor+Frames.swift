@@ -8,9 +8,15 @@ import DiptychImage
 import DiptychRender
 
 extension Compositor {
-    /// A frame being drawn: its scene (with damage), its pixman operations, and its graph.
+    /// A frame being drawn: its scene (with the region to repaint), its pixman operations,
+    /// and its graph.
     public struct Frame {
         public var scene: Scene
+        /// What changed since the frame on screen (nil: everything). The scene repaints this
+        /// and, in an older buffer, what changed since that buffer was shown.
+        public var damage: Region?
+        /// The output buffer it is drawn into.
+        var target: FrameTarget
         public var operations: [RenderOperation]
         public var graph: SceneGraph
         var stats: RenderStats
@@ -50,27 +56,31 @@ extension Compositor {
     }
 
     /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
-    /// and the pixman operations that draw it. The damage is taken: commits from here on
-    /// belong to the next frame.
+    /// what the output buffer it goes into lacks besides (by the buffer's age), and the pixman
+    /// operations that draw it. The damage is taken: commits from here on belong to the next
+    /// frame. Nothing is drawn, so the output need not be ready yet.
     public func prepareFrame() -> Frame {
         let graph = sceneGraph()
         let frameDamage = damage.take(graph)
+        let target = backend.beginFrame()
         var pixels: [UInt64: PixelImage] = [:]
         for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
-        let scene = Scene(graph, images: { pixels[$0.id] }, transform: geometry.transform, outputSize: geometry.panel, damage: frameDamage)
+        let repaint = target.repaintRegion(frameDamage, history: damageHistory)
+        let scene = Scene(graph, images: { pixels[$0.id] }, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         let (ops, stats) = renderer.plan(scene)
-        return Frame(scene: scene, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
+        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
     }
 
-    /// Frame stage 2 (composite): draws the frame into the output's buffer.
+    /// Frame stage 2 (composite): draws the frame into the output's buffer (once the output
+    /// is ready for it).
     @discardableResult
     public func composite(_ frame: Frame) -> RenderStats {
-        PixmanRenderer.replay(frame.operations, into: backend.beginFrame())
+        PixmanRenderer.replay(frame.operations, into: frame.target)
         if configuration.debugDamage, let d = frame.scene.damage {
             // Tint what was repainted, so a person can see the damage.
-            backend.lastFrame.tint(d.rects)
+            frame.target.image.tint(d.rects)
         }
-        lastFrameDamage = frame.scene.damage
+        lastFrameDamage = frame.damage
         lastFrameCommits = frame.commits
         return frame.stats
     }
@@ -85,6 +95,8 @@ extension Compositor {
             damage.keep(lastFrameDamage)
             return result
         }
+        damageHistory.append(lastFrameDamage)
+        if damageHistory.count > Self.damageHistoryLength { damageHistory.removeFirst() }
         frameCount += 1
         let time = virtualTime ?? shown
         for p in shell.presentation {

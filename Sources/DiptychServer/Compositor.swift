@@ -67,6 +67,10 @@ public final class Compositor {
     var damage: DamageTracker
     /// The damage of the last frame drawn (nil: everything), for the present.
     public internal(set) var lastFrameDamage: Region?
+    /// The damage of the frames presented lately, oldest first (for buffers older than one
+    /// frame).
+    var damageHistory: [Region?] = []
+    static let damageHistoryLength = 4
     /// Each app's commit count when the last frame drawn was laid out.
     var lastFrameCommits: [ClientID: Int] = [:]
     /// The configured layout.

@@ -24,7 +24,7 @@ final class FlakyOutput: OutputBackend {
         image = PixelImage(width: size.width, height: size.height)
     }
 
-    func beginFrame() -> PixelImage { image }
+    func beginFrame() -> FrameTarget { FrameTarget(image: image, age: 1) }
     var lastFrame: PixelImage { image }
     var readyForFrame: Bool { true }
     func present(damage: Region?) -> PresentResult {

@@ -208,37 +208,80 @@ struct IndependentPNGDecodeTests {
     }
 }
 
-struct DoubleBufferTests {
-    /// Random frames: after every present the shown buffer equals the shadow exactly, and the
-    /// copy covered exactly the union of the last two frames' damage.
-    @Test func presentCopiesTheUnionOfTheLastTwoFramesDamage() {
+struct SwapChainTests {
+    /// Random scenes with opaque and blending surfaces drawn into a chain whose buffers are
+    /// treated as scanout (blending composed in the shadow): after every present the shown
+    /// buffer equals the whole scene drawn from scratch, though each frame repainted only what
+    /// its buffer's age required.
+    @Test func framesDrawnByBufferAgeEqualWholeFrames() {
         var g = UInt64(12345)
         func next(_ n: Int) -> Int {
             g = g &* 6364136223846793005 &+ 1442695040888963407
             return Int((g >> 33) % UInt64(n))
         }
         let size = Size(width: 64, height: 48)
-        let chain = DoubleBuffer(size: size)
-        var previous: Region?
-        for frame in 0..<60 {
-            var damage = Region()
-            for _ in 0..<(1 + next(3)) {
-                let r = Rect(x: next(60), y: next(44), width: 1 + next(20), height: 1 + next(20)).intersection(Rect(x: 0, y: 0, width: 64, height: 48))!
-                chain.shadow.fill(r, color: RGB(red: UInt8(next(256)), green: UInt8(next(256)), blue: UInt8(next(256))))
-                damage.formUnion(r)
+        let chain = SwapChain(size: size)
+        let opaque = PixelImage(width: 40, height: 30)
+        let glass = PixelImage(width: 30, height: 20, format: .argb8888)
+        glass.fill(Rect(x: 0, y: 0, width: 30, height: 20), color: RGB(red: 0x80, green: 0x20, blue: 0x40))
+        var history: [Region?] = []
+        var repainted = 0
+        var was = (x: 0, y: 0)
+        for frame in 0..<40 {
+            // The opaque surface changes somewhere; the translucent one moves.
+            let change = Rect(x: next(36), y: next(26), width: 1 + next(4), height: 1 + next(4))
+            opaque.fill(change, color: RGB(red: UInt8(next(256)), green: UInt8(next(256)), blue: UInt8(next(256))))
+            let at = (x: next(34), y: next(28))
+            let scene = { (damage: Region?) in
+                Scene(size: size, surfaces: [
+                    SceneSurface(image: opaque, origin: (4, 6), clip: Rect(x: 4, y: 6, width: 40, height: 30)),
+                    SceneSurface(image: glass, origin: at, clip: Rect(x: at.x, y: at.y, width: 30, height: 20)),
+                ], damage: damage)
             }
-            let copied = chain.present(damage: damage)
-            let shown = chain.buffers[chain.front]
-            #expect(shown.compare(to: chain.shadow, tolerance: 0).matches, "frame \(frame)")
-            if frame >= 2, let previous {
-                var expected = damage
-                for r in previous.rects { expected.formUnion(r) }
-                #expect(copied.area == expected.area, "frame \(frame)")
-                var outside = copied
-                outside.subtract(expected)
-                #expect(outside.isEmpty)
-            }
-            previous = damage
+            // This frame's damage: everything at first, then the change and both positions of
+            // the translucent surface.
+            var d = Region(Rect(x: change.x + 4, y: change.y + 6, width: change.width, height: change.height))
+            d.formUnion(Rect(x: was.x, y: was.y, width: 30, height: 20))
+            d.formUnion(Rect(x: at.x, y: at.y, width: 30, height: 20))
+            was = at
+            let damage: Region? = frame == 0 ? nil : d
+            let target = chain.target()
+            let repaint = target.repaintRegion(damage, history: history)
+            repainted += repaint?.area ?? 64 * 48
+            let (ops, _) = PixmanRenderer().plan(scene(repaint))
+            PixmanRenderer.replay(ops, into: target)
+            chain.presented()
+            history.append(damage)
+            let whole = PixelImage(width: 64, height: 48)
+            PixmanRenderer().render(scene(nil), into: whole)
+            #expect(chain.buffers[chain.front].compare(to: whole, tolerance: 0).matches, "frame \(frame)")
         }
+        // Less than every pixel of every frame was repainted.
+        #expect(repainted < 40 * 64 * 48 / 2)
+    }
+
+    /// Ages: unknown at first, two frames for a double buffer, unknown again after a failed
+    /// present or an invalidation; and what an old buffer repaints.
+    @Test func agesAndRepaintRegions() {
+        let chain = SwapChain(size: Size(width: 8, height: 8))
+        #expect(chain.target().age == 0)
+        chain.presented()
+        #expect(chain.target().age == 0)
+        chain.presented()
+        #expect(chain.target().age == 2)
+        chain.presentFailed()
+        #expect(chain.target().age == 0)
+        chain.presented()
+        chain.presented()
+        #expect(chain.target().age == 2)
+        chain.invalidate()
+        #expect(chain.target().age == 0)
+        let a = Rect(x: 0, y: 0, width: 2, height: 2), b = Rect(x: 4, y: 4, width: 2, height: 2)
+        let two = FrameTarget(image: chain.shadow, age: 2)
+        #expect(two.repaintRegion(Region(a), history: [Region(b)])?.area == 8)
+        #expect(two.repaintRegion(Region(a), history: [nil]) == nil)
+        #expect(two.repaintRegion(Region(a), history: []) == nil)
+        #expect(FrameTarget(image: chain.shadow, age: 1).repaintRegion(Region(a), history: [nil])?.area == 4)
+        #expect(FrameTarget(image: chain.shadow, age: 0).repaintRegion(Region(a), history: []) == nil)
     }
 }

@@ -24,6 +24,9 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
+        // The area-average downscale kernel for resolution emulation (SIMD with a portable
+        // fallback). Optimised in debug builds too: tests render emulated frames.
+        .target(name: "CRenderKernels", cSettings: [.unsafeFlags(["-O2"])]),
 
         // MARK: Pure tier: no C module, no Glibc, no Foundation.
         .target(name: "DiptychCore"),
@@ -34,7 +37,7 @@ let package = Package(
         // Pixel images over pixman, PNG, and the output interface with its headless backend.
         .target(name: "DiptychImage", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"]),
         // The scene renderer: plans and replays pixman operations for a scene.
-        .target(name: "DiptychRender", dependencies: ["CPixman", "DiptychCore", "DiptychImage"]),
+        .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage"]),
         .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
 

@@ -32,6 +32,8 @@ public final class PixelImage {
     private let owner: AnyObject?
     private let ownedBits: UnsafeMutableRawPointer?
     let bits: UnsafeMutableRawPointer
+    /// The first pixel's address, for kernels outside pixman (rows `stride` bytes apart).
+    package var bytes: UnsafeMutableRawPointer { bits }
 
     /// A new zeroed image in memory this object owns.
     public init(width: Int, height: Int, format: PixelFormat = .xrgb8888) {

@@ -2,6 +2,7 @@
 // The pixman renderer: draws a scene of client surfaces, clipped per pane, over black.
 
 import CPixman
+import CRenderKernels
 import DiptychCore
 import DiptychImage
 
@@ -57,11 +58,22 @@ public struct RenderStats: Equatable, Sendable {
     public var filledPixels = 0
 }
 
-/// One pixman call the renderer made, recorded so that a profiler can replay exactly the same
-/// work with pixman alone.
+/// How a transformed surface is sampled.
+public enum ScaleFilter: Sendable {
+    /// Whole-pixel moves (and quarter turns): exact.
+    case nearest
+    /// pixman's bilinear filter with edge padding: any transform.
+    case bilinear
+    /// An exact area average (box filter) for a pure downscale by 1/2 to 1 of an opaque
+    /// surface: sharper than bilinear and faster (the resolution emulation's path).
+    case box
+}
+
+/// One drawing call the renderer made, recorded so that a profiler can replay exactly the same
+/// work, or the same work with pixman alone.
 public enum RenderOperation {
     case fill([Rect])
-    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, bilinear: Bool, rects: [Rect], sourceOffset: (x: Int, y: Int))
+    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int))
 }
 
 extension RenderOperation {
@@ -80,8 +92,8 @@ extension RenderOperation {
     private func restricted(_ cut: (Rect) -> [Rect]) -> RenderOperation {
         switch self {
         case .fill(let rects): .fill(rects.flatMap(cut))
-        case .composite(let image, let opaque, let transform, let bilinear, let rects, let offset):
-            .composite(image: image, opaque: opaque, transform: transform, bilinear: bilinear, rects: rects.flatMap(cut), sourceOffset: offset)
+        case .composite(let image, let opaque, let transform, let filter, let rects, let offset):
+            .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects.flatMap(cut), sourceOffset: offset)
         }
     }
 }
@@ -91,9 +103,10 @@ public struct PixmanRenderer {
     public init() {}
 
     /// Replays recorded operations into `target`: unscaled opaque copies row by row with
-    /// `memcpy`, everything else with pixman. With `pixmanOnly`, every operation is a bare
-    /// pixman call as the renderer made them before (the profiler's baseline), and `source`
-    /// may stand in other images for the operations' own (freshly drawn sources).
+    /// `memcpy`, box-filtered downscales with the area-average kernel, everything else with
+    /// pixman. With `pixmanOnly`, every operation is a bare pixman call as the renderer made
+    /// them before (box filtering as bilinear: the profiler's baseline), and `source` may
+    /// stand in other images for the operations' own (freshly drawn sources).
     public static func replay(
         _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, source: ((PixelImage) -> PixelImage)? = nil
     ) {
@@ -101,16 +114,17 @@ public struct PixmanRenderer {
             switch op {
             case .fill(let rects):
                 target.fill(rects, color: RGB(red: 0, green: 0, blue: 0))
-            case .composite(let original, let opaque, let transform, let bilinear, let rects, let offset):
+            case .composite(let original, let opaque, let transform, let filter, let rects, let offset):
                 let image = source?(original) ?? original
                 if opaque, transform == nil, !pixmanOnly {
                     for r in rects { target.blit(r, from: image, sourceOffset: offset) }
                     continue
                 }
+                if let m = transform, filter == .box, !pixmanOnly, boxDownscale(image, m, rects, into: target) { continue }
                 if let m = transform {
                     var pt = pixmanTransform(m)
                     pixman_image_set_transform(image.image, &pt)
-                    pixman_image_set_filter(image.image, bilinear ? PIXMAN_FILTER_BILINEAR : PIXMAN_FILTER_NEAREST, nil, 0)
+                    pixman_image_set_filter(image.image, filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
                     pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
                 }
                 for r in rects {
@@ -124,6 +138,28 @@ public struct PixmanRenderer {
                 }
             }
         }
+    }
+
+    /// Draws `rects` of the output from `image` through `m` (output pixel to image pixel, a
+    /// pure scale and translation) with the area-average kernel; false, having drawn nothing,
+    /// when the kernel does not take these parameters.
+    static func boxDownscale(_ image: PixelImage, _ m: AffineTransform, _ rects: [Rect], into target: PixelImage) -> Bool {
+        guard m.b == 0, m.c == 0, image.format.isOpaque, target.format == .xrgb8888 else { return false }
+        let bounds = Rect(x: 0, y: 0, width: target.width, height: target.height)
+        guard rects.allSatisfy({ $0.intersection(bounds) == $0 }) else { return false }
+        let src = image.bytes.assumingMemoryBound(to: UInt32.self)
+        let dst = target.bytes.assumingMemoryBound(to: UInt32.self)
+        for (i, r) in rects.enumerated() {
+            let status = dp_box_downscale(
+                src, Int32(image.width), Int32(image.height), Int32(image.stride), dst, Int32(target.stride),
+                Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), m.a, m.tx, m.d, m.ty)
+            // Parameters are the same for every rectangle: the first refusal refuses them all.
+            if status != 0 {
+                precondition(i == 0, "the box kernel refused a rectangle after taking one")
+                return false
+            }
+        }
+        return true
     }
 
     /// Replays a frame's operations into an output buffer. Where the target may be read, or
@@ -200,12 +236,23 @@ public struct PixmanRenderer {
             // Output pixel -> logical pixel -> this surface's pixel.
             let m: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
             ops.append(.composite(
-                image: s.image, opaque: s.image.format.isOpaque, transform: m, bilinear: !identity && t.needsFiltering,
+                image: s.image, opaque: s.image.format.isOpaque, transform: m, filter: Self.filterFor(m, opaque: s.image.format.isOpaque, t),
                 rects: pieces[i], sourceOffset: identity ? (-s.origin.x, -s.origin.y) : (0, 0)))
             stats.compositedRects += pieces[i].count
             stats.compositedPixels += pieces[i].reduce(0) { $0 + $1.width * $1.height }
         }
         return (ops, stats)
+    }
+}
+
+extension PixmanRenderer {
+    /// How to sample a surface drawn through `m` (output pixel to surface pixel) for a scene
+    /// shown through `t`: nearest for whole-pixel moves, the box filter for an opaque surface
+    /// downscaled by 1/2 to 1 without rotation, bilinear otherwise.
+    public static func filterFor(_ m: AffineTransform?, opaque: Bool, _ t: AffineTransform) -> ScaleFilter {
+        guard let m, t.needsFiltering else { return .nearest }
+        if opaque, m.b == 0, m.c == 0, m.a > 1, m.a <= 2, m.d > 1, m.d <= 2 { return .box }
+        return .bilinear
     }
 }
 

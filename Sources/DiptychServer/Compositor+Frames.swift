@@ -107,6 +107,21 @@ extension Compositor {
         return result
     }
 
+    /// The scene as presented now drawn whole into a new image, for measurements (not
+    /// frames): on the panel through the output's transform with the renderer's filters (or,
+    /// with `pixmanOnly`, pixman's bilinear as before the box filter), or at the logical size
+    /// unscaled (`logical`).
+    public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false) -> PixelImage {
+        let graph = sceneGraph()
+        var pixels: [UInt64: PixelImage] = [:]
+        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
+        let size = logical ? geometry.logical : geometry.panel
+        let scene = Scene(graph, images: { pixels[$0.id] }, transform: logical ? .identity : geometry.transform, outputSize: size)
+        let image = PixelImage(width: size.width, height: size.height)
+        PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
+        return image
+    }
+
     /// Bytes held in snapshots by all apps now.
     public var snapshotBytes: Int { sessions.values.reduce(0) { $0 + $1.snapshotBytes } }
 }

@@ -34,6 +34,11 @@ public struct ProfileResult {
     public var peakResidentBytes: Int
     public var maxSnapshotBytes: Int
     public var traceEvents: [JSONValue]
+    /// Emulation quality of the last frame against an exact area average (PSNR, dB): the
+    /// frame as drawn and pixman's bilinear filter (the path before the box filter), over the
+    /// whole frame and over the panes' interiors (output pixels whose area lies inside one
+    /// surface: the filter alone, without the pane edges where each surface is drawn apart).
+    public var quality: (drawn: Double, bilinear: Double, drawnInterior: Double, bilinearInterior: Double)?
 
     /// The `q` quantile (0…1) of `values`, nearest rank.
     static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -77,6 +82,13 @@ public struct ProfileResult {
                 ("total_vs_fresh_pixman", r(freshPixmanP50 > 0 ? totalP50 / freshPixmanP50 : 0)),
             ])),
             ("workload", .string(name)),
+            ("quality", quality.map { q in
+                .object([
+                    ("psnr_db", r(q.drawn)), ("psnr_bilinear_db", r(q.bilinear)),
+                    ("interior_psnr_db", r(q.drawnInterior)), ("interior_psnr_bilinear_db", r(q.bilinearInterior)),
+                    ("reference", .string("exact area average")),
+                ])
+            } ?? .null),
             ("apps", summary(records.map(\.apps))),
             ("latency", .object([
                 ("events", .int(latencies.count)), ("p50_ms", r(Self.quantile(latencies, 0.5))), ("max_ms", r(latencies.max() ?? 0)),
@@ -106,6 +118,10 @@ public struct ProfileResult {
         func ratio(_ base: Double) -> String { base > 0 ? "\(((totalP50 / base) * 100).rounded() / 100)" : "-" }
         lines.append("baseline p50: pixman alone \(ms(pixmanP50)), pixman on freshly drawn sources \(ms(freshPixmanP50)), memcpy of a frame \(ms(memcpyP50))")
         lines.append("ratio: total/pixman \(ratio(pixmanP50)), total/fresh pixman \(ratio(freshPixmanP50)), total/memcpy \(ratio(memcpyP50))")
+        if let q = quality {
+            func db(_ v: Double) -> String { "\((v * 100).rounded() / 100) dB" }
+            lines.append("emulation vs an exact area average: PSNR \(db(q.drawn)) (pixman bilinear \(db(q.bilinear))); pane interiors \(db(q.drawnInterior)) (bilinear \(db(q.bilinearInterior)))")
+        }
         lines.append("page faults per frame p50 \(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))")
         lines.append("peak resident \(peakResidentBytes / 1_048_576) MB, snapshots peak \(maxSnapshotBytes / 1_048_576) MB")
         return lines.joined(separator: "\n")
@@ -188,9 +204,26 @@ public enum Profiler {
                 return true
             }
         }
-        return ProfileResult(
+        var result = ProfileResult(
             name: workload.rawValue, records: driver.records, output: Size(width: compositor.output.width, height: compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
+        if workload == .emulated {
+            let t = compositor.geometry.transform
+            let reference = compositor.drawWholeFrame(logical: true).areaAverage(to: compositor.geometry.panel, through: t)
+            // Output pixels whose whole area maps inside one surface's visible rectangle.
+            let interior = compositor.sceneGraph().nodes.compactMap { n -> Rect? in
+                guard let v = n.clip.intersection(n.imageRect) else { return nil }
+                let x0 = Int((t.a * Double(v.minX) + t.tx).rounded(.up)), x1 = Int((t.a * Double(v.maxX) + t.tx).rounded(.down))
+                let y0 = Int((t.d * Double(v.minY) + t.ty).rounded(.up)), y1 = Int((t.d * Double(v.maxY) + t.ty).rounded(.down))
+                return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+            }
+            let drawn = compositor.drawWholeFrame(), bilinear = compositor.drawWholeFrame(pixmanOnly: true)
+            result.quality = (
+                drawn.psnr(against: reference), bilinear.psnr(against: reference),
+                drawn.psnr(against: reference, within: interior), bilinear.psnr(against: reference, within: interior)
+            )
+        }
+        return result
     }
 
     /// Profiles a scenario as it plays.

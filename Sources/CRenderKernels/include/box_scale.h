@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * box_scale.h - area-average ("box filter") downscale of 32-bit pixels for
+ * scale factors between 1/2 and 1 (1 < source pixels per destination pixel <= 2).
+ *
+ * Pixels are 32-bit words (XRGB8888 / ARGB8888, any byte order really: all four
+ * bytes are averaged independently). No dependencies besides libc.
+ */
+#ifndef DP_BOX_SCALE_H
+#define DP_BOX_SCALE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Area-average downscale into the rectangle (dst_x, dst_y, width, height) of dst.
+   dst points at destination pixel (0, 0); the rectangle is given in absolute
+   destination coordinates and must lie inside the caller's image.
+   The destination pixel (X, Y) (absolute dest coordinates) covers the source box
+   [ax*X + bx, ax*(X+1) + bx) x [ay*Y + by, ay*(Y+1) + by) in continuous source
+   coordinates (source pixel k covers [k, k+1)). Each destination channel = sum over
+   source pixels of (overlap area / (ax*ay)) * value, rounded. Source pixels outside
+   the image are clamped to the nearest edge pixel (like PIXMAN_REPEAT_PAD), so the
+   weights always sum to 1.
+   Requires 1 < ax <= 2 and 1 < ay <= 2 (so at most 3 taps per axis); returns -1
+   without writing anything if the parameters are outside that (or otherwise
+   unusable: null pointers, src_stride < 4*src_width, negative dst_x/dst_y,
+   |bx|,|by| > 2^30, allocation failure), 0 on success (width or height <= 0 is a
+   no-op success). Strides in bytes; no alignment is required of any pointer or
+   stride. Never reads outside the source image nor writes outside the rectangle.
+   Thread-safe; the only global state is a one-time CPU feature check.
+   Results are bit-identical across the AVX2, SSE2 and scalar code paths. */
+int dp_box_downscale(const uint32_t *src, int src_width, int src_height, int src_stride,
+                     uint32_t *dst, int dst_stride, int dst_x, int dst_y, int width, int height,
+                     double ax, double bx, double ay, double by);
+
+/* Testing / benchmarking hook: same as dp_box_downscale but forces a code path.
+   Returns -2 (writing nothing) if the requested path is not available on this
+   CPU or was not compiled in. */
+enum {
+    DP_BOX_ISA_AUTO = 0,
+    DP_BOX_ISA_SCALAR = 1,
+    DP_BOX_ISA_SSE2 = 2,
+    DP_BOX_ISA_AVX2 = 3,
+    DP_BOX_ISA_AVX512 = 4 /* AVX512F+BW+VBMI (Ice Lake / Zen 4 and later) */
+};
+int dp_box_downscale_isa(int isa,
+                         const uint32_t *src, int src_width, int src_height, int src_stride,
+                         uint32_t *dst, int dst_stride, int dst_x, int dst_y, int width, int height,
+                         double ax, double bx, double ay, double by);
+
+/* Which path DP_BOX_ISA_AUTO selects on this machine (one of the values above). */
+int dp_box_downscale_best_isa(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DP_BOX_SCALE_H */

@@ -13,6 +13,15 @@ public final class ChildProcess {
 
     /// Spawns `arguments` (argv[0] searched in PATH) with `environment` added to ours, and
     /// `inheritedSocket` (if any) as fd 3 in the child.
+    /// Lowers the process's scheduling priority by `levels` nice levels from this process's
+    /// (best effort: a process that already exited is left alone).
+    public func lowerPriority(by levels: Int32) {
+        errno = 0
+        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        guard errno == 0 else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), min(19, mine + levels))
+    }
+
     public init(arguments: [String], environment: [String: String] = [:], inheritedSocket: Int32? = nil) throws(SystemError) {
         precondition(!arguments.isEmpty)
         var env: [String] = []

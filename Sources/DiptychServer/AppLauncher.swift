@@ -18,6 +18,9 @@ final class AppLauncher {
 
     private(set) var apps: [App] = []
 
+    /// How many nice levels launched apps run below the compositor.
+    static let appNiceness: Int32 = 5
+
     /// Starts `arguments` as a separate process with the other end of a new socket pair as
     /// fd 3 (`$DIPTYCH_SOCKET_FD`), and `$DIPTYCH_SOCKET` naming `socketPath` if any. Returns
     /// the compositor's end, non-blocking.
@@ -28,6 +31,10 @@ final class AppLauncher {
         if let p = socketPath { environment[RuntimeDirectory.socketVariable] = p }
         let process = try ChildProcess(arguments: arguments, environment: environment, inheritedSocket: remote.rawValue)
         remote.close()
+        // Apps run a few nice levels below the compositor: an app woken by its frameDone does
+        // not preempt the compositor mid-frame on a small machine (the reason desktop
+        // compositors ask for real-time priority; lowering a child needs no privilege).
+        process.lowerPriority(by: Self.appNiceness)
         try local.setNonBlocking()
         apps.append(App(role: role, label: label, client: client, process: process))
         return local

@@ -69,33 +69,54 @@ extension OutputBackend {
 /// --present scanout` measures).
 public final class HeadlessBackend: OutputBackend {
     public private(set) var size: Size
-    private var image: PixelImage
-    private var chain: SwapChain?
+    /// One image that always holds the last frame, or buffers shown in turn.
+    private enum Buffers {
+        case single(PixelImage)
+        case chain(SwapChain)
+    }
+    private var buffers: Buffers
 
     /// An output of `size` pixels, black until the first frame.
     public init(size: Size, scanout: Bool = false) {
         self.size = size
-        image = PixelImage(width: size.width, height: size.height)
-        if scanout { chain = SwapChain(size: size) }
+        buffers = Self.buffers(size, scanout: scanout)
     }
 
-    /// One image that always holds the last frame (age 1), or the chain's back buffer.
-    public func beginFrame() -> FrameTarget { chain?.target() ?? FrameTarget(image: image, age: 1) }
+    private static func buffers(_ size: Size, scanout: Bool) -> Buffers {
+        scanout ? .chain(SwapChain(size: size)) : .single(PixelImage(width: size.width, height: size.height))
+    }
+
+    /// The one image (always one frame old), or the chain's back buffer.
+    public func beginFrame() -> FrameTarget {
+        switch buffers {
+        case .single(let image): FrameTarget(image: image, age: 1)
+        case .chain(let chain): chain.target()
+        }
+    }
+
     public func present(damage: Region?) -> PresentResult {
-        chain?.presented()
+        if case .chain(let chain) = buffers { chain.presented() }
         return .presented(time: MonotonicClock.milliseconds)
     }
     public var readyForFrame: Bool { true }
-    public var lastFrame: PixelImage { chain.map { $0.buffers[$0.front] } ?? image }
+    public var lastFrame: PixelImage {
+        switch buffers {
+        case .single(let image): image
+        case .chain(let chain): chain.buffers[chain.front]
+        }
+    }
 
-    /// A new black image of `size`.
+    /// New black buffers of `size`.
     public func resize(to size: Size) -> Bool {
         self.size = size
-        image = PixelImage(width: size.width, height: size.height)
-        if chain != nil { chain = SwapChain(size: size) }
+        if case .chain = buffers {
+            buffers = Self.buffers(size, scanout: true)
+        } else {
+            buffers = Self.buffers(size, scanout: false)
+        }
         return true
     }
 
     /// Writes the last frame as PNG, atomically.
-    public func capture(to path: String) throws(PNGError) { try image.writePNG(to: path) }
+    public func capture(to path: String) throws(PNGError) { try lastFrame.writePNG(to: path) }
 }

@@ -104,14 +104,6 @@ public final class PixelImage {
         }
     }
 
-    /// Copies `rects` of `source` (same size) into this image with PIXMAN_OP_SRC.
-    public func copy(_ rects: [Rect], from source: PixelImage) {
-        let bounds = Rect(x: 0, y: 0, width: width, height: height)
-        for r in rects.compactMap({ $0.intersection(bounds) }) {
-            pixman_image_composite32(PIXMAN_OP_SRC, source.image, nil, image, Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
-        }
-    }
-
     /// Copies `rect` of `source`, offset by `sourceOffset` (source pixel = target pixel +
     /// offset), into this image row by row with `memcpy`: an unscaled opaque copy. The caller
     /// keeps both rectangles inside their images.

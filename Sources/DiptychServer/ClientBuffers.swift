@@ -62,27 +62,22 @@ struct BufferTable {
 
     var count: Int { buffers.count }
 
-    /// Registers a validated, mapped buffer.
-    mutating func add(_ buffer: ClientBuffer) throws(ProtocolError) {
-        guard buffers[buffer.id] == nil else {
-            throw ProtocolError(.bufferExists, "createBuffer with id \(buffer.id), which this app already uses")
-        }
+    /// Registers buffer `id`: the id and the count are checked before the memfd is mapped
+    /// (by `map`, which validates it), the mapped bytes after.
+    mutating func create(_ id: UInt32, map: () throws(ProtocolError) -> ClientBuffer) throws(ProtocolError) {
+        guard buffers[id] == nil else { throw ProtocolError(.bufferExists, "createBuffer with id \(id), which this app already uses") }
         guard buffers.count < Self.maxBuffers else {
             throw ProtocolError(.tooManyBuffers, "more than \(Self.maxBuffers) buffers (destroy the ones no longer needed)")
         }
+        let buffer = try map()
         guard mappedBytes + buffer.mappedBytes <= Self.maxMappedBytes else {
             throw ProtocolError(
                 .tooManyBuffers,
-                "buffer \(buffer.id) would bring this app's mapped buffers to \(mappedBytes + buffer.mappedBytes) bytes, over the limit of \(Self.maxMappedBytes)")
+                "buffer \(id) would bring this app's mapped buffers to \(mappedBytes + buffer.mappedBytes) bytes, over the limit of \(Self.maxMappedBytes)")
         }
-        buffers[buffer.id] = buffer
-        destroyedIDs.removeAll { $0 == buffer.id }
+        buffers[id] = buffer
+        destroyedIDs.removeAll { $0 == id }
         mappedBytes += buffer.mappedBytes
-    }
-
-    /// Checks that an id may be created before its descriptor is mapped.
-    func checkNew(_ id: UInt32) throws(ProtocolError) {
-        guard buffers[id] == nil else { throw ProtocolError(.bufferExists, "createBuffer with id \(id), which this app already uses") }
     }
 
     /// The buffer `id` names, for `use` (a commit or a snapshot).

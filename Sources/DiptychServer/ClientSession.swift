@@ -185,8 +185,7 @@ final class ClientSession {
     /// read-only, once. The descriptor is closed here; the mapping keeps the pixels.
     func createBuffer(_ id: UInt32, _ layout: BufferLayout) throws(ProtocolError) {
         let fd = try takeDescriptor()
-        try buffers.checkNew(id)
-        try buffers.add(try ClientBuffer.map(id: id, layout: layout, fd: fd))
+        try buffers.create(id) { () throws(ProtocolError) in try ClientBuffer.map(id: id, layout: layout, fd: fd) }
     }
 
     /// Destroys buffer `id`; one in use stays mapped until its last use ends.
@@ -219,6 +218,17 @@ final class ClientSession {
         if let old { endUse(old) }
     }
 
+    /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
+    /// let go at once (released unless something else still reads it, such as the surface).
+    func takeSnapshot(_ image: HeldImage, duringDrag: Bool) {
+        use(image.buffer)
+        if duringDrag {
+            snapshots.append(image)
+        } else {
+            endUse(image.buffer)
+        }
+    }
+
     /// Lets go of the drag's snapshots (released to the app).
     func dropSnapshots() {
         let old = snapshots
@@ -230,9 +240,9 @@ final class ClientSession {
 
     /// Queues an event and writes what the socket takes now; the rest goes when it is
     /// writable. A client that lets more than `outgoingLimit` bytes pile up is closed.
-    func send(_ event: ServerEvent) {
+    func send(_ event: ServerEvent, version: UInt16 = Wire.version) {
         guard isOpen else { return }
-        outgoing += event.encoded()
+        outgoing += event.encoded(version: version)
         if outgoing.count > Self.outgoingLimit {
             close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
             return
@@ -266,12 +276,7 @@ final class ClientSession {
         violation = error
         // A client refused for its version is told in the version it spoke (the error event's
         // layout is the same in every version), so it can read why.
-        if error.code == .unsupportedVersion, let v = assembler.peerVersion {
-            outgoing += ServerEvent.error(error).encoded(version: v)
-            flush()
-        } else {
-            send(.error(error))
-        }
+        send(.error(error), version: error.code == .unsupportedVersion ? assembler.peerVersion ?? Wire.version : Wire.version)
         finish(.violation(error))
     }
 

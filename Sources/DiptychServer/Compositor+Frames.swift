@@ -63,12 +63,17 @@ extension Compositor {
         let graph = sceneGraph()
         let frameDamage = damage.take(graph)
         let target = backend.beginFrame()
-        var pixels: [UInt64: PixelImage] = [:]
-        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
         let repaint = target.repaintRegion(frameDamage, history: damageHistory)
-        let scene = Scene(graph, images: { pixels[$0.id] }, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
+        let scene = Scene(graph, images: images(of: graph), transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         let (ops, stats) = renderer.plan(scene)
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
+    }
+
+    /// The pixels of every image `graph` shows, by image id.
+    private func images(of graph: SceneGraph) -> (ImageRef) -> PixelImage? {
+        var pixels: [UInt64: PixelImage] = [:]
+        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
+        return { pixels[$0.id] }
     }
 
     /// Frame stage 2 (composite): draws the frame into the output's buffer (once the output
@@ -113,10 +118,8 @@ extension Compositor {
     /// unscaled (`logical`).
     public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false) -> PixelImage {
         let graph = sceneGraph()
-        var pixels: [UInt64: PixelImage] = [:]
-        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
         let size = logical ? geometry.logical : geometry.panel
-        let scene = Scene(graph, images: { pixels[$0.id] }, transform: logical ? .identity : geometry.transform, outputSize: size)
+        let scene = Scene(graph, images: images(of: graph), transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
         return image

@@ -343,13 +343,8 @@ public final class Compositor {
             guard c.snapshotRequests.removeValue(forKey: serial) != nil else {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
-            // A snapshot that arrives after its drag ended is simply not used (and released).
-            if shell.drag != nil {
-                c.use(buffer)
-                c.snapshots.append(hold(buffer))
-            } else {
-                c.send(.release(buffer: id))
-            }
+            // A snapshot that arrives after its drag ended is simply not used.
+            c.takeSnapshot(hold(buffer), duringDrag: shell.drag != nil)
         case .syncDone(let serial):
             c.syncAnswered = serial
             c.syncAnsweredAt = MonotonicClock.nanoseconds

@@ -19,6 +19,7 @@ struct HostileClientTests {
         ("too-long", .messageTooLong), ("no-fd", .missingFD), ("many-fds", .tooManyFDs), ("huge", .badDimensions),
         ("early-commit", .badState), ("bad-ack", .unknownSerial), ("unknown-buffer", .unknownBuffer),
         ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
+        ("too-many-bytes", .tooManyBuffers),
         ("version-1", .unsupportedVersion),
     ]
 

@@ -40,6 +40,8 @@ enum Mode: String, CaseIterable {
     case destroyedBuffer = "destroyed-buffer"
     /// Registers more buffers than one app may hold.
     case tooManyBuffers = "too-many-buffers"
+    /// Registers two sparse 16384x16384 buffers: 2 GiB mapped, over the 1 GiB an app may hold.
+    case tooManyBytes = "too-many-bytes"
     /// Speaks protocol version 1 (memfd per commit): refused, naming version 2.
     case versionOne = "version-1"
     /// Shows a buffer, destroys it while it is on screen (allowed: it stays shown), and after
@@ -164,6 +166,9 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .tooManyBuffers:
         try connection.send(.ack(serial: c.serial))
         for _ in 0..<65 { _ = try connection.createBuffer(width: 4, height: 4) }
+    case .tooManyBytes:
+        try connection.send(.ack(serial: c.serial))
+        for _ in 0..<2 { _ = try connection.createBuffer(width: 16384, height: 16384) }
     case .destroyShown:
         let b = try show(c, w, h, connection, color)
         try connection.destroy(b)

@@ -8,8 +8,8 @@ public struct DamageTracker: Sendable {
     public private(set) var geometry: OutputGeometry
     private var pending = Region()
     private var full = true
-    /// What each app's pane showed in the last frame drawn.
-    private var last: [AppID: SceneNode] = [:]
+    /// What each node showed in the last frame drawn.
+    private var last: [SceneNode.Key: SceneNode] = [:]
 
     /// A tracker whose first frame repaints everything.
     public init(geometry: OutputGeometry) { self.geometry = geometry }
@@ -59,8 +59,8 @@ public struct DamageTracker: Sendable {
             pending = Region()
         }
         if full { return nil }
-        for app in Set(last.keys).union(drawn.keys).sorted() {
-            for r in Self.moved(from: last[app], to: drawn[app]).rects { add(r) }
+        for key in Set(last.keys).union(drawn.keys).sorted() {
+            for r in Self.moved(from: last[key], to: drawn[key]).rects { add(r) }
         }
         return pending
     }
@@ -82,12 +82,15 @@ public struct DamageTracker: Sendable {
         for r in damage.rects { pending.formUnion(r) }
     }
 
-    /// Each app's node in a scene.
-    private static func byApp(_ scene: SceneGraph) -> [AppID: SceneNode] {
-        Dictionary(scene.nodes.map { ($0.app, $0) }, uniquingKeysWith: { _, last in last })
+    /// Each node of a scene by its key.
+    private static func byApp(_ scene: SceneGraph) -> [SceneNode.Key: SceneNode] {
+        Dictionary(scene.nodes.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Logical pixels that changed between two placements of one app's pane.
+    /// Logical pixels that changed between two placements of one node (an app's pane, a piece
+    /// of chrome). A flat colour is the same wherever it lies, so a tile or the divider that
+    /// moved repaints only what it gained and lost; rounded corners that changed repaint the
+    /// corners.
     static func moved(from old: SceneNode?, to new: SceneNode?) -> Region {
         var changed = Region()
         switch (old, new) {
@@ -98,7 +101,15 @@ public struct DamageTracker: Sendable {
         case (nil, let n?):
             changed.formUnion(n.clip)
         case (let o?, let n?):
-            let sameContent = o.imageRect == n.imageRect && (o.image.id == n.image.id || (o.live && n.live))
+            let sameContent: Bool
+            switch (o.content, n.content) {
+            case (.image(let a, let aLive), .image(let b, let bLive)): sameContent = o.imageRect == n.imageRect && (a.id == b.id || (aLive && bLive))
+            case (.solid(let a), .solid(let b)): sameContent = a == b
+            default: sameContent = o.content == n.content && o.imageRect == n.imageRect
+            }
+            if sameContent && o.cornerRadius != n.cornerRadius {
+                for r in o.corners + n.corners { changed.formUnion(r) }
+            }
             if sameContent && o.clip == n.clip { break }
             if sameContent {
                 var gained = Region(n.clip)
@@ -112,5 +123,17 @@ public struct DamageTracker: Sendable {
             }
         }
         return changed
+    }
+}
+
+extension SceneNode {
+    /// The squares at the clip's corners that rounded corners cut into.
+    var corners: [Rect] {
+        let r = min(cornerRadius, clip.width / 2, clip.height / 2)
+        guard r > 0 else { return [] }
+        return [
+            Rect(x: clip.minX, y: clip.minY, width: r, height: r), Rect(x: clip.maxX - r, y: clip.minY, width: r, height: r),
+            Rect(x: clip.minX, y: clip.maxY - r, width: r, height: r), Rect(x: clip.maxX - r, y: clip.maxY - r, width: r, height: r),
+        ]
     }
 }

@@ -40,6 +40,13 @@ public struct DividerDrag: Equatable, Sendable {
     /// The divider follows the finger.
     mutating func move(fingerX: Double) { x = fingerX - grabOffset }
 
+    /// The screen turned under the drag: the divider keeps its place in proportion to the
+    /// width, and a cancelled drag goes back to the divider of the new orientation.
+    mutating func reorient(scale: Double, dividerX: Int) {
+        x *= scale
+        startX = dividerX
+    }
+
     /// The divider's left edge as drawn: whole points, kept on the screen.
     func drawnX(screenWidth: Int, dividerWidth: Int) -> Int {
         min(max(0, Int(x.rounded(.down))), screenWidth - dividerWidth)
@@ -100,12 +107,56 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
     }
 }
 
-/// A touch that began in the right edge zone over a full-screen primary: it belongs to the app
-/// until it has travelled far enough left, when the compositor claims it.
-public struct EdgeSwipe: Equatable, Sendable {
-    var app: AppID
-    var startX: Double
+/// A touch that began in the right edge zone while a Slide Over could come in: held back from
+/// the app under it until the swipe claims it or it is given to the app (SPEC §9).
+public struct EdgeHold: Equatable, Sendable {
+    /// A touch position in points.
+    struct Sample: Equatable, Sendable {
+        var x: Double
+        var y: Double
+    }
 
-    /// Whether the finger at `x` has swiped far enough to bring the Slide Over in.
-    func claims(fingerX x: Double) -> Bool { startX - x >= GestureMetrics.swipeDistance }
+    /// The app under the finger, which gets the touch if it is not claimed.
+    var app: AppID
+    var start: Sample
+    var startTime: UInt64
+    /// The motions held since the `down`, oldest first. At most `sampleLimit` are kept: past
+    /// that, the newest replaces the last (an app needs the path's shape, not every sample).
+    var motions: [Sample] = []
+    static let sampleLimit = 32
+
+    init(app: AppID, x: Double, y: Double, now: UInt64) {
+        self.app = app
+        start = Sample(x: x, y: y)
+        startTime = now
+    }
+
+    /// When it is given to the app if nothing else happened.
+    var deadline: UInt64 { startTime + MotionMetrics.edgeHoldMilliseconds }
+
+    mutating func hold(x: Double, y: Double) {
+        if motions.count >= Self.sampleLimit { motions.removeLast() }
+        motions.append(Sample(x: x, y: y))
+    }
+
+    /// Whether the finger at `x` has swiped far enough left to bring the Slide Over in.
+    func claims(fingerX x: Double) -> Bool { start.x - x >= GestureMetrics.swipeDistance }
+
+    /// Whether the finger left the edge zone other than by swiping in: it moved along the
+    /// edge (further than the tap slop, more up or down than left).
+    func leftOtherwise(x: Double, y: Double) -> Bool {
+        let dy = abs(y - start.y)
+        return dy > GestureMetrics.tapSlop && dy > start.x - x
+    }
+}
+
+/// A Slide Over swiped in and following the finger: its left edge under the finger, never
+/// further left than its place.
+public struct SlideIn: Equatable, Sendable {
+    var fingerX: Double
+
+    /// The pane's left edge in points on a screen `screenWidth` wide.
+    func paneX(screenWidth w: Int, compactWidth c: Int) -> Int {
+        min(w, max(w - c, Int(fingerX.rounded(.down))))
+    }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The one scene builder: what each presented pane shows (its live surface, or during a drag the
-// snapshot nearest its width), where the image lands (anchored at the pane's outer edge) and
-// what it is clipped to. `render`, `run`, the goldens and the profiler all build scenes here.
+// snapshot nearest its width, over a placeholder where the image does not reach), where the
+// image lands (anchored at the pane's outer edge), and the chrome around the panes (the divider
+// and its handle; a Slide Over's rounded corners, shadow and grabber). `render`, `run`, the
+// goldens and the profiler all build scenes here.
 
 /// An image the scene can show, by identity: the id is given by whoever holds the pixels and
 /// stays the same for as long as they hold them (a committed buffer, a snapshot).
@@ -23,30 +25,94 @@ public struct AppContent: Sendable {
     public var live: ImageRef?
     /// Snapshots received for the drag in progress.
     public var snapshots: [ImageRef]
+    /// The app's name, shown on its placeholder.
+    public var name: String
+    /// The app's dominant colour (its placeholder's tile), if known.
+    public var tint: RGB?
 
-    public init(live: ImageRef?, snapshots: [ImageRef] = []) {
+    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: String = "", tint: RGB? = nil) {
         self.live = live
         self.snapshots = snapshots
+        self.name = name
+        self.tint = tint
     }
 }
 
-/// One image placed on the logical screen, in logical pixels.
-public struct SceneNode: Hashable, Sendable {
-    public var app: AppID
-    public var image: ImageRef
-    /// The app's live surface (its content changes with commits), not a snapshot.
-    public var live: Bool
-    /// Where the image's pixels land.
-    public var imageRect: Rect
-    /// The pane it is clipped to.
-    public var clip: Rect
+/// Chrome the renderer draws from a description (SPEC §9), sized by the node's `imageRect`.
+public enum Chrome: Hashable, Sendable {
+    /// A soft shadow cast to the left of an edge: black, `alpha` at its right side fading to
+    /// nothing at its left.
+    case shadow(alpha: UInt8)
+    /// A pill (a rectangle with fully rounded ends): the divider's handle, the grabber.
+    case pill(RGB, alpha: UInt8)
+    /// Text in the bitmap font, each font pixel `scale` pixels square.
+    case label(String, RGB, scale: Int)
+}
 
-    public init(app: AppID, image: ImageRef, live: Bool, imageRect: Rect, clip: Rect) {
-        self.app = app
-        self.image = image
-        self.live = live
+/// One thing placed on the logical screen, in logical pixels.
+public struct SceneNode: Hashable, Sendable {
+    /// What the node is, for the damage tracker: the same key in two frames is the same thing,
+    /// perhaps moved.
+    public enum Key: Hashable, Sendable, Comparable {
+        case placeholder(AppID)
+        case surface(AppID)
+        case label(AppID)
+        case shadow(AppID)
+        case grabber(AppID)
+        case divider
+        case handle
+    }
+
+    public enum Content: Hashable, Sendable {
+        /// An app's pixels; `live` for its committed surface (which changes with commits), not
+        /// a snapshot.
+        case image(ImageRef, live: Bool)
+        /// An opaque flat colour.
+        case solid(RGB)
+        case chrome(Chrome)
+    }
+
+    public var key: Key
+    public var content: Content
+    /// Where the content's pixels land (a solid colour fills its clip).
+    public var imageRect: Rect
+    /// What it is clipped to (a pane, for an app's image).
+    public var clip: Rect
+    /// The clip's corners are rounded by this radius (a Slide Over): what lies outside the
+    /// arcs shows what is under the node.
+    public var cornerRadius: Int
+
+    public init(key: Key, content: Content, imageRect: Rect, clip: Rect, cornerRadius: Int = 0) {
+        self.key = key
+        self.content = content
         self.imageRect = imageRect
         self.clip = clip
+        self.cornerRadius = cornerRadius
+    }
+
+    /// An app's surface node.
+    public init(app: AppID, image: ImageRef, live: Bool, imageRect: Rect, clip: Rect, cornerRadius: Int = 0) {
+        self.init(key: .surface(app), content: .image(image, live: live), imageRect: imageRect, clip: clip, cornerRadius: cornerRadius)
+    }
+
+    /// The app whose pane this node belongs to, if any.
+    public var app: AppID? {
+        switch key {
+        case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a): a
+        case .divider, .handle: nil
+        }
+    }
+
+    /// The app's image this node shows, if it shows one.
+    public var image: ImageRef? {
+        if case .image(let ref, _) = content { return ref }
+        return nil
+    }
+
+    /// Whether it shows an app's live surface.
+    public var live: Bool {
+        if case .image(_, true) = content { return true }
+        return false
     }
 }
 
@@ -54,28 +120,119 @@ public struct SceneNode: Hashable, Sendable {
 public struct SceneGraph: Equatable, Sendable {
     public var size: Size
     public var nodes: [SceneNode]
+
+    public init(size: Size, nodes: [SceneNode]) {
+        self.size = size
+        self.nodes = nodes
+    }
+
+    /// The nodes that show an app's image (its surface or a snapshot).
+    public var surfaces: [SceneNode] { nodes.filter { $0.image != nil } }
+}
+
+/// The chrome's look (SPEC §9), in points unless said otherwise.
+public enum ChromeStyle {
+    /// The divider: dark, with a light rounded handle centred on it.
+    public static let dividerColor = RGB(red: 0x1C, green: 0x1C, blue: 0x1E)
+    public static let handleColor = RGB(red: 0xD1, green: 0xD1, blue: 0xD6)
+    public static let handleSize = Size(width: 4, height: 40)
+    /// A Slide Over's corner radius, shadow width and darkest shadow (at its edge).
+    public static let cornerRadius = 10
+    public static let shadowWidth = 16
+    public static let shadowAlpha = 0.32
+    /// The grabber: a small pill at the Slide Over's top centre.
+    public static let grabberSize = Size(width: 36, height: 5)
+    public static let grabberTop = 6
+    public static let grabberColor = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
+    public static let grabberAlpha = 0.9
+    /// A placeholder's tile when the app's colour is unknown, and its name's size (font
+    /// pixels per point).
+    public static let neutralTile = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
+    public static let labelScale = 2
 }
 
 /// Builds scenes from presented panes. Pure.
 public enum SceneBuilder {
     /// The scene for `panes` (bottom to top) on `profile`'s screen in `orientation`: each pane
     /// shows its app's live surface, or when it prefers snapshots the one nearest its width
-    /// (the live surface until one arrives). Panes with nothing to show stay black.
+    /// (the live surface until one arrives), over a placeholder where the image does not
+    /// reach; the divider with its handle between panes side by side; a floating pane's
+    /// shadow, rounded corners and grabber. Panes of apps with no content are left out.
     public static func build(panes: [PresentedPane], profile: DeviceProfile, orientation: Orientation, content: (AppID) -> AppContent?) -> SceneGraph {
+        let scale = profile.scale
+        let size = profile.pixelSize(orientation)
         var nodes: [SceneNode] = []
-        for p in panes {
+        let divider = PresentedPane.divider(between: panes, screen: profile.screenSize(orientation))
+        var dividerDrawn = false
+        func drawDivider() {
+            guard let d = divider, !dividerDrawn else { return }
+            dividerDrawn = true
+            let r = d.scaled(by: scale)
+            nodes.append(SceneNode(key: .divider, content: .solid(ChromeStyle.dividerColor), imageRect: r, clip: r))
+            let hw = ChromeStyle.handleSize.width * scale, hh = ChromeStyle.handleSize.height * scale
+            guard r.width >= hw else { return }
+            let handle = Rect(x: r.x + (r.width - hw) / 2, y: r.y + (r.height - hh) / 2, width: hw, height: hh)
+            nodes.append(SceneNode(key: .handle, content: .chrome(.pill(ChromeStyle.handleColor, alpha: 255)), imageRect: handle, clip: handle))
+        }
+        for (i, p) in panes.enumerated() {
             guard let c = content(p.app) else { continue }
-            let clip = p.frame.scaled(by: profile.scale)
+            // The divider lies between the panes: over the one below, under the one above.
+            if i > 0 { drawDivider() }
+            let clip = p.frame.scaled(by: scale)
+            guard !clip.isEmpty else { continue }
+            let floating = max(0, min(1, p.floating))
+            let radius = Int((Double(ChromeStyle.cornerRadius * scale) * floating).rounded())
+            if floating > 0 {
+                let w = ChromeStyle.shadowWidth * scale
+                let shadow = Rect(x: clip.x - w, y: clip.y, width: w, height: clip.height)
+                let alpha = UInt8((ChromeStyle.shadowAlpha * floating * 255).rounded())
+                if alpha > 0 { nodes.append(SceneNode(key: .shadow(p.app), content: .chrome(.shadow(alpha: alpha)), imageRect: shadow, clip: shadow)) }
+            }
             var image = c.live
             var live = true
             if p.prefersSnapshots, let best = c.snapshots.min(by: { abs($0.width - clip.width) < abs($1.width - clip.width) }) {
                 image = best
                 live = false
             }
-            guard let image else { continue }
-            nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: place(image, in: clip, anchor: p.anchor), clip: clip))
+            let placed = image.map { place($0, in: clip, anchor: p.anchor) }
+            var bare = Region(clip)
+            if let placed { bare.subtract(placed) }
+            if !bare.isEmpty {
+                // No black gaps: a flat tile in the app's colour under the image, its name in
+                // the widest part the image leaves bare.
+                let tile = c.tint ?? ChromeStyle.neutralTile
+                nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: clip, clip: clip))
+                if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
+                if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }), let label = label(c.name, on: tile, in: band, scale: scale) {
+                    nodes.append(label.with(key: .label(p.app)))
+                }
+            } else if let placed, let image {
+                nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius))
+            }
+            if floating > 0 {
+                let gw = ChromeStyle.grabberSize.width * scale, gh = ChromeStyle.grabberSize.height * scale
+                let grabber = Rect(x: clip.x + (clip.width - gw) / 2, y: clip.y + ChromeStyle.grabberTop * scale, width: gw, height: gh)
+                let alpha = UInt8((ChromeStyle.grabberAlpha * floating * 255).rounded())
+                if alpha > 0, grabber.width <= clip.width {
+                    nodes.append(SceneNode(key: .grabber(p.app), content: .chrome(.pill(ChromeStyle.grabberColor, alpha: alpha)), imageRect: grabber, clip: grabber))
+                }
+            }
         }
-        return SceneGraph(size: profile.pixelSize(orientation), nodes: nodes)
+        drawDivider()
+        return SceneGraph(size: size, nodes: nodes)
+    }
+
+    /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
+    /// when it does not fit.
+    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int) -> SceneNode? {
+        guard !name.isEmpty else { return nil }
+        let fontScale = ChromeStyle.labelScale * scale
+        let size = BitmapFont.size(of: name, scale: fontScale)
+        guard size.width + 4 * fontScale <= band.width, size.height + 4 * fontScale <= band.height else { return nil }
+        let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
+        let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
+        let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
+        return SceneNode(key: .divider, content: .chrome(.label(name, ink, scale: fontScale)), imageRect: r, clip: r)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the
@@ -83,5 +240,13 @@ public enum SceneBuilder {
     static func place(_ image: ImageRef, in clip: Rect, anchor: Anchor) -> Rect {
         let x = anchor == .leading ? clip.x : clip.maxX - image.width
         return Rect(x: x, y: clip.y, width: image.width, height: image.height)
+    }
+}
+
+extension SceneNode {
+    func with(key: Key) -> SceneNode {
+        var n = self
+        n.key = key
+        return n
     }
 }

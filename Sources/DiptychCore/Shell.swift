@@ -45,6 +45,20 @@ public struct PresentedPane: Equatable, Sendable {
     public var anchor: Anchor
     /// Show the snapshot nearest the pane's width instead of the live surface (during a drag).
     public var prefersSnapshots: Bool
+    /// How much of the Slide Over chrome it wears (rounded corners, shadow, grabber): 1 for a
+    /// floating Slide Over, 0 for a pane in a split or full screen, between while it pins.
+    public var floating: Double = 0
+    /// The pane of an app that left the screen, sliding off it.
+    public var leaving = false
+
+    public init(app: AppID, role: Role, frame: Rect, anchor: Anchor, prefersSnapshots: Bool, floating: Double = 0) {
+        self.app = app
+        self.role = role
+        self.frame = frame
+        self.anchor = anchor
+        self.prefersSnapshots = prefersSnapshots
+        self.floating = floating
+    }
 }
 
 /// The multitasking state machine: roles, the arrangement and the layout they give, with the
@@ -66,13 +80,18 @@ public struct Shell: Sendable {
     public private(set) var layout: Layout
     var routes: [Int32: Route] = [:]
     var penRoute: AppID?
+    /// The panes settling after a gesture, if any (`Motion.swift`).
+    public internal(set) var motion: Transition?
 
     /// Where a touch in progress goes.
     enum Route: Equatable, Sendable {
         case app(AppID)
         case divider(DividerDrag)
         case slideEdge(SlideOverEdgeDrag)
-        case edgeSwipe(EdgeSwipe)
+        /// Held back at the right edge until claimed or given to the app (SPEC §9).
+        case held(EdgeHold)
+        /// Claimed: the Slide Over follows the finger in.
+        case slideIn(SlideIn)
         case swallowed
     }
 
@@ -95,7 +114,8 @@ public struct Shell: Sendable {
 
     /// The arrangement on screen now.
     public var arrangement: Arrangement {
-        guard multitasking, let p = primary, let s = secondary, secondaryShown else { return .full }
+        // An app that requires the full screen is never brought in as a Slide Over.
+        guard multitasking, let p = primary, let s = secondary, secondaryShown, !fullScreenOnly.contains(s) else { return .full }
         var a = requested.shown(in: orientation)
         if a.isSplit && (fullScreenOnly.contains(p) || fullScreenOnly.contains(s)) { a = .slideOver }
         return a
@@ -125,8 +145,10 @@ public struct Shell: Sendable {
         return nil
     }
 
-    /// The panes as drawn now, bottom to top: the configured layout, or the panes of a drag in
-    /// progress (the divider follows the finger), or a Slide Over being dragged by its edge.
+    /// The panes where the shell puts them now, bottom to top: the configured layout, or the
+    /// panes of a drag in progress (the divider follows the finger), or a Slide Over following
+    /// the finger in or out. What is drawn may still be settling towards these
+    /// (`presentation(at:)`); touches are routed by these.
     public var presentation: [PresentedPane] {
         let l = layout
         var out: [PresentedPane] = PresentedPane.panes(of: l) { app($0) }
@@ -140,20 +162,83 @@ public struct Shell: Sendable {
             out[0].prefersSnapshots = true
             out[1].prefersSnapshots = true
         }
-        for case .slideEdge(let e) in routes.values where out.count == 2 {
-            out[1].frame.x += Int(e.offset.rounded(.down))
+        for route in routes.values where out.count == 2 {
+            switch route {
+            case .slideEdge(let e): out[1].frame.x += Int(e.offset.rounded(.down))
+            case .slideIn(let s): out[1].frame.x = s.paneX(screenWidth: l.screen.width, compactWidth: out[1].frame.width)
+            default: break
+            }
         }
         return out
     }
 
-    /// The divider to draw, if any (follows a drag in progress).
-    public var dividerRect: Rect? {
-        let l = layout
-        if let d = drag {
-            let x = d.drawnX(screenWidth: l.screen.width, dividerWidth: profile.dividerWidth)
-            return Rect(x: x, y: 0, width: profile.dividerWidth, height: l.screen.height)
+    /// The panes as drawn at `now`: settling after a gesture, or where the shell puts them.
+    public func presentation(at now: UInt64) -> [PresentedPane] {
+        if let m = motion, m.isRunning(at: now) { return m.panes(at: now) }
+        return presentation
+    }
+
+    /// The divider as drawn at `now`, if any: between the panes, following them.
+    public func dividerRect(at now: UInt64) -> Rect? {
+        PresentedPane.divider(between: presentation(at: now), screen: layout.screen)
+    }
+
+    /// Whether panes are settling at `now`.
+    public func isSettling(at now: UInt64) -> Bool { motion?.isRunning(at: now) ?? false }
+
+    /// Whether something moves at `now` without a finger holding it, or a Slide Over is being
+    /// brought in: apps are activated only once it has come to rest.
+    public func isMoving(at now: UInt64) -> Bool {
+        isSettling(at: now) || routes.values.contains { if case .slideIn = $0 { true } else { false } }
+    }
+
+    /// Whether a finger holds panes: a divider drag, a Slide Over swiped in or held by its edge.
+    public var isFollowingFinger: Bool {
+        routes.values.contains {
+            switch $0 {
+            case .divider, .slideIn, .slideEdge: true
+            default: false
+            }
         }
-        return l.divider.map { Rect(x: $0.x, y: 0, width: $0.width, height: l.screen.height) }
+    }
+
+    /// The next time `tick` has something to do: a settle ends, or an edge touch is due to
+    /// be given to its app.
+    public var nextDeadline: UInt64? {
+        var times = routes.values.compactMap { r -> UInt64? in if case .held(let h) = r { h.deadline } else { nil } }
+        if let m = motion { times.append(m.end) }
+        return times.min()
+    }
+
+    /// Time passes: a settle that ended finishes (its effects are returned), and edge touches
+    /// held for 150 ms go to their app from their `down`.
+    public mutating func tick(now: UInt64) -> [ShellEffect] {
+        var effects: [ShellEffect] = []
+        for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
+            if case .held(let h) = route, now >= h.deadline { effects += releaseHeld(id, h, then: nil) }
+        }
+        if let m = motion, !m.isRunning(at: now) { effects += finishMotion() }
+        return effects
+    }
+
+    /// Ends the settle in progress at once (a new gesture, a rotation), with its effects.
+    mutating func finishMotion() -> [ShellEffect] {
+        guard let m = motion else { return [] }
+        motion = nil
+        return m.onFinish
+    }
+
+    /// Starts settling from the panes drawn before a change (`from`) to where the shell put
+    /// them after it; `onFinish` runs once they are in place.
+    mutating func settle(from: [PresentedPane], now: UInt64, onFinish: [ShellEffect]) -> [ShellEffect] {
+        let done = finishMotion()
+        let target = presentation
+        let t = Transition.between(from, target, screenWidth: layout.screen.width, dividerWidth: profile.dividerWidth, at: now, onFinish: onFinish)
+        if t.to.map(\.frame) == t.from.map(\.frame) && t.to.map(\.floating) == t.from.map(\.floating) && t.to.map(\.app) == t.from.map(\.app) {
+            return done + onFinish
+        }
+        motion = t
+        return done
     }
 
     // MARK: - Apps
@@ -180,10 +265,12 @@ public struct Shell: Sendable {
         return effects
     }
 
-    /// Removes an app that went away. Its partner, if any, takes the full screen as primary.
-    public mutating func remove(_ app: AppID) -> [ShellEffect] {
+    /// Removes an app that went away. Its partner, if any, takes the full screen as primary,
+    /// growing into it from where it was drawn at `now`.
+    public mutating func remove(_ app: AppID, now: UInt64 = 0) -> [ShellEffect] {
         fullScreenOnly.remove(app)
         guard app == primary || app == secondary else { return [] }
+        let from = presentation(at: now).filter { $0.app != app }
         // A drag the departing app was part of ends; the app that stays is activated once it
         // has drawn its new bounds, so after the configure below.
         let ended = endGestures(becauseOf: app)
@@ -203,7 +290,7 @@ public struct Shell: Sendable {
             effects.append(.layoutChanged)
             effects += activations
         }
-        return effects
+        return settle(from: from, now: now, onFinish: []) + effects
     }
 
     /// Ends every gesture (a rotation or a departing app), with the apps' cleanup.
@@ -215,10 +302,10 @@ public struct Shell: Sendable {
                 routes[id] = .swallowed
                 for a in shownApps where a != departing { effects.append(.activateWhenDrawn(a)) }
                 effects.append(.dropSnapshots)
-            case .slideEdge:
+            case .slideEdge, .slideIn:
                 routes[id] = .swallowed
-            case .edgeSwipe(let s):
-                if s.app == departing { routes[id] = .swallowed }
+            case .held(let h):
+                if h.app == departing || departing == nil { routes[id] = .swallowed }
             case .app(let a):
                 if a == departing { routes[id] = .swallowed }
             case .swallowed:
@@ -234,7 +321,7 @@ public struct Shell: Sendable {
     /// and every shown app is told its new bounds.
     public mutating func changeProfile(to p: DeviceProfile) -> [ShellEffect] {
         guard p != profile else { return [] }
-        var effects = endGestures(becauseOf: nil)
+        var effects = finishMotion() + endGestures(becauseOf: nil)
         effects += shownApps.map { .lifecycle($0, .willResignActive) }
         profile = p
         effects.append(.layoutChanged)
@@ -242,13 +329,33 @@ public struct Shell: Sendable {
         return effects
     }
 
-    /// Rotates the screen. A drag in progress ends where the layout is valid (the arrangement
-    /// it started from), and every shown app is told its new bounds.
+    /// Rotates the screen; every shown app is told its new bounds. A divider drag in progress
+    /// goes on in the new orientation (SPEC §9): the divider keeps its place in proportion,
+    /// the apps are asked for snapshots at the new sizes, and the release snaps there. Other
+    /// gestures end.
     public mutating func rotate(to o: Orientation) -> [ShellEffect] {
         guard o != orientation else { return [] }
-        var effects = endGestures(becauseOf: nil)
+        var effects = finishMotion()
+        var drags: [Int32: DividerDrag] = [:]
+        for (id, route) in routes { if case .divider(let d) = route { drags[id] = d } }
+        for id in drags.keys { routes[id] = nil }
+        let ended = endGestures(becauseOf: nil)
+        let oldWidth = screenWidth
         orientation = o
-        effects.insert(.layoutChanged, at: 0)
+        effects.append(.layoutChanged)
+        effects += ended
+        for (id, var d) in drags.sorted(by: { $0.key < $1.key }) {
+            guard let divider = layout.divider else {
+                // No split in this orientation: the drag ends where the layout is valid.
+                routes[id] = .swallowed
+                effects += shownApps.map { .activateWhenDrawn($0) } + [.dropSnapshots]
+                continue
+            }
+            d.reorient(scale: screenWidth / oldWidth, dividerX: divider.x)
+            routes[id] = .divider(d)
+            effects.append(.dropSnapshots)
+            effects += snapshotRequests()
+        }
         return effects
     }
 }
@@ -258,7 +365,11 @@ extension PresentedPane {
     /// apps `app` names (panes without an app are left out).
     public static func panes(of layout: Layout, app: (Role) -> AppID?) -> [PresentedPane] {
         layout.panes.compactMap { p in
-            app(p.role).map { PresentedPane(app: $0, role: p.role, frame: p.frame, anchor: .leading, prefersSnapshots: false) }
+            app(p.role).map {
+                PresentedPane(
+                    app: $0, role: p.role, frame: p.frame, anchor: .leading, prefersSnapshots: false,
+                    floating: layout.arrangement == .slideOver && p.role == .secondary ? 1 : 0)
+            }
         }
     }
 }

@@ -22,38 +22,59 @@ extension Shell {
     public mutating func handleTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         switch phase {
         case .down: return touchDown(id: id, x: x, y: y, now: now)
-        case .motion: return touchMotion(id: id, x: x, y: y)
+        case .motion: return touchMotion(id: id, x: x, y: y, now: now)
         case .up: return touchUp(id: id, x: x, y: y, now: now, cancelled: false)
         case .cancel: return touchUp(id: id, x: x, y: y, now: now, cancelled: true)
         }
+    }
+
+    /// Whether a touch at `x` near the right edge may become the swipe that brings the Slide
+    /// Over in (there is a secondary to bring, and it may float).
+    private func mayBringSlideOver(x: Double) -> Bool {
+        guard arrangement == .full, let s = secondary, primary != nil, !fullScreenOnly.contains(s) else { return false }
+        return x >= screenWidth - GestureMetrics.edgeZone
     }
 
     private mutating func touchDown(id: Int32, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         if routes[id] != nil { _ = touchUp(id: id, x: x, y: y, now: now, cancelled: true) }
         let w = screenWidth
         let busy = routes.values.contains { if case .app = $0 { return false } else { return true } }
+        // A new gesture takes the panes where they are going.
+        var effects = busy ? [] : finishMotion()
         if multitasking && !busy {
             if let d = layout.divider, drag == nil {
                 let centre = Double(d.x) + Double(d.width) / 2
                 if abs(x - centre) <= Double(d.width) / 2 + GestureMetrics.dividerGrab {
-                    return beginDrag(id: id, x: x, divider: d)
+                    return effects + beginDrag(id: id, x: x, divider: d)
                 }
             }
             if arrangement == .slideOver, abs(x - (w - compactWidth)) <= GestureMetrics.slideOverGrab {
                 routes[id] = .slideEdge(SlideOverEdgeDrag(startX: x, startTime: now))
-                return []
+                return effects
             }
-            if arrangement == .full, secondary != nil, let p = primary, x >= w - GestureMetrics.edgeZone {
-                routes[id] = .edgeSwipe(EdgeSwipe(app: p, startX: x))
-                return [touch(p, id, .down, x, y)]
+            if mayBringSlideOver(x: x), let target = paneAt(x: x, y: y) {
+                // Held back: the app gets it only if the swipe does not claim it.
+                routes[id] = .held(EdgeHold(app: target.app, x: x, y: y, now: now))
+                return effects
             }
         }
         guard let target = paneAt(x: x, y: y) else {
             routes[id] = .swallowed
-            return []
+            return effects
         }
         routes[id] = .app(target.app)
-        return [touch(target.app, id, .down, x, y)]
+        return effects + [touch(target.app, id, .down, x, y)]
+    }
+
+    /// Gives a held edge touch to its app from its original `down`, with the motions held
+    /// since, then `last` (the phase that let it go), if any.
+    mutating func releaseHeld(_ id: Int32, _ h: EdgeHold, then last: (TouchPhase, Double, Double)?) -> [ShellEffect] {
+        var effects = [touch(h.app, id, .down, h.start.x, h.start.y)]
+        effects += h.motions.map { touch(h.app, id, .motion, $0.x, $0.y) }
+        if let (phase, x, y) = last { effects.append(touch(h.app, id, phase, x, y)) }
+        let ended = last.map { $0.0 == .up || $0.0 == .cancel } ?? false
+        routes[id] = ended ? nil : .app(h.app)
+        return effects
     }
 
     /// The splits the divider may snap to here, with their divider positions.
@@ -64,8 +85,13 @@ extension Shell {
 
     private mutating func beginDrag(id: Int32, x: Double, divider: Divider) -> [ShellEffect] {
         routes[id] = .divider(DividerDrag(fingerX: x, dividerX: divider.x, arrangement: arrangement))
-        var effects: [ShellEffect] = shownApps.map { .lifecycle($0, .willResignActive) }
-        // Every size each app may end at: the splits allowed here, or the full screen.
+        return shownApps.map { .lifecycle($0, .willResignActive) } + snapshotRequests()
+    }
+
+    /// Snapshot requests for every size each shown app may end a divider drag at here: the
+    /// splits allowed in this orientation, or the full screen.
+    func snapshotRequests() -> [ShellEffect] {
+        var effects: [ShellEffect] = []
         let full = LayoutEngine.shownLayout(profile: profile, orientation: orientation, arrangement: .full).panes
         for role in Role.allCases {
             guard let a = app(role) else { continue }
@@ -81,7 +107,7 @@ extension Shell {
         return effects
     }
 
-    private mutating func touchMotion(id: Int32, x: Double, y: Double) -> [ShellEffect] {
+    private mutating func touchMotion(id: Int32, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         guard let route = routes[id] else { return [] }
         switch route {
         case .app(let a):
@@ -94,46 +120,60 @@ extension Shell {
             e.move(fingerX: x)
             routes[id] = .slideEdge(e)
             return []
-        case .edgeSwipe(let swipe):
-            guard swipe.claims(fingerX: x), let s = secondary, primary != nil else {
-                return [touch(swipe.app, id, .motion, x, y)]
+        case .slideIn(var s):
+            s.fingerX = x
+            routes[id] = .slideIn(s)
+            return []
+        case .held(var h):
+            if h.claims(fingerX: x), let s = secondary, primary != nil {
+                // Claimed: the app never sees this touch, and the Slide Over comes in under
+                // the finger.
+                routes[id] = .slideIn(SlideIn(fingerX: x))
+                var effects: [ShellEffect] = []
+                if !secondaryShown { effects.append(.lifecycle(s, .willEnterForeground)) }
+                secondaryShown = true
+                requested = .slideOver
+                effects += [.layoutChanged, .activateWhenDrawn(s)]
+                return effects
             }
-            // The compositor claims the touch: the app loses it, and the Slide Over comes in.
-            routes[id] = .swallowed
-            var effects = [touch(swipe.app, id, .cancel, x, y)]
-            if !secondaryShown { effects.append(.lifecycle(s, .willEnterForeground)) }
-            secondaryShown = true
-            requested = .slideOver
-            effects += [.layoutChanged, .activateWhenDrawn(s)]
-            return effects
+            if now >= h.deadline || h.leftOtherwise(x: x, y: y) { return releaseHeld(id, h, then: (.motion, x, y)) }
+            h.hold(x: x, y: y)
+            routes[id] = .held(h)
+            return []
         case .swallowed:
             return []
         }
     }
 
     private mutating func touchUp(id: Int32, x: Double, y: Double, now: UInt64, cancelled: Bool) -> [ShellEffect] {
+        let from = presentation(at: now)
         guard let route = routes.removeValue(forKey: id) else { return [] }
         switch route {
         case .app(let a):
             return [touch(a, id, cancelled ? .cancel : .up, x, y)]
-        case .edgeSwipe(let swipe):
-            return [touch(swipe.app, id, cancelled ? .cancel : .up, x, y)]
+        case .held(let h):
+            // Lifted before anything claimed it: a tap (or a short stroke) for the app. A
+            // cancelled one never reached the app, so it is simply dropped.
+            return cancelled ? [] : releaseHeld(id, h, then: (.up, x, y))
+        case .slideIn:
+            // The Slide Over comes to rest at its place.
+            return settle(from: from, now: now, onFinish: [])
         case .divider(var d):
             if !cancelled { d.move(fingerX: x) }
-            return endDrag(d, cancelled: cancelled)
+            return endDrag(d, cancelled: cancelled, from: from, now: now)
         case .slideEdge(let e):
-            guard !cancelled else { return [] }
-            switch e.release(fingerX: x, now: now, screenWidth: screenWidth, compactWidth: compactWidth) {
+            switch cancelled ? .stay : e.release(fingerX: x, now: now, screenWidth: screenWidth, compactWidth: compactWidth) {
             case .pin:
                 guard let p = primary, let s = secondary, !fullScreenOnly.contains(p), !fullScreenOnly.contains(s) else { return [] }
                 requested = .split23
-                return [.layoutChanged]
+                return settle(from: from, now: now, onFinish: []) + [.layoutChanged]
             case .dismiss:
                 guard let s = secondary else { return [] }
                 secondaryShown = false
-                return [.lifecycle(s, .didEnterBackground), .layoutChanged]
+                // As on iOS: inactive first, in the background once it has slid off.
+                return [.lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [.lifecycle(s, .didEnterBackground)]) + [.layoutChanged]
             case .stay:
-                return []
+                return settle(from: from, now: now, onFinish: [])
             }
         case .swallowed:
             return []
@@ -141,27 +181,33 @@ extension Shell {
     }
 
     /// Snaps a released divider (SPEC §7): near the right edge dismisses the secondary, the left
-    /// quarter dismisses the primary, else the nearest allowed split.
-    private mutating func endDrag(_ d: DividerDrag, cancelled: Bool) -> [ShellEffect] {
-        var effects: [ShellEffect] = [.dropSnapshots]
-        guard let p = primary, let s = secondary else { return effects }
+    /// quarter dismisses the primary, else the nearest allowed split. The panes settle from
+    /// where the finger left them, still showing the drag's snapshots; apps get their
+    /// configure now and are activated once the settle and their commit are done.
+    private mutating func endDrag(_ d: DividerDrag, cancelled: Bool, from: [PresentedPane], now: UInt64) -> [ShellEffect] {
+        guard let p = primary, let s = secondary else { return [.dropSnapshots] }
         let outcome = d.outcome(
             cancelled: cancelled, screenWidth: screenWidth, dividerWidth: Double(profile.dividerWidth), compactWidth: compactWidth,
             splits: splits)
+        var effects: [ShellEffect]
+        var onFinish: [ShellEffect] = []
         switch outcome {
         case .dismissSecondary:
             secondaryShown = false
-            effects += [.lifecycle(s, .didEnterBackground), .layoutChanged, .activateWhenDrawn(p)]
+            effects = [.layoutChanged, .activateWhenDrawn(p)]
+            onFinish = [.lifecycle(s, .didEnterBackground)]
         case .dismissPrimary:
             primary = s
             secondary = p
             secondaryShown = false
-            effects += [.lifecycle(p, .didEnterBackground), .layoutChanged, .activateWhenDrawn(s)]
+            effects = [.layoutChanged, .activateWhenDrawn(s)]
+            onFinish = [.lifecycle(p, .didEnterBackground)]
         case .split(let nearest):
-            if nearest != d.startArrangement { requested = nearest }
-            effects += [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)]
+            // A landscape split-1/2 shown as split-2/3 in portrait stays remembered.
+            if nearest != requested.shown(in: orientation) { requested = nearest }
+            effects = [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)]
         }
-        return effects
+        return settle(from: from, now: now, onFinish: onFinish + [.dropSnapshots]) + effects
     }
 
     // MARK: - Pen

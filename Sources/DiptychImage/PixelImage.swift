@@ -147,3 +147,22 @@ public final class PixelImage {
 func pixmanColor(_ c: RGB) -> pixman_color_t {
     pixman_color_t(red: UInt16(c.red) * 257, green: UInt16(c.green) * 257, blue: UInt16(c.blue) * 257, alpha: 0xFFFF)
 }
+
+extension PixelImage {
+    /// The colour most of an 8×8 grid of samples has (the first sampled among equals): an
+    /// image's dominant colour, for a placeholder in its app's colour. Nil for an empty image.
+    public func dominantColor() -> RGB? {
+        guard width > 0, height > 0 else { return nil }
+        var counts: [UInt32: Int] = [:]
+        var order: [UInt32] = []
+        for j in 0..<8 {
+            for i in 0..<8 {
+                let v = pixel(x: (2 * i + 1) * width / 16, y: (2 * j + 1) * height / 16) & 0xFF_FFFF
+                if counts[v] == nil { order.append(v) }
+                counts[v, default: 0] += 1
+            }
+        }
+        guard let best = order.max(by: { counts[$0]! < counts[$1]! }) else { return nil }
+        return RGB(red: UInt8(best >> 16), green: UInt8((best >> 8) & 0xFF), blue: UInt8(best & 0xFF))
+    }
+}

@@ -6,23 +6,49 @@ import CRenderKernels
 import DiptychCore
 import DiptychImage
 
-/// One surface placed on the output.
+/// One surface placed on the output: an image, or a flat colour filling its clip.
 public struct SceneSurface {
-    /// The pixels to show.
-    public var image: PixelImage
+    /// The pixels to show, or nil for a flat colour.
+    public var image: PixelImage?
+    public var color: RGB
     /// Where the image's top-left pixel lands, in output pixels.
     public var origin: (x: Int, y: Int)
     /// The pane the surface is clipped to, in output pixels. What the image does not cover
     /// inside an opaque pane is black.
     public var clip: Rect
+    /// The clip's corners are rounded by this radius: outside the arcs, what is under shows.
+    public var cornerRadius: Int
 
-    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect) {
+    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect, cornerRadius: Int = 0) {
         self.image = image
+        color = RGB(red: 0, green: 0, blue: 0)
         self.origin = origin
         self.clip = clip
+        self.cornerRadius = cornerRadius
     }
 
-    var imageRect: Rect { Rect(x: origin.x, y: origin.y, width: image.width, height: image.height) }
+    /// A flat colour over `clip`.
+    public init(color: RGB, clip: Rect) {
+        image = nil
+        self.color = color
+        origin = (clip.x, clip.y)
+        self.clip = clip
+        cornerRadius = 0
+    }
+
+    var imageRect: Rect { image.map { Rect(x: origin.x, y: origin.y, width: $0.width, height: $0.height) } ?? clip }
+    var isOpaque: Bool { image?.format.isOpaque ?? true }
+
+    /// The corner squares the rounded corners cut, with which corner each is (0 top-left,
+    /// 1 top-right, 2 bottom-left, 3 bottom-right).
+    var corners: [(Rect, Int)] {
+        let r = min(cornerRadius, clip.width / 2, clip.height / 2)
+        guard r > 0, image != nil else { return [] }
+        return [
+            (Rect(x: clip.minX, y: clip.minY, width: r, height: r), 0), (Rect(x: clip.maxX - r, y: clip.minY, width: r, height: r), 1),
+            (Rect(x: clip.minX, y: clip.maxY - r, width: r, height: r), 2), (Rect(x: clip.maxX - r, y: clip.maxY - r, width: r, height: r), 3),
+        ]
+    }
 }
 
 /// What to draw: surfaces bottom to top over black, in logical pixels, shown on the output
@@ -54,7 +80,8 @@ public struct RenderStats: Equatable, Sendable {
     public var compositedRects = 0
     /// Output pixels composited from surfaces.
     public var compositedPixels = 0
-    /// Output pixels filled black.
+    /// Output pixels filled with a flat colour (black where nothing is, placeholders, the
+    /// divider).
     public var filledPixels = 0
 }
 
@@ -69,11 +96,50 @@ public enum ScaleFilter: Sendable {
     case box
 }
 
+/// A mask a composite is drawn through: an image's alpha (placed like a source), or one
+/// alpha everywhere (a cross-fade).
+public struct RenderMask {
+    public enum Source {
+        case image(PixelImage)
+        case constant(UInt8)
+    }
+
+    public var source: Source
+    /// Output pixel to mask pixel, when the scene is transformed; else `offset` is added to
+    /// output coordinates.
+    public var transform: AffineTransform?
+    public var offset: (x: Int, y: Int)
+
+    public init(source: Source, transform: AffineTransform? = nil, offset: (x: Int, y: Int) = (0, 0)) {
+        self.source = source
+        self.transform = transform
+        self.offset = offset
+    }
+}
+
 /// One drawing call the renderer made, recorded so that a profiler can replay exactly the same
 /// work, or the same work with pixman alone.
 public enum RenderOperation {
-    case fill([Rect])
-    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int))
+    case fill([Rect], RGB)
+    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int), mask: RenderMask?)
+
+    /// A composite without a mask.
+    public static func composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int)) -> RenderOperation {
+        .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects, sourceOffset: sourceOffset, mask: nil)
+    }
+
+    /// Whether it reads what is under it (a translucent source, or a mask).
+    var blends: Bool {
+        if case .composite(_, let opaque, _, _, _, _, let mask) = self { return !opaque || mask != nil }
+        return false
+    }
+
+    var rects: [Rect] {
+        switch self {
+        case .fill(let r, _): r
+        case .composite(_, _, _, _, let r, _, _): r
+        }
+    }
 }
 
 extension RenderOperation {
@@ -91,16 +157,19 @@ extension RenderOperation {
 
     private func restricted(_ cut: (Rect) -> [Rect]) -> RenderOperation {
         switch self {
-        case .fill(let rects): .fill(rects.flatMap(cut))
-        case .composite(let image, let opaque, let transform, let filter, let rects, let offset):
-            .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects.flatMap(cut), sourceOffset: offset)
+        case .fill(let rects, let color): .fill(rects.flatMap(cut), color)
+        case .composite(let image, let opaque, let transform, let filter, let rects, let offset, let mask):
+            .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects.flatMap(cut), sourceOffset: offset, mask: mask)
         }
     }
 }
 
 /// Draws scenes with pixman. Stateless; the target is passed in.
 public struct PixmanRenderer {
-    public init() {}
+    /// Where rounded corners' masks come from (and the chrome's pictures).
+    public let chrome: ChromeCache
+
+    public init(chrome: ChromeCache = ChromeCache()) { self.chrome = chrome }
 
     /// Replays recorded operations into `target`: unscaled opaque copies row by row with
     /// `memcpy`, box-filtered downscales with the area-average kernel, everything else with
@@ -112,10 +181,14 @@ public struct PixmanRenderer {
     ) {
         for op in operations {
             switch op {
-            case .fill(let rects):
-                target.fill(rects, color: RGB(red: 0, green: 0, blue: 0))
-            case .composite(let original, let opaque, let transform, let filter, let rects, let offset):
+            case .fill(let rects, let color):
+                target.fill(rects, color: color)
+            case .composite(let original, let opaque, let transform, let filter, let rects, let offset, let mask):
                 let image = source?(original) ?? original
+                if let mask {
+                    compositeMasked(image, transform: transform, filter: filter, rects: rects, offset: offset, mask: mask, into: target)
+                    continue
+                }
                 if opaque, transform == nil, !pixmanOnly {
                     for r in rects { target.blit(r, from: image, sourceOffset: offset) }
                     continue
@@ -138,6 +211,41 @@ public struct PixmanRenderer {
                 }
             }
         }
+    }
+
+    /// Draws `rects` of the output from `image` through `mask`'s alpha, over what is there.
+    static func compositeMasked(
+        _ image: PixelImage, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], offset: (x: Int, y: Int), mask: RenderMask, into target: PixelImage
+    ) {
+        let maskImage: OpaquePointer
+        switch mask.source {
+        case .image(let m): maskImage = m.image
+        case .constant(let alpha):
+            var c = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(alpha) * 257)
+            maskImage = pixman_image_create_solid_fill(&c)
+        }
+        defer { if case .constant = mask.source { pixman_image_unref(maskImage) } }
+        if let m = transform {
+            var pt = pixmanTransform(m)
+            pixman_image_set_transform(image.image, &pt)
+            pixman_image_set_filter(image.image, filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
+            pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
+        }
+        if case .image = mask.source, let mt = mask.transform {
+            var pt = pixmanTransform(mt)
+            pixman_image_set_transform(maskImage, &pt)
+            pixman_image_set_filter(maskImage, PIXMAN_FILTER_BILINEAR, nil, 0)
+        }
+        for r in rects {
+            pixman_image_composite32(
+                PIXMAN_OP_OVER, image.image, maskImage, target.image, Int32(r.x + offset.x), Int32(r.y + offset.y),
+                Int32(r.x + mask.offset.x), Int32(r.y + mask.offset.y), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+        }
+        if transform != nil {
+            pixman_image_set_transform(image.image, nil)
+            pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
+        }
+        if case .image = mask.source, mask.transform != nil { pixman_image_set_transform(maskImage, nil) }
     }
 
     /// Draws `rects` of the output from `image` through `m` (output pixel to image pixel, a
@@ -169,7 +277,7 @@ public struct PixmanRenderer {
     /// once and none is read.
     public static func replay(_ operations: [RenderOperation], into target: FrameTarget) {
         var blended = Region()
-        for case .composite(_, false, _, _, let rects, _) in operations { for r in rects { blended.formUnion(r) } }
+        for op in operations where op.blends { for r in op.rects { blended.formUnion(r) } }
         guard let shadow = target.shadow, !blended.isEmpty else {
             replay(operations, into: target.image)
             return
@@ -204,42 +312,73 @@ public struct PixmanRenderer {
         var stats = RenderStats()
         var ops: [RenderOperation] = []
 
-        // Visibility in logical pixels, from the top down.
+        // Visibility in logical pixels, from the top down. A surface with rounded corners
+        // hides nothing in its corner squares, and draws them through a corner mask.
         var opaqueAbove = Region()
         var visible: [Region] = Array(repeating: Region(), count: scene.surfaces.count)
+        var cornerVisible: [[(Region, Int, Rect)]] = Array(repeating: [], count: scene.surfaces.count)
         for (i, s) in scene.surfaces.enumerated().reversed() {
             guard let pane = s.clip.intersection(screen) else { continue }
             var v = Region(pane).intersection(s.imageRect)
             v.subtract(opaqueAbove)
+            var body = Region(pane)
+            for (square, corner) in s.corners {
+                let c = v.intersection(square)
+                if !c.isEmpty { cornerVisible[i].append((c, corner, square)) }
+                v.subtract(square)
+                body.subtract(square)
+            }
             visible[i] = v
-            if s.image.format.isOpaque { opaqueAbove.formUnion(pane) }
+            if s.isOpaque { for r in body.rects { opaqueAbove.formUnion(r) } }
         }
         // The output pieces each surface draws, inside the damage.
-        var pieces: [[Rect]] = []
+        func pieces(of region: Region) -> [Rect] {
+            var mine: [Rect] = []
+            for r in region.rects { mine += damage.intersection(identity ? r : t.apply(r)).rects }
+            return mine
+        }
+        var drawn: [[Rect]] = []
         var covered = Region()
         for (i, s) in scene.surfaces.enumerated() {
-            var mine: [Rect] = []
-            for r in visible[i].rects {
-                let d = identity ? r : t.apply(r)
-                mine += damage.intersection(d).rects
-            }
-            pieces.append(mine)
-            if s.image.format.isOpaque { for r in mine { covered.formUnion(r) } }
+            let mine = pieces(of: visible[i])
+            drawn.append(mine)
+            if s.isOpaque { for r in mine { covered.formUnion(r) } }
         }
         var black = damage
         black.subtract(covered)
-        if !black.isEmpty { ops.append(.fill(black.rects)) }
+        if !black.isEmpty { ops.append(.fill(black.rects, RGB(red: 0, green: 0, blue: 0))) }
         stats.filledPixels = black.area
 
         let inverse = identity ? t : t.inverted
-        for (i, s) in scene.surfaces.enumerated() where !pieces[i].isEmpty {
+        for (i, s) in scene.surfaces.enumerated() {
+            let mine = drawn[i]
+            guard let image = s.image else {
+                if !mine.isEmpty {
+                    ops.append(.fill(mine, s.color))
+                    stats.filledPixels += mine.reduce(0) { $0 + $1.width * $1.height }
+                }
+                continue
+            }
             // Output pixel -> logical pixel -> this surface's pixel.
             let m: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
-            ops.append(.composite(
-                image: s.image, opaque: s.image.format.isOpaque, transform: m, filter: Self.filterFor(m, opaque: s.image.format.isOpaque, t),
-                rects: pieces[i], sourceOffset: identity ? (-s.origin.x, -s.origin.y) : (0, 0)))
-            stats.compositedRects += pieces[i].count
-            stats.compositedPixels += pieces[i].reduce(0) { $0 + $1.width * $1.height }
+            let offset = identity ? (-s.origin.x, -s.origin.y) : (0, 0)
+            let opaque = image.format.isOpaque
+            if !mine.isEmpty {
+                ops.append(.composite(image: image, opaque: opaque, transform: m, filter: Self.filterFor(m, opaque: opaque, t), rects: mine, sourceOffset: offset))
+                stats.compositedRects += mine.count
+                stats.compositedPixels += mine.reduce(0) { $0 + $1.width * $1.height }
+            }
+            for (region, corner, square) in cornerVisible[i] {
+                let cut = pieces(of: region)
+                guard !cut.isEmpty else { continue }
+                let maskImage = chrome.corner(radius: square.width, corner: corner)
+                let mt: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-square.x), Double(-square.y)).concatenating(inverse)
+                let mask = RenderMask(source: .image(maskImage), transform: mt, offset: identity ? (-square.x, -square.y) : (0, 0))
+                ops.append(.composite(
+                    image: image, opaque: false, transform: m, filter: m == nil ? .nearest : .bilinear, rects: cut, sourceOffset: offset, mask: mask))
+                stats.compositedRects += cut.count
+                stats.compositedPixels += cut.reduce(0) { $0 + $1.width * $1.height }
+            }
         }
         return (ops, stats)
     }
@@ -267,10 +406,21 @@ func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
 
 extension Scene {
     /// The scene `graph` describes, with each node's pixels from `images` (nodes whose image
-    /// is not there are left out), shown on the output through `transform`.
-    public init(_ graph: SceneGraph, images: (ImageRef) -> PixelImage?, transform: AffineTransform = .identity, outputSize: Size? = nil, damage: Region? = nil) {
-        let surfaces = graph.nodes.compactMap { n in
-            images(n.image).map { SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip) }
+    /// is not there are left out) and the chrome's pictures from `chrome`, shown on the output
+    /// through `transform`.
+    public init(
+        _ graph: SceneGraph, images: (ImageRef) -> PixelImage?, chrome: ChromeCache = ChromeCache(), transform: AffineTransform = .identity,
+        outputSize: Size? = nil, damage: Region? = nil
+    ) {
+        let surfaces = graph.nodes.compactMap { n -> SceneSurface? in
+            switch n.content {
+            case .image(let ref, _):
+                images(ref).map { SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius) }
+            case .solid(let color):
+                SceneSurface(color: color, clip: n.clip)
+            case .chrome(let c):
+                SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip)
+            }
         }
         self.init(size: graph.size, surfaces: surfaces, transform: transform, outputSize: outputSize, damage: damage)
     }

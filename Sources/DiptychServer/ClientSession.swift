@@ -124,7 +124,20 @@ final class ClientSession {
     }
 
     /// What the app can show in a scene now.
-    var content: AppContent { AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref)) }
+    var content: AppContent {
+        AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint)
+    }
+
+    /// The dominant colour of the live surface (its placeholder's tile), worked out once per
+    /// commit from an 8×8 grid of samples.
+    private var tintCache: (id: UInt64, color: RGB?)?
+    var tint: RGB? {
+        guard let s = surface else { return nil }
+        if let c = tintCache, c.id == s.image.ref.id { return c.color }
+        let color = s.image.pixels.dominantColor()
+        tintCache = (s.image.ref.id, color)
+        return color
+    }
 
     /// Bytes held in snapshots.
     var snapshotBytes: Int { snapshots.reduce(0) { $0 + $1.pixels.stride * $1.pixels.height } }

@@ -27,15 +27,16 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
-        SceneBuilder.build(panes: shell.presentation, profile: shell.profile, orientation: shell.orientation) { session($0)?.content }
+        SceneBuilder.build(panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation) { session($0)?.content }
     }
 
     /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).
     func liveNode(of c: ClientSession) -> SceneNode? {
-        guard let p = shell.presentation.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
+        guard let p = shell.presentation(at: now).first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
             return nil
         }
-        return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }.nodes.first
+        return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }
+            .nodes.first { $0.key == .surface(c.app) }
     }
 
     /// Whether something waits to be shown: an app committed since the last frame, the scene
@@ -43,7 +44,7 @@ extension Compositor {
     /// A finger resting on the divider asks for nothing.
     public var needsRepaint: Bool {
         let graph = sceneGraph()
-        return graph.nodes.contains { session($0.app)?.frameDonePending ?? false } || damage.wouldRepaint(graph)
+        return graph.surfaces.contains { $0.app.flatMap { session($0)?.frameDonePending } ?? false } || damage.wouldRepaint(graph) || fade != nil
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -61,18 +62,24 @@ extension Compositor {
     /// frame. Nothing is drawn, so the output need not be ready yet.
     public func prepareFrame() -> Frame {
         let graph = sceneGraph()
+        // A cross-fade repaints the whole output while it runs, and once more when it ends.
+        if fade != nil { damage.invalidate() }
         let frameDamage = damage.take(graph)
         let target = backend.beginFrame()
         let repaint = target.repaintRegion(frameDamage, history: damageHistory)
-        let scene = Scene(graph, images: images(of: graph), transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
-        let (ops, stats) = renderer.plan(scene)
+        let scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
+        var (ops, stats) = renderer.plan(scene)
+        if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
     }
 
     /// The pixels of every image `graph` shows, by image id.
     private func images(of graph: SceneGraph) -> (ImageRef) -> PixelImage? {
         var pixels: [UInt64: PixelImage] = [:]
-        for n in graph.nodes { pixels[n.image.id] = session(n.app)?.pixels(n.image) }
+        for n in graph.nodes {
+            guard let image = n.image, let app = n.app else { continue }
+            pixels[image.id] = session(app)?.pixels(image)
+        }
         return { pixels[$0.id] }
     }
 
@@ -104,7 +111,7 @@ extension Compositor {
         if damageHistory.count > Self.damageHistoryLength { damageHistory.removeFirst() }
         frameCount += 1
         let time = virtualTime ?? shown
-        for p in shell.presentation {
+        for p in shell.presentation(at: now) {
             guard let c = session(p.app), c.frameDonePending, lastFrameCommits[c.id] == c.commits else { continue }
             c.frameDonePending = false
             send(.frameDone(time: time), to: c)
@@ -119,7 +126,7 @@ extension Compositor {
     public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false) -> PixelImage {
         let graph = sceneGraph()
         let size = logical ? geometry.logical : geometry.panel
-        let scene = Scene(graph, images: images(of: graph), transform: logical ? .identity : geometry.transform, outputSize: size)
+        let scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
         return image

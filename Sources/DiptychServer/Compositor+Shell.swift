@@ -59,8 +59,10 @@ extension Compositor {
         }
     }
 
+    /// Sends `didBecomeActive` once the app has drawn its configure (or had 250 ms) and the
+    /// panes have come to rest.
     func activateIfDrawn(_ c: ClientSession) {
-        guard let deadline = pendingActivation[c.id] else { return }
+        guard let deadline = pendingActivation[c.id], !shell.isMoving(at: now) else { return }
         if c.hasCommittedForConfigure || now >= deadline {
             pendingActivation[c.id] = nil
             send(.lifecycle(.didBecomeActive), to: c)
@@ -69,6 +71,7 @@ extension Compositor {
 
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
+        apply(shell.tick(now: now))
         if palm.tick(now: now) {
             apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
         }
@@ -78,11 +81,11 @@ extension Compositor {
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.
-    var nextTickDeadline: UInt64? { pendingActivation.values.min() }
+    var nextTickDeadline: UInt64? { [pendingActivation.values.min(), shell.nextDeadline].compactMap { $0 }.min() }
 
-    /// Whether no drag is in progress and no activation is pending: every shown app has drawn
-    /// its configure or had its 250 ms.
-    public var isSettled: Bool { shell.drag == nil && pendingActivation.isEmpty }
+    /// Whether nothing moves and no activation is pending: no drag, settle or cross-fade is in
+    /// progress, and every shown app has drawn its configure or had its 250 ms.
+    public var isSettled: Bool { !isInMotion && pendingActivation.isEmpty }
 
     // MARK: - Input and rotation
 
@@ -123,8 +126,11 @@ extension Compositor {
     /// Rotates the logical screen (the apps' orientation). Without emulation a headless
     /// output follows it; with emulation the panel stays and the picture is refitted.
     public func rotate(to orientation: Orientation) {
+        guard orientation != shell.orientation else { return }
+        beginCrossFade()
         let effects = shell.rotate(to: orientation)
         updateGeometry()
+        fitCrossFade()
         apply(effects)
     }
 
@@ -140,8 +146,11 @@ extension Compositor {
     /// Soft relaunch: emulates another device profile on the same panel. Every shown app gets
     /// a new configure (and sizeClassChanged where a class changes); apps keep running.
     public func emulate(_ profile: DeviceProfile) {
+        guard profile != shell.profile else { return }
+        beginCrossFade()
         let effects = shell.changeProfile(to: profile)
         updateGeometry()
+        fitCrossFade()
         apply(effects)
     }
 

@@ -101,6 +101,8 @@ public final class Compositor {
     let launcher = AppLauncher()
     let renderer = PixmanRenderer()
     var pendingActivation: [ClientID: UInt64] = [:]
+    /// The old orientation's last frame fading out, if a rotation is in progress.
+    var fade: CrossFade?
     /// Why an app launched for a role went away, for error messages.
     public private(set) var disconnections: [Role: String] = [:]
     /// The most recent protocol errors sent (client label and error), oldest first; at most
@@ -298,7 +300,7 @@ public final class Compositor {
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
         if c.admitted {
             c.admitted = false
-            apply(shell.remove(c.app))
+            apply(shell.remove(c.app, now: now))
         }
     }
 
@@ -340,11 +342,13 @@ public final class Compositor {
             activateIfDrawn(c)
         case .snapshot(let serial, let id):
             let buffer = try c.buffers.buffer(id, for: "snapshot")
-            guard c.snapshotRequests.removeValue(forKey: serial) != nil else {
+            guard let pane = c.snapshotRequests.removeValue(forKey: serial) else {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
-            // A snapshot that arrives after its drag ended is simply not used.
-            c.takeSnapshot(hold(buffer), duringDrag: shell.drag != nil)
+            // A snapshot that arrives after its drag ended, or for an orientation the screen
+            // has left, is simply not used.
+            let current = pane.frame.height == layout.screen.height
+            c.takeSnapshot(hold(buffer), duringDrag: shell.drag != nil && current)
         case .syncDone(let serial):
             c.syncAnswered = serial
             c.syncAnsweredAt = MonotonicClock.nanoseconds

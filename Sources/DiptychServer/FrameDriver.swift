@@ -32,6 +32,10 @@ public struct FrameRecord: Sendable {
     public var inputLatency: Double?
     /// Page faults the compositor process took during the frame (profiling runs only).
     public var pageFaults: Int?
+    /// What the frame showed: the panes and the divider, in points.
+    public var shown: ShownPanes?
+    /// What was moving: "follow" (a finger), "settle", "fade" (a rotation); nil when still.
+    public var motion: String?
 
     public var json: JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
@@ -45,6 +49,8 @@ public struct FrameRecord: Sendable {
         if let m = memcpy { pairs.append(("memcpy_ms", r(m))) }
         if let l = inputLatency { pairs.append(("input_latency_ms", r(l))) }
         if let f = pageFaults { pairs.append(("page_faults", .int(f))) }
+        if let shown { pairs += shown.json }
+        if let motion { pairs.append(("motion", .string(motion))) }
         return .object(pairs)
     }
 }
@@ -80,8 +86,10 @@ public final class FrameDriver {
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeout)
         compositor.tick()
         let t2 = MonotonicClock.nanoseconds
+        let motion = compositor.motionKind
         let prepared = compositor.prepareFrame()
         let t3 = MonotonicClock.nanoseconds
+        let shown = compositor.shownPanes
         var pixman: Double?, memcpy: Double?, fresh: Double?
         // The baselines run before the composite on even frames and after it on odd ones, so
         // neither side always finds the apps' buffers warm in the cache.
@@ -102,7 +110,7 @@ public final class FrameDriver {
             // an app would draw them), then pixman alone on them.
             let shade = UInt8(truncatingIfNeeded: records.count * 7)
             var drawn: [Size: PixelImage] = [:]
-            for case .composite(let image, _, _, _, _, _) in prepared.operations {
+            for case .composite(let image, _, _, _, _, _, _) in prepared.operations {
                 let size = Size(width: image.width, height: image.height)
                 guard drawn[size] == nil else { continue }
                 let s = freshSources[size] ?? PixelImage(width: size.width, height: size.height)
@@ -132,6 +140,8 @@ public final class FrameDriver {
             inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
         // The whole frame in this process: mapping commits, compositing and the baselines.
         if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }
+        r.shown = shown
+        r.motion = motion
         guard record else { return r }
         records.append(r)
         if tracing { trace(r, t0: t0, t1: t1, t2: t2, t3: t3, t4: t4, t5: t5) }
@@ -175,6 +185,7 @@ public final class FrameDriver {
     @discardableResult
     public func liveFrame(inputMilliseconds: Double, hadInput: Bool) -> (FrameRecord, PresentResult) {
         let t2 = MonotonicClock.nanoseconds
+        let motion = compositor.motionKind
         let prepared = compositor.prepareFrame()
         let t3 = MonotonicClock.nanoseconds
         let stats = compositor.composite(prepared)
@@ -183,10 +194,12 @@ public final class FrameDriver {
         let t5 = MonotonicClock.nanoseconds
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
-        let r = FrameRecord(
+        var r = FrameRecord(
             frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: ms(t2, t3), composite: ms(t3, t4),
             present: ms(t4, t5), total: inputMilliseconds + ms(t2, t5), pixman: nil, freshPixman: nil, memcpy: nil, repaintedPixels: repainted,
             inputLatency: hadInput && repainted > 0 ? inputMilliseconds + ms(t2, t5) : nil)
+        r.shown = compositor.shownPanes
+        r.motion = motion
         // Bounded: a kiosk runs for months; keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }
         records.append(r)

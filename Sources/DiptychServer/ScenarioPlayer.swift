@@ -115,7 +115,8 @@ public final class ScenarioPlayer {
                 try compositor.output.writePNG(to: path)
                 captures.append(path)
             }
-            if next >= scenario.steps.count && !waiting { break }
+            // After the last step, the frames run on until what moves has come to rest.
+            if next >= scenario.steps.count && !waiting && !compositor.isAnimating { break }
             if t >= end { throw CompositorError("the scenario did not settle within 10 s of virtual time after its last step") }
             t += Self.frameInterval
         }

@@ -16,10 +16,15 @@ struct SceneBuilderTests {
             AppContent(live: app == AppID(1) ? image(10, 1388) : image(20, 640))
         }
         #expect(graph.size == Size(width: 2048, height: 1536))
-        #expect(graph.nodes.map(\.app) == [AppID(1), AppID(2)])
-        #expect(graph.nodes[0].imageRect == Rect(x: 0, y: 0, width: 1388, height: 1536) && graph.nodes[0].clip.width == 1388)
-        #expect(graph.nodes[1].imageRect.x == 1408 && graph.nodes[1].clip == Rect(x: 1408, y: 0, width: 640, height: 1536))
-        #expect(graph.nodes.allSatisfy { $0.live })
+        // The primary, the divider with its handle between the panes, the secondary.
+        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .divider, .handle, .surface(AppID(2))])
+        let surfaces = graph.surfaces
+        #expect(surfaces[0].imageRect == Rect(x: 0, y: 0, width: 1388, height: 1536) && surfaces[0].clip.width == 1388)
+        #expect(surfaces[1].imageRect.x == 1408 && surfaces[1].clip == Rect(x: 1408, y: 0, width: 640, height: 1536))
+        #expect(surfaces.allSatisfy { $0.live })
+        #expect(graph.nodes[1].clip == Rect(x: 1388, y: 0, width: 20, height: 1536) && graph.nodes[1].content == .solid(ChromeStyle.dividerColor))
+        // The handle: 4 × 40 pt, centred on the divider.
+        #expect(graph.nodes[2].clip == Rect(x: 1394, y: 728, width: 8, height: 80))
     }
 
     @Test func aDragShowsTheNearestSnapshotAnchoredAtTheOuterEdge() {
@@ -30,11 +35,14 @@ struct SceneBuilderTests {
                 ? AppContent(live: image(1, 1388), snapshots: [image(2, 1388), image(3, 1014), image(4, 2048)])
                 : AppContent(live: image(5, 640), snapshots: [])
         }
-        // 1190 px wide: the 1014 px snapshot is nearest, pinned at the left edge.
-        #expect(graph.nodes[0].image.id == 3 && !graph.nodes[0].live && graph.nodes[0].imageRect.x == 0)
+        let surfaces = graph.surfaces
+        // 1190 px wide: the 1014 px snapshot is nearest, pinned at the left edge ...
+        #expect(surfaces[0].image?.id == 3 && !surfaces[0].live && surfaces[0].imageRect.x == 0)
+        // ... over a placeholder tile filling the pane, with the app's name in the bare band.
+        #expect(graph.nodes[0].key == .placeholder(AppID(1)) && graph.nodes[0].clip == Rect(x: 0, y: 0, width: 1190, height: 1536))
         // No snapshot yet: the live surface, flush with the right edge and clipped to the pane.
-        #expect(graph.nodes[1].image.id == 5 && graph.nodes[1].live)
-        #expect(graph.nodes[1].imageRect.maxX == 2048 && graph.nodes[1].clip.x == 1210)
+        #expect(surfaces[1].image?.id == 5 && surfaces[1].live)
+        #expect(surfaces[1].imageRect.maxX == 2048 && surfaces[1].clip.x == 1210)
     }
 
     @Test func anAppWithNothingToShowLeavesItsPaneOut() {
@@ -143,7 +151,9 @@ struct GestureTests {
     }
 
     @Test func anEdgeSwipeIsClaimedAfterItsDistance() {
-        let s = EdgeSwipe(app: AppID(1), startX: 1020)
+        let s = EdgeHold(app: AppID(1), x: 1020, y: 300, now: 0)
         #expect(!s.claims(fingerX: 1000) && s.claims(fingerX: 972))
+        // Moving along the edge is not a swipe: the app gets the touch.
+        #expect(s.leftOtherwise(x: 1015, y: 330) && !s.leftOtherwise(x: 990, y: 320))
     }
 }

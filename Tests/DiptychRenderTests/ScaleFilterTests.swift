@@ -51,7 +51,7 @@ struct ScaleFilterTests {
     @Test func theBoxKernelIsAnExactAreaAverageAndBeatsBilinear() throws {
         let picture = busyPicture(683, 512)
         let (box, bilinear, exact, ops) = scaled(picture, onto: Size(width: 512, height: 384))
-        guard case .composite(_, _, _, let filter, _, _)? = ops.last else { Issue.record("no composite"); return }
+        guard case .composite(_, _, _, let filter, _, _, _)? = ops.last else { Issue.record("no composite"); return }
         #expect(filter == .box)
         // Inside the picture (the bars' partial rows aside, where the surface is padded and
         // the reference sees black), every channel within 2 of the exact average.

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
-// A 5×7 bitmap font for the demo apps' labels. The glyphs are original to this project and
-// under its MIT licence.
-
-import DiptychCore
-import DiptychImage
+// A 5×7 bitmap font for the demo apps' labels and the compositor's placeholders. The glyphs
+// are original to this project and under its MIT licence.
 
 /// A fixed 5×7 pixel font, drawn scaled by whole pixels.
 public enum BitmapFont {

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The chrome's pictures (SPEC §9), drawn once and kept: rounded-corner masks, the Slide Over's
+// shadow, pills (the divider's handle, the grabber) and placeholder labels. Each is a small
+// premultiplied ARGB image that pixman composites like any translucent surface, so chrome is
+// part of the scene and of the damage.
+
+import DiptychCore
+import DiptychImage
+
+/// Chrome pictures by description and size. Bounded: at most `limit` are kept. Confined to
+/// the thread that draws.
+public final class ChromeCache {
+    private struct Key: Hashable {
+        var chrome: Chrome?
+        var corner: Int
+        var size: Size
+    }
+
+    private var pictures: [Key: PixelImage] = [:]
+    public static let limit = 64
+
+    public init() {}
+
+    /// Pictures held now.
+    public var count: Int { pictures.count }
+
+    /// The alpha of a rounded corner of radius `radius` (an r×r square; corner 0 top-left,
+    /// 1 top-right, 2 bottom-left, 3 bottom-right): opaque inside the arc, antialiased on it.
+    public func corner(radius r: Int, corner: Int) -> PixelImage {
+        kept(Key(chrome: nil, corner: corner, size: Size(width: r, height: r))) {
+            let image = PixelImage(width: r, height: r, format: .argb8888)
+            // The arc's centre, at the square's inner corner.
+            let cx = corner == 0 || corner == 2 ? Double(r) : 0, cy = corner < 2 ? Double(r) : 0
+            Self.paint(image) { x, y in
+                Self.coverage(x, y) { px, py in
+                    let dx = px - cx, dy = py - cy
+                    return dx * dx + dy * dy <= Double(r * r)
+                }
+            } color: { a in Self.premultiplied(RGB(red: 255, green: 255, blue: 255), a) }
+            return image
+        }
+    }
+
+    /// The picture of `chrome` at `size`.
+    public func picture(_ chrome: Chrome, size: Size) -> PixelImage {
+        kept(Key(chrome: chrome, corner: -1, size: size)) {
+            let image = PixelImage(width: max(1, size.width), height: max(1, size.height), format: .argb8888)
+            switch chrome {
+            case .shadow(let alpha):
+                // Darkest at the edge it falls from (its right side), easing out to nothing.
+                let w = Double(size.width)
+                Self.paint(image) { x, _ in
+                    let t = (Double(x) + 0.5) / w
+                    return Double(alpha) / 255 * t * t
+                } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
+            case .pill(let color, let alpha):
+                let w = Double(size.width), h = Double(size.height), r = min(w, h) / 2
+                Self.paint(image) { x, y in
+                    Double(alpha) / 255 * Self.coverage(x, y) { px, py in
+                        // Inside the rectangle with fully rounded ends.
+                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
+                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
+                    }
+                } color: { a in Self.premultiplied(color, a) }
+            case .label(let text, let color, let scale):
+                let ink = Self.premultiplied(color, 1)
+                let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
+                let words = image.stride / 4
+                for rect in BitmapFont.rects(for: text, x: 0, y: 0, scale: scale) {
+                    for y in max(0, rect.minY)..<min(image.height, rect.maxY) {
+                        for x in max(0, rect.minX)..<min(image.width, rect.maxX) { pixels[y * words + x] = ink }
+                    }
+                }
+            }
+            return image
+        }
+    }
+
+    private func kept(_ key: Key, _ make: () -> PixelImage) -> PixelImage {
+        if let p = pictures[key] { return p }
+        if pictures.count >= Self.limit { pictures.removeAll() }
+        let p = make()
+        pictures[key] = p
+        return p
+    }
+
+    /// Writes every pixel of `image` from its alpha (0…1).
+    private static func paint(_ image: PixelImage, alpha: (Int, Int) -> Double, color: (Double) -> UInt32) {
+        let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
+        let words = image.stride / 4
+        for y in 0..<image.height {
+            for x in 0..<image.width { pixels[y * words + x] = color(max(0, min(1, alpha(x, y)))) }
+        }
+    }
+
+    /// The share of pixel (x, y) inside a shape, sampled 4×4.
+    private static func coverage(_ x: Int, _ y: Int, inside: (Double, Double) -> Bool) -> Double {
+        var n = 0
+        for sy in 0..<4 {
+            for sx in 0..<4 where inside(Double(x) + (Double(sx) + 0.5) / 4, Double(y) + (Double(sy) + 0.5) / 4) { n += 1 }
+        }
+        return Double(n) / 16
+    }
+
+    /// A premultiplied ARGB word: `color` at alpha `a` (0…1).
+    static func premultiplied(_ color: RGB, _ a: Double) -> UInt32 {
+        func c(_ v: UInt8) -> UInt32 { UInt32((Double(v) * a).rounded()) }
+        return UInt32((a * 255).rounded()) << 24 | c(color.red) << 16 | c(color.green) << 8 | c(color.blue)
+    }
+}

@@ -201,7 +201,10 @@ public enum SceneBuilder {
                 // No black gaps: a flat tile in the app's colour under the image, its name in
                 // the widest part the image leaves bare.
                 let tile = c.tint ?? ChromeStyle.neutralTile
-                nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: clip, clip: clip))
+                // Clipped to what the image leaves bare, so that a band growing with a drag
+                // repaints only what it gained.
+                let box = bare.bounds
+                nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: box, clip: box))
                 if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
                 if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }), let label = label(c.name, on: tile, in: band, scale: scale) {
                     nodes.append(label.with(key: .label(p.app)))

@@ -265,12 +265,11 @@ public struct Shell: Sendable {
         return effects
     }
 
-    /// Removes an app that went away. Its partner, if any, takes the full screen as primary,
-    /// growing into it from where it was drawn at `now`.
-    public mutating func remove(_ app: AppID, now: UInt64 = 0) -> [ShellEffect] {
+    /// Removes an app that went away. Its partner, if any, takes the full screen as primary at
+    /// once: nothing of the departed app is left to draw while a settle would run.
+    public mutating func remove(_ app: AppID) -> [ShellEffect] {
         fullScreenOnly.remove(app)
         guard app == primary || app == secondary else { return [] }
-        let from = presentation(at: now).filter { $0.app != app }
         // A drag the departing app was part of ends; the app that stays is activated once it
         // has drawn its new bounds, so after the configure below.
         let ended = endGestures(becauseOf: app)
@@ -290,7 +289,7 @@ public struct Shell: Sendable {
             effects.append(.layoutChanged)
             effects += activations
         }
-        return settle(from: from, now: now, onFinish: []) + effects
+        return finishMotion() + effects
     }
 
     /// Ends every gesture (a rotation or a departing app), with the apps' cleanup.

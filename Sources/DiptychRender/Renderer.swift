@@ -83,6 +83,9 @@ public struct RenderStats: Equatable, Sendable {
     /// Output pixels filled with a flat colour (black where nothing is, placeholders, the
     /// divider).
     public var filledPixels = 0
+    /// Of the composited pixels, those blended over what was drawn under them (translucent
+    /// chrome, rounded corners): every output pixel is written once, and these once more.
+    public var blendedPixels = 0
 }
 
 /// How a transformed surface is sampled.
@@ -365,8 +368,10 @@ public struct PixmanRenderer {
             let opaque = image.format.isOpaque
             if !mine.isEmpty {
                 ops.append(.composite(image: image, opaque: opaque, transform: m, filter: Self.filterFor(m, opaque: opaque, t), rects: mine, sourceOffset: offset))
+                let area = mine.reduce(0) { $0 + $1.width * $1.height }
                 stats.compositedRects += mine.count
-                stats.compositedPixels += mine.reduce(0) { $0 + $1.width * $1.height }
+                stats.compositedPixels += area
+                if !opaque { stats.blendedPixels += area }
             }
             for (region, corner, square) in cornerVisible[i] {
                 let cut = pieces(of: region)
@@ -376,8 +381,10 @@ public struct PixmanRenderer {
                 let mask = RenderMask(source: .image(maskImage), transform: mt, offset: identity ? (-square.x, -square.y) : (0, 0))
                 ops.append(.composite(
                     image: image, opaque: false, transform: m, filter: m == nil ? .nearest : .bilinear, rects: cut, sourceOffset: offset, mask: mask))
+                let area = cut.reduce(0) { $0 + $1.width * $1.height }
                 stats.compositedRects += cut.count
-                stats.compositedPixels += cut.reduce(0) { $0 + $1.width * $1.height }
+                stats.compositedPixels += area
+                stats.blendedPixels += area
             }
         }
         return (ops, stats)

@@ -300,7 +300,7 @@ public final class Compositor {
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
         if c.admitted {
             c.admitted = false
-            apply(shell.remove(c.app, now: now))
+            apply(shell.remove(c.app))
         }
     }
 

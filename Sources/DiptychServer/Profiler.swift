@@ -211,7 +211,7 @@ public enum Profiler {
             let t = compositor.geometry.transform
             let reference = compositor.drawWholeFrame(logical: true).areaAverage(to: compositor.geometry.panel, through: t)
             // Output pixels whose whole area maps inside one surface's visible rectangle.
-            let interior = compositor.sceneGraph().nodes.compactMap { n -> Rect? in
+            let interior = compositor.sceneGraph().surfaces.compactMap { n -> Rect? in
                 guard let v = n.clip.intersection(n.imageRect) else { return nil }
                 let x0 = Int((t.a * Double(v.minX) + t.tx).rounded(.up)), x1 = Int((t.a * Double(v.maxX) + t.tx).rounded(.down))
                 let y0 = Int((t.d * Double(v.minY) + t.ty).rounded(.up)), y1 = Int((t.d * Double(v.maxY) + t.ty).rounded(.down))

@@ -100,7 +100,10 @@ public final class ScenarioPlayer {
                     case .emulate(let name):
                         compositor.emulate(try DeviceProfile.named(name))
                     case .capture(let name):
+                        // The frame captured shows the steps before it, none after.
                         pendingCaptures.append(name)
+                        next += 1
+                        return applied
                     case .wait:
                         waiting = !compositor.isSettled
                     }

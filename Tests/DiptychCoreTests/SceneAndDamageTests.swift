@@ -39,7 +39,7 @@ struct SceneBuilderTests {
         // 1190 px wide: the 1014 px snapshot is nearest, pinned at the left edge ...
         #expect(surfaces[0].image?.id == 3 && !surfaces[0].live && surfaces[0].imageRect.x == 0)
         // ... over a placeholder tile filling the pane, with the app's name in the bare band.
-        #expect(graph.nodes[0].key == .placeholder(AppID(1)) && graph.nodes[0].clip == Rect(x: 0, y: 0, width: 1190, height: 1536))
+        #expect(graph.nodes[0].key == .placeholder(AppID(1)) && graph.nodes[0].clip == Rect(x: 1014, y: 0, width: 176, height: 1536))
         // No snapshot yet: the live surface, flush with the right edge and clipped to the pane.
         #expect(surfaces[1].image?.id == 5 && surfaces[1].live)
         #expect(surfaces[1].imageRect.maxX == 2048 && surfaces[1].clip.x == 1210)
@@ -47,8 +47,49 @@ struct SceneBuilderTests {
 
     @Test func anAppWithNothingToShowLeavesItsPaneOut() {
         let pane = PresentedPane(app: AppID(1), role: .primary, frame: Rect(x: 0, y: 0, width: 1024, height: 768), anchor: .leading, prefersSnapshots: false)
-        #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in AppContent(live: nil) }.nodes.isEmpty)
+        // Nothing drawn yet: a neutral placeholder with the app's name, never black.
+        let waiting = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in AppContent(live: nil, name: "notes") }.nodes
+        #expect(waiting.map(\.key) == [.placeholder(AppID(1)), .label(AppID(1))])
+        #expect(waiting[0].content == .solid(ChromeStyle.neutralTile) && waiting[0].clip == Rect(x: 0, y: 0, width: 2048, height: 1536))
+        #expect(waiting[1].content == .chrome(.label("notes", RGB(red: 0, green: 0, blue: 0), scale: 4)))
+        #expect(waiting[1].imageRect.x + waiting[1].imageRect.width / 2 == 1024)
+        // An app the compositor does not know (gone): nothing.
         #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in nil }.nodes.isEmpty)
+    }
+}
+
+struct ChromeTests {
+    let profile = try! DeviceProfile.named("ipad")
+
+    @Test func aSlideOverHasRoundedCornersAShadowOnThePrimaryAndAGrabber() throws {
+        let layout = try LayoutEngine.layout(profile: profile, orientation: .landscape, arrangement: .slideOver)
+        let panes = PresentedPane.panes(of: layout) { $0 == .primary ? AppID(1) : AppID(2) }
+        #expect(panes[1].floating == 1 && panes[0].floating == 0)
+        let graph = SceneBuilder.build(panes: panes, profile: profile, orientation: .landscape) { app in
+            AppContent(live: ImageRef(id: app.rawValue, width: app == AppID(1) ? 2048 : 640, height: 1536))
+        }
+        // Bottom to top: the primary, the shadow it receives, the Slide Over, its grabber. No
+        // divider: the Slide Over floats.
+        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .shadow(AppID(2)), .surface(AppID(2)), .grabber(AppID(2))])
+        #expect(graph.nodes[2].cornerRadius == 20 && graph.nodes[0].cornerRadius == 0)
+        // At least 8 pt of shadow, falling to the left of the Slide Over's edge.
+        let shadow = graph.nodes[1]
+        #expect(shadow.imageRect.maxX == 1408 && shadow.imageRect.width >= 16)
+        let grabber = graph.nodes[3].imageRect
+        #expect(grabber.x + grabber.width / 2 == 1408 + 320 && grabber.minY > 0 && grabber.maxY < 40)
+    }
+
+    @Test func chromeFadesWithTheFloatingShare() {
+        let pane = PresentedPane(app: AppID(2), role: .secondary, frame: Rect(x: 704, y: 0, width: 320, height: 768), anchor: .leading, prefersSnapshots: false, floating: 0.5)
+        let graph = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in
+            AppContent(live: ImageRef(id: 1, width: 640, height: 1536))
+        }
+        #expect(graph.surfaces[0].cornerRadius == 10)
+        guard case .chrome(.shadow(let alpha)) = graph.nodes[0].content else {
+            Issue.record("no shadow")
+            return
+        }
+        #expect(alpha > 30 && alpha < 50)
     }
 }
 
@@ -60,6 +101,22 @@ struct DamageTrackerTests {
     }
 
     func scene(_ nodes: SceneNode...) -> SceneGraph { SceneGraph(size: Size(width: 100, height: 50), nodes: nodes) }
+
+    @Test func aMovingFlatColourRepaintsOnlyWhatItGainedAndLost() {
+        var t = DamageTracker(geometry: geometry)
+        func divider(_ x: Int) -> SceneNode {
+            let r = Rect(x: x, y: 0, width: 10, height: 50)
+            return SceneNode(key: .divider, content: .solid(ChromeStyle.dividerColor), imageRect: r, clip: r)
+        }
+        _ = t.take(scene(divider(40)))
+        #expect(t.take(scene(divider(43)))?.area == 6 * 50)
+        // Rounded corners that change repaint the corners only.
+        let a = node(1, image: 1, imageX: 0, clip: Rect(x: 0, y: 0, width: 60, height: 50))
+        var b = a
+        b.cornerRadius = 4
+        _ = t.take(scene(a))
+        #expect(t.take(scene(b))?.area == 4 * 16)
+    }
 
     @Test func theFirstFrameRepaintsEverythingThenOnlyWhatChanged() {
         var t = DamageTracker(geometry: geometry)

@@ -42,9 +42,14 @@ struct ShellDividerTests {
         #expect(mid[1].frame.x == 605 && mid[1].frame.maxX == 1024 && mid[1].anchor == .trailing)
         #expect(s.layout.arrangement == .split23)  // nothing configured until release
         let up = s.handleTouch(id: 1, phase: .up, x: 530, y: 300, now: 32)
-        #expect(up == [.dropSnapshots, .layoutChanged, .activateWhenDrawn(P), .activateWhenDrawn(S)])
+        // Configured at once; the snapshots stay while the panes settle.
+        #expect(up == [.layoutChanged, .activateWhenDrawn(P), .activateWhenDrawn(S)])
         #expect(s.arrangement == .split12)
         #expect(s.layout.pane(.primary)?.frame.width == 507)
+        #expect(s.isSettling(at: 48) && s.motion?.end == 32 + MotionMetrics.settleMilliseconds)
+        #expect(s.tick(now: 100).isEmpty)
+        #expect(s.tick(now: 32 + MotionMetrics.settleMilliseconds) == [.dropSnapshots])
+        #expect(s.motion == nil && s.presentation(at: 1000)[0].frame.width == 507)
     }
 
     @Test func dragThatReturnsChangesNothing() throws {
@@ -56,20 +61,24 @@ struct ShellDividerTests {
         }
         let up = s.handleTouch(id: 1, phase: .up, x: 699, y: 300, now: 200)
         #expect(s.layout == before)
+        // Nothing to settle: the snapshots go at once.
         #expect(up == [.dropSnapshots, .layoutChanged, .activateWhenDrawn(P), .activateWhenDrawn(S)])
     }
 
     @Test func dragToTheRightEdgeDismissesTheSecondary() throws {
         var s = try shell()
         let e = s.drag(from: 699, to: 1010)
-        #expect(e.contains(.lifecycle(S, .didEnterBackground)))
+        // In the background once it has slid off.
+        #expect(!e.contains(.lifecycle(S, .didEnterBackground)))
+        #expect(s.motion?.onFinish == [.lifecycle(S, .didEnterBackground), .dropSnapshots])
+        #expect(s.tick(now: 1000) == [.lifecycle(S, .didEnterBackground), .dropSnapshots])
         #expect(s.arrangement == .full && s.primary == P && !s.secondaryShown)
         #expect(s.layout.pane(.primary)?.horizontalSizeClass == .regular)
     }
 
     @Test func dragIntoTheLeftQuarterDismissesThePrimary() throws {
         var s = try shell()
-        let e = s.drag(from: 699, to: 200)
+        let e = s.drag(from: 699, to: 200) + s.tick(now: 1000)
         #expect(e.contains(.lifecycle(P, .didEnterBackground)))
         #expect(e.contains(.activateWhenDrawn(S)))
         #expect(s.primary == S && s.secondary == P && s.arrangement == .full)
@@ -84,17 +93,73 @@ struct ShellDividerTests {
 }
 
 struct ShellSlideOverTests {
-    @Test func edgeSwipeBringsTheSecondaryInAndCancelsTheTouch() throws {
+    @Test func edgeSwipeIsHeldBackThenBringsTheSecondaryInUnderTheFinger() throws {
         var s = try shell("ipad", .landscape, .full)
         #expect(!s.secondaryShown)
-        let down = s.handleTouch(id: 4, phase: .down, x: 1020, y: 200, now: 0)
-        #expect(down == [.touch(P, id: 4, phase: .down, x: 1020, y: 200)])  // delivered to the app first
-        let small = s.handleTouch(id: 4, phase: .motion, x: 1000, y: 200, now: 16)
-        #expect(small == [.touch(P, id: 4, phase: .motion, x: 1000, y: 200)])
+        // Held back: the app sees nothing of a touch the swipe may claim.
+        #expect(s.handleTouch(id: 4, phase: .down, x: 1020, y: 200, now: 0).isEmpty)
+        #expect(s.handleTouch(id: 4, phase: .motion, x: 1000, y: 200, now: 16).isEmpty)
         let claimed = s.handleTouch(id: 4, phase: .motion, x: 960, y: 200, now: 32)
-        #expect(claimed == [.touch(P, id: 4, phase: .cancel, x: 960, y: 200), .lifecycle(S, .willEnterForeground), .layoutChanged, .activateWhenDrawn(S)])
+        #expect(claimed == [.lifecycle(S, .willEnterForeground), .layoutChanged, .activateWhenDrawn(S)])
         #expect(s.arrangement == .slideOver)
-        #expect(s.handleTouch(id: 4, phase: .up, x: 900, y: 200, now: 48).isEmpty)  // swallowed
+        // The Slide Over follows the finger, its left edge under it, never past W − c.
+        #expect(s.presentation(at: 32)[1].frame.x == 960 && s.presentation(at: 32)[1].floating == 1)
+        _ = s.handleTouch(id: 4, phase: .motion, x: 850, y: 200, now: 48)
+        #expect(s.presentation(at: 48)[1].frame.x == 850)
+        _ = s.handleTouch(id: 4, phase: .motion, x: 500, y: 200, now: 64)
+        #expect(s.presentation(at: 64)[1].frame.x == 704)
+        _ = s.handleTouch(id: 4, phase: .motion, x: 1000, y: 200, now: 80)
+        #expect(s.isMoving(at: 80))
+        // Released: it settles at W − c, gently and without overshooting.
+        #expect(s.handleTouch(id: 4, phase: .up, x: 1000, y: 200, now: 96).isEmpty)
+        var xs: [Int] = []
+        for t in stride(from: UInt64(96), through: 96 + MotionMetrics.settleMilliseconds, by: 16) { xs.append(s.presentation(at: t)[1].frame.x) }
+        #expect(xs.first == 1000 && s.presentation(at: 96 + MotionMetrics.settleMilliseconds)[1].frame.x == 704)
+        #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 <= $0 } && xs.allSatisfy { $0 >= 704 })
+        #expect(xs.filter { $0 != 1000 && $0 != 704 }.count >= 4)
+    }
+
+    @Test func anEdgeTouchThatIsNotASwipeReachesTheAppFromItsDown() throws {
+        // Lifted: a tap for the app, down and up.
+        var tap = try shell("ipad", .landscape, .full)
+        #expect(tap.handleTouch(id: 1, phase: .down, x: 1018, y: 200, now: 0).isEmpty)
+        #expect(tap.handleTouch(id: 1, phase: .up, x: 1018, y: 200, now: 50) == [
+            .touch(P, id: 1, phase: .down, x: 1018, y: 200), .touch(P, id: 1, phase: .up, x: 1018, y: 200),
+        ])
+        // Held 150 ms: given to the app with every motion held, then it flows.
+        var slow = try shell("ipad", .landscape, .full)
+        _ = slow.handleTouch(id: 2, phase: .down, x: 1018, y: 200, now: 0)
+        _ = slow.handleTouch(id: 2, phase: .motion, x: 1012, y: 204, now: 16)
+        #expect(slow.nextDeadline == MotionMetrics.edgeHoldMilliseconds)
+        #expect(slow.tick(now: 149).isEmpty)
+        #expect(slow.tick(now: 150) == [.touch(P, id: 2, phase: .down, x: 1018, y: 200), .touch(P, id: 2, phase: .motion, x: 1012, y: 204)])
+        #expect(slow.handleTouch(id: 2, phase: .motion, x: 900, y: 210, now: 170) == [.touch(P, id: 2, phase: .motion, x: 900, y: 210)])
+        #expect(!slow.secondaryShown)
+        // Along the edge (a scroll): given to the app as soon as it leaves that way.
+        var along = try shell("ipad", .landscape, .full)
+        _ = along.handleTouch(id: 3, phase: .down, x: 1018, y: 200, now: 0)
+        #expect(along.handleTouch(id: 3, phase: .motion, x: 1017, y: 240, now: 16) == [
+            .touch(P, id: 3, phase: .down, x: 1018, y: 200), .touch(P, id: 3, phase: .motion, x: 1017, y: 240),
+        ])
+        // A cancelled held touch never reached the app: nothing to cancel.
+        var pen = try shell("ipad", .landscape, .full)
+        _ = pen.handleTouch(id: 5, phase: .down, x: 1018, y: 200, now: 0)
+        #expect(pen.handleTouch(id: 5, phase: .cancel, x: 1018, y: 200, now: 10).isEmpty)
+    }
+
+    @Test func aFullScreenOnlyAppIsNeverBroughtInAsSlideOver() throws {
+        var s = Shell(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .full)
+        _ = s.add(P, preferring: .primary, requiresFullScreen: false)
+        _ = s.add(S, preferring: .secondary, requiresFullScreen: true)
+        // Not held back either: the swipe does nothing, the app has its touch.
+        #expect(s.handleTouch(id: 1, phase: .down, x: 1020, y: 200, now: 0) == [.touch(P, id: 1, phase: .down, x: 1020, y: 200)])
+        _ = s.handleTouch(id: 1, phase: .motion, x: 900, y: 200, now: 16)
+        _ = s.handleTouch(id: 1, phase: .up, x: 900, y: 200, now: 32)
+        #expect(s.arrangement == .full && s.layout.panes.count == 1)
+        // Asked for at start-up, it stays in the background too.
+        var t = Shell(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .slideOver)
+        _ = t.add(P, preferring: .primary, requiresFullScreen: false)
+        #expect(t.add(S, preferring: .secondary, requiresFullScreen: true).contains(.lifecycle(S, .didEnterBackground)))
     }
 
     @Test func tapOnTheEdgePinsAndDragDismisses() throws {
@@ -102,15 +167,26 @@ struct ShellSlideOverTests {
         _ = s.handleTouch(id: 1, phase: .down, x: 706, y: 300, now: 0)
         #expect(s.handleTouch(id: 1, phase: .up, x: 708, y: 300, now: 120) == [.layoutChanged])
         #expect(s.arrangement == .split23)
+        // The primary narrows to make room; the chrome fades as the divider appears.
+        let mid = s.presentation(at: 120 + MotionMetrics.settleMilliseconds / 3)
+        #expect(mid[0].frame.width < 1024 && mid[0].frame.width > 694 && mid[1].floating > 0 && mid[1].floating < 1)
+        #expect(s.presentation(at: 1000)[0].frame.width == 694 && s.presentation(at: 1000)[1].floating == 0)
+        #expect(s.dividerRect(at: 1000) == Rect(x: 694, y: 0, width: 10, height: 768))
 
         var d = try shell("ipad", .landscape, .slideOver)
         let e = d.drag(from: 704, to: 900)
-        #expect(e == [.lifecycle(S, .didEnterBackground), .layoutChanged])
+        // Inactive first; in the background once it has slid off the right edge.
+        #expect(e == [.lifecycle(S, .willResignActive), .layoutChanged])
         #expect(d.arrangement == .full)
+        let end = d.motion!.end
+        #expect(d.presentation(at: end - 1).last!.frame.x > 900 && d.presentation(at: end - 1).last!.leaving)
+        #expect(d.tick(now: end) == [.lifecycle(S, .didEnterBackground)])
+        #expect(d.presentation(at: end).count == 1)
 
         var back = try shell("ipad", .landscape, .slideOver)
         #expect(back.drag(from: 704, to: 780).isEmpty)  // not past W − c/2: it stays
         #expect(back.arrangement == .slideOver)
+        #expect(back.presentation(at: back.motion!.start)[1].frame.x == 780 && back.presentation(at: back.motion!.end)[1].frame.x == 704)
     }
 
     @Test func slowTouchOnTheEdgeDoesNotPin() throws {
@@ -141,15 +217,24 @@ struct ShellSlideOverTests {
 }
 
 struct ShellRotationAndTouchTests {
-    @Test func rotationDuringADragEndsInAValidArrangement() throws {
+    @Test func rotationDuringADragKeepsTheDragAndSnapsInTheNewOrientation() throws {
         var s = try shell("ipad-pro", .landscape, .split12)
         _ = s.handleTouch(id: 1, phase: .down, x: 683, y: 300, now: 0)
         _ = s.handleTouch(id: 1, phase: .motion, x: 900, y: 300, now: 16)
         let r = s.rotate(to: .portrait)
-        #expect(r.first == .layoutChanged && r.contains(.activateWhenDrawn(P)) && r.contains(.dropSnapshots))
-        #expect(s.drag == nil)
+        #expect(r.first == .layoutChanged && r.contains(.dropSnapshots))
+        // Snapshots at the portrait sizes (split-2/3 and full), for both apps.
+        let asked = r.compactMap { e -> [Pane]? in if case .requestSnapshots(_, let p) = e { p } else { nil } }
+        #expect(asked.count == 2 && asked.allSatisfy { $0.allSatisfy { $0.frame.height == 1366 } && $0.count == 2 })
+        #expect(s.drag != nil && !r.contains(.activateWhenDrawn(P)))
         #expect(s.arrangement == .split23)  // split-1/2 shows as 2/3 in portrait ...
-        #expect(s.handleTouch(id: 1, phase: .up, x: 100, y: 300, now: 32).isEmpty)
+        // The divider stays in proportion (895 of 1366 pt → 670 of 1024) and follows the finger.
+        #expect(s.dividerRect(at: 16)?.x == 670)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 500, y: 300, now: 32)
+        #expect(s.dividerRect(at: 32)?.x == 495)
+        let up = s.handleTouch(id: 1, phase: .up, x: 500, y: 300, now: 48)
+        #expect(up.contains(.activateWhenDrawn(P)) && up.contains(.activateWhenDrawn(S)))
+        #expect(s.arrangement == .split23 && s.tick(now: 1000) == [.dropSnapshots])
         _ = s.rotate(to: .landscape)
         #expect(s.arrangement == .split12)  // ... and comes back
     }

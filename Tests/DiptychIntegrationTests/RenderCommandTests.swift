@@ -22,10 +22,15 @@ struct RenderCommandTests {
         #expect(r.stdout == out + "\n")
         let png = try PixelImage.readPNG(from: out)
         #expect(png.width == 2732 && png.height == 2048)
-        // Primary #336699 but for its border and text; divider black; secondary #993366.
+        // Primary #336699 but for its border and text; the divider dark with a light 4 × 40 pt
+        // handle centred on it; secondary #993366.
         #expect(png.pixel(x: 40, y: 40) & 0xFFFFFF == 0x336699)
         #expect(png.pixel(x: 1300, y: 1900) & 0xFFFFFF == 0x336699)
-        for x in 1356..<1376 { #expect(png.pixel(x: x, y: 1024) & 0xFFFFFF == 0, "divider column \(x)") }
+        let dark = UInt32(0x1C1C1E), light = UInt32(0xD1D1D6)
+        for x in 1356..<1376 { #expect(png.pixel(x: x, y: 200) & 0xFFFFFF == dark, "divider column \(x)") }
+        for x in 1356..<1362 { #expect(png.pixel(x: x, y: 1024) & 0xFFFFFF == dark, "divider beside the handle, column \(x)") }
+        for x in 1363..<1369 { #expect(png.pixel(x: x, y: 1024) & 0xFFFFFF == light, "handle column \(x)") }
+        #expect(png.pixel(x: 1366, y: 1024 - 36) & 0xFFFFFF == light && png.pixel(x: 1366, y: 1024 - 44) & 0xFFFFFF == dark)
         #expect(png.pixel(x: 1400, y: 40) & 0xFFFFFF == 0x993366)
         #expect(png.pixel(x: 2700, y: 2000) & 0xFFFFFF == 0x993366)
         // And pixel for pixel what the renderer golden says.

@@ -42,8 +42,11 @@ struct RenderGoldenTests {
         let (frame, stats) = renderPatterns(layout)
         let failure = Golden.check(frame, name: Golden.name(device, orientation.rawValue, arrangement.rawValue), referenceDirectory: referenceDirectory, tolerance: 0)
         #expect(failure == nil, "\(failure ?? "")")
-        // Every output pixel is written exactly once: composited from a surface or filled black.
-        #expect(stats.compositedPixels + stats.filledPixels == frame.width * frame.height)
+        // Every output pixel is written exactly once, composited from a surface or filled (black,
+        // the divider), and chrome is blended over that: the handle, a Slide Over's shadow,
+        // grabber and corners.
+        #expect(stats.compositedPixels + stats.filledPixels - stats.blendedPixels == frame.width * frame.height)
+        #expect((stats.blendedPixels > 0) == (arrangement != .full))
     }
 
     @Test func paneColoursDividerAndOcclusion() throws {
@@ -51,16 +54,22 @@ struct RenderGoldenTests {
         let (frame, _) = renderPatterns(layout)
         // Inside the primary (away from border and label), the divider, the secondary.
         #expect(frame.pixel(x: 100, y: 100) & 0xFFFFFF == 0x336699)
-        for x in 1388..<1408 { #expect(frame.pixel(x: x, y: 700) & 0xFFFFFF == 0, "divider column \(x)") }
+        for x in 1388..<1408 { #expect(frame.pixel(x: x, y: 300) & 0xFFFFFF == 0x1C1C1E, "divider column \(x)") }
         #expect(frame.pixel(x: 1387, y: 700) & 0xFFFFFF == 0xFFFFFF)  // the primary's right border
         #expect(frame.pixel(x: 1408, y: 700) & 0xFFFFFF == 0xFFFFFF)  // the secondary's left border
         #expect(frame.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x993366)
 
-        // Slide Over: the primary is not drawn under the floating secondary.
+        // Slide Over: the primary is not drawn under the floating secondary, but for its
+        // rounded corners (10 pt radius), where the primary shows.
         let over = try LayoutEngine.layout(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .slideOver)
-        let (_, stats) = renderPatterns(over)
-        #expect(stats.compositedPixels == 2048 * 1536)
+        let (slide, stats) = renderPatterns(over)
+        #expect(stats.compositedPixels - stats.blendedPixels == 2048 * 1536)
         #expect(stats.filledPixels == 0)
+        #expect(slide.pixel(x: 1410, y: 2) & 0xFFFFFF == 0x336699 && slide.pixel(x: 2045, y: 1533) & 0xFFFFFF == 0x336699)
+        #expect(slide.pixel(x: 1428, y: 20) & 0xFFFFFF == 0x993366)
+        // The shadow darkens the primary towards the Slide Over's edge.
+        let near = slide.pixel(x: 1405, y: 300) & 0xFF, far = slide.pixel(x: 1380, y: 300) & 0xFF
+        #expect(near < far && far <= 0x99)
     }
 }
 

@@ -8,8 +8,9 @@ public struct DamageTracker: Sendable {
     public private(set) var geometry: OutputGeometry
     private var pending = Region()
     private var full = true
-    /// What each node showed in the last frame drawn.
-    private var last: [SceneNode.Key: SceneNode] = [:]
+    /// What each node showed in the last frame drawn (a handful: an array searched by key
+    /// costs less per frame than a dictionary).
+    private var last: [SceneNode] = []
 
     /// A tracker whose first frame repaints everything.
     public init(geometry: OutputGeometry) { self.geometry = geometry }
@@ -52,16 +53,13 @@ public struct DamageTracker: Sendable {
     /// snapshots) repaints only the strip that changed; a pane that shows another image or
     /// moved its image repaints old and new clips.
     public mutating func take(_ scene: SceneGraph) -> Region? {
-        let drawn = Self.byApp(scene)
         defer {
-            last = drawn
+            last = scene.nodes
             full = false
             pending = Region()
         }
         if full { return nil }
-        for key in Set(last.keys).union(drawn.keys).sorted() {
-            for r in Self.moved(from: last[key], to: drawn[key]).rects { add(r) }
-        }
+        Self.changes(from: last, to: scene.nodes) { add($0) }
         return pending
     }
 
@@ -69,8 +67,9 @@ public struct DamageTracker: Sendable {
     /// moved, appeared, went away or shows another image since the last frame.
     public func wouldRepaint(_ scene: SceneGraph) -> Bool {
         if hasDamage { return true }
-        let drawn = Self.byApp(scene)
-        return Set(last.keys).union(drawn.keys).contains { !Self.moved(from: last[$0], to: drawn[$0]).isEmpty }
+        var changed = false
+        Self.changes(from: last, to: scene.nodes) { _ in changed = true }
+        return changed
     }
 
     /// A frame that was not shown: its damage is repainted with the next one.
@@ -82,9 +81,17 @@ public struct DamageTracker: Sendable {
         for r in damage.rects { pending.formUnion(r) }
     }
 
-    /// Each node of a scene by its key.
-    private static func byApp(_ scene: SceneGraph) -> [SceneNode.Key: SceneNode] {
-        Dictionary(scene.nodes.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+    /// Calls `changed` with every logical rectangle that differs between two frames' nodes,
+    /// matched by key: nodes that moved, appeared, went away or show something else.
+    private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
+        for n in new {
+            let o = old.first { $0.key == n.key }
+            if let o, o == n { continue }
+            for r in moved(from: o, to: n).rects { changed(r) }
+        }
+        for o in old where !new.contains(where: { $0.key == o.key }) {
+            for r in moved(from: o, to: nil).rects { changed(r) }
+        }
     }
 
     /// Logical pixels that changed between two placements of one node (an app's pane, a piece

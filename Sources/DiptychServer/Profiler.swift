@@ -16,6 +16,16 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     case dividerDrag = "divider-drag"
     /// `ipad-pro` on a 2048×1536 panel, both apps animating.
     case emulated
+    /// A Slide Over swiped in from the right edge, following the finger, and settling; then
+    /// dragged out and sliding off; over and over. Apps idle.
+    case slideOverIn = "slide-over-in"
+    /// The divider dragged past the middle between the splits and released, settling at the
+    /// other split; back and forth. Apps idle.
+    case snap
+
+    /// Whether the workload measures motion: its figures are those of the frames in motion
+    /// (`motion` set), against full-frame repaints of the same screen in the same run.
+    var measuresMotion: Bool { self == .slideOverIn || self == .snap }
 }
 
 /// Where profiled frames go.
@@ -39,6 +49,12 @@ public struct ProfileResult {
     /// whole frame and over the panes' interiors (output pixels whose area lies inside one
     /// surface: the filter alone, without the pane edges where each surface is drawn apart).
     public var quality: (drawn: Double, bilinear: Double, drawnInterior: Double, bilinearInterior: Double)?
+    /// For a motion workload: the frames that ran (in motion or not), and the p50 of whole
+    /// frames repainted on the same screen in the same run (the split-static reference).
+    public var framesRun: Int?
+    public var fullFrameP50: Double?
+    /// The frames the figures are taken from (the frames in motion, for a motion workload).
+    public var motionFrames: [String: Int] = [:]
 
     /// The `q` quantile (0…1) of `values`, nearest rank.
     static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -57,6 +73,7 @@ public struct ProfileResult {
     }
 
     public var totalP50: Double { Self.quantile(records.map(\.total), 0.5) }
+    public var totalP99: Double { Self.quantile(records.map(\.total), 0.99) }
     public var pixmanP50: Double { Self.quantile(records.compactMap(\.pixman), 0.5) }
     public var freshPixmanP50: Double { Self.quantile(records.compactMap(\.freshPixman), 0.5) }
     public var memcpyP50: Double { Self.quantile(records.compactMap(\.memcpy), 0.5) }
@@ -82,6 +99,14 @@ public struct ProfileResult {
                 ("total_vs_fresh_pixman", r(freshPixmanP50 > 0 ? totalP50 / freshPixmanP50 : 0)),
             ])),
             ("workload", .string(name)),
+            ("motion", fullFrameP50.map { full in
+                .object([
+                    ("frames_run", .int(framesRun ?? records.count)),
+                    ("frames_by_motion", .object(motionFrames.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                    ("full_frame_p50_ms", r(full)),
+                    ("total_p99_vs_full_frame", r(full > 0 ? totalP99 / full : 0)),
+                ])
+            } ?? .null),
             ("quality", quality.map { q in
                 .object([
                     ("psnr_db", r(q.drawn)), ("psnr_bilinear_db", r(q.bilinear)),
@@ -118,6 +143,10 @@ public struct ProfileResult {
         func ratio(_ base: Double) -> String { base > 0 ? "\(((totalP50 / base) * 100).rounded() / 100)" : "-" }
         lines.append("baseline p50: pixman alone \(ms(pixmanP50)), pixman on freshly drawn sources \(ms(freshPixmanP50)), memcpy of a frame \(ms(memcpyP50))")
         lines.append("ratio: total/pixman \(ratio(pixmanP50)), total/fresh pixman \(ratio(freshPixmanP50)), total/memcpy \(ratio(memcpyP50))")
+        if let full = fullFrameP50 {
+            let kinds = motionFrames.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            lines.append("motion: \(records.count) frames in motion (\(kinds)) of \(framesRun ?? records.count) run; whole-frame repaint p50 \(ms(full)); total p99/whole frame \(full > 0 ? String(((totalP99 / full) * 100).rounded() / 100) : "-")")
+        }
         if let q = quality {
             func db(_ v: Double) -> String { "\((v * 100).rounded() / 100) dB" }
             lines.append("emulation vs an exact area average: PSNR \(db(q.drawn)) (pixman bilinear \(db(q.bilinear))); pane interiors \(db(q.drawnInterior)) (bilinear \(db(q.bilinearInterior)))")
@@ -172,14 +201,15 @@ public enum Profiler {
         _ workload: ProfileWorkload, frames: Int, present: PresentMode = .memory, tracing: Bool, logger: Logger, command: (String) throws -> [String]
     ) throws -> ProfileResult {
         let profile = try DeviceProfile.named("ipad-pro")
-        var configuration = CompositorConfiguration(profile: profile, orientation: .landscape, arrangement: .split23, listen: false)
+        var configuration = CompositorConfiguration(
+            profile: profile, orientation: .landscape, arrangement: workload == .slideOverIn ? .full : .split23, listen: false)
         if workload == .emulated { configuration.emulateOn = Size(width: 2048, height: 1536) }
         let panel = configuration.emulateOn ?? profile.pixelSize(.landscape)
         let backend = present == .scanout ? HeadlessBackend(size: panel, scanout: true) : nil
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
-        let animate = workload == .dividerDrag ? "" : " --animate"
+        let animate = workload == .dividerDrag || workload.measuresMotion ? "" : " --animate"
         try compositor.launch(try command("pattern:#336699" + animate), role: .primary, label: "pattern:#336699")
         try compositor.launch(try command("pattern:#993366" + animate), role: .secondary, label: "pattern:#993366")
         compositor.virtualTime = 0
@@ -190,8 +220,11 @@ public enum Profiler {
         driver.tracing = tracing
         let w = Double(compositor.layout.screen.width)
         let divider = Double(compositor.layout.divider?.x ?? 0) + 5
+        let gesture = workload.measuresMotion ? MotionChoreography(workload, compositor: compositor) : nil
+        var run = 0
         for i in 0..<(frames + 10) {
-            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= 10) {
+            let measured = try driver.frame(at: UInt64(run) * ScenarioPlayer.frameInterval, record: i >= 10) {
+                if let gesture { return gesture.input(frame: run) }
                 guard workload == .dividerDrag else { return false }
                 if i == 0 {
                     compositor.touch(id: 1, phase: .down, x: divider, y: 400)
@@ -203,10 +236,30 @@ public enum Profiler {
                 compositor.touch(id: 1, phase: .motion, x: x, y: 400)
                 return true
             }
+            run += 1
+            _ = measured
+        }
+        var records = driver.records
+        var fullFrames: [Double] = []
+        if workload.measuresMotion {
+            // The reference, in the same run: the same screen repainted whole, as split-static
+            // repaints it every frame.
+            for _ in 0..<60 {
+                compositor.redrawAll()
+                let r = try driver.frame(at: UInt64(run) * ScenarioPlayer.frameInterval, record: false) { false }
+                fullFrames.append(r.total)
+                run += 1
+            }
+            records = records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") }
         }
         var result = ProfileResult(
-            name: workload.rawValue, records: driver.records, output: Size(width: compositor.output.width, height: compositor.output.height),
+            name: workload.rawValue, records: records, output: Size(width: compositor.output.width, height: compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
+        if workload.measuresMotion {
+            result.framesRun = driver.records.count
+            result.fullFrameP50 = ProfileResult.quantile(fullFrames, 0.5)
+            for r in records { result.motionFrames[r.motion ?? "still", default: 0] += 1 }
+        }
         if workload == .emulated {
             let t = compositor.geometry.transform
             let reference = compositor.drawWholeFrame(logical: true).areaAverage(to: compositor.geometry.panel, through: t)
@@ -237,4 +290,60 @@ public enum Profiler {
             name: file, records: driver.records, output: Size(width: driver.compositor.output.width, height: driver.compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
     }
+}
+
+/// The gestures of a motion workload, frame by frame, in points of the logical screen.
+struct MotionChoreography {
+    let workload: ProfileWorkload
+    let compositor: Compositor
+    let width: Double
+    let compact: Double
+    let splits: (twoThirds: Double, half: Double)
+
+    init(_ workload: ProfileWorkload, compositor: Compositor) {
+        self.workload = workload
+        self.compositor = compositor
+        let p = compositor.shell.profile
+        width = Double(p.screenSize(.landscape).width)
+        compact = Double(LayoutEngine.compactWidth(screenWidth: Int(width), profile: p))
+        func x(_ a: Arrangement) -> Double { Double(LayoutEngine.shownLayout(profile: p, orientation: .landscape, arrangement: a).divider?.x ?? 0) }
+        splits = (x(.split23), x(.split12))
+    }
+
+    /// Feeds frame `n`'s touches; returns whether there were any.
+    func input(frame n: Int) -> Bool {
+        switch workload {
+        case .slideOverIn:
+            // 64 frames: swipe in over 8 (following the finger), settle; drag out by the left
+            // edge over 6, slide off.
+            let f = n % 64
+            let y = 500.0
+            switch f {
+            case 0: touch(.down, width - 4, y)
+            case 1...8: touch(.motion, width - 4 - Double(f) * 45, y)
+            case 9: touch(.up, width - 4 - 8 * 45, y)
+            case 32: touch(.down, width - compact + 2, y)
+            case 33...38: touch(.motion, width - compact + 2 + Double(f - 32) * 40, y)
+            case 39: touch(.up, width - compact + 2 + 6 * 40, y)
+            default: return false
+            }
+        case .snap:
+            // 32 frames a way: grab the divider, drag it past the middle between the splits
+            // over 6 frames, let go; it settles at the other split.
+            let f = n % 64, y = 700.0
+            let (from, to) = n % 64 < 32 ? (splits.twoThirds, splits.half) : (splits.half, splits.twoThirds)
+            let release = from + (to - from) * 0.6
+            switch f % 32 {
+            case 0: touch(.down, from + 5, y)
+            case 1...6: touch(.motion, from + 5 + (release - from) * Double(f % 32) / 6, y)
+            case 7: touch(.up, release + 5, y)
+            default: return false
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func touch(_ phase: TouchPhase, _ x: Double, _ y: Double) { compositor.touch(id: 1, phase: phase, x: x, y: y) }
 }

@@ -324,7 +324,9 @@ public struct PixmanRenderer {
             guard let pane = s.clip.intersection(screen) else { continue }
             var v = Region(pane).intersection(s.imageRect)
             v.subtract(opaqueAbove)
-            var body = Region(pane)
+            // What hides the surfaces below: the image, not the whole pane (a placeholder
+            // under it shows where it does not reach).
+            var body = Region(pane).intersection(s.imageRect)
             for (square, corner) in s.corners {
                 let c = v.intersection(square)
                 if !c.isEmpty { cornerVisible[i].append((c, corner, square)) }

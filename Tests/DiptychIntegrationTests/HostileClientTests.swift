@@ -56,9 +56,10 @@ struct HostileClientTests {
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
         f.compositor.repaint()
         #expect(f.compositor.protocolErrors.isEmpty)
-        // The secondary pane (x 1408...2047 px) shows the small buffer at its top-left, black beyond it.
+        // The secondary pane (x 1408...2047 px) shows the small buffer at its top-left and,
+        // beyond it, a placeholder in the app's colour: never black.
         #expect(f.compositor.output.pixel(x: 1420, y: 100) & 0xFFFFFF == 0xAA0000)
-        #expect(f.compositor.output.pixel(x: 2040, y: 1500) & 0xFFFFFF == 0)
+        #expect(f.compositor.output.pixel(x: 2040, y: 1500) & 0xFFFFFF == 0xAA0000)
         #expect(f.compositor.output.pixel(x: 100, y: 100) & 0xFFFFFF == 0x00AA00)
     }
 

@@ -249,11 +249,85 @@ struct PalmRejectionScenarioTests {
     }
 }
 
+/// What `frames.json` says each frame showed.
+struct ShownFrame {
+    var time: Int
+    var motion: String?
+    var panes: [(role: String, x: Int, width: Int)]
+    var divider: Int?
+
+    static func all(_ p: Played) throws -> [ShownFrame] {
+        let json = try JSONValue.parse(String(decoding: try Files.read("\(p.dir)/frames.json"), as: UTF8.self))
+        return (json["frames"]?.arrayValue ?? []).map { f in
+            ShownFrame(
+                time: f["time"]?.intValue ?? -1, motion: f["motion"]?.stringValue,
+                panes: (f["panes"]?.arrayValue ?? []).map { ($0["role"]?.stringValue ?? "", $0["x"]?.intValue ?? -1, $0["width"]?.intValue ?? -1) },
+                divider: f["divider"]?.intValue)
+        }
+    }
+}
+
+/// Checks a settle from `from` to `to` (values of consecutive frames): at least 4 frames
+/// strictly between, monotonic, never past `to` by more than 8 pt, over at most 500 ms.
+func expectSettle(_ values: [(time: Int, value: Int)], from: Int, to: Int, _ what: String) {
+    guard let start = values.firstIndex(where: { $0.value == from }), let end = values.firstIndex(where: { $0.value == to }), end > start else {
+        Issue.record("\(what): no settle from \(from) to \(to) in \(values.map(\.value))")
+        return
+    }
+    let run = values[start...end].map(\.value)
+    #expect(run.filter { $0 != from && $0 != to }.count >= 4, "\(what): \(run)")
+    #expect(zip(run, run.dropFirst()).allSatisfy { from < to ? $1 >= $0 : $1 <= $0 }, "\(what) is not monotonic: \(run)")
+    #expect(run.allSatisfy { from < to ? $0 <= to + 8 : $0 >= to - 8 }, "\(what) overshoots: \(run)")
+    #expect(values[end].time - values[start].time <= 500, "\(what) took \(values[end].time - values[start].time) ms")
+}
+
+struct MotionScenarioTests {
+    @Test func slideOverFollowsTheFingerAndEverySettleIsGentle() throws {
+        let p = try play("motion")
+        let frames = try ShownFrame.all(p)
+        func secondaryX(_ f: ShownFrame) -> Int? { f.panes.first { $0.role == "secondary" }?.x }
+        // Claimed after 48 pt, the Slide Over's left edge is under the finger (panel px / 2).
+        let following = frames.filter { $0.motion == "follow" && $0.time < 100 }
+        #expect(following.compactMap(secondaryX) == [970, 940, 910, 880], "\(following.map(\.time))")
+        // Released at 880 pt, it settles at W − c = 704.
+        let inSlide = frames.filter { $0.time >= 96 && $0.time < 600 }.compactMap { f in secondaryX(f).map { (f.time, $0) } }
+        expectSettle(inSlide, from: 880, to: 704, "the Slide Over")
+        // The tap pins it: the primary narrows from the full width to 694 pt, the divider appears.
+        let pin = frames.filter { $0.time >= 600 && $0.time < 1200 }
+        expectSettle(pin.compactMap { f in f.panes.first.map { (f.time, $0.width) } }, from: 1024, to: 694, "the pinned primary")
+        #expect(pin.last?.divider == 694)
+        // The divider released at 595 pt snaps to split-1/2 (507 pt).
+        let snap = frames.filter { $0.time >= 1248 && $0.time < 1700 }.compactMap { f in f.divider.map { (f.time, $0) } }
+        expectSettle(snap, from: 595, to: 507, "the divider")
+        // The rotation cross-fades over at least 4 frames.
+        #expect(frames.filter { $0.motion == "fade" }.count >= 4)
+        // Apps are activated once the panes are at rest: after the pin's settle, not during it.
+        #expect(p.names("secondary").filter { $0 == "didBecomeActive" }.count >= 2)
+        // Mid-animation frames, as a user sees them.
+        for (capture, name) in [("mid-swipe.png", "motion-mid-swipe"), ("settling.png", "motion-settling"), ("pinning.png", "motion-pinning"),
+                                ("snapping.png", "motion-snapping"), ("rotating.png", "motion-rotating")] {
+            try expectGolden(p, capture, as: name)
+        }
+        // Never black inside a pane: mid-snap, the pane wider than its snapshot shows a
+        // placeholder in the app's colour.
+        let snapping = try p.image("snapping.png")
+        #expect(snapping.pixel(x: 1900, y: 300) & 0xFFFFFF != 0)
+    }
+
+    @Test func anAppThatNeverAnswersSnapshotsStillAnimates() throws {
+        let p = try play("hung-app")
+        let frames = try ShownFrame.all(p)
+        let settle = frames.filter { $0.motion == "settle" }
+        #expect(settle.count >= 4)
+        #expect(Set(settle.compactMap(\.divider)).count >= 4)
+    }
+}
+
 struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
-        "notes-palm", "notes-palm-off", "soft-relaunch",
+        "notes-palm", "notes-palm-off", "soft-relaunch", "motion",
     ]
 
     @Test func everyShippedScenarioIsListed() throws {

@@ -127,8 +127,14 @@ extension Compositor {
     /// output follows it; with emulation the panel stays and the picture is refitted.
     public func rotate(to orientation: Orientation) {
         guard orientation != shell.orientation else { return }
+        crossFading { shell.rotate(to: orientation) }
+    }
+
+    /// Changes the logical screen through `change` (the shell's decision), refitting the
+    /// output, with a cross-fade from what was shown.
+    private func crossFading(_ change: () -> [ShellEffect]) {
         beginCrossFade()
-        let effects = shell.rotate(to: orientation)
+        let effects = change()
         updateGeometry()
         fitCrossFade()
         apply(effects)
@@ -147,11 +153,7 @@ extension Compositor {
     /// a new configure (and sizeClassChanged where a class changes); apps keep running.
     public func emulate(_ profile: DeviceProfile) {
         guard profile != shell.profile else { return }
-        beginCrossFade()
-        let effects = shell.changeProfile(to: profile)
-        updateGeometry()
-        fitCrossFade()
-        apply(effects)
+        crossFading { shell.changeProfile(to: profile) }
     }
 
     private func updateGeometry() {

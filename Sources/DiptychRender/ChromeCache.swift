@@ -66,9 +66,12 @@ public final class ChromeCache {
                 let ink = Self.premultiplied(color, 1)
                 let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
                 let words = image.stride / 4
-                for rect in BitmapFont.rects(for: text, x: 0, y: 0, scale: scale) {
-                    for y in max(0, rect.minY)..<min(image.height, rect.maxY) {
-                        for x in max(0, rect.minX)..<min(image.width, rect.maxX) { pixels[y * words + x] = ink }
+                // Glyphs past the picture's size (a size too small for the text) are cut off.
+                let bounds = Rect(x: 0, y: 0, width: image.width, height: image.height)
+                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: scale) {
+                    guard let rect = glyph.intersection(bounds) else { continue }
+                    for y in rect.minY..<rect.maxY {
+                        for x in rect.minX..<rect.maxX { pixels[y * words + x] = ink }
                     }
                 }
             }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The pixman renderer: draws a scene of client surfaces, clipped per pane, over black.
+// The pixman renderer: plans a scene of client surfaces and chrome, clipped per pane, over black
+// (the operations and their replay are in `RenderOperation.swift`).
 
 import CPixman
-import CRenderKernels
 import DiptychCore
 import DiptychImage
 
@@ -88,207 +88,12 @@ public struct RenderStats: Equatable, Sendable {
     public var blendedPixels = 0
 }
 
-/// How a transformed surface is sampled.
-public enum ScaleFilter: Sendable {
-    /// Whole-pixel moves (and quarter turns): exact.
-    case nearest
-    /// pixman's bilinear filter with edge padding: any transform.
-    case bilinear
-    /// An exact area average (box filter) for a pure downscale by 1/2 to 1 of an opaque
-    /// surface: sharper than bilinear and faster (the resolution emulation's path).
-    case box
-}
-
-/// A mask a composite is drawn through: an image's alpha (placed like a source), or one
-/// alpha everywhere (a cross-fade).
-public struct RenderMask {
-    public enum Source {
-        case image(PixelImage)
-        case constant(UInt8)
-    }
-
-    public var source: Source
-    /// Output pixel to mask pixel, when the scene is transformed; else `offset` is added to
-    /// output coordinates.
-    public var transform: AffineTransform?
-    public var offset: (x: Int, y: Int)
-
-    public init(source: Source, transform: AffineTransform? = nil, offset: (x: Int, y: Int) = (0, 0)) {
-        self.source = source
-        self.transform = transform
-        self.offset = offset
-    }
-}
-
-/// One drawing call the renderer made, recorded so that a profiler can replay exactly the same
-/// work, or the same work with pixman alone.
-public enum RenderOperation {
-    case fill([Rect], RGB)
-    case composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int), mask: RenderMask?)
-
-    /// A composite without a mask.
-    public static func composite(image: PixelImage, opaque: Bool, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], sourceOffset: (x: Int, y: Int)) -> RenderOperation {
-        .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects, sourceOffset: sourceOffset, mask: nil)
-    }
-
-    /// Whether it reads what is under it (a translucent source, or a mask).
-    var blends: Bool {
-        if case .composite(_, let opaque, _, _, _, _, let mask) = self { return !opaque || mask != nil }
-        return false
-    }
-
-    var rects: [Rect] {
-        switch self {
-        case .fill(let r, _): r
-        case .composite(_, _, _, _, let r, _, _): r
-        }
-    }
-}
-
-extension RenderOperation {
-    /// The operation drawing only inside `region`.
-    func clipped(to region: Region) -> RenderOperation { restricted { region.intersection($0).rects } }
-
-    /// The operation drawing only outside `region`.
-    func clipped(outside region: Region) -> RenderOperation {
-        restricted { r in
-            var rest = Region(r)
-            rest.subtract(region)
-            return rest.rects
-        }
-    }
-
-    private func restricted(_ cut: (Rect) -> [Rect]) -> RenderOperation {
-        switch self {
-        case .fill(let rects, let color): .fill(rects.flatMap(cut), color)
-        case .composite(let image, let opaque, let transform, let filter, let rects, let offset, let mask):
-            .composite(image: image, opaque: opaque, transform: transform, filter: filter, rects: rects.flatMap(cut), sourceOffset: offset, mask: mask)
-        }
-    }
-}
-
 /// Draws scenes with pixman. Stateless; the target is passed in.
 public struct PixmanRenderer {
     /// Where rounded corners' masks come from (and the chrome's pictures).
     public let chrome: ChromeCache
 
     public init(chrome: ChromeCache = ChromeCache()) { self.chrome = chrome }
-
-    /// Replays recorded operations into `target`: unscaled opaque copies row by row with
-    /// `memcpy`, box-filtered downscales with the area-average kernel, everything else with
-    /// pixman. With `pixmanOnly`, every operation is a bare pixman call as the renderer made
-    /// them before (box filtering as bilinear: the profiler's baseline), and `source` may
-    /// stand in other images for the operations' own (freshly drawn sources).
-    public static func replay(
-        _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, source: ((PixelImage) -> PixelImage)? = nil
-    ) {
-        for op in operations {
-            switch op {
-            case .fill(let rects, let color):
-                target.fill(rects, color: color)
-            case .composite(let original, let opaque, let transform, let filter, let rects, let offset, let mask):
-                let image = source?(original) ?? original
-                if let mask {
-                    compositeMasked(image, transform: transform, filter: filter, rects: rects, offset: offset, mask: mask, into: target)
-                    continue
-                }
-                if opaque, transform == nil, !pixmanOnly {
-                    for r in rects { target.blit(r, from: image, sourceOffset: offset) }
-                    continue
-                }
-                if let m = transform, filter == .box, !pixmanOnly, boxDownscale(image, m, rects, into: target) { continue }
-                if let m = transform {
-                    var pt = pixmanTransform(m)
-                    pixman_image_set_transform(image.image, &pt)
-                    pixman_image_set_filter(image.image, filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
-                    pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
-                }
-                for r in rects {
-                    pixman_image_composite32(
-                        opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image.image, nil, target.image,
-                        Int32(r.x + offset.x), Int32(r.y + offset.y), 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
-                }
-                if transform != nil {
-                    pixman_image_set_transform(image.image, nil)
-                    pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
-                }
-            }
-        }
-    }
-
-    /// Draws `rects` of the output from `image` through `mask`'s alpha, over what is there.
-    static func compositeMasked(
-        _ image: PixelImage, transform: AffineTransform?, filter: ScaleFilter, rects: [Rect], offset: (x: Int, y: Int), mask: RenderMask, into target: PixelImage
-    ) {
-        let maskImage: OpaquePointer
-        switch mask.source {
-        case .image(let m): maskImage = m.image
-        case .constant(let alpha):
-            var c = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(alpha) * 257)
-            maskImage = pixman_image_create_solid_fill(&c)
-        }
-        defer { if case .constant = mask.source { pixman_image_unref(maskImage) } }
-        if let m = transform {
-            var pt = pixmanTransform(m)
-            pixman_image_set_transform(image.image, &pt)
-            pixman_image_set_filter(image.image, filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
-            pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
-        }
-        if case .image = mask.source, let mt = mask.transform {
-            var pt = pixmanTransform(mt)
-            pixman_image_set_transform(maskImage, &pt)
-            pixman_image_set_filter(maskImage, PIXMAN_FILTER_BILINEAR, nil, 0)
-        }
-        for r in rects {
-            pixman_image_composite32(
-                PIXMAN_OP_OVER, image.image, maskImage, target.image, Int32(r.x + offset.x), Int32(r.y + offset.y),
-                Int32(r.x + mask.offset.x), Int32(r.y + mask.offset.y), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
-        }
-        if transform != nil {
-            pixman_image_set_transform(image.image, nil)
-            pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
-        }
-        if case .image = mask.source, mask.transform != nil { pixman_image_set_transform(maskImage, nil) }
-    }
-
-    /// Draws `rects` of the output from `image` through `m` (output pixel to image pixel, a
-    /// pure scale and translation) with the area-average kernel; false, having drawn nothing,
-    /// when the kernel does not take these parameters.
-    static func boxDownscale(_ image: PixelImage, _ m: AffineTransform, _ rects: [Rect], into target: PixelImage) -> Bool {
-        guard m.b == 0, m.c == 0, image.format.isOpaque, target.format == .xrgb8888 else { return false }
-        let bounds = Rect(x: 0, y: 0, width: target.width, height: target.height)
-        guard rects.allSatisfy({ $0.intersection(bounds) == $0 }) else { return false }
-        let src = image.bytes.assumingMemoryBound(to: UInt32.self)
-        let dst = target.bytes.assumingMemoryBound(to: UInt32.self)
-        for (i, r) in rects.enumerated() {
-            let status = dp_box_downscale(
-                src, Int32(image.width), Int32(image.height), Int32(image.stride), dst, Int32(target.stride),
-                Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), m.a, m.tx, m.d, m.ty)
-            // Parameters are the same for every rectangle: the first refusal refuses them all.
-            if status != 0 {
-                precondition(i == 0, "the box kernel refused a rectangle after taking one")
-                return false
-            }
-        }
-        return true
-    }
-
-    /// Replays a frame's operations into an output buffer. Where the target may be read, or
-    /// nothing blends, straight into it. Otherwise (scanout memory, slow to read) the regions
-    /// that blend are composed in the target's shadow, every operation clipped to them, and
-    /// copied in; the rest is drawn straight into the target, so each of its pixels is written
-    /// once and none is read.
-    public static func replay(_ operations: [RenderOperation], into target: FrameTarget) {
-        var blended = Region()
-        for op in operations where op.blends { for r in op.rects { blended.formUnion(r) } }
-        guard let shadow = target.shadow, !blended.isEmpty else {
-            replay(operations, into: target.image)
-            return
-        }
-        replay(operations.map { $0.clipped(outside: blended) }, into: target.image)
-        replay(operations.map { $0.clipped(to: blended) }, into: shadow)
-        for r in blended.rects { target.image.blit(r, from: shadow, sourceOffset: (0, 0)) }
-    }
 
     /// Draws `scene` into `target` (the output, `scene.outputSize`). Each surface is drawn only
     /// where no opaque pane above it covers and only inside the damage, with `PIXMAN_OP_SRC`
@@ -402,15 +207,6 @@ extension PixmanRenderer {
         if opaque, m.b == 0, m.c == 0, m.a > 1, m.a <= 2, m.d > 1, m.d <= 2 { return .box }
         return .bilinear
     }
-}
-
-func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
-    var pt = pixman_transform_t()
-    func fixed(_ v: Double) -> pixman_fixed_t { pixman_fixed_t((v * 65536).rounded()) }
-    pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
-    pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
-    pt.matrix.2 = (0, 0, fixed(1))
-    return pt
 }
 
 extension Scene {

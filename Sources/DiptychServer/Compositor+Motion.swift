@@ -17,14 +17,9 @@ struct CrossFade {
 }
 
 /// What a frame showed, in points: each pane's role, left edge and width, and the divider.
-public struct ShownPanes: Sendable, Equatable {
+public struct ShownPanes: Sendable {
     public var panes: [(role: Role, x: Int, width: Int)]
     public var divider: Int?
-
-    public static func == (a: ShownPanes, b: ShownPanes) -> Bool {
-        a.divider == b.divider && a.panes.map(\.role) == b.panes.map(\.role) && a.panes.map(\.x) == b.panes.map(\.x)
-            && a.panes.map(\.width) == b.panes.map(\.width)
-    }
 
     public var json: [(String, JSONValue)] {
         [
@@ -77,7 +72,7 @@ extension Compositor {
     /// Whether the screen is in motion at `now`: panes settling or following a finger, or a
     /// cross-fade.
     public var isInMotion: Bool {
-        fade != nil || shell.isMoving(at: now) || shell.isFollowingFinger
+        isAnimating || shell.isFollowingFinger
     }
 
     /// Whether something moves by itself at `now`: panes settling, or a cross-fade.

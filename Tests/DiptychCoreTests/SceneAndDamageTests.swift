@@ -210,6 +210,10 @@ struct GestureTests {
     @Test func anEdgeSwipeIsClaimedAfterItsDistance() {
         let s = EdgeHold(app: AppID(1), x: 1020, y: 300, now: 0)
         #expect(!s.claims(fingerX: 1000) && s.claims(fingerX: 972))
+        // However long it is held, at most 32 motions are kept, the newest last.
+        var held = s
+        for i in 0..<100 { held.hold(x: 1020, y: 300 + Double(i)) }
+        #expect(held.motions.count == EdgeHold.sampleLimit && held.motions.last?.y == 399)
         // Moving along the edge is not a swipe: the app gets the touch.
         #expect(s.leftOtherwise(x: 1015, y: 330) && !s.leftOtherwise(x: 990, y: 320))
     }

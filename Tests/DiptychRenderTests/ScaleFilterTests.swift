@@ -103,3 +103,16 @@ struct ScaleFilterTests {
         #expect(PixmanRenderer.filterFor(nil, opaque: true, .identity) == .nearest)
     }
 }
+
+struct ChromeCacheTests {
+    /// Apps name their placeholders: however many names come by, the cache holds at most 64
+    /// pictures.
+    @Test func theCacheIsBounded() {
+        let cache = ChromeCache()
+        for i in 0..<200 { _ = cache.picture(.label("app \(i)", RGB(red: 0, green: 0, blue: 0), scale: 2), size: Size(width: 60, height: 14)) }
+        #expect(cache.count <= ChromeCache.limit)
+        // A corner mask is opaque inside its arc and clear outside it.
+        let corner = cache.corner(radius: 20, corner: 0)
+        #expect(corner.pixel(x: 0, y: 0) >> 24 == 0 && corner.pixel(x: 19, y: 19) >> 24 == 255)
+    }
+}

@@ -15,18 +15,35 @@ public struct Region: Hashable, Sendable {
 
     /// The parts of `r` outside `cut`: up to four rectangles.
     static func subtract(_ r: Rect, _ cut: Rect) -> [Rect] {
-        guard let i = r.intersection(cut) else { return [r] }
         var out: [Rect] = []
+        subtract(r, cut, into: &out)
+        return out
+    }
+
+    /// Appends the parts of `r` outside `cut` (up to four rectangles) to `out`.
+    static func subtract(_ r: Rect, _ cut: Rect, into out: inout [Rect]) {
+        guard let i = r.intersection(cut) else {
+            out.append(r)
+            return
+        }
         if i.minY > r.minY { out.append(Rect(x: r.x, y: r.y, width: r.width, height: i.minY - r.minY)) }
         if i.maxY < r.maxY { out.append(Rect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
         if i.minX > r.minX { out.append(Rect(x: r.x, y: i.minY, width: i.minX - r.minX, height: i.height)) }
         if i.maxX < r.maxX { out.append(Rect(x: i.maxX, y: i.minY, width: r.maxX - i.maxX, height: i.height)) }
-        return out
     }
 
-    /// Removes `cut` from the region.
+    static func overlap(_ a: Rect, _ b: Rect) -> Bool {
+        max(a.minX, b.minX) < min(a.maxX, b.maxX) && max(a.minY, b.minY) < min(a.maxY, b.maxY)
+    }
+
+    /// Removes `cut` from the region. (Frames run these a few hundred times each: a region
+    /// that `cut` misses is left as it is, without allocating.)
     public mutating func subtract(_ cut: Rect) {
-        rects = rects.flatMap { Region.subtract($0, cut) }
+        guard !cut.isEmpty, rects.contains(where: { Region.overlap($0, cut) }) else { return }
+        var out: [Rect] = []
+        out.reserveCapacity(rects.count + 3)
+        for r in rects { Region.subtract(r, cut, into: &out) }
+        rects = out
     }
 
     /// Removes every rectangle of `other`.
@@ -37,8 +54,17 @@ public struct Region: Hashable, Sendable {
     /// Adds `rect`, keeping the rectangles disjoint.
     public mutating func formUnion(_ rect: Rect) {
         guard !rect.isEmpty else { return }
-        var pieces = [rect]
-        for existing in rects { pieces = pieces.flatMap { Region.subtract($0, existing) } }
+        guard rects.contains(where: { Region.overlap($0, rect) }) else {
+            rects.append(rect)
+            return
+        }
+        var pieces = [rect], next: [Rect] = []
+        for existing in rects where Region.overlap(existing, rect) {
+            next.removeAll(keepingCapacity: true)
+            for p in pieces { Region.subtract(p, existing, into: &next) }
+            swap(&pieces, &next)
+            if pieces.isEmpty { return }
+        }
         rects += pieces
     }
 

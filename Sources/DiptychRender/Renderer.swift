@@ -148,14 +148,13 @@ public struct PixmanRenderer {
             return mine
         }
         var drawn: [[Rect]] = []
-        var covered = Region()
+        drawn.reserveCapacity(scene.surfaces.count)
+        var black = damage
         for (i, s) in scene.surfaces.enumerated() {
             let mine = pieces(of: visible[i])
             drawn.append(mine)
-            if s.isOpaque { for r in mine { covered.formUnion(r) } }
+            if s.isOpaque { for r in mine { black.subtract(r) } }
         }
-        var black = damage
-        black.subtract(covered)
         if !black.isEmpty { ops.append(.fill(black.rects, RGB(red: 0, green: 0, blue: 0))) }
         stats.filledPixels = black.area
 

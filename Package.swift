@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
         // The area-average downscale kernel for resolution emulation (SIMD with a portable
         // fallback). Optimised in debug builds too: tests render emulated frames.
@@ -36,13 +37,15 @@ let package = Package(
         .target(name: "DiptychLinux", dependencies: ["CLinuxShims"]),
         // Pixel images over pixman, PNG, and the output interface with its headless backend.
         .target(name: "DiptychImage", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"]),
+        // Real type: FreeType glyphs in pixman's glyph cache.
+        .target(name: "DiptychText", dependencies: ["CFreeType", "CPixman", "DiptychCore", "DiptychImage"]),
         // The scene renderer: plans and replays pixman operations for a scene.
-        .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage"]),
+        .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage", "DiptychText"]),
         .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
-        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychRender", logging]),
+        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychRender", "DiptychText", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
         .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychClient"]),
 
@@ -72,7 +75,7 @@ let package = Package(
             dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychImage", "DiptychLinux", "DiptychTestSupport", logging]),
         .testTarget(
             name: "DiptychRenderTests",
-            dependencies: ["DiptychRender", "DiptychImage", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux"],
+            dependencies: ["DiptychRender", "DiptychImage", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux", "DiptychText"],
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",

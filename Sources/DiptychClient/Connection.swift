@@ -50,6 +50,9 @@ public enum ClientError: Error, CustomStringConvertible {
     case noSocket(String)
     /// The compositor closed the connection while the app waited for it.
     case closed
+    /// The compositor refused a request with this error and closed the connection (found when
+    /// a send failed because of it).
+    case refused(ProtocolError)
 
     public var description: String {
         switch self {
@@ -57,6 +60,7 @@ public enum ClientError: Error, CustomStringConvertible {
         case .protocolViolation(let e): "protocol error from the compositor: \(e)"
         case .noSocket(let why): why
         case .closed: "the compositor closed the connection"
+        case .refused(let e): "the compositor reported a protocol error: \(e)"
         }
     }
 }
@@ -117,7 +121,22 @@ public final class Connection {
 
     /// Sends raw bytes and descriptors (used by `send` and by the tests' misbehaving client).
     package func sendRaw(_ bytes: [UInt8], descriptors: [Int32] = []) throws(ClientError) {
-        do { try UnixSocket.sendAll(socket.rawValue, bytes, descriptors: descriptors) } catch { throw .system(error) }
+        do { try UnixSocket.sendAll(socket.rawValue, bytes, descriptors: descriptors) } catch {
+            // A compositor that refused an earlier request closed the connection after saying
+            // why: the reason is waiting to be read, and matters more than the broken pipe.
+            if let refusal = queuedError() { throw .refused(refusal) }
+            throw .system(error)
+        }
+    }
+
+    /// The protocol error among the events already received, if any (the others are kept).
+    private func queuedError() -> ProtocolError? {
+        if let p = pending.lazy.compactMap({ if case .error(let e) = $0 { e } else { nil } }).first { return p }
+        while let event = try? readEvent(blocking: false) {
+            if case .error(let e) = event { return e }
+            pending.append(event)
+        }
+        return nil
     }
 
     /// Reads whatever bytes arrive next, undecoded (for the tests' misbehaving client).

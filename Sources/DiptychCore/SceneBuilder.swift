@@ -45,8 +45,8 @@ public enum Chrome: Hashable, Sendable {
     case shadow(alpha: UInt8)
     /// A pill (a rectangle with fully rounded ends): the divider's handle, the grabber.
     case pill(RGB, alpha: UInt8)
-    /// Text in the bitmap font, each font pixel `scale` pixels square.
-    case label(String, RGB, scale: Int)
+    /// Text in `color`, `pixelSize` pixels to the em, centred in the node's picture.
+    case text(String, RGB, pixelSize: Int)
 }
 
 /// One thing placed on the logical screen, in logical pixels.
@@ -57,6 +57,8 @@ public struct SceneNode: Hashable, Sendable {
         case placeholder(AppID)
         case surface(AppID)
         case label(AppID)
+        /// The status bar's pieces, left to right.
+        case status(StatusBar.Item)
         case shadow(AppID)
         case grabber(AppID)
         case divider
@@ -99,7 +101,7 @@ public struct SceneNode: Hashable, Sendable {
     public var app: AppID? {
         switch key {
         case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a): a
-        case .divider, .handle: nil
+        case .divider, .handle, .status: nil
         }
     }
 
@@ -145,10 +147,9 @@ public enum ChromeStyle {
     public static let grabberTop = 6
     public static let grabberColor = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
     public static let grabberAlpha = 0.9
-    /// A placeholder's tile when the app's colour is unknown, and its name's size (font
-    /// pixels per point).
+    /// A placeholder's tile when the app's colour is unknown, and its name's size.
     public static let neutralTile = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
-    public static let labelScale = 2
+    public static let labelPoints = 17
 }
 
 /// Builds scenes from presented panes. Pure.
@@ -158,7 +159,10 @@ public enum SceneBuilder {
     /// (the live surface until one arrives), over a placeholder where the image does not
     /// reach; the divider with its handle between panes side by side; a floating pane's
     /// shadow, rounded corners and grabber. Panes of apps with no content are left out.
-    public static func build(panes: [PresentedPane], profile: DeviceProfile, orientation: Orientation, content: (AppID) -> AppContent?) -> SceneGraph {
+    public static func build(
+        panes: [PresentedPane], profile: DeviceProfile, orientation: Orientation, statusBar: StatusBar? = nil, text: TextMetrics = BitmapMetrics(),
+        content: (AppID) -> AppContent?
+    ) -> SceneGraph {
         let scale = profile.scale
         let size = profile.pixelSize(orientation)
         var nodes: [SceneNode] = []
@@ -206,7 +210,7 @@ public enum SceneBuilder {
                 let box = bare.bounds
                 nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: box, clip: box))
                 if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
-                if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }), let label = label(c.name, on: tile, in: band, scale: scale) {
+                if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }), let label = label(c.name, on: tile, in: band, scale: scale, text: text) {
                     nodes.append(label.with(key: .label(p.app)))
                 }
             } else if let placed, let image {
@@ -222,20 +226,21 @@ public enum SceneBuilder {
             }
         }
         drawDivider()
+        if let statusBar { nodes += statusBar.nodes(screenWidth: size.width, scale: scale, text: text) }
         return SceneGraph(size: size, nodes: nodes)
     }
 
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
     /// when it does not fit.
-    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int) -> SceneNode? {
+    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics) -> SceneNode? {
         guard !name.isEmpty else { return nil }
-        let fontScale = ChromeStyle.labelScale * scale
-        let size = BitmapFont.size(of: name, scale: fontScale)
-        guard size.width + 4 * fontScale <= band.width, size.height + 4 * fontScale <= band.height else { return nil }
+        let pixelSize = ChromeStyle.labelPoints * scale
+        let size = text.size(of: name, pixelSize: pixelSize)
+        guard size.width + 2 * pixelSize <= band.width, size.height + 2 * pixelSize <= band.height else { return nil }
         let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
         let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
         let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
-        return SceneNode(key: .divider, content: .chrome(.label(name, ink, scale: fontScale)), imageRect: r, clip: r)
+        return SceneNode(key: .divider, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the

@@ -46,6 +46,12 @@ public protocol DemoModel {
     func draw(_ image: PixelImage, canvas: Canvas)
     /// A digest of everything the user made or chose, logged with `didBecomeActive`.
     var stateDigest: String { get }
+    /// The status bar text it reads best under (asked for while it is the primary).
+    var preferredStatusBarStyle: StatusBarStyle { get }
+}
+
+extension DemoModel {
+    public var preferredStatusBarStyle: StatusBarStyle { .dark }
 }
 
 /// FNV-1a, 64-bit: a stable digest across runs and processes.
@@ -133,13 +139,14 @@ public struct NotesModel: DemoModel {
         let s = canvas.scale
         image.fill(Rect(x: 0, y: 0, width: image.width, height: image.height), color: Self.paper)
         var rules: [Rect] = []
-        var y = 44 * s
+        // The top 20 pt are the status bar's (SPEC §10): the title sits below it.
+        var y = 56 * s
         while y < image.height {
             rules.append(Rect(x: 0, y: y, width: image.width, height: max(1, s / 2)))
             y += 32 * s
         }
         image.fill(rules, color: Self.rule)
-        drawText(image, "NOTES", x: 12 * s, y: 12 * s, size: 3 * s, color: Self.ink)
+        drawText(image, "NOTES", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.ink)
         var dots: [Rect] = []
         let pen = 3 * s
         for points in strokes + active.sorted(by: { $0.key < $1.key }).map(\.value) {
@@ -176,6 +183,8 @@ public struct NotesModel: DemoModel {
 /// A list of symbols with a detail view: side by side when regular, and one column with the
 /// detail pushed over the list when compact (a collapsing navigation stack).
 public struct MarketsModel: DemoModel {
+    /// A dark app: light status bar text.
+    public var preferredStatusBarStyle: StatusBarStyle { .light }
     public static let symbols = [
         "AAPL", "MSFT", "GOOG", "AMZN", "NVDA", "META", "TSLA", "ORCL", "IBM", "INTC",
         "AMD", "CSCO", "ADBE", "CRM", "QCOM", "TXN", "AVGO", "NFLX", "PYPL", "SHOP",
@@ -274,7 +283,7 @@ public struct MarketsModel: DemoModel {
     }
 
     private func drawList(_ image: PixelImage, width: Int, scale s: Int) {
-        drawText(image, "MARKETS", x: 12 * s, y: 18 * s, size: 3 * s, color: Self.text)
+        drawText(image, "MARKETS", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.text)
         let top = Int(Self.header) * s
         var y = top - Int(scroll) * s
         for (i, name) in Self.symbols.enumerated() {
@@ -297,7 +306,7 @@ public struct MarketsModel: DemoModel {
     }
 
     private func drawDetail(_ image: PixelImage, x: Int, width: Int, scale s: Int, back: Bool) {
-        if back { drawText(image, "<", x: x + 12 * s, y: 18 * s, size: 3 * s, color: Self.text) }
+        if back { drawText(image, "<", x: x + 12 * s, y: 26 * s, size: 3 * s, color: Self.text) }
         guard let i = selection else {
             drawText(image, "NO SELECTION", x: x + 24 * s, y: 120 * s, size: 2 * s, color: Self.rowColor)
             return

@@ -46,6 +46,8 @@ public struct DemoOptions: Sendable {
     public var recolorDamage: Rect?
     /// Draw a new full-damage frame after every `frameDone` (a busy app, for profiling).
     public var animate = false
+    /// Ask for this status bar style once the first frame is on screen.
+    public var statusBarStyle: StatusBarStyle?
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
@@ -65,6 +67,9 @@ public struct DemoRunner {
     var canvas: Canvas?
     var configured = 0
     var recolored = false
+    var styled = false
+    /// The status bar style last asked for as the primary.
+    var askedStyle: StatusBarStyle = .dark
     /// Snapshot requests waiting for their delay; `since` is the clock at the first sync after.
     var waiting: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
 
@@ -101,6 +106,10 @@ public struct DemoRunner {
                 try handle(event)
             }
             return 0
+        } catch .refused(let e) {
+            log(.error(e))
+            printError("diptych-demo: the compositor reported a protocol error: \(e)")
+            return 1
         } catch {
             printError("diptych-demo: \(error)")
             return 1
@@ -113,6 +122,12 @@ public struct DemoRunner {
             configured += 1
             if options.noAck && configured > 1 { return }
             try connection.send(.ack(serial: c.serial))
+            // As an iOS app's preferred status bar style: asked for while primary only (a
+            // secondary's request is refused).
+            if c.role == .primary, options.statusBarStyle == nil, model.preferredStatusBarStyle != askedStyle {
+                askedStyle = model.preferredStatusBarStyle
+                try connection.send(.statusBarStyle(askedStyle))
+            }
             let next = Canvas(c)
             model.resized(to: next)
             canvas = next
@@ -128,6 +143,10 @@ public struct DemoRunner {
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
         case .frameDone:
+            if let style = options.statusBarStyle, !styled {
+                styled = true
+                try connection.send(.statusBarStyle(style))
+            }
             if options.animate, let canvas, !(options.noAck && configured > 1) {
                 try animateFrame(canvas)
                 return

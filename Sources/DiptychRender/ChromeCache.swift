@@ -6,6 +6,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychText
 
 /// Chrome pictures by description and size. Bounded: at most `limit` are kept. Confined to
 /// the thread that draws.
@@ -18,8 +19,13 @@ public final class ChromeCache {
 
     private var pictures: [Key: PixelImage] = [:]
     public static let limit = 64
+    /// Draws text (FreeType); without one, text is drawn in the bitmap font.
+    public let typesetter: Typesetter?
 
-    public init() {}
+    public init(typesetter: Typesetter? = nil) { self.typesetter = typesetter }
+
+    /// How big text drawn here is, for laying it out.
+    public var metrics: TextMetrics { typesetter ?? BitmapMetrics() }
 
     /// Pictures held now.
     public var count: Int { pictures.count }
@@ -62,13 +68,14 @@ public final class ChromeCache {
                         return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
                     }
                 } color: { a in Self.premultiplied(color, a) }
-            case .label(let text, let color, let scale):
+            case .text(let text, let color, let pixelSize):
+                if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
                 let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
                 let words = image.stride / 4
                 // Glyphs past the picture's size (a size too small for the text) are cut off.
                 let bounds = Rect(x: 0, y: 0, width: image.width, height: image.height)
-                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: scale) {
+                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
                     guard let rect = glyph.intersection(bounds) else { continue }
                     for y in rect.minY..<rect.maxY {
                         for x in rect.minX..<rect.maxX { pixels[y * words + x] = ink }

@@ -81,6 +81,8 @@ final class ClientSession {
     /// Missed a round trip: no longer waited for (a scenario then costs one timeout, not one
     /// per frame).
     var unresponsive = false
+    /// The status bar style the app asked for (used while it is primary).
+    var statusBarStyle: StatusBarStyle = .dark
     /// A label for messages: the launch name or the hello name.
     var label: String
     /// The last configure sent, and every serial sent but not yet acked.

@@ -27,7 +27,9 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
-        SceneBuilder.build(panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation) { session($0)?.content }
+        SceneBuilder.build(
+            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, statusBar: statusBar, text: renderer.chrome.metrics
+        ) { session($0)?.content }
     }
 
     /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).

@@ -8,6 +8,7 @@ import DiptychCore
 import DiptychImage
 import DiptychLinux
 import DiptychRender
+import DiptychText
 import DiptychWire
 import Glibc
 import Logging
@@ -32,6 +33,11 @@ public struct CompositorConfiguration: Sendable {
     public var outputRotation: OutputRotation = .none
     /// Tint repainted regions (a debugging aid).
     public var debugDamage = false
+    /// Draw the status bar (SPEC §10).
+    public var statusBar = true
+    /// The status bar's time, when fixed (`render` shows 09:41, as a scenario starts);
+    /// otherwise the virtual clock in a scenario and the local time live.
+    public var statusBarTime: String?
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -99,7 +105,7 @@ public final class Compositor {
     var nextSync: UInt32 = 1
     private var nextImageID: UInt64 = 1
     let launcher = AppLauncher()
-    let renderer = PixmanRenderer()
+    let renderer: PixmanRenderer
     var pendingActivation: [ClientID: UInt64] = [:]
     /// The old orientation's last frame fading out, if a rotation is in progress.
     var fade: CrossFade?
@@ -152,6 +158,18 @@ public final class Compositor {
             socketLock = nil
         }
         for fd in self.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
+        renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
+    }
+
+    /// The chrome's font (FreeType), or nil, said once, when none can be read: text is then
+    /// drawn in the bitmap font.
+    private static func typesetter(_ logger: Logger) -> Typesetter? {
+        do {
+            return try Typesetter.standard(override: Files.environment("DIPTYCH_FONT"))
+        } catch {
+            logger.warning("status bar and placeholder names in the bitmap font: \(error)")
+            return nil
+        }
     }
 
     /// Letting go of a compositor never waits: its sessions are closed and the apps it
@@ -352,6 +370,8 @@ public final class Compositor {
         case .syncDone(let serial):
             c.syncAnswered = serial
             c.syncAnsweredAt = MonotonicClock.nanoseconds
+        case .statusBarStyle(let style):
+            try setStatusBarStyle(style, from: c)
         }
     }
 

@@ -52,7 +52,7 @@ public final class RepaintLoop {
     /// the pen's time-out, and (when a frame is wanted and the output can take it) the next
     /// frame's earliest start; nil (until an event) when nothing is due.
     private func sleep(now: UInt64, nextPoll: UInt64?, notBefore: UInt64) -> Int? {
-        var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline].compactMap { $0 }
+        var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline, compositor.nextClockDeadline].compactMap { $0 }
         if compositor.needsRepaint && compositor.backend.readyForFrame { wake.append(notBefore) }
         return wake.min().map { Int($0 > now ? $0 - now : 0) }
     }

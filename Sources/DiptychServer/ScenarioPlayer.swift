@@ -27,6 +27,8 @@ public final class ScenarioPlayer {
     public var tracing = false
     /// Tint repainted regions in the captures.
     public var debugDamage = false
+    /// Draw the status bar.
+    public var statusBar = true
     /// Called with each capture's name once its frame is on the output (a host may read the
     /// screen back then).
     public var captureHook: ((String) throws -> Void)?
@@ -58,6 +60,7 @@ public final class ScenarioPlayer {
         configuration.palmRejection = scenario.palmRejection
         configuration.emulateOn = scenario.emulateOn
         configuration.debugDamage = debugDamage
+        configuration.statusBar = statusBar
         configuration.penHoldoff = scenario.penHoldoff
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         defer { compositor.shutdown() }

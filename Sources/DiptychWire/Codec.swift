@@ -50,6 +50,7 @@ private let sizeClassCodes: [SizeClass] = [.compact, .regular]
 private let roleCodes: [Role] = [.primary, .secondary]
 private let orientationCodes: [Orientation] = [.landscape, .portrait]
 private let arrangementCodes: [Arrangement] = [.full, .slideOver, .split23, .split12]
+private let statusBarCodes: [StatusBarStyle] = [.dark, .light, .hidden]
 
 private func code<T: Equatable>(_ value: T, in table: [T]) -> UInt8 { UInt8(table.firstIndex(of: value)!) }
 private func lookup<T>(_ raw: UInt8, in table: [T], _ field: String) throws(ProtocolError) -> T {
@@ -99,6 +100,8 @@ extension ClientMessage {
             w.buffer(b)
         case .destroyBuffer(let id):
             w.u32(id)
+        case .statusBarStyle(let style):
+            w.u8(code(style, in: statusBarCodes))
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -130,6 +133,8 @@ extension ClientMessage {
             m = .createBuffer(id: try r.u32(), try r.buffer())
         case 7:
             m = .destroyBuffer(id: try r.u32())
+        case 8:
+            m = .statusBarStyle(try lookup(try r.u8(), in: statusBarCodes, "status bar style"))
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }

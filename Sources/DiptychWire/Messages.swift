@@ -108,6 +108,8 @@ public enum ClientMessage: Sendable, Equatable {
     /// Forgets buffer `id`. A buffer on screen stays shown (and mapped) until a commit
     /// replaces it.
     case destroyBuffer(id: UInt32)
+    /// How the status bar's text is drawn (primary only).
+    case statusBarStyle(StatusBarStyle)
 
     public var opcode: UInt16 {
         switch self {
@@ -118,6 +120,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .syncDone: 5
         case .createBuffer: 6
         case .destroyBuffer: 7
+        case .statusBarStyle: 8
         }
     }
 

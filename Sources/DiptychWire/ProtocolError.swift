@@ -28,6 +28,9 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case bufferExists = 17
         /// More buffers, or more mapped bytes, than one app may hold.
         case tooManyBuffers = 18
+        /// A request only the primary app may make (the status bar, Picture in Picture, the
+        /// second screen).
+        case notPrimary = 19
 
         /// The name as it appears in error events, logs and event logs.
         public var name: String {
@@ -50,6 +53,7 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
             case .destroyedBuffer: "destroyed-buffer"
             case .bufferExists: "buffer-exists"
             case .tooManyBuffers: "too-many-buffers"
+            case .notPrimary: "not-primary"
             }
         }
     }

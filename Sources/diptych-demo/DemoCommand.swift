@@ -36,12 +36,16 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Draw a new frame after every frameDone (a busy app, for profiling).")
     var animate = false
 
+    @Option(name: .long, help: "Once the first frame is on screen, ask for this status bar style (dark, light or hidden; the primary's is shown).")
+    var statusBarStyle: String?
+
     @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
     var recolorDamage: String?
 
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
         if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
+        if let s = statusBarStyle, StatusBarStyle(rawValue: s) == nil { throw ValidationError("bad --status-bar-style '\(s)': expected dark, light or hidden") }
         if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
     }
 
@@ -58,6 +62,7 @@ struct DemoCommand: ParsableCommand {
         var opts = options
         opts.recolorDamage = recolorDamage.flatMap(parseBox)
         opts.animate = animate
+        opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()
         if status != 0 { throw ExitCode(status) }

@@ -46,9 +46,18 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Rotate the output on the panel, in degrees clockwise.")
     var rotate: OutputRotation = .none
 
+    @Option(help: "Draw the status bar (on or off).")
+    var statusBar: Switch = .on
+
     func resolve() throws -> (Size?, OutputRotation) {
         guard let e = emulateOn else { return (nil, rotate) }
         guard let size = Size(parsing: e) else { throw UsageError("bad --emulate-on '\(e)': expected a panel size WxH in pixels, e.g. 2048x1536") }
         return (size, rotate)
     }
+}
+
+/// An `on|off` option.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+    var isOn: Bool { self == .on }
 }

@@ -60,6 +60,8 @@ struct RenderCommand: ParsableCommand {
                 var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, listen: false)
                 configuration.emulateOn = emulateOn
                 configuration.outputRotation = rotation
+                configuration.statusBar = outputOptions.statusBar.isOn
+                configuration.statusBarTime = StatusBar.clock(milliseconds: 0)
                 compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")

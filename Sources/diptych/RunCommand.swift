@@ -115,6 +115,7 @@ struct RunCommand: ParsableCommand {
                 configuration.palmRejection = palmMode
                 configuration.penHoldoff = holdoff
                 configuration.debugDamage = debugDamage
+                configuration.statusBar = outputOptions.statusBar.isOn
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
             } catch {
@@ -159,6 +160,7 @@ struct RunCommand: ParsableCommand {
             try Apps.command(app, eventLog: log).arguments
         }
         player.debugDamage = debugDamage
+        player.statusBar = outputOptions.statusBar.isOn
         player.backend = drm
         var injector: UinputInjector?
         if inputViaUinput {

@@ -51,7 +51,7 @@ struct SceneBuilderTests {
         let waiting = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in AppContent(live: nil, name: "notes") }.nodes
         #expect(waiting.map(\.key) == [.placeholder(AppID(1)), .label(AppID(1))])
         #expect(waiting[0].content == .solid(ChromeStyle.neutralTile) && waiting[0].clip == Rect(x: 0, y: 0, width: 2048, height: 1536))
-        #expect(waiting[1].content == .chrome(.label("notes", RGB(red: 0, green: 0, blue: 0), scale: 4)))
+        #expect(waiting[1].content == .chrome(.text("notes", RGB(red: 0, green: 0, blue: 0), pixelSize: ChromeStyle.labelPoints * 2)))
         #expect(waiting[1].imageRect.x + waiting[1].imageRect.width / 2 == 1024)
         // An app the compositor does not know (gone): nothing.
         #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in nil }.nodes.isEmpty)

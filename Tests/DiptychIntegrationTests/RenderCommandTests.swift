@@ -16,7 +16,7 @@ struct RenderCommandTests {
         let out = "\(dir)/x.png"
         let r = try Harness.run([
             Harness.diptych, "render", "--device", "ipad-pro", "--arrangement", "split-1/2",
-            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out, "--event-logs", dir,
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out, "--event-logs", dir, "--status-bar", "off",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == out + "\n")
@@ -58,6 +58,30 @@ struct RenderCommandTests {
         }
     }
 
+    /// The status bar over the same frame (at 09:41, deterministic): the apps' frames do not
+    /// change, only the top 20 pt gain the bar's text.
+    @Test func theStatusBarIsDrawnOverTheApps() throws {
+        let dir = Harness.temporaryDirectory("render-status-bar")
+        let r = try Harness.run([
+            Harness.diptych, "render", "--device", "ipad-pro", "--arrangement", "split-2/3",
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", "\(dir)/bar.png",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let png = try PixelImage.readPNG(from: "\(dir)/bar.png")
+        let failure = Golden.check(png, name: "status-bar-ipad-pro-landscape-split-2-3", referenceDirectory: scenarioReferences, tolerance: 0)
+        #expect(failure == nil, "\(failure ?? "")")
+        // Below the bar, pixel for pixel the frame without it.
+        let plain = try PixelImage.readPNG(from: "\(renderReferences)/ipad-pro-landscape-split-2-3.png")
+        var differing = 0
+        for y in stride(from: 0, to: png.height, by: 3) {
+            for x in stride(from: 0, to: png.width, by: 3) where png.pixel(x: x, y: y) != plain.pixel(x: x, y: y) {
+                differing += 1
+                #expect(y < 40, "(\(x), \(y)) differs below the status bar")
+            }
+        }
+        #expect(differing > 100)
+    }
+
     /// Every arrangement through real processes equals the renderer's golden image.
     @Test(arguments: cases)
     func everyArrangementMatchesItsGolden(device: String, orientation: Orientation, arrangement: Arrangement) throws {
@@ -65,7 +89,7 @@ struct RenderCommandTests {
         let out = "\(dir)/frame.png"
         let r = try Harness.run([
             Harness.diptych, "render", "--device", device, "--orientation", orientation.rawValue, "--arrangement", arrangement.rawValue,
-            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out,
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", out, "--status-bar", "off",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         let name = Golden.name(device, orientation.rawValue, arrangement.rawValue)

@@ -30,6 +30,7 @@ struct CodecTests {
         .snapshot(serial: 4, buffer: 0xFFFF_FFFF),
         .destroyBuffer(id: 3),
         .syncDone(serial: 12),
+        .statusBarStyle(.dark), .statusBarStyle(.light), .statusBarStyle(.hidden),
     ]
 
     @Test func eventsRoundTrip() throws {

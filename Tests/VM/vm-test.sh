@@ -57,6 +57,11 @@ for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" | grep -o '/[^ ]*\.so[^ ]*' 
   cp -L "$lib" "$IR$lib"
 done
 cp -r /usr/share/libinput "$IR/usr/share/" 2>/dev/null || true
+# The chrome's fonts, as on the host (the status bar is drawn with FreeType in both renders).
+for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/opentype/inter/Inter-Medium.otf \
+  /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; do
+  [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
+done
 [ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
 cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$IR/vm/"
 cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"

@@ -1,0 +1,2 @@
+#include <ft2build.h>
+#include <freetype/freetype.h>

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// The status bar (SPEC §10): 20 pt across the top of the screen, over the apps (their frames do
+// not change), with the time; its text dark or light as the primary app asks, or hidden.
+
+/// How the primary app wants the status bar drawn.
+public enum StatusBarStyle: String, Sendable, CaseIterable {
+    /// Dark text, for light content under it (the default).
+    case dark
+    /// Light text, for dark content.
+    case light
+    /// No status bar.
+    case hidden
+}
+
+/// What the status bar shows in one frame.
+public struct StatusBar: Equatable, Sendable {
+    /// The bar's pieces, as scene node keys.
+    public enum Item: Hashable, Sendable, Comparable {
+        case device, time, battery, batteryTrack, batteryLevel, batteryTip
+    }
+
+    public static let height = 20
+    /// Text size in points (the iPad's status bar text) and the side margins.
+    public static let textPoints = 12
+    public static let margin = 6
+    public static let batterySize = Size(width: 24, height: 11)
+
+    public var style: StatusBarStyle
+    /// The time shown, `HH:MM`.
+    public var time: String
+
+    public init(style: StatusBarStyle, time: String) {
+        self.style = style
+        self.time = time
+    }
+
+    /// The time of day `HH:MM` at `milliseconds` after the start of a day at `start` minutes
+    /// (a scenario's virtual clock starts at 09:41).
+    public static func clock(milliseconds: UInt64, startMinutes: Int = 9 * 60 + 41) -> String {
+        let minutes = (startMinutes + Int(milliseconds / 60_000)) % (24 * 60)
+        let h = minutes / 60, m = minutes % 60
+        return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
+    }
+
+    public var ink: RGB { style == .light ? RGB(red: 255, green: 255, blue: 255) : RGB(red: 0, green: 0, blue: 0) }
+
+    /// The bar's nodes on a screen `screenWidth` logical pixels wide: the device's name at the
+    /// left, the time centred, the battery at the right; nothing when hidden.
+    public func nodes(screenWidth: Int, scale: Int, text: TextMetrics) -> [SceneNode] {
+        guard style != .hidden else { return [] }
+        let bar = Self.height * scale, px = Self.textPoints * scale, margin = Self.margin * scale
+        func label(_ item: Item, _ string: String, x: (Size) -> Int) -> SceneNode {
+            let size = text.size(of: string, pixelSize: px)
+            let r = Rect(x: x(size), y: (bar - size.height) / 2, width: size.width, height: size.height)
+            return SceneNode(key: .status(item), content: .chrome(.text(string, ink, pixelSize: px)), imageRect: r, clip: r)
+        }
+        // The battery: a faint rounded track, the charge inside it, and the terminal's nub.
+        let bw = Self.batterySize.width * scale, bh = Self.batterySize.height * scale
+        let tip = Rect(x: screenWidth - margin - scale - max(1, scale), y: (bar - 4 * scale) / 2, width: 2 * scale, height: 4 * scale)
+        let track = Rect(x: tip.x - bw, y: (bar - bh) / 2, width: bw, height: bh)
+        let inset = 2 * scale
+        let level = Rect(x: track.x + inset, y: track.y + inset, width: track.width - 2 * inset, height: track.height - 2 * inset)
+        func piece(_ item: Item, _ r: Rect, _ alpha: UInt8) -> SceneNode {
+            SceneNode(key: .status(item), content: .chrome(.pill(ink, alpha: alpha)), imageRect: r, clip: r)
+        }
+        return [
+            label(.device, "iPad") { _ in margin },
+            label(.time, time) { (screenWidth - $0.width) / 2 },
+            label(.battery, "100%") { track.x - 4 * scale - $0.width },
+            piece(.batteryTrack, track, 90), piece(.batteryLevel, level, 255), piece(.batteryTip, tip, 90),
+        ]
+    }
+}
+
+/// How big text is, for laying it out: the renderer's fonts answer it (FreeType in the
+/// compositor; the bitmap font where there is none).
+public protocol TextMetrics {
+    /// The box `text` takes at `pixelSize` pixels to the em.
+    func size(of text: String, pixelSize: Int) -> Size
+}
+
+/// The bitmap font's metrics: 7 font pixels to the em.
+public struct BitmapMetrics: TextMetrics {
+    public init() {}
+    public func size(of text: String, pixelSize: Int) -> Size { BitmapFont.size(of: text, scale: Self.scale(pixelSize)) }
+    public static func scale(_ pixelSize: Int) -> Int { max(1, pixelSize / BitmapFont.glyphHeight) }
+}

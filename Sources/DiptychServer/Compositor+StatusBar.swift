@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// The status bar (SPEC §10): drawn by the compositor over the apps, its style the primary's, its
+// clock virtual in a scenario (from 09:41) and the local time otherwise.
+
+import DiptychCore
+import DiptychLinux
+import DiptychWire
+
+extension Compositor {
+    /// What the status bar shows now, or nil when it is off.
+    var statusBar: StatusBar? {
+        guard configuration.statusBar else { return nil }
+        return StatusBar(style: session(.primary)?.statusBarStyle ?? .dark, time: clockText)
+    }
+
+    /// The status bar's time: the virtual clock from 09:41 in a scenario, else the wall clock.
+    var clockText: String {
+        if let fixed = configuration.statusBarTime { return fixed }
+        if let virtualTime { return StatusBar.clock(milliseconds: virtualTime) }
+        return StatusBar.clock(milliseconds: 0, startMinutes: WallClock.localMinute.minutes)
+    }
+
+    /// When the clock next changes (monotonic milliseconds), for the repaint loop to wake.
+    var nextClockDeadline: UInt64? {
+        guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil, statusBar?.style != .hidden else { return nil }
+        return MonotonicClock.milliseconds + WallClock.localMinute.untilNext
+    }
+
+    /// A `statusBarStyle` request: the primary's is kept (and shown while it is primary); a
+    /// secondary's is refused.
+    func setStatusBarStyle(_ style: StatusBarStyle, from c: ClientSession) throws(ProtocolError) {
+        guard c.admitted, shell.primary == c.app else {
+            throw ProtocolError(.notPrimary, "statusBarStyle \(style.rawValue): only the primary app may style the status bar")
+        }
+        c.statusBarStyle = style
+    }
+}

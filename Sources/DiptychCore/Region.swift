@@ -13,13 +13,6 @@ public struct Region: Hashable, Sendable {
     /// The number of unit cells covered.
     public var area: Int { rects.reduce(0) { $0 + $1.width * $1.height } }
 
-    /// The parts of `r` outside `cut`: up to four rectangles.
-    static func subtract(_ r: Rect, _ cut: Rect) -> [Rect] {
-        var out: [Rect] = []
-        subtract(r, cut, into: &out)
-        return out
-    }
-
     /// Appends the parts of `r` outside `cut` (up to four rectangles) to `out`.
     static func subtract(_ r: Rect, _ cut: Rect, into out: inout [Rect]) {
         guard let i = r.intersection(cut) else {

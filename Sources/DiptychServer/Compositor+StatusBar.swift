@@ -17,13 +17,26 @@ extension Compositor {
     var clockText: String {
         if let fixed = configuration.statusBarTime { return fixed }
         if let virtualTime { return StatusBar.clock(milliseconds: virtualTime) }
-        return StatusBar.clock(milliseconds: 0, startMinutes: WallClock.localMinute.minutes)
+        return wallClock().text
     }
 
     /// When the clock next changes (monotonic milliseconds), for the repaint loop to wake.
     var nextClockDeadline: UInt64? {
-        guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil, statusBar?.style != .hidden else { return nil }
-        return MonotonicClock.milliseconds + WallClock.localMinute.untilNext
+        guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil,
+            session(.primary)?.statusBarStyle != .hidden
+        else { return nil }
+        return wallClock().until
+    }
+
+    /// The local time's text and when it changes, read from the system once a minute (not
+    /// on every frame and every loop turn).
+    private func wallClock() -> (text: String, until: UInt64) {
+        let now = MonotonicClock.milliseconds
+        if let c = wallClockCache, now < c.until { return c }
+        let local = WallClock.localMinute
+        let c = (text: StatusBar.clock(milliseconds: 0, startMinutes: local.minutes), until: now + local.untilNext)
+        wallClockCache = c
+        return c
     }
 
     /// A `statusBarStyle` request: the primary's is kept (and shown while it is primary); a

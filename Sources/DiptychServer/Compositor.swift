@@ -121,6 +121,8 @@ public final class Compositor {
     var nextWatch: UInt64 = 1
     var inputs: [(source: any InputSource, translator: InputTranslator)] = []
     var lastRoundTripStart: UInt64 = 0
+    /// The status bar's local time and when it next changes (monotonic ms).
+    var wallClockCache: (text: String, until: UInt64)?
     /// Time spent reading input since the last live frame.
     var inputTime: (milliseconds: Double, events: Bool) = (0, false)
 

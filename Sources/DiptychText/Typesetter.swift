@@ -32,6 +32,14 @@ public final class Typesetter: TextMetrics {
     private var glyphs: [GlyphKey: Glyph] = [:]
     public static let glyphLimit = 512
 
+    /// Measured runs by (text, pixel size): the status bar measures its strings every frame.
+    private var measured: [MeasureKey: Size] = [:]
+
+    private struct MeasureKey: Hashable {
+        var text: String
+        var size: Int
+    }
+
     private struct GlyphKey: Hashable {
         var size: Int
         var index: UInt32
@@ -84,8 +92,14 @@ public final class Typesetter: TextMetrics {
     /// The box `text` takes at `pixelSize` (the em size): its advance width, and the line
     /// height (ascender to descender).
     public func size(of text: String, pixelSize: Int) -> Size {
+        let key = MeasureKey(text: text, size: pixelSize)
+        if let s = measured[key] { return s }
         let run = layout(text, pixelSize: pixelSize)
-        return Size(width: run.width, height: run.ascent + run.descent)
+        let s = Size(width: run.width, height: run.ascent + run.descent)
+        // Bounded like the glyphs (apps' names come by): start over past the limit.
+        if measured.count >= Self.glyphLimit { measured.removeAll() }
+        measured[key] = s
+        return s
     }
 
     /// `text` in `color`, anti-aliased, on a transparent premultiplied ARGB picture of `size`

@@ -233,6 +233,20 @@ public final class Connection {
         try send(.commit(buffer: buffer.id, damage: damage ?? [whole]))
     }
 
+    /// Shows `buffer` in the app's Picture in Picture window (opening it; only the primary, or
+    /// the app that was primary when it went to the background, may), with the given damage
+    /// (nil: the whole buffer). It is busy until the compositor releases it.
+    public func pipCommit(_ buffer: ShmBuffer, damage: [Rect]? = nil) throws(ClientError) {
+        let whole = Rect(x: 0, y: 0, width: buffer.width, height: buffer.height)
+        buffer.isBusy = true
+        try send(.pipCommit(buffer: buffer.id, damage: damage ?? [whole]))
+    }
+
+    /// Closes the app's Picture in Picture window.
+    public func pipClose() throws(ClientError) {
+        try send(.pipClose)
+    }
+
     /// Returns an offscreen rendering for a snapshot request; busy until released.
     public func snapshot(_ buffer: ShmBuffer, serial: UInt32) throws(ClientError) {
         buffer.isBusy = true

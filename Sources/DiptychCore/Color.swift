@@ -44,15 +44,18 @@ public enum DemoApp: Hashable, Sendable, CustomStringConvertible {
     case pattern(RGB)
     case notes
     case markets
+    /// A video player: an animated picture, Picture in Picture when it goes to the background.
+    case tv
 
     /// The text listing every valid app, for error messages.
-    public static let validChoices = "pattern:#RRGGBB (e.g. pattern:#336699), notes, markets"
+    public static let validChoices = "pattern:#RRGGBB (e.g. pattern:#336699), notes, markets, tv"
 
     /// Parses an app name.
     public static func named(_ name: String) throws(DemoAppError) -> DemoApp {
         switch name {
         case "notes": return .notes
         case "markets": return .markets
+        case "tv": return .tv
         default:
             guard name.hasPrefix("pattern:") else { throw .unknownApp(name) }
             let hex = String(name.dropFirst("pattern:".count))
@@ -66,6 +69,7 @@ public enum DemoApp: Hashable, Sendable, CustomStringConvertible {
         case .pattern(let c): "pattern:\(c)"
         case .notes: "notes"
         case .markets: "markets"
+        case .tv: "tv"
         }
     }
 }

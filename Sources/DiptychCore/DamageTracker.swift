@@ -34,7 +34,18 @@ public struct DamageTracker: Sendable {
     /// where the image lands, clipped to the pane, through the output transform.
     public mutating func commit(_ bufferDamage: [Rect], at node: SceneNode) {
         guard !full else { return }
-        for r in bufferDamage {
+        // A scaled image (a Picture in Picture window) damages the pixels its rectangles
+        // cover once scaled, rounded outwards.
+        let image = node.image
+        let sx = image.map { Double(node.imageRect.width) / Double(max(1, $0.width)) } ?? 1
+        let sy = image.map { Double(node.imageRect.height) / Double(max(1, $0.height)) } ?? 1
+        let scaled = sx != 1 || sy != 1
+        for var r in bufferDamage {
+            if scaled {
+                let x0 = (Double(r.minX) * sx).rounded(.down) - 1, x1 = (Double(r.maxX) * sx).rounded(.up) + 1
+                let y0 = (Double(r.minY) * sy).rounded(.down) - 1, y1 = (Double(r.maxY) * sy).rounded(.up) + 1
+                r = Rect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
+            }
             let placed = Rect(x: r.x + node.imageRect.x, y: r.y + node.imageRect.y, width: r.width, height: r.height)
             guard let logical = placed.intersection(node.clip) else { continue }
             add(logical)

@@ -47,6 +47,10 @@ public enum Chrome: Hashable, Sendable {
     case pill(RGB, alpha: UInt8)
     /// Text in `color`, `pixelSize` pixels to the em, centred in the node's picture.
     case text(String, RGB, pixelSize: Int)
+    /// A soft shadow all round a rounded rectangle inset `radius` pixels in the node's picture
+    /// (a floating window's): black, `alpha` under the rectangle fading to nothing at the
+    /// picture's edges; `corner` is the rectangle's corner radius.
+    case dropShadow(alpha: UInt8, radius: Int, corner: Int)
 }
 
 /// One thing placed on the logical screen, in logical pixels.
@@ -63,6 +67,9 @@ public struct SceneNode: Hashable, Sendable {
         case grabber(AppID)
         case divider
         case handle
+        /// An app's Picture in Picture window and its shadow.
+        case pipShadow(AppID)
+        case pip(AppID)
     }
 
     public enum Content: Hashable, Sendable {
@@ -100,7 +107,7 @@ public struct SceneNode: Hashable, Sendable {
     /// The app whose pane this node belongs to, if any.
     public var app: AppID? {
         switch key {
-        case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a): a
+        case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
         case .divider, .handle, .status: nil
         }
     }
@@ -150,6 +157,23 @@ public enum ChromeStyle {
     /// A placeholder's tile when the app's colour is unknown, and its name's size.
     public static let neutralTile = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
     public static let labelPoints = 17
+    /// A Picture in Picture window's corner radius, and its shadow's reach and darkness.
+    public static let pipCornerRadius = 10
+    public static let pipShadowRadius = 14
+    public static let pipShadowAlpha = 0.35
+}
+
+/// A Picture in Picture window as a frame shows it: where (points) and what.
+public struct FloatingWindow: Sendable {
+    public var app: AppID
+    public var frame: Rect
+    public var image: ImageRef
+
+    public init(app: AppID, frame: Rect, image: ImageRef) {
+        self.app = app
+        self.frame = frame
+        self.image = image
+    }
 }
 
 /// Builds scenes from presented panes. Pure.
@@ -160,8 +184,8 @@ public enum SceneBuilder {
     /// reach; the divider with its handle between panes side by side; a floating pane's
     /// shadow, rounded corners and grabber. Panes of apps with no content are left out.
     public static func build(
-        panes: [PresentedPane], profile: DeviceProfile, orientation: Orientation, statusBar: StatusBar? = nil, text: TextMetrics = BitmapMetrics(),
-        content: (AppID) -> AppContent?
+        panes: [PresentedPane], profile: DeviceProfile, orientation: Orientation, floating: [FloatingWindow] = [], statusBar: StatusBar? = nil,
+        text: TextMetrics = BitmapMetrics(), content: (AppID) -> AppContent?
     ) -> SceneGraph {
         let scale = profile.scale
         let size = profile.pixelSize(orientation)
@@ -226,8 +250,24 @@ public enum SceneBuilder {
             }
         }
         drawDivider()
+        for w in floating { nodes += window(w, scale: scale) }
         if let statusBar { nodes += statusBar.nodes(screenWidth: size.width, scale: scale, text: text) }
         return SceneGraph(size: size, nodes: nodes)
+    }
+
+    /// A Picture in Picture window: its shadow, then its image scaled into its frame with
+    /// rounded corners.
+    public static func window(_ w: FloatingWindow, scale: Int) -> [SceneNode] {
+        let frame = w.frame.scaled(by: scale)
+        guard !frame.isEmpty else { return [] }
+        let reach = ChromeStyle.pipShadowRadius * scale
+        let corner = ChromeStyle.pipCornerRadius * scale
+        let box = Rect(x: frame.x - reach, y: frame.y - reach + reach / 4, width: frame.width + 2 * reach, height: frame.height + 2 * reach)
+        let alpha = UInt8((ChromeStyle.pipShadowAlpha * 255).rounded())
+        return [
+            SceneNode(key: .pipShadow(w.app), content: .chrome(.dropShadow(alpha: alpha, radius: reach, corner: corner)), imageRect: box, clip: box),
+            SceneNode(key: .pip(w.app), content: .image(w.image, live: true), imageRect: frame, clip: frame, cornerRadius: corner),
+        ]
     }
 
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil

@@ -48,10 +48,25 @@ public protocol DemoModel {
     var stateDigest: String { get }
     /// The status bar text it reads best under (asked for while it is the primary).
     var preferredStatusBarStyle: StatusBarStyle { get }
+    /// Whether it plays a moving picture (then `play(at:)` moves it on the compositor's clock).
+    var plays: Bool { get }
+    /// Moves the picture to `time` (ms); returns whether it changed.
+    mutating func play(at time: UInt64) -> Bool
+    /// Whether the picture plays in a Picture in Picture window.
+    var inPictureInPicture: Bool { get set }
+    /// Draws the Picture in Picture window's buffer.
+    func drawPictureInPicture(_ image: PixelImage)
 }
 
 extension DemoModel {
     public var preferredStatusBarStyle: StatusBarStyle { .dark }
+    public var plays: Bool { false }
+    public mutating func play(at time: UInt64) -> Bool { false }
+    public var inPictureInPicture: Bool {
+        get { false }
+        set {}
+    }
+    public func drawPictureInPicture(_ image: PixelImage) {}
 }
 
 /// FNV-1a, 64-bit: a stable digest across runs and processes.

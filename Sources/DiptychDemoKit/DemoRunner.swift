@@ -48,6 +48,9 @@ public struct DemoOptions: Sendable {
     public var animate = false
     /// Ask for this status bar style once the first frame is on screen.
     public var statusBarStyle: StatusBarStyle?
+    /// Open Picture in Picture once the first frame is on screen (as the primary may), not
+    /// only when going to the background (`tv`).
+    public var pictureInPicture = false
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
@@ -72,6 +75,15 @@ public struct DemoRunner {
     var askedStyle: StatusBarStyle = .dark
     /// Snapshot requests waiting for their delay; `since` is the clock at the first sync after.
     var waiting: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
+    /// The app is on screen (it has not gone to the background, or came back).
+    var foreground = true
+    /// The Picture in Picture window is open.
+    var pipOpen = false
+    /// The screen's width in pixels as far as the panes told (for the window's buffer size).
+    var screenPixels = 0
+    /// The compositor's clock is virtual (a scenario: it sends `sync` every frame, and a
+    /// playing app moves its picture then); live, a playing app keeps its own 30 Hz timer.
+    var virtualClock = false
 
     public init(options: DemoOptions, connection: Connection) {
         self.options = options
@@ -80,6 +92,7 @@ public struct DemoRunner {
         case .pattern(let c): model = PatternModel(color: c)
         case .notes: model = NotesModel()
         case .markets: model = MarketsModel()
+        case .tv: model = TvModel()
         }
     }
 
@@ -97,7 +110,7 @@ public struct DemoRunner {
     public mutating func run() -> Int32 {
         do {
             try connection.send(.hello(name: options.app.description, requiresFullScreen: options.requiresFullScreen))
-            while let event = try connection.nextEvent() {
+            while let event = try nextEvent() {
                 if case .sync = event {} else { log(event) }
                 if case .error(let e) = event {
                     printError("diptych-demo: the compositor reported a protocol error: \(e)")
@@ -129,6 +142,7 @@ public struct DemoRunner {
                 try connection.send(.statusBarStyle(askedStyle))
             }
             let next = Canvas(c)
+            screenPixels = max(screenPixels, Self.screenEstimate(c))
             model.resized(to: next)
             canvas = next
             try present()
@@ -142,7 +156,20 @@ public struct DemoRunner {
         case .pen(let phase, let x, let y, let pressure, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
+        case .lifecycle(.didEnterBackground):
+            foreground = false
+            // Automatic invocation: the picture goes on playing in a window.
+            if model.plays && !pipOpen { try openPictureInPicture() }
+        case .lifecycle(.willEnterForeground):
+            foreground = true
+            if pipOpen && !options.pictureInPicture {
+                pipOpen = false
+                model.inPictureInPicture = false
+                try connection.pipClose()
+                try present()
+            }
         case .frameDone:
+            if options.pictureInPicture && model.plays && !pipOpen { try openPictureInPicture() }
             if let style = options.statusBarStyle, !styled {
                 styled = true
                 try connection.send(.statusBarStyle(style))
@@ -159,10 +186,67 @@ public struct DemoRunner {
                 try connection.commit(buffer, damage: [box])
             }
         case .sync(let serial, let time):
+            virtualClock = true
             try answerSnapshots(now: time)
+            if model.play(at: time) { try playFrame() }
             try connection.send(.syncDone(serial: serial))
         default:
             break
+        }
+    }
+
+    /// The next event; live, a playing app wakes at its next picture (30 Hz) to draw it.
+    mutating func nextEvent() throws(ClientError) -> ServerEvent? {
+        guard model.plays, !virtualClock else { return try connection.nextEvent() }
+        while true {
+            if let e = try connection.pollEvent() { return e }
+            if connection.isClosed { return nil }
+            let now = MonotonicClock.milliseconds
+            let next = (now / TvModel.frameMilliseconds + 1) * TvModel.frameMilliseconds
+            var p = pollfd(fd: connection.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, Int32(next - now))
+            if n == 0, !virtualClock, model.play(at: MonotonicClock.milliseconds) { try playFrame() }
+        }
+    }
+
+    /// The screen's width in pixels from a configure: a full-screen pane's width, the right
+    /// edge of a pane that ends at the screen's edge, else the split's share.
+    static func screenEstimate(_ c: Configure) -> Int {
+        let scale = max(1, c.pixelWidth / max(1, c.frame.width))
+        switch (c.arrangement, c.role) {
+        case (.full, _), (.slideOver, .primary): return c.pixelWidth
+        case (_, .secondary): return c.frame.maxX * scale
+        case (.split23, .primary): return c.pixelWidth * 3 / 2
+        case (.split12, .primary): return c.pixelWidth * 2
+        }
+    }
+
+    /// Opens the Picture in Picture window with the current picture.
+    mutating func openPictureInPicture() throws(ClientError) {
+        pipOpen = true
+        model.inPictureInPicture = true
+        try commitPictureInPicture()
+        // Shown (the primary asked for it while on screen): the main surface says where the
+        // picture went.
+        if foreground { try present() }
+    }
+
+    func commitPictureInPicture() throws(ClientError) {
+        let size = TvModel.pipSize(screenPixels: screenPixels > 0 ? screenPixels : 1024)
+        guard let buffer = try connection.freeBuffer(width: size.width, height: size.height) else { return }
+        model.drawPictureInPicture(buffer.image)
+        try connection.pipCommit(buffer)
+    }
+
+    /// Draws the picture that is due: in the window when it plays there, else on the main
+    /// surface while on screen. A frame with no free buffer is skipped.
+    mutating func playFrame() throws(ClientError) {
+        if pipOpen {
+            try commitPictureInPicture()
+        } else if foreground, let canvas, !(options.noAck && configured > 1) {
+            guard let buffer = try connection.freeBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight) else { return }
+            model.draw(buffer.image, canvas: canvas)
+            try connection.commit(buffer)
         }
     }
 

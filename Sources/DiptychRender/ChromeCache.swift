@@ -68,6 +68,19 @@ public final class ChromeCache {
                         return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
                     }
                 } color: { a in Self.premultiplied(color, a) }
+            case .dropShadow(let alpha, let reach, let corner):
+                // The rounded rectangle inset by `reach`; outside it the shadow eases out over
+                // `reach` pixels (quadratically, as the Slide Over's does).
+                let w = Double(size.width), h = Double(size.height), inset = Double(reach), r = Double(corner)
+                let x0 = inset + r, x1 = w - inset - r, y0 = inset + r, y1 = h - inset - r
+                Self.paint(image) { x, y in
+                    let px = Double(x) + 0.5, py = Double(y) + 0.5
+                    let dx = max(x0 - px, 0, px - x1), dy = max(y0 - py, 0, py - y1)
+                    let outside = max(0, (dx * dx + dy * dy).squareRoot() - r)
+                    guard outside < inset else { return 0 }
+                    let t = 1 - outside / max(1, inset)
+                    return Double(alpha) / 255 * t * t
+                } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
             case .text(let text, let color, let pixelSize):
                 if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)

@@ -18,13 +18,17 @@ public struct SceneSurface {
     public var clip: Rect
     /// The clip's corners are rounded by this radius: outside the arcs, what is under shows.
     public var cornerRadius: Int
+    /// The size the image is drawn at, in logical pixels, when it is scaled (a Picture in
+    /// Picture window); nil draws it pixel for pixel.
+    public var displaySize: Size?
 
-    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect, cornerRadius: Int = 0) {
+    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect, cornerRadius: Int = 0, displaySize: Size? = nil) {
         self.image = image
         color = RGB(red: 0, green: 0, blue: 0)
         self.origin = origin
         self.clip = clip
         self.cornerRadius = cornerRadius
+        self.displaySize = displaySize.flatMap { $0 == Size(width: image.width, height: image.height) ? nil : $0 }
     }
 
     /// A flat colour over `clip`.
@@ -36,7 +40,17 @@ public struct SceneSurface {
         cornerRadius = 0
     }
 
-    var imageRect: Rect { image.map { Rect(x: origin.x, y: origin.y, width: $0.width, height: $0.height) } ?? clip }
+    var imageRect: Rect {
+        guard let image else { return clip }
+        let size = displaySize ?? Size(width: image.width, height: image.height)
+        return Rect(x: origin.x, y: origin.y, width: size.width, height: size.height)
+    }
+
+    /// Logical pixel (relative to the origin) to image pixel, when the image is scaled.
+    var imageScale: AffineTransform? {
+        guard let image, let d = displaySize, d.width > 0, d.height > 0 else { return nil }
+        return AffineTransform(a: Double(image.width) / Double(d.width), b: 0, c: 0, d: Double(image.height) / Double(d.height), tx: 0, ty: 0)
+    }
     var isOpaque: Bool { image?.format.isOpaque ?? true }
 
     /// The corner squares the rounded corners cut, with which corner each is (0 top-left,
@@ -168,9 +182,12 @@ public struct PixmanRenderer {
                 }
                 continue
             }
-            // Output pixel -> logical pixel -> this surface's pixel.
-            let m: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
-            let offset = identity ? (-s.origin.x, -s.origin.y) : (0, 0)
+            // Output pixel -> logical pixel -> this surface's pixel (through its scale).
+            let scaling = s.imageScale
+            let direct = identity && scaling == nil
+            var m: AffineTransform? = direct ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
+            if let scaling, let moved = m { m = scaling.concatenating(moved) }
+            let offset = direct ? (-s.origin.x, -s.origin.y) : (0, 0)
             let opaque = image.format.isOpaque
             if !mine.isEmpty {
                 ops.append(.composite(image: image, opaque: opaque, transform: m, filter: Self.filterFor(m, opaque: opaque, t), rects: mine, sourceOffset: offset))
@@ -186,7 +203,8 @@ public struct PixmanRenderer {
                 let mt: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-square.x), Double(-square.y)).concatenating(inverse)
                 let mask = RenderMask(source: .image(maskImage), transform: mt, offset: identity ? (-square.x, -square.y) : (0, 0))
                 ops.append(.composite(
-                    image: image, opaque: false, transform: m, filter: m == nil ? .nearest : .bilinear, rects: cut, sourceOffset: offset, mask: mask))
+                    image: image, opaque: false, transform: m, filter: m.map { $0.needsFiltering ? .bilinear : .nearest } ?? .nearest, rects: cut,
+                    sourceOffset: offset, mask: mask))
                 let area = cut.reduce(0) { $0 + $1.width * $1.height }
                 stats.compositedRects += cut.count
                 stats.compositedPixels += area
@@ -202,7 +220,7 @@ extension PixmanRenderer {
     /// shown through `t`: nearest for whole-pixel moves, the box filter for an opaque surface
     /// downscaled by 1/2 to 1 without rotation, bilinear otherwise.
     public static func filterFor(_ m: AffineTransform?, opaque: Bool, _ t: AffineTransform) -> ScaleFilter {
-        guard let m, t.needsFiltering else { return .nearest }
+        guard let m, t.needsFiltering || m.needsFiltering else { return .nearest }
         if opaque, m.b == 0, m.c == 0, m.a > 1, m.a <= 2, m.d > 1, m.d <= 2 { return .box }
         return .bilinear
     }
@@ -219,7 +237,9 @@ extension Scene {
         let surfaces = graph.nodes.compactMap { n -> SceneSurface? in
             switch n.content {
             case .image(let ref, _):
-                images(ref).map { SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius) }
+                images(ref).map {
+                    SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
+                }
             case .solid(let color):
                 SceneSurface(color: color, clip: n.clip)
             case .chrome(let c):

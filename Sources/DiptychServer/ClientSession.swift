@@ -90,6 +90,13 @@ final class ClientSession {
     var unackedSerials: [UInt32] = []
     var ackedSerial: UInt32?
     var surface: CommittedSurface?
+    /// The buffer shown in the app's Picture in Picture window, while one is open.
+    var pipSurface: CommittedSurface?
+    var pipCommits = 0
+    var pipFrameDonePending = false
+    /// Whether the app may open Picture in Picture although it is not the primary: it was the
+    /// primary when it went to the background.
+    var pipEligible = false
     /// The app's buffer objects.
     var buffers = BufferTable()
     var frameDonePending = false
@@ -147,6 +154,7 @@ final class ClientSession {
     /// The pixels of an image this session holds.
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
+        if let s = pipSurface, s.image.ref.id == ref.id { return s.image.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels
     }
 
@@ -232,6 +240,25 @@ final class ClientSession {
         surface = CommittedSurface(image: image, serial: serial, damage: damage)
         if let old { endUse(old) }
     }
+
+    /// Shows `image` in the Picture in Picture window; the buffer it replaces is released.
+    func showPiP(_ image: HeldImage, damage: [Rect]) {
+        use(image.buffer)
+        let old = pipSurface?.image.buffer
+        pipSurface = CommittedSurface(image: image, serial: ackedSerial ?? 0, damage: damage)
+        if let old { endUse(old) }
+    }
+
+    /// The Picture in Picture window closed: its buffer is released.
+    func hidePiP() {
+        guard let old = pipSurface?.image.buffer else { return }
+        pipSurface = nil
+        pipFrameDonePending = false
+        endUse(old)
+    }
+
+    /// Every buffer committed, to the main surface or the Picture in Picture window.
+    var allCommits: Int { commits + pipCommits }
 
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).

@@ -28,7 +28,8 @@ extension Compositor {
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
         SceneBuilder.build(
-            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, statusBar: statusBar, text: renderer.chrome.metrics
+            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows, statusBar: statusBar,
+            text: renderer.chrome.metrics
         ) { session($0)?.content }
     }
 
@@ -46,7 +47,12 @@ extension Compositor {
     /// A finger resting on the divider asks for nothing.
     public var needsRepaint: Bool {
         let graph = sceneGraph()
-        return graph.surfaces.contains { $0.app.flatMap { session($0)?.frameDonePending } ?? false } || damage.wouldRepaint(graph) || fade != nil
+        let pending = graph.surfaces.contains { n in
+            guard let c = n.app.flatMap({ session($0) }) else { return false }
+            if case .pip = n.key { return c.pipFrameDonePending }
+            return c.frameDonePending
+        }
+        return pending || damage.wouldRepaint(graph) || fade != nil
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -72,7 +78,7 @@ extension Compositor {
         let scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)
         if let op = fadeOperation() { ops.append(op) }
-        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.commits))
+        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.allCommits))
     }
 
     /// The pixels of every image `graph` shows, by image id.
@@ -113,10 +119,18 @@ extension Compositor {
         if damageHistory.count > Self.damageHistoryLength { damageHistory.removeFirst() }
         frameCount += 1
         let time = virtualTime ?? shown
+        // An app drawing both surfaces hears once per frame.
+        var told: Set<ClientID> = []
         for p in shell.presentation(at: now) {
-            guard let c = session(p.app), c.frameDonePending, lastFrameCommits[c.id] == c.commits else { continue }
+            guard let c = session(p.app), c.frameDonePending, lastFrameCommits[c.id] == c.allCommits else { continue }
             c.frameDonePending = false
+            told.insert(c.id)
             send(.frameDone(time: time), to: c)
+        }
+        for w in pip.windows {
+            guard let c = session(w.app), c.pipFrameDonePending, lastFrameCommits[c.id] == c.allCommits else { continue }
+            c.pipFrameDonePending = false
+            if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
         }
         return result
     }

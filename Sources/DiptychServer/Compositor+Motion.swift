@@ -16,16 +16,20 @@ struct CrossFade {
     var transform: AffineTransform?
 }
 
-/// What a frame showed, in points: each pane's role, left edge and width, and the divider.
+/// What a frame showed, in points: each pane's role, left edge and width, the divider, and
+/// the Picture in Picture windows' frames.
 public struct ShownPanes: Sendable {
     public var panes: [(role: Role, x: Int, width: Int)]
     public var divider: Int?
+    public var pip: [Rect] = []
 
     public var json: [(String, JSONValue)] {
-        [
+        var fields: [(String, JSONValue)] = [
             ("panes", .array(panes.map { .object([("role", .string($0.role.rawValue)), ("x", .int($0.x)), ("width", .int($0.width))]) })),
             ("divider", divider.map { .int($0) } ?? .null),
         ]
+        if !pip.isEmpty { fields.append(("pip", .array(pip.map(\.json)))) }
+        return fields
     }
 }
 
@@ -72,18 +76,18 @@ extension Compositor {
     /// Whether the screen is in motion at `now`: panes settling or following a finger, or a
     /// cross-fade.
     public var isInMotion: Bool {
-        isAnimating || shell.isFollowingFinger
+        isAnimating || shell.isFollowingFinger || pip.isHeld
     }
 
     /// Whether something moves by itself at `now`: panes settling, or a cross-fade.
-    public var isAnimating: Bool { fade != nil || shell.isSettling(at: now) }
+    public var isAnimating: Bool { fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) }
 
     /// What moves at `now`: "fade" (a rotation's cross-fade), "settle" (panes coming to rest),
     /// "follow" (panes following a finger); nil when the screen is still.
     public var motionKind: String? {
         if fade != nil { return "fade" }
-        if shell.isSettling(at: now) { return "settle" }
-        if shell.isFollowingFinger { return "follow" }
+        if shell.isSettling(at: now) || pip.isSettling(at: now) { return "settle" }
+        if shell.isFollowingFinger || pip.isHeld { return "follow" }
         return nil
     }
 
@@ -92,6 +96,6 @@ extension Compositor {
         let panes = shell.presentation(at: now).filter { session($0.app) != nil }
         return ShownPanes(
             panes: panes.map { ($0.role, $0.frame.x, $0.frame.width) },
-            divider: PresentedPane.divider(between: panes, screen: shell.layout.screen)?.x)
+            divider: PresentedPane.divider(between: panes, screen: shell.layout.screen)?.x, pip: pipFrames)
     }
 }

@@ -37,6 +37,7 @@ extension Compositor {
                 for c in sessions.values { c.dropSnapshots() }
             }
         }
+        updatePiPEligibility()
     }
 
     /// Sends `configure` to every shown app whose pane changed, and `sizeClassChanged` where a
@@ -108,6 +109,8 @@ extension Compositor {
     public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
         lastTouchPosition[id] = phase == .up || phase == .cancel ? nil : (x, y)
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return }
+        // A touch on a Picture in Picture window moves the window, never reaches an app.
+        if pipTouch(id: id, phase: phase, x: x, y: y) { return }
         apply(shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now))
     }
 
@@ -134,6 +137,8 @@ extension Compositor {
     /// output, with a cross-fade from what was shown.
     private func crossFading(_ change: () -> [ShellEffect]) {
         beginCrossFade()
+        // Windows held or settling come to rest in their corners of the new screen.
+        _ = pip.rest()
         let effects = change()
         updateGeometry()
         fitCrossFade()

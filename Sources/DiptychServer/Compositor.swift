@@ -123,6 +123,9 @@ public final class Compositor {
     var lastRoundTripStart: UInt64 = 0
     /// The status bar's local time and when it next changes (monotonic ms).
     var wallClockCache: (text: String, until: UInt64)?
+    /// The Picture in Picture windows, and the touches that hold them.
+    var pip = PictureInPicture()
+    var pipTouches: Set<Int32> = []
     /// Time spent reading input since the last live frame.
     var inputTime: (milliseconds: Double, events: Bool) = (0, false)
 
@@ -316,6 +319,8 @@ public final class Compositor {
         }
         sessions[c.id] = nil
         pendingActivation[c.id] = nil
+        // Its Picture in Picture window goes with it.
+        pip.close(c.app)
         if let role = c.launchRole { disconnections[role] = end.description }
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
         if c.admitted {
@@ -374,11 +379,15 @@ public final class Compositor {
             c.syncAnsweredAt = MonotonicClock.nanoseconds
         case .statusBarStyle(let style):
             try setStatusBarStyle(style, from: c)
+        case .pipCommit(let id, let bufferDamage):
+            try pipCommit(id, damage: bufferDamage, from: c)
+        case .pipClose:
+            pipClose(from: c)
         }
     }
 
     /// Gives a buffer's content an identity for scenes, for as long as it is held.
-    private func hold(_ buffer: ClientBuffer) -> HeldImage {
+    func hold(_ buffer: ClientBuffer) -> HeldImage {
         defer { nextImageID += 1 }
         return HeldImage(ref: ImageRef(id: nextImageID, width: buffer.pixels.width, height: buffer.pixels.height), buffer: buffer)
     }

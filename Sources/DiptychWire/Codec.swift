@@ -86,7 +86,7 @@ extension ClientMessage {
             w.u32(full ? 1 : 0)
         case .ack(let serial):
             w.u32(serial)
-        case .commit(let b, let damage):
+        case .commit(let b, let damage), .pipCommit(let b, let damage):
             w.u32(b)
             w.u32(UInt32(damage.count))
             for r in damage { w.rect(r) }
@@ -102,6 +102,8 @@ extension ClientMessage {
             w.u32(id)
         case .statusBarStyle(let style):
             w.u8(code(style, in: statusBarCodes))
+        case .pipClose:
+            break
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -118,13 +120,13 @@ extension ClientMessage {
             m = .hello(name: name, requiresFullScreen: flags & 1 != 0)
         case 2:
             m = .ack(serial: try r.u32())
-        case 3:
+        case 3, 9:
             let b = try r.u32()
             let n = Int(try r.u32())
             guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
             var damage: [Rect] = []
             for _ in 0..<n { damage.append(try r.rect()) }
-            m = .commit(buffer: b, damage: damage)
+            m = opcode == 3 ? .commit(buffer: b, damage: damage) : .pipCommit(buffer: b, damage: damage)
         case 4:
             m = .snapshot(serial: try r.u32(), buffer: try r.u32())
         case 5:
@@ -135,6 +137,8 @@ extension ClientMessage {
             m = .destroyBuffer(id: try r.u32())
         case 8:
             m = .statusBarStyle(try lookup(try r.u8(), in: statusBarCodes, "status bar style"))
+        case 10:
+            m = .pipClose
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }

@@ -110,6 +110,12 @@ public enum ClientMessage: Sendable, Equatable {
     case destroyBuffer(id: UInt32)
     /// How the status bar's text is drawn (primary only).
     case statusBarStyle(StatusBarStyle)
+    /// Shows buffer `buffer` in the app's Picture in Picture window, opening it if it is not
+    /// open (only the primary, or the app that was primary when it went to the background, may
+    /// open one); damage in buffer pixels.
+    case pipCommit(buffer: UInt32, damage: [Rect])
+    /// Closes the app's Picture in Picture window (nothing happens if none is open).
+    case pipClose
 
     public var opcode: UInt16 {
         switch self {
@@ -121,6 +127,8 @@ public enum ClientMessage: Sendable, Equatable {
         case .createBuffer: 6
         case .destroyBuffer: 7
         case .statusBarStyle: 8
+        case .pipCommit: 9
+        case .pipClose: 10
         }
     }
 

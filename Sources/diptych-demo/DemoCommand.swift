@@ -36,6 +36,9 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Draw a new frame after every frameDone (a busy app, for profiling).")
     var animate = false
 
+    @Flag(name: .long, help: "Open Picture in Picture once the first frame is on screen (tv; otherwise it opens when the app goes to the background).")
+    var pip = false
+
     @Option(name: .long, help: "Once the first frame is on screen, ask for this status bar style (dark, light or hidden; the primary's is shown).")
     var statusBarStyle: String?
 
@@ -62,6 +65,7 @@ struct DemoCommand: ParsableCommand {
         var opts = options
         opts.recolorDamage = recolorDamage.flatMap(parseBox)
         opts.animate = animate
+        opts.pictureInPicture = pip
         opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()

@@ -31,6 +31,7 @@ struct CodecTests {
         .destroyBuffer(id: 3),
         .syncDone(serial: 12),
         .statusBarStyle(.dark), .statusBarStyle(.light), .statusBarStyle(.hidden),
+        .pipCommit(buffer: 7, damage: [Rect(x: 0, y: 0, width: 684, height: 384)]), .pipCommit(buffer: 0, damage: []), .pipClose,
     ]
 
     @Test func eventsRoundTrip() throws {

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Picture in Picture (SPEC §10): a second surface an app commits like its main one, shown in a
+// floating window over both panes. Opening one is the primary's privilege (or, for automatic
+// invocation, the app's that was primary when it went to the background); once open it stays
+// on screen whatever the app's role until the app closes it or goes away. Touches on a window
+// move it; the apps below never see them.
+
+import DiptychCore
+import DiptychWire
+
+extension Compositor {
+    /// Where the windows live: the logical screen, below the status bar when it is drawn.
+    var pipSpace: PiPSpace {
+        PiPSpace(screen: layout.screen, scale: shell.profile.scale, topInset: configuration.statusBar ? StatusBar.height : 0)
+    }
+
+    /// The windows as drawn at `now`, bottom to top.
+    var floatingWindows: [FloatingWindow] {
+        pip.frames(in: pipSpace, at: now).compactMap { w in
+            session(w.app)?.pipSurface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) }
+        }
+    }
+
+    /// The frames of the Picture in Picture windows at `now`, in points (for `frames.json`).
+    public var pipFrames: [Rect] { floatingWindows.map(\.frame) }
+
+    /// Whether an app may open a window: the primary, or the app that was primary when it
+    /// left the screen (iOS's automatic invocation, in answer to `didEnterBackground`).
+    func mayOpenPiP(_ c: ClientSession) -> Bool { c.admitted && (shell.primary == c.app || c.pipEligible) }
+
+    /// Keeps each app's eligibility up to date after the roles change: the primary is
+    /// eligible, an app shown as the secondary is not, an app in the background keeps what it
+    /// had when it left.
+    func updatePiPEligibility() {
+        for c in sessions.values where c.admitted {
+            if shell.primary == c.app {
+                c.pipEligible = true
+            } else if shell.pane(of: c.app) != nil {
+                c.pipEligible = false
+            }
+        }
+    }
+
+    /// `pipCommit`: shows the buffer in the app's window, opening it if needed.
+    func pipCommit(_ id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
+        guard c.name != nil else { throw ProtocolError(.badState, "pipCommit before hello") }
+        let buffer = try c.buffers.buffer(id, for: "pipCommit")
+        let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
+        let screen = shell.profile.pixelSize(.landscape)
+        if let why = PictureInPicture.refusal(bufferSize: size, longestSide: max(screen.width, screen.height)) {
+            throw ProtocolError(.badDimensions, why)
+        }
+        if c.pipSurface == nil {
+            guard mayOpenPiP(c) else {
+                throw ProtocolError(.notPrimary, "pipCommit: only the primary app may open Picture in Picture")
+            }
+            logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
+        }
+        let resized = c.pipSurface.map { $0.image.pixels.width != size.width || $0.image.pixels.height != size.height } ?? true
+        pip.show(c.app, bufferSize: size)
+        c.showPiP(hold(buffer), damage: bufferDamage)
+        c.pipCommits += 1
+        c.pipFrameDonePending = true
+        // A new size moves the window's edges: the scene's change repaints it whole.
+        if !resized, let node = pipNode(of: c) { damage.commit(bufferDamage, at: node) }
+    }
+
+    /// `pipClose`: the window goes (its last buffer is released).
+    func pipClose(from c: ClientSession) {
+        guard pip.close(c.app) else { return }
+        c.hidePiP()
+        logger.debug("picture in picture closed", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
+    }
+
+    /// Where the app's window image is drawn now.
+    func pipNode(of c: ClientSession) -> SceneNode? {
+        guard let w = floatingWindows.first(where: { $0.app == c.app }) else { return nil }
+        return SceneBuilder.window(w, scale: shell.profile.scale).first { $0.key == .pip(c.app) }
+    }
+
+    /// A finger touch for the windows: a `down` on one picks it up, and every later sample of
+    /// that touch moves it or lets it settle. Returns whether the touch is a window's (the
+    /// shell and the apps never see it).
+    func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double) -> Bool {
+        let space = pipSpace
+        switch phase {
+        case .down:
+            guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return false }
+            pipTouches.insert(id)
+            return true
+        case .motion:
+            guard pipTouches.contains(id) else { return false }
+            _ = pip.touchMotion(id: id, x: x, y: y, in: space)
+            return true
+        case .up, .cancel:
+            guard pipTouches.remove(id) != nil else { return false }
+            _ = pip.touchUp(id: id, x: x, y: y, in: space, now: now, cancelled: phase == .cancel)
+            return true
+        }
+    }
+}

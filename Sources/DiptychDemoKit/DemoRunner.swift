@@ -84,6 +84,8 @@ public struct DemoRunner {
     /// The compositor's clock is virtual (a scenario: it sends `sync` every frame, and a
     /// playing app moves its picture then); live, a playing app keeps its own 30 Hz timer.
     var virtualClock = false
+    /// A frame reached the screen before any `sync`: the compositor runs live.
+    var liveClock = false
 
     public init(options: DemoOptions, connection: Connection) {
         self.options = options
@@ -169,6 +171,7 @@ public struct DemoRunner {
                 try present()
             }
         case .frameDone:
+            if !virtualClock { liveClock = true }
             if options.pictureInPicture && model.plays && !pipOpen { try openPictureInPicture() }
             if let style = options.statusBarStyle, !styled {
                 styled = true
@@ -197,7 +200,8 @@ public struct DemoRunner {
 
     /// The next event; live, a playing app wakes at its next picture (30 Hz) to draw it.
     mutating func nextEvent() throws(ClientError) -> ServerEvent? {
-        guard model.plays, !virtualClock else { return try connection.nextEvent() }
+        // In a scenario the first `sync` comes before the first `frameDone`; live, none does.
+        guard model.plays, liveClock, !virtualClock else { return try connection.nextEvent() }
         while true {
             if let e = try connection.pollEvent() { return e }
             if connection.isClosed { return nil }

@@ -22,10 +22,16 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     /// The divider dragged past the middle between the splits and released, settling at the
     /// other split; back and forth. Apps idle.
     case snap
+    /// `ipad-pro` split-2/3, both apps idle, the primary (`tv --pip`) playing in a Picture in
+    /// Picture window at 30 frames a second: the figures are those of the frames that repaint.
+    case pip
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
     /// (`motion` set), against full-frame repaints of the same screen in the same run.
     var measuresMotion: Bool { self == .slideOverIn || self == .snap }
+
+    /// Whether whole frames of the same screen are timed in the same run as the reference.
+    var comparesToWholeFrames: Bool { measuresMotion || self == .pip }
 }
 
 /// Where profiled frames go.
@@ -55,6 +61,8 @@ public struct ProfileResult {
     public var fullFrameP50: Double?
     /// The frames the figures are taken from (the frames in motion, for a motion workload).
     public var motionFrames: [String: Int] = [:]
+    /// For `pip`: the window's area in output pixels.
+    public var pipArea: Int?
 
     /// The `q` quantile (0…1) of `values`, nearest rank.
     static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -114,6 +122,7 @@ public struct ProfileResult {
                     ("total_p99_vs_full_frame", r(full > 0 ? totalP99 / full : 0)),
                 ])
             } ?? .null),
+            ("pip", pipJSON),
             ("quality", quality.map { q in
                 .object([
                     ("psnr_db", r(q.drawn)), ("psnr_bilinear_db", r(q.bilinear)),
@@ -130,6 +139,19 @@ public struct ProfileResult {
             ("memory", .object([
                 ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)),
             ])),
+        ])
+    }
+
+    /// For `pip`: the window's area, what the frames repainted, and their time against whole
+    /// frames of the same screen.
+    private var pipJSON: JSONValue {
+        guard let area = pipArea else { return .null }
+        let full = fullFrameP50 ?? 0
+        let repainted = Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5))
+        let ratio = full > 0 ? totalP50 / full : 0
+        return .object([
+            ("window_px", .int(area)), ("repainted_px_p50", .int(repainted)),
+            ("full_frame_p50_ms", .double((full * 1000).rounded() / 1000)), ("total_p50_vs_full_frame", .double((ratio * 1000).rounded() / 1000)),
         ])
     }
 
@@ -150,7 +172,11 @@ public struct ProfileResult {
         func ratio(_ base: Double) -> String { base > 0 ? "\(((totalP50 / base) * 100).rounded() / 100)" : "-" }
         lines.append("baseline p50: pixman alone \(ms(pixmanP50)), pixman on freshly drawn sources \(ms(freshPixmanP50)), memcpy of a frame \(ms(memcpyP50))")
         lines.append("ratio: total/pixman \(ratio(pixmanP50)), total/fresh pixman \(ratio(freshPixmanP50)), total/memcpy \(ratio(memcpyP50))")
-        if let full = fullFrameP50 {
+        if let area = pipArea, let full = fullFrameP50 {
+            let repainted = Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5))
+            lines.append(
+                "pip: \(records.count) frames repainting the window (\(area) px) of \(framesRun ?? records.count) run; repainted p50 \(repainted) px; whole-frame repaint p50 \(ms(full)); total p50/whole frame \(full > 0 ? String(((totalP50 / full) * 100).rounded() / 100) : "-")")
+        } else if let full = fullFrameP50 {
             let kinds = motionFrames.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             lines.append("motion: \(records.count) frames in motion (\(kinds)) of \(framesRun ?? records.count) run; whole-frame repaint p50 \(ms(full)); total p99/whole frame \(full > 0 ? String(((totalP99 / full) * 100).rounded() / 100) : "-")")
         }
@@ -216,8 +242,12 @@ public enum Profiler {
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
-        let animate = workload == .dividerDrag || workload.measuresMotion ? "" : " --animate"
-        try compositor.launch(try command("pattern:#336699" + animate), role: .primary, label: "pattern:#336699")
+        let animate = workload == .dividerDrag || workload.measuresMotion || workload == .pip ? "" : " --animate"
+        if workload == .pip {
+            try compositor.launch(try command("tv --pip"), role: .primary, label: "tv")
+        } else {
+            try compositor.launch(try command("pattern:#336699" + animate), role: .primary, label: "pattern:#336699")
+        }
         try compositor.launch(try command("pattern:#993366" + animate), role: .secondary, label: "pattern:#993366")
         compositor.virtualTime = 0
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
@@ -248,7 +278,7 @@ public enum Profiler {
         }
         var records = driver.records
         var fullFrames: [Double] = []
-        if workload.measuresMotion {
+        if workload.comparesToWholeFrames {
             // The reference, in the same run: the same screen repainted whole, as split-static
             // repaints it every frame.
             for _ in 0..<60 {
@@ -257,13 +287,19 @@ public enum Profiler {
                 fullFrames.append(r.total)
                 run += 1
             }
-            records = records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") }
+            records = workload == .pip
+                ? records.filter { $0.repaintedPixels > 0 }
+                : records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") }
         }
         var result = ProfileResult(
             name: workload.rawValue, records: records, output: Size(width: compositor.output.width, height: compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
         result.memcpyApart = driver.memcpySamples(30)
-        if workload.measuresMotion {
+        if workload == .pip {
+            let scale = compositor.shell.profile.scale
+            result.pipArea = compositor.pipFrames.reduce(0) { $0 + $1.width * $1.height * scale * scale }
+        }
+        if workload.comparesToWholeFrames {
             result.framesRun = driver.records.count
             result.fullFrameP50 = ProfileResult.quantile(fullFrames, 0.5)
             for r in records { result.motionFrames[r.motion ?? "still", default: 0] += 1 }

@@ -104,6 +104,21 @@ struct ProfileCommandTests {
         #expect((json["repainted_px_p50"]?.intValue ?? Int.max) < 2732 * 2048 / 4)
     }
 
+    /// A Picture in Picture window playing at 30 frames a second over an idle split repaints
+    /// about its own area, on about every other 60 Hz frame, and nothing else.
+    @Test func pipRepaintsOnlyTheWindow() throws {
+        let r = try Harness.run([Harness.diptych, "profile", "--workload", "pip", "--frames", "40", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONValue.parse(r.stdout.trimmingNewline)
+        let pip = try #require(json["pip"])
+        let window = try #require(pip["window_px"]?.intValue), repainted = try #require(pip["repainted_px_p50"]?.intValue)
+        // A quarter of the 2732 px screen wide, 16:9.
+        #expect(window > 600 * 330 && window < 760 * 430, "\(window)")
+        #expect(repainted >= window * 9 / 10 && repainted <= window * 11 / 10, "\(repainted) px repainted for a \(window) px window")
+        let frames = try #require(json["frames"]?.intValue), run = try #require(json["motion"]?["frames_run"]?.intValue ?? 40)
+        #expect(frames >= 15 && frames <= 25, "\(frames) of \(run) frames repainted")
+    }
+
     /// Emulation on scanout-like buffers reports the filter's quality against an exact area
     /// average, and beats pixman's bilinear in the panes' interiors.
     @Test func emulatedOnScanoutReportsQuality() throws {

@@ -20,7 +20,7 @@ struct HostileClientTests {
         ("early-commit", .badState), ("bad-ack", .unknownSerial), ("unknown-buffer", .unknownBuffer),
         ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
         ("too-many-bytes", .tooManyBuffers),
-        ("version-1", .unsupportedVersion),
+        ("version-1", .unsupportedVersion), ("pip-secondary", .notPrimary), ("pip-absurd", .badDimensions),
     ]
 
     @Test(arguments: refused)

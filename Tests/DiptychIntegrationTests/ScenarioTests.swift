@@ -327,7 +327,7 @@ struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
-        "notes-palm", "notes-palm-off", "soft-relaunch", "motion",
+        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip",
     ]
 
     @Test func everyShippedScenarioIsListed() throws {

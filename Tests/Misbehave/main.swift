@@ -47,6 +47,10 @@ enum Mode: String, CaseIterable {
     /// Shows a buffer, destroys it while it is on screen (allowed: it stays shown), and after
     /// the next frameDone commits a second buffer that replaces it.
     case destroyShown = "destroy-shown"
+    /// Opens Picture in Picture while it is the secondary (only the primary may).
+    case pipSecondary = "pip-secondary"
+    /// Commits a 4096×16 buffer to Picture in Picture (more elongated than 1:4).
+    case pipAbsurd = "pip-absurd"
     /// Commits before acking the configure.
     case earlyCommit = "early-commit"
     /// Acks a serial that was never sent.
@@ -109,6 +113,12 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         var layout = try loose(16, 16).layout
         layout.width = 16385
         _ = try connection.createBuffer(width: 16, height: 16, seal: true, fileSize: nil, layout: layout)
+    case .pipSecondary:
+        _ = try show(c, w, h, connection, color)
+        try connection.pipCommit(try painted(512, 288, color, connection))
+    case .pipAbsurd:
+        _ = try show(c, w, h, connection, color)
+        try connection.pipCommit(try painted(4096, 16, color, connection))
     case .earlyCommit:
         try connection.commit(try connection.buffer(width: w, height: h))
     case .badAck:

@@ -52,6 +52,11 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `other` lies entirely inside this rectangle.
+    /// Whether the point (x, y) lies inside (left and top edges included).
+    public func contains(x px: Double, y py: Double) -> Bool {
+        Double(minX) <= px && px < Double(maxX) && Double(minY) <= py && py < Double(maxY)
+    }
+
     public func contains(_ other: Rect) -> Bool {
         other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
     }

@@ -123,6 +123,12 @@ extension Compositor {
             apply(shell.handleTouch(id: id, phase: .cancel, x: at.x, y: at.y, now: now))
         }
         lastPenPosition = (x, y)
+        // A pen stroke that starts on a Picture in Picture window draws nothing below it.
+        if phase == .down, pip.frames(in: pipSpace, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
+        if penOnWindow {
+            if phase == .up || phase == .proximityOut { penOnWindow = false }
+            if phase != .proximityOut { return }
+        }
         apply(shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY))
     }
 

@@ -126,6 +126,8 @@ public final class Compositor {
     /// The Picture in Picture windows, and the touches that hold them.
     var pip = PictureInPicture()
     var pipTouches: Set<Int32> = []
+    /// The pen went down on a window: its stroke reaches no app.
+    var penOnWindow = false
     /// Time spent reading input since the last live frame.
     var inputTime: (milliseconds: Double, events: Bool) = (0, false)
 

@@ -49,6 +49,9 @@ struct PictureInPictureScenarioTests {
         // a touch beside it did.
         let ids = Set(p.events("secondary", including: ["touch"]).compactMap { $0["id"]?.intValue })
         #expect(!ids.contains(2) && ids.contains(3))
+        // A pen stroke on the window drew nothing in notes.
+        let pen = p.events("secondary", including: ["pen"]).compactMap { $0["phase"]?.stringValue }
+        #expect(!pen.contains("down") && !pen.contains("motion") && pen.contains("proximityOut"), "\(pen)")
 
         // Back on screen (Slide Over), tv closes its window: the last frames have none.
         #expect(frames.last?.frame == nil)

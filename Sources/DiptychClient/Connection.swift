@@ -242,6 +242,19 @@ public final class Connection {
         try send(.pipCommit(buffer: buffer.id, damage: damage ?? [whole]))
     }
 
+    /// Shows `buffer` on the second screen (the primary may, after `screenConnected`), with the
+    /// given damage (nil: the whole buffer). It is busy until the compositor releases it.
+    public func screenCommit(_ buffer: ShmBuffer, screen: UInt32 = 2, damage: [Rect]? = nil) throws(ClientError) {
+        let whole = Rect(x: 0, y: 0, width: buffer.width, height: buffer.height)
+        buffer.isBusy = true
+        try send(.screenCommit(screen: screen, buffer: buffer.id, damage: damage ?? [whole]))
+    }
+
+    /// Gives the second screen back (it mirrors the main screen again).
+    public func screenRelease(screen: UInt32 = 2) throws(ClientError) {
+        try send(.screenRelease(screen: screen))
+    }
+
     /// Closes the app's Picture in Picture window.
     public func pipClose() throws(ClientError) {
         try send(.pipClose)

@@ -14,8 +14,9 @@ public enum ScenarioAction: Equatable, Sendable {
     case rotateOutput(OutputRotation)
     /// Soft relaunch on another emulated profile.
     case emulate(String)
-    /// Write the frame as a PNG with this file name in the output folder.
-    case capture(String)
+    /// Write the frame of screen `screen` (1: the main screen, 2: the second screen) as a PNG
+    /// with this file name in the output folder.
+    case capture(String, screen: Int = 1)
     /// Let time run until every app has drawn and settled.
     case wait
 }
@@ -36,6 +37,8 @@ public struct Scenario: Sendable {
     public var orientation: Orientation
     /// Panel size for resolution-scaling emulation, if any.
     public var emulateOn: Size?
+    /// A second physical screen of this many pixels (SPEC §10).
+    public var secondScreen: Size?
     /// The apps: a demo app name (with optional demo flags) or a command line.
     public var primary: String
     public var secondary: String?
@@ -83,6 +86,13 @@ extension Scenario {
         if let e = try string(root["emulateOn"], "emulateOn") {
             guard let size = Size(parsing: e) else { throw fail("emulateOn", "'\(e)' is not a panel size WxH, e.g. 2048x1536") }
             emulateOn = size
+        }
+        var secondScreen: Size?
+        if let e = try string(root["secondScreen"], "secondScreen") {
+            guard let size = Size(parsing: e), size.width <= 16384, size.height <= 16384 else {
+                throw fail("secondScreen", "'\(e)' is not a screen size WxH, e.g. 1920x1080")
+            }
+            secondScreen = size
         }
         guard let primary = try string(root["primary"], "primary") else { throw fail("primary", "is required: the primary app") }
         try checkApp(primary, field: "primary", file: file)
@@ -165,7 +175,13 @@ extension Scenario {
                 guard let name = value.stringValue, name.hasSuffix(".png"), name.count > 4, !name.contains("/"), !name.hasPrefix(".") else {
                     throw fail(field, "must be a file name ending in .png, without a folder")
                 }
-                action = .capture(name)
+                var screen = 1
+                if let n = s["screen"] {
+                    guard let v = n.intValue, v == 1 || v == 2 else { throw fail("\(path).screen", "must be 1 (the main screen) or 2 (the second screen)") }
+                    guard v == 1 || secondScreen != nil else { throw fail("\(path).screen", "screen 2 needs a second screen: add \"secondScreen\": \"WxH\"") }
+                    screen = v
+                }
+                action = .capture(name, screen: screen)
             default:
                 guard value.boolValue == true else { throw fail(field, "must be true") }
                 action = .wait
@@ -173,7 +189,7 @@ extension Scenario {
             steps.append(ScenarioStep(at: UInt64(at), action: action))
         }
         return Scenario(
-            profile: profile, orientation: orientation, emulateOn: emulateOn, primary: primary, secondary: secondary,
+            profile: profile, orientation: orientation, emulateOn: emulateOn, secondScreen: secondScreen, primary: primary, secondary: secondary,
             arrangement: arrangement, multitasking: multitasking, palmRejection: palmRejection, penHoldoff: penHoldoff, steps: steps)
     }
 
@@ -187,7 +203,7 @@ extension Scenario {
     static func checkApp(_ text: String, field: String, file: String) throws(ScenarioError) {
         let first = text.split(separator: " ").first.map(String.init) ?? ""
         guard !first.isEmpty else { throw ScenarioError(file: file, field: field, reason: "must name an app") }
-        if first.hasPrefix("pattern:") || first == "notes" || first == "markets" {
+        if first.hasPrefix("pattern:") || first == "notes" || first == "markets" || first == "tv" {
             do { _ = try DemoApp.named(first) } catch { throw ScenarioError(file: file, field: field, reason: error.description) }
         }
     }

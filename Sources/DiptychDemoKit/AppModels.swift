@@ -54,8 +54,10 @@ public protocol DemoModel {
     mutating func play(at time: UInt64) -> Bool
     /// Whether the picture plays in a Picture in Picture window.
     var inPictureInPicture: Bool { get set }
-    /// Draws the Picture in Picture window's buffer.
+    /// Draws the Picture in Picture window's buffer (or the second screen's).
     func drawPictureInPicture(_ image: PixelImage)
+    /// Whether the picture plays on the second screen.
+    var onSecondScreen: Bool { get set }
 }
 
 extension DemoModel {
@@ -67,6 +69,10 @@ extension DemoModel {
         set {}
     }
     public func drawPictureInPicture(_ image: PixelImage) {}
+    public var onSecondScreen: Bool {
+        get { false }
+        set {}
+    }
 }
 
 /// FNV-1a, 64-bit: a stable digest across runs and processes.

@@ -86,6 +86,8 @@ public struct DemoRunner {
     var virtualClock = false
     /// A frame reached the screen before any `sync`: the compositor runs live.
     var liveClock = false
+    /// The second screen the app holds (its size), if any.
+    var secondScreen: Size?
 
     public init(options: DemoOptions, connection: Connection) {
         self.options = options
@@ -158,6 +160,18 @@ public struct DemoRunner {
         case .pen(let phase, let x, let y, let pressure, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
+        case .screenConnected(let screen, let w, let h):
+            // A playing app sends its picture to the second screen.
+            guard model.plays, screen == 2 else { return }
+            secondScreen = Size(width: w, height: h)
+            model.onSecondScreen = true
+            try commitToSecondScreen()
+            if foreground && canvas != nil { try present() }
+        case .screenDisconnected:
+            guard secondScreen != nil else { return }
+            secondScreen = nil
+            model.onSecondScreen = false
+            if foreground && canvas != nil && !pipOpen { try present() }
         case .lifecycle(.didEnterBackground):
             foreground = false
             // Automatic invocation: the picture goes on playing in a window.
@@ -242,12 +256,21 @@ public struct DemoRunner {
         try connection.pipCommit(buffer)
     }
 
+    /// Draws the current picture on the second screen, at its size.
+    func commitToSecondScreen() throws(ClientError) {
+        guard let size = secondScreen else { return }
+        guard let buffer = try connection.freeBuffer(width: size.width, height: size.height) else { return }
+        model.drawPictureInPicture(buffer.image)
+        try connection.screenCommit(buffer)
+    }
+
     /// Draws the picture that is due: in the window when it plays there, else on the main
     /// surface while on screen. A frame with no free buffer is skipped.
     mutating func playFrame() throws(ClientError) {
+        if secondScreen != nil { try commitToSecondScreen() }
         if pipOpen {
             try commitPictureInPicture()
-        } else if foreground, let canvas, !(options.noAck && configured > 1) {
+        } else if foreground, secondScreen == nil, let canvas, !(options.noAck && configured > 1) {
             guard let buffer = try connection.freeBuffer(width: canvas.pixelWidth, height: canvas.pixelHeight) else { return }
             model.draw(buffer.image, canvas: canvas)
             try connection.commit(buffer)

@@ -19,6 +19,9 @@ public struct TvModel: DemoModel {
     /// Whether the picture plays in the Picture in Picture window (the main surface then shows
     /// where it went).
     public var inPictureInPicture = false
+    /// Whether the picture plays on the second screen (as a video app sends it to an
+    /// external display).
+    public var onSecondScreen = false
 
     public init() {}
 
@@ -32,7 +35,7 @@ public struct TvModel: DemoModel {
     }
     public var preferredStatusBarStyle: StatusBarStyle { .light }
     public var plays: Bool { true }
-    public func drawPictureInPicture(_ image: PixelImage) { Self.drawPicture(image, frame: frame, scale: 1) }
+    public func drawPictureInPicture(_ image: PixelImage) { Self.drawPicture(image, frame: frame, scale: max(1, image.height / 540)) }
 
     /// Moves the programme to `time` (ms of the compositor's clock); returns whether the
     /// picture changed.
@@ -44,8 +47,8 @@ public struct TvModel: DemoModel {
     }
 
     public func draw(_ image: PixelImage, canvas: Canvas) {
-        if inPictureInPicture {
-            Self.drawAway(image, scale: canvas.scale)
+        if inPictureInPicture || onSecondScreen {
+            Self.drawAway(image, scale: canvas.scale, text: onSecondScreen ? "PLAYING ON THE SECOND SCREEN" : "PLAYING IN PICTURE IN PICTURE")
         } else {
             Self.drawPicture(image, frame: frame, scale: canvas.scale)
         }
@@ -119,10 +122,9 @@ public struct TvModel: DemoModel {
     }
 
     /// The main surface while the picture plays in Picture in Picture: dark, with a note.
-    static func drawAway(_ image: PixelImage, scale: Int) {
+    static func drawAway(_ image: PixelImage, scale: Int, text: String) {
         let w = image.width, h = image.height
         image.fill(Rect(x: 0, y: 0, width: w, height: h), color: RGB(red: 0x10, green: 0x10, blue: 0x12))
-        let text = "PLAYING IN PICTURE IN PICTURE"
         let size = max(1, min(2 * scale, (w - 8) / max(1, text.count * BitmapFont.advance)))
         let box = BitmapFont.size(of: text, scale: size)
         drawText(image, text, x: (w - box.width) / 2, y: (h - box.height) / 2, size: size, color: RGB(red: 0x8E, green: 0x8E, blue: 0x93))

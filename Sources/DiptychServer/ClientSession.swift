@@ -260,6 +260,25 @@ final class ClientSession {
     /// Every buffer committed, to the main surface or the Picture in Picture window.
     var allCommits: Int { commits + pipCommits }
 
+    /// The buffer the app shows on the second screen, while it holds it and has committed.
+    var screenSurface: CommittedSurface?
+    var screenCommits = 0
+
+    /// Shows `image` on the second screen; the buffer it replaces is released.
+    func showOnScreen(_ image: HeldImage, damage: [Rect]) {
+        use(image.buffer)
+        let old = screenSurface?.image.buffer
+        screenSurface = CommittedSurface(image: image, serial: ackedSerial ?? 0, damage: damage)
+        if let old { endUse(old) }
+    }
+
+    /// The second screen mirrors the main one again: the app's buffer there is released.
+    func dropScreenSurface() {
+        guard let old = screenSurface?.image.buffer else { return }
+        screenSurface = nil
+        endUse(old)
+    }
+
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).
     func takeSnapshot(_ image: HeldImage, duringDrag: Bool) {

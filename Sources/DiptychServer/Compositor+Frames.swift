@@ -82,7 +82,7 @@ extension Compositor {
     }
 
     /// The pixels of every image `graph` shows, by image id.
-    private func images(of graph: SceneGraph) -> (ImageRef) -> PixelImage? {
+    func images(of graph: SceneGraph) -> (ImageRef) -> PixelImage? {
         var pixels: [UInt64: PixelImage] = [:]
         for n in graph.nodes {
             guard let image = n.image, let app = n.app else { continue }
@@ -113,6 +113,7 @@ extension Compositor {
         let result = backend.present(damage: lastFrameDamage)
         guard case .presented(let shown) = result else {
             damage.keep(lastFrameDamage)
+            presentSecondScreen()
             return result
         }
         damageHistory.append(lastFrameDamage)
@@ -132,6 +133,7 @@ extension Compositor {
             c.pipFrameDonePending = false
             if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
         }
+        presentSecondScreen()
         return result
     }
 

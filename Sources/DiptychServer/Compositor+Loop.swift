@@ -32,7 +32,11 @@ extension Compositor {
             case .listener:
                 accept()
             case .output(let fd):
-                handle(backend.dispatch(fd))
+                if backend.eventDescriptors.contains(fd) {
+                    handle(backend.dispatch(fd))
+                } else if let s = secondScreen {
+                    handleSecondScreen(s.backend.dispatch(fd))
+                }
             case .input(let i):
                 readInput(i)
             case .watch(let n):

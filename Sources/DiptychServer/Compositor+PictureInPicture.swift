@@ -62,7 +62,7 @@ extension Compositor {
         c.pipCommits += 1
         c.pipFrameDonePending = true
         // A new size moves the window's edges: the scene's change repaints it whole.
-        if !resized, let node = pipNode(of: c) { damage.commit(bufferDamage, at: node) }
+        if !resized, let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }
     }
 
     /// `pipClose`: the window goes (its last buffer is released).

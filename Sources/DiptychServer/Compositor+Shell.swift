@@ -38,6 +38,7 @@ extension Compositor {
             }
         }
         updatePiPEligibility()
+        updateSecondScreen()
     }
 
     /// Sends `configure` to every shown app whose pane changed, and `sizeClassChanged` where a
@@ -173,5 +174,6 @@ extension Compositor {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
         }
         damage.setGeometry(geometry)
+        refitSecondScreen()
     }
 }

@@ -35,6 +35,8 @@ public struct CompositorConfiguration: Sendable {
     public var debugDamage = false
     /// Draw the status bar (SPEC §10).
     public var statusBar = true
+    /// A headless second screen of this many pixels (SPEC §10).
+    public var secondScreen: Size?
     /// The status bar's time, when fixed (`render` shows 09:41, as a scenario starts);
     /// otherwise the virtual clock in a scenario and the local time live.
     public var statusBarTime: String?
@@ -126,6 +128,8 @@ public final class Compositor {
     /// The Picture in Picture windows, and the touches that hold them.
     var pip = PictureInPicture()
     var pipTouches: Set<Int32> = []
+    /// The second physical screen, if there is one.
+    var secondScreen: SecondScreen?
     /// The pen went down on a window: its stroke reaches no app.
     var penOnWindow = false
     /// Time spent reading input since the last live frame.
@@ -166,6 +170,7 @@ public final class Compositor {
         }
         for fd in self.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
         renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
+        if let size = configuration.secondScreen { try attachSecondScreen(HeadlessBackend(size: size)) }
     }
 
     /// The chrome's font (FreeType), or nil, said once, when none can be read: text is then
@@ -365,7 +370,7 @@ public final class Compositor {
             c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
             c.commits += 1
             c.frameDonePending = true
-            if let node = liveNode(of: c) { damage.commit(bufferDamage, at: node) }
+            if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
         case .snapshot(let serial, let id):
             let buffer = try c.buffers.buffer(id, for: "snapshot")
@@ -385,6 +390,10 @@ public final class Compositor {
             try pipCommit(id, damage: bufferDamage, from: c)
         case .pipClose:
             pipClose(from: c)
+        case .screenCommit(let screen, let id, let bufferDamage):
+            try screenCommit(screen, buffer: id, damage: bufferDamage, from: c)
+        case .screenRelease(let screen):
+            try screenRelease(screen, from: c)
         }
     }
 

@@ -35,6 +35,7 @@ public final class RepaintLoop {
             var now = MonotonicClock.milliseconds
             if let interval = backend.pollInterval, let due = nextPoll, now >= due {
                 compositor.handle(backend.poll())
+                compositor.pollSecondScreen()
                 nextPoll = now + interval
             }
             if compositor.needsRepaint && backend.readyForFrame && now >= notBefore {
@@ -42,6 +43,9 @@ public final class RepaintLoop {
                 let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput)
                 if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                 notBefore = now + refreshInterval
+            } else if compositor.secondScreenNeedsFrame {
+                // Only the second screen changed (its holder committed): it is drawn alone.
+                compositor.presentSecondScreen()
             }
             now = MonotonicClock.milliseconds
             try compositor.dispatch(timeoutMilliseconds: sleep(now: now, nextPoll: nextPoll, notBefore: notBefore))

@@ -29,9 +29,12 @@ public final class ScenarioPlayer {
     public var debugDamage = false
     /// Draw the status bar.
     public var statusBar = true
-    /// Called with each capture's name once its frame is on the output (a host may read the
-    /// screen back then).
-    public var captureHook: ((String) throws -> Void)?
+    /// Called with each capture's name and screen (1 or 2) once its frame is on the output (a
+    /// host may read the screen back then).
+    public var captureHook: ((String, Int) throws -> Void)?
+    /// The second screen's output (a KMS connector); nil gives a headless one of the
+    /// scenario's `secondScreen` size.
+    public var secondBackend: (any OutputBackend)?
     /// When set, touch and pen steps go through it (real devices and libinput in a VM test),
     /// and what it returns is what the compositor gets.
     public var inputFilter: ((PanelInput) throws -> [PanelInput])?
@@ -62,7 +65,9 @@ public final class ScenarioPlayer {
         configuration.debugDamage = debugDamage
         configuration.statusBar = statusBar
         configuration.penHoldoff = scenario.penHoldoff
+        if secondBackend == nil { configuration.secondScreen = scenario.secondScreen }
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
+        if let secondBackend, scenario.secondScreen != nil { try compositor.attachSecondScreen(secondBackend) }
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
         for (role, app) in [(Role.primary, scenario.primary), (.secondary, scenario.secondary)] {
@@ -84,7 +89,7 @@ public final class ScenarioPlayer {
         var t: UInt64 = 0
         let end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
-            var pendingCaptures: [String] = []
+            var pendingCaptures: [(name: String, screen: Int)] = []
             try driver.frame(at: t, roundTripTimeout: roundTripTimeoutMilliseconds) {
                 var applied = false
                 if waiting && compositor.isSettled { waiting = false }
@@ -102,9 +107,9 @@ public final class ScenarioPlayer {
                         compositor.rotateOutput(r)
                     case .emulate(let name):
                         compositor.emulate(try DeviceProfile.named(name))
-                    case .capture(let name):
+                    case .capture(let name, let screen):
                         // The frame captured shows the steps before it, none after.
-                        pendingCaptures.append(name)
+                        pendingCaptures.append((name, screen))
                         next += 1
                         return applied
                     case .wait:
@@ -115,10 +120,17 @@ public final class ScenarioPlayer {
                 return applied
             }
             if !pendingCaptures.isEmpty { try compositor.waitUntilOutputReady(timeoutMilliseconds: 2000) }
-            for name in pendingCaptures {
-                try captureHook?(name)
+            for (name, screen) in pendingCaptures {
+                try captureHook?(name, screen)
                 let path = "\(outputDirectory)/\(name)"
-                try compositor.output.writePNG(to: path)
+                if screen == 2 {
+                    guard let image = compositor.secondScreenOutput, compositor.secondScreenConnected else {
+                        throw CompositorError("capture \(name): the second screen is not connected")
+                    }
+                    try image.writePNG(to: path)
+                } else {
+                    try compositor.output.writePNG(to: path)
+                }
                 captures.append(path)
             }
             // After the last step, the frames run on until what moves has come to rest.

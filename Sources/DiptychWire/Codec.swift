@@ -104,6 +104,13 @@ extension ClientMessage {
             w.u8(code(style, in: statusBarCodes))
         case .pipClose:
             break
+        case .screenCommit(let screen, let b, let damage):
+            w.u32(screen)
+            w.u32(b)
+            w.u32(UInt32(damage.count))
+            for r in damage { w.rect(r) }
+        case .screenRelease(let screen):
+            w.u32(screen)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -139,6 +146,15 @@ extension ClientMessage {
             m = .statusBarStyle(try lookup(try r.u8(), in: statusBarCodes, "status bar style"))
         case 10:
             m = .pipClose
+        case 11:
+            let screen = try r.u32(), b = try r.u32()
+            let n = Int(try r.u32())
+            guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
+            var damage: [Rect] = []
+            for _ in 0..<n { damage.append(try r.rect()) }
+            m = .screenCommit(screen: screen, buffer: b, damage: damage)
+        case 12:
+            m = .screenRelease(screen: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }
@@ -179,6 +195,8 @@ extension ServerEvent {
             w.u32(serial); w.u64(time)
         case .release(let buffer):
             w.u32(buffer)
+        case .screenConnected(let s, let pw, let ph), .screenDisconnected(let s, let pw, let ph):
+            w.u32(s); w.u32(UInt32(pw)); w.u32(UInt32(ph))
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -227,6 +245,10 @@ extension ServerEvent {
             e = .sync(serial: try r.u32(), time: try r.u64())
         case 109:
             e = .release(buffer: try r.u32())
+        case 110:
+            e = .screenConnected(screen: try r.u32(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()))
+        case 111:
+            e = .screenDisconnected(screen: try r.u32(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()))
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }

@@ -116,6 +116,11 @@ public enum ClientMessage: Sendable, Equatable {
     case pipCommit(buffer: UInt32, damage: [Rect])
     /// Closes the app's Picture in Picture window (nothing happens if none is open).
     case pipClose
+    /// Shows buffer `buffer` on physical screen `screen` (2: the second screen; the primary
+    /// only, while it is connected), fitted to it; damage in buffer pixels.
+    case screenCommit(screen: UInt32, buffer: UInt32, damage: [Rect])
+    /// Gives screen `screen` back: it mirrors the main screen again.
+    case screenRelease(screen: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -129,6 +134,8 @@ public enum ClientMessage: Sendable, Equatable {
         case .statusBarStyle: 8
         case .pipCommit: 9
         case .pipClose: 10
+        case .screenCommit: 11
+        case .screenRelease: 12
         }
     }
 
@@ -159,6 +166,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// The compositor will not read buffer `buffer` again until it is committed (or sent as a
     /// snapshot) again: the app may draw into it.
     case release(buffer: UInt32)
+    /// A second physical screen is there for the app (the primary): it may commit to it.
+    case screenConnected(screen: UInt32, pixelWidth: Int, pixelHeight: Int)
+    /// The screen went away, or passed to another app.
+    case screenDisconnected(screen: UInt32, pixelWidth: Int, pixelHeight: Int)
 
     public var opcode: UInt16 {
         switch self {
@@ -172,6 +183,8 @@ public enum ServerEvent: Sendable, Equatable {
         case .error: 107
         case .sync: 108
         case .release: 109
+        case .screenConnected: 110
+        case .screenDisconnected: 111
         }
     }
 
@@ -188,6 +201,8 @@ public enum ServerEvent: Sendable, Equatable {
         case .error: "protocolError"
         case .sync: "sync"
         case .release: "release"
+        case .screenConnected: "screenConnected"
+        case .screenDisconnected: "screenDisconnected"
         }
     }
 
@@ -216,6 +231,8 @@ public enum ServerEvent: Sendable, Equatable {
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
         case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]
         case .release(let buffer): [("buffer", .int(Int(buffer)))]
+        case .screenConnected(let s, let w, let h), .screenDisconnected(let s, let w, let h):
+            [("screen", .int(Int(s))), ("pixelWidth", .int(w)), ("pixelHeight", .int(h))]
         }
     }
 }

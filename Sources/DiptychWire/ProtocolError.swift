@@ -31,6 +31,8 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         /// A request only the primary app may make (the status bar, Picture in Picture, the
         /// second screen).
         case notPrimary = 19
+        /// A commit to a screen that is not connected (or does not exist).
+        case screenNotConnected = 20
 
         /// The name as it appears in error events, logs and event logs.
         public var name: String {
@@ -54,6 +56,7 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
             case .bufferExists: "buffer-exists"
             case .tooManyBuffers: "too-many-buffers"
             case .notPrimary: "not-primary"
+            case .screenNotConnected: "screen-not-connected"
             }
         }
     }

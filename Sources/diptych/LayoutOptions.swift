@@ -49,6 +49,18 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Draw the status bar (on or off).")
     var statusBar: Switch = .on
 
+    @Option(help: "A second screen of WxH pixels (headless; on DRM a second connected connector is used): render also writes X.screen2.png.")
+    var secondScreen: String?
+
+    /// The second screen's size, if one was asked for.
+    func secondScreenSize() throws -> Size? {
+        guard let s = secondScreen else { return nil }
+        guard let size = Size(parsing: s), size.width <= 16384, size.height <= 16384 else {
+            throw UsageError("bad --second-screen '\(s)': expected a screen size WxH in pixels, e.g. 1920x1080")
+        }
+        return size
+    }
+
     func resolve() throws -> (Size?, OutputRotation) {
         guard let e = emulateOn else { return (nil, rotate) }
         guard let size = Size(parsing: e) else { throw UsageError("bad --emulate-on '\(e)': expected a panel size WxH in pixels, e.g. 2048x1536") }

@@ -53,6 +53,7 @@ struct RenderCommand: ParsableCommand {
             if let dir = eventLogs { try checkDirectory(dir, what: "--event-logs") }
             guard timeout > 0 else { throw UsageError("--timeout must be at least 1 second") }
             let (emulateOn, rotation) = try outputOptions.resolve()
+            let secondScreen = try outputOptions.secondScreenSize()
 
             let logger = Logger(label: "diptych.render")
             let compositor: Compositor
@@ -62,12 +63,16 @@ struct RenderCommand: ParsableCommand {
                 configuration.outputRotation = rotation
                 configuration.statusBar = outputOptions.statusBar.isOn
                 configuration.statusBarTime = StatusBar.clock(milliseconds: 0)
+                configuration.secondScreen = secondScreen
                 compositor = try Compositor(configuration: configuration, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }
             defer { compositor.shutdown() }
             compositor.admitsAtHello = false
+            // One frame at 09:41 on a clock that does not move: what an app draws from the
+            // compositor's time (tv's picture) is the same on every run.
+            compositor.virtualTime = 0
             for (role, app) in apps {
                 let log = eventLogs.map { "\($0)/events-\(role.rawValue).jsonl" }
                 if let log { Files.remove(log) }
@@ -79,17 +84,35 @@ struct RenderCommand: ParsableCommand {
             do { try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: timeout * 1000) } catch {
                 throw RuntimeFailure("\(error)")
             }
+            if secondScreen != nil {
+                // The primary heard of the screen with its configure: what it drew for it is
+                // in before the frame (a round trip).
+                do { try compositor.roundTrip() } catch { throw RuntimeFailure("\(error)") }
+            }
             let drawn = MonotonicClock.nanoseconds
             compositor.repaint()
             let composited = MonotonicClock.nanoseconds
             do { try compositor.output.writePNG(to: out) } catch { throw RuntimeFailure("cannot write the PNG \(error)") }
+            var written2: String?
+            if secondScreen != nil, let screen2 = compositor.secondScreenOutput {
+                let path = Self.secondScreenPath(out)
+                do { try screen2.writePNG(to: path) } catch { throw RuntimeFailure("cannot write the PNG \(error)") }
+                written2 = path
+            }
             let written = MonotonicClock.nanoseconds
             func ms(_ a: UInt64, _ b: UInt64) -> String { String(Double((b - a) / 10_000) / 100) }
             logger.debug("render timings", metadata: [
                 "apps.ms": "\(ms(started, drawn))", "composite.ms": "\(ms(drawn, composited))", "png.ms": "\(ms(composited, written))",
             ])
             print(out)
+            if let written2 { print(written2) }
         }
+    }
+
+    /// X.png → X.screen2.png.
+    static func secondScreenPath(_ out: String) -> String {
+        let base = out.hasSuffix(".png") ? String(out.dropLast(4)) : out
+        return base + ".screen2.png"
     }
 
 }

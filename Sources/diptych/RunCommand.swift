@@ -117,6 +117,7 @@ struct RunCommand: ParsableCommand {
                 configuration.debugDamage = debugDamage
                 configuration.statusBar = outputOptions.statusBar.isOn
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
+                if drm == nil { configuration.secondScreen = try outputOptions.secondScreenSize() }
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
@@ -149,8 +150,9 @@ struct RunCommand: ParsableCommand {
         let bytes: [UInt8]
         do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
-        let scenario: Scenario
+        var scenario: Scenario
         do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }
+        if let size = try outputOptions.secondScreenSize() { scenario.secondScreen = size }
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
         let logger = Logger(label: "diptych.scenario")
@@ -196,8 +198,9 @@ struct RunCommand: ParsableCommand {
         }
         defer { _ = injector }
         if let sync = captureSync {
-            player.captureHook = { name in
-                try Files.writeAtomically("\(sync)/\(name).ready", bytes: [])
+            player.captureHook = { name, screen in
+                // The host reads back the head the file names (0: the main screen).
+                try Files.writeAtomically("\(sync)/\(name).ready", bytes: Array("\(screen - 1)".utf8))
                 let deadline = MonotonicClock.milliseconds + 120_000
                 while !Files.exists("\(sync)/\(name).done") {
                     if MonotonicClock.milliseconds > deadline { throw RuntimeFailure("no \(sync)/\(name).done within 120 s") }

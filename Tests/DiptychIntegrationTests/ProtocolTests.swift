@@ -18,11 +18,12 @@ final class Fixture {
     let compositor: Compositor
     var apps: [ChildProcess] = []
 
-    init(arrangement: Arrangement = .split23, directory: String? = nil) throws {
+    init(arrangement: Arrangement = .split23, directory: String? = nil, secondScreen: Size? = nil) throws {
         dir = directory ?? Harness.temporaryDirectory("proto")
-        let config = CompositorConfiguration(
+        var config = CompositorConfiguration(
             profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: arrangement,
             listen: true, socketPath: "\(dir)/diptych-test")
+        config.secondScreen = secondScreen
         compositor = try Compositor(configuration: config, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 

@@ -327,7 +327,7 @@ struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
-        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip",
+        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen",
     ]
 
     @Test func everyShippedScenarioIsListed() throws {
@@ -347,7 +347,7 @@ struct DeterminismTests {
         }
         let file = "\(repositoryRoot)/Assets/scenarios/\(name).json"
         let scenario = try Scenario.parse(String(decoding: try Files.read(file), as: UTF8.self), file: file)
-        let captures = scenario.steps.compactMap { if case .capture(let c) = $0.action { c } else { nil } }
+        let captures = scenario.steps.compactMap { if case .capture(let c, _) = $0.action { c } else { nil } }
         #expect(!captures.isEmpty)
         for c in captures {
             #expect(try a.image(c).compare(to: b.image(c), tolerance: 0).matches, "\(name) \(c) differs")

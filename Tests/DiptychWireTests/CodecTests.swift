@@ -19,6 +19,7 @@ struct CodecTests {
         .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
         .sync(serial: 3, time: 1_000_016),
         .release(buffer: 0xFFFF_FFFE),
+        .screenConnected(screen: 2, pixelWidth: 1920, pixelHeight: 1080), .screenDisconnected(screen: 2, pixelWidth: 800, pixelHeight: 600),
     ]
 
     static let requests: [ClientMessage] = [
@@ -32,6 +33,7 @@ struct CodecTests {
         .syncDone(serial: 12),
         .statusBarStyle(.dark), .statusBarStyle(.light), .statusBarStyle(.hidden),
         .pipCommit(buffer: 7, damage: [Rect(x: 0, y: 0, width: 684, height: 384)]), .pipCommit(buffer: 0, damage: []), .pipClose,
+        .screenCommit(screen: 2, buffer: 4, damage: [Rect(x: 0, y: 0, width: 1920, height: 1080)]), .screenRelease(screen: 2),
     ]
 
     @Test func eventsRoundTrip() throws {

@@ -51,6 +51,8 @@ enum Mode: String, CaseIterable {
     case pipSecondary = "pip-secondary"
     /// Commits a 4096×16 buffer to Picture in Picture (more elongated than 1:4).
     case pipAbsurd = "pip-absurd"
+    /// Commits a buffer to the second screen whether or not it holds one.
+    case screenCommit = "screen-commit"
     /// Commits before acking the configure.
     case earlyCommit = "early-commit"
     /// Acks a serial that was never sent.
@@ -119,6 +121,9 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .pipAbsurd:
         _ = try show(c, w, h, connection, color)
         try connection.pipCommit(try painted(4096, 16, color, connection))
+    case .screenCommit:
+        _ = try show(c, w, h, connection, color)
+        try connection.screenCommit(try painted(640, 360, color, connection))
     case .earlyCommit:
         try connection.commit(try connection.buffer(width: w, height: h))
     case .badAck:

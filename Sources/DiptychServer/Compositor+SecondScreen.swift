@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// The second physical screen (SPEC §10): an output of its own (a second KMS connector with its
+// CRTC, or a headless image), given to the primary app alone. The primary hears
+// `screenConnected` and may commit buffers to it (fitted to the screen); until it does, and once
+// it gives the screen back, the screen mirrors the main one: the same scene graph drawn through
+// one more transform (the logical screen fitted to this one, as emulation fits it to a panel),
+// with its own damage tracker, so a frame repaints only what changed there too. When the
+// primary changes the screen passes on (`screenDisconnected` to the old one).
+
+import DiptychCore
+import DiptychImage
+import DiptychRender
+import DiptychWire
+
+/// The second screen's state. Confined to the compositor's thread.
+final class SecondScreen {
+    /// Its number on the wire (the main screen is 1).
+    static let number: UInt32 = 2
+    let backend: any OutputBackend
+    /// The app that was told `screenConnected` (the primary), if any.
+    var owner: ClientID?
+    /// What the mirror must repaint: the main scene's changes, through the fit to this screen.
+    var mirror: DamageTracker
+    /// The owner's commits since the last frame, in this screen's pixels.
+    var pending = Region()
+    /// The next frame repaints everything (the content's source changed).
+    var full = true
+    /// The damage of the frames presented lately, for buffers older than one frame.
+    var history: [Region?] = []
+    /// Whether the owner's last commit waits for a frame that shows it.
+    var frameDonePending = false
+    /// Frames presented on it.
+    var frames = 0
+
+    init(backend: any OutputBackend, logical: Size) {
+        self.backend = backend
+        mirror = DamageTracker(geometry: Self.fit(logical, into: backend.size))
+    }
+
+    /// A picture of `size` fitted to a screen of `screen`: uniform scale, centred.
+    static func fit(_ size: Size, into screen: Size) -> OutputGeometry {
+        OutputGeometry(logical: size, panel: screen, rotation: .none)
+    }
+}
+
+extension Compositor {
+    /// Gives the compositor a second screen (the DRM backend's second connector; the headless
+    /// one comes from the configuration).
+    public func attachSecondScreen(_ backend: any OutputBackend) throws {
+        for fd in backend.eventDescriptors where !self.backend.eventDescriptors.contains(fd) {
+            try loop.add(fd, token: LoopToken.output(fd).rawValue)
+        }
+        secondScreen = SecondScreen(backend: backend, logical: geometry.logical)
+        updateSecondScreen()
+    }
+
+    /// Whether a second screen is there now.
+    public var secondScreenConnected: Bool { secondScreen?.backend.isConnected ?? false }
+
+    /// The second screen's last frame, for captures.
+    public var secondScreenOutput: PixelImage? { secondScreen?.backend.lastFrame }
+
+    /// The client that holds the second screen (for tests and logs).
+    public var secondScreenOwner: String? { secondScreen?.owner.flatMap { sessions[$0]?.label } }
+
+    /// Hands the screen to the primary (the one admitted now), or takes it back when it went
+    /// away: the old holder hears `screenDisconnected`, the new one `screenConnected`.
+    func updateSecondScreen() {
+        guard let s = secondScreen else { return }
+        let size = s.backend.size
+        let wanted = s.backend.isConnected ? session(.primary).flatMap { $0.admitted ? $0 : nil } : nil
+        guard wanted?.id != s.owner else { return }
+        if let old = s.owner.flatMap({ sessions[$0] }) {
+            old.dropScreenSurface()
+            send(.screenDisconnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: old)
+        }
+        s.owner = wanted?.id
+        s.full = true
+        s.frameDonePending = false
+        if let wanted {
+            send(.screenConnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: wanted)
+            logger.debug("second screen given to the primary", metadata: ["client.app": "\(wanted.label)", "screen.size": "\(size)"])
+        }
+    }
+
+    /// `screenCommit`: the holder shows a buffer on the screen.
+    func screenCommit(_ screen: UInt32, buffer id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
+        guard c.name != nil else { throw ProtocolError(.badState, "screenCommit before hello") }
+        guard screen == SecondScreen.number, let s = secondScreen, s.backend.isConnected else {
+            throw ProtocolError(.screenNotConnected, "screenCommit to screen \(screen), which is not connected")
+        }
+        guard s.owner == c.id else {
+            throw ProtocolError(.notPrimary, "screenCommit: only the primary app may draw on the second screen")
+        }
+        let buffer = try c.buffers.buffer(id, for: "screenCommit")
+        let old = c.screenSurface.map { Size(width: $0.image.pixels.width, height: $0.image.pixels.height) }
+        c.showOnScreen(hold(buffer), damage: bufferDamage)
+        c.screenCommits += 1
+        s.frameDonePending = true
+        let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
+        if old != size {
+            s.full = true
+        } else {
+            let fit = SecondScreen.fit(size, into: s.backend.size)
+            for r in bufferDamage { if let d = fit.damage(r) { s.pending.formUnion(d) } }
+        }
+    }
+
+    /// `screenRelease`: the holder gives the screen back; it mirrors the main screen again.
+    func screenRelease(_ screen: UInt32, from c: ClientSession) throws(ProtocolError) {
+        guard screen == SecondScreen.number, let s = secondScreen, s.backend.isConnected else {
+            throw ProtocolError(.screenNotConnected, "screenRelease of screen \(screen), which is not connected")
+        }
+        guard s.owner == c.id else { throw ProtocolError(.notPrimary, "screenRelease: the second screen is not this app's") }
+        guard c.screenSurface != nil else { return }
+        c.dropScreenSurface()
+        s.full = true
+        s.frameDonePending = false
+    }
+
+    /// A commit to a surface the main screen shows at `node`: both screens' damage.
+    func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
+        damage.commit(bufferDamage, at: node)
+        secondScreen?.mirror.commit(bufferDamage, at: node)
+    }
+
+    /// Whether the second screen has something to show and can take a frame.
+    public var secondScreenNeedsFrame: Bool {
+        guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
+        if s.full || !s.pending.isEmpty || s.frameDonePending { return true }
+        guard s.owner.flatMap({ sessions[$0]?.screenSurface }) == nil else { return false }
+        return s.mirror.wouldRepaint(sceneGraph())
+    }
+
+    /// Draws and presents the second screen's frame if it has one to show: the holder's
+    /// buffer fitted to it, or the main scene mirrored.
+    @discardableResult
+    public func presentSecondScreen() -> Bool {
+        guard secondScreenNeedsFrame, let s = secondScreen else { return false }
+        let size = s.backend.size
+        let target = s.backend.beginFrame()
+        var scene: Scene
+        var changed: Region?
+        if let surface = s.owner.flatMap({ sessions[$0]?.screenSurface }) {
+            let pixels = surface.image.pixels
+            let source = Size(width: pixels.width, height: pixels.height)
+            changed = s.full ? nil : s.pending
+            scene = Scene(
+                size: source, surfaces: [SceneSurface(image: pixels, origin: (0, 0), clip: Rect(x: 0, y: 0, width: source.width, height: source.height))],
+                transform: SecondScreen.fit(source, into: size).transform, outputSize: size)
+        } else {
+            let graph = sceneGraph()
+            if s.full { s.mirror.invalidate() }
+            changed = s.mirror.take(graph)
+            scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size)
+        }
+        scene.damage = target.repaintRegion(changed, history: s.history)
+        PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
+        guard case .presented(let shown) = s.backend.present(damage: changed) else {
+            s.full = true
+            return false
+        }
+        s.history.append(changed)
+        if s.history.count > Self.damageHistoryLength { s.history.removeFirst() }
+        s.full = false
+        s.pending = Region()
+        s.frames += 1
+        if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
+            s.frameDonePending = false
+            send(.frameDone(time: virtualTime ?? shown), to: owner)
+        }
+        return true
+    }
+
+    /// The main screen's logical size changed (rotation, emulation): the mirror is refitted.
+    func refitSecondScreen() {
+        guard let s = secondScreen else { return }
+        s.mirror.setGeometry(SecondScreen.fit(geometry.logical, into: s.backend.size))
+    }
+
+    /// What the second screen's output reported (a hotplug): the screen comes or goes.
+    func handleSecondScreen(_ events: [OutputEvent]) {
+        guard let s = secondScreen else { return }
+        for e in events where e == .reconnected || e == .disconnected { s.full = true }
+        updateSecondScreen()
+    }
+}
+
+extension Compositor {
+    /// The second screen's periodic check (a connector that changed without an event).
+    public func pollSecondScreen() {
+        guard let s = secondScreen else { return }
+        handleSecondScreen(s.backend.poll())
+    }
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The KMS output: one connector, its CRTC, two dumb buffers the renderer draws into directly
 // (each repainted by its age), page flips paced by the kernel's events, and the CRTC put back
-// on exit.
+// on exit. A second output on the same card (a second screen) shares the device: the first
+// output holds DRM master and the card's descriptor, and hands the second its flip events.
 
 import DiptychCore
 import DiptychImage
@@ -26,34 +27,43 @@ public final class DRMBackend: OutputBackend {
     /// The buffers shown in turn and their ages.
     private let chain: SwapChain
     private var flipPending = false
-    private var nextToken: UInt64 = 1
+    private var nextToken: UInt64
     private var pendingToken: UInt64 = 0
     private let logger: Logger
     private var restored = false
     /// The kernel's drm uevents (nil where udev cannot give them: the poll still catches changes).
     private let hotplug: HotplugMonitor?
+    /// Whether this output is a second one on a card whose first output holds master.
+    public let isSecond: Bool
+    /// The second output on the same card, which gets its flip events from this one.
+    private weak var sibling: DRMBackend?
 
     /// Takes the first connected connector (or the one named), its mode (preferred or
-    /// `requested`) and a CRTC, and shows a black frame.
-    public init(device: any KMSDevice, requestedMode: ModeRequest? = nil, logger: Logger) throws {
+    /// `requested`) and a CRTC, and shows a black frame. With `first`, the output is a second
+    /// one on that output's card: another connected connector and another CRTC, the device
+    /// and its master shared.
+    public init(device: any KMSDevice, requestedMode: ModeRequest? = nil, logger: Logger, secondTo first: DRMBackend? = nil) throws {
         self.device = device
         self.logger = logger
-        try device.becomeMaster()
+        isSecond = first != nil
+        nextToken = first == nil ? 1 : 1 << 40
+        if first == nil { try device.becomeMaster() }
+        func giveUp(_ why: String) -> KMSError {
+            if first == nil { device.dropMaster() }
+            return KMSError(why)
+        }
         let res = try device.resources()
-        let connectors = try res.connectors.map { try device.connector($0) }
+        let connectors = try res.connectors.filter { $0 != first?.connector.id }.map { try device.connector($0) }
         guard let c = connectors.first(where: { $0.connected && !$0.modes.isEmpty }) else {
-            device.dropMaster()
-            throw KMSError("no connected connector with modes among \(connectors.count) connectors")
+            throw giveUp("no \(first == nil ? "" : "other ")connected connector with modes among \(connectors.count) connectors")
         }
         guard let m = KMSPlanner.chooseMode(c.modes, requested: requestedMode) else {
-            device.dropMaster()
             let available = c.modes.map(\.description).joined(separator: ", ")
-            throw KMSError("connector \(c.name) has no mode \(requestedMode.map { "\($0.width)x\($0.height)" } ?? ""); available: \(available)")
+            throw giveUp("connector \(c.name) has no mode \(requestedMode.map { "\($0.width)x\($0.height)" } ?? ""); available: \(available)")
         }
         let encoders = try res.encoders.map { try device.encoder($0) }
-        guard let (_, crtcID) = KMSPlanner.chooseCRTC(connector: c, encoders: encoders, crtcs: res.crtcs) else {
-            device.dropMaster()
-            throw KMSError("no CRTC can drive connector \(c.name)")
+        guard let (_, crtcID) = KMSPlanner.chooseCRTC(connector: c, encoders: encoders, crtcs: res.crtcs, taken: first.map { [$0.crtc] } ?? []) else {
+            throw giveUp("no \(first == nil ? "" : "free ")CRTC can drive connector \(c.name)")
         }
         connector = c
         mode = m
@@ -80,32 +90,49 @@ public final class DRMBackend: OutputBackend {
             try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
         }
         atomicPlane = plane
-        do { hotplug = try HotplugMonitor() } catch {
+        if first != nil {
             hotplug = nil
-            logger.warning("no hotplug events; polling the connector only", metadata: ["error": "\(error)"])
+        } else {
+            do { hotplug = try HotplugMonitor() } catch {
+                hotplug = nil
+                logger.warning("no hotplug events; polling the connector only", metadata: ["error": "\(error)"])
+            }
         }
-        logger.info("modeset", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)", "drm.api": "\(plane == nil ? "legacy" : "atomic")"])
+        first?.sibling = self
+        logger.info(first == nil ? "modeset" : "modeset of the second screen", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)", "drm.api": "\(plane == nil ? "legacy" : "atomic")"])
     }
 
     deinit { restore() }
 
-    public var eventDescriptors: [Int32] { [device.descriptor] + (hotplug.map { [$0.descriptor] } ?? []) }
+    /// The first output watches the card; a second one shares its descriptors.
+    public var eventDescriptors: [Int32] { isSecond ? [] : [device.descriptor] + (hotplug.map { [$0.descriptor] } ?? []) }
 
-    /// Page flips on the device's descriptor; connector changes on the hotplug monitor's.
+    /// Page flips on the device's descriptor (a second output's are handed to it); connector
+    /// changes on the hotplug monitor's.
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] {
         if descriptor == device.descriptor {
             var events: [OutputEvent] = []
-            for token in device.readEvents() where token == pendingToken && flipPending {
-                flipPending = false
-                flipsCompleted += 1
-                events.append(.frameDone)
+            for token in device.readEvents() {
+                if flipCompleted(token) {
+                    events.append(.frameDone)
+                } else {
+                    _ = sibling?.flipCompleted(token)
+                }
             }
             return events
         }
         guard let hotplug, descriptor == hotplug.descriptor else { return [] }
         let changed = hotplug.drain()
         logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
-        return changed ? rescan() : []
+        return (changed ? rescan() : []) + (changed ? [.connectorsChanged] : [])
+    }
+
+    /// A flip with `token` completed: whether it was this output's pending one.
+    func flipCompleted(_ token: UInt64) -> Bool {
+        guard token == pendingToken && flipPending else { return false }
+        flipPending = false
+        flipsCompleted += 1
+        return true
     }
 
     /// Not every driver sends a uevent for every change: the connector is re-read each second.
@@ -124,7 +151,7 @@ public final class DRMBackend: OutputBackend {
         connected = now
         if !now {
             flipPending = false
-            logger.warning("output disconnected; dropping frames until it returns", metadata: ["drm.connector": "\(connector.name)"])
+            logger.warning(isSecond ? "second screen disconnected" : "output disconnected; dropping frames until it returns", metadata: ["drm.connector": "\(connector.name)"])
             return [.disconnected]
         }
         do {
@@ -134,7 +161,7 @@ public final class DRMBackend: OutputBackend {
                 try device.setCRTC(crtc, framebuffer: buffers[chain.front].framebuffer, connector: connector.id, modeIndex: mode.index)
             }
             chain.invalidate()
-            logger.warning("output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
+            logger.warning(isSecond ? "second screen reconnected; mode restored" : "output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
             return [.reconnected]
         } catch {
             connected = false
@@ -187,6 +214,6 @@ public final class DRMBackend: OutputBackend {
             logger.warning("system error: cannot restore the CRTC", metadata: ["error": "\(error)"])
         }
         for b in buffers { device.destroyScanoutBuffer(b) }
-        device.dropMaster()
+        if !isSecond { device.dropMaster() }
     }
 }

@@ -20,6 +20,8 @@ public enum OutputEvent: Equatable, Sendable {
     case disconnected
     /// The output came back with what it shows lost: the next frame repaints everything.
     case reconnected
+    /// The card's connectors may have changed (a hotplug uevent): another output may have come.
+    case connectorsChanged
 }
 
 /// An output the compositor draws frames for. The renderer never knows which backend it draws

@@ -53,6 +53,8 @@ extension Compositor {
     /// What the output reported: one that came back is repainted whole.
     func handle(_ events: [OutputEvent]) {
         for e in events where e == .reconnected { damage.invalidate() }
+        // A hotplug may concern the second screen: it is looked for, or re-read.
+        if events.contains(.connectorsChanged) { connectorsChanged() }
     }
 
     /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the

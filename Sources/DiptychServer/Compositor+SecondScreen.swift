@@ -187,6 +187,18 @@ extension Compositor {
 }
 
 extension Compositor {
+    /// A hotplug: without a second screen, one is looked for (`secondScreenProvider`); with
+    /// one, its connector is re-read.
+    func connectorsChanged() {
+        if secondScreen == nil, let provider = secondScreenProvider, let backend = provider() {
+            do { try attachSecondScreen(backend) } catch {
+                logger.warning("system error: cannot watch the second screen", metadata: ["error": "\(error)"])
+            }
+            return
+        }
+        pollSecondScreen()
+    }
+
     /// The second screen's periodic check (a connector that changed without an event).
     public func pollSecondScreen() {
         guard let s = secondScreen else { return }

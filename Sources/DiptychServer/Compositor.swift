@@ -130,6 +130,9 @@ public final class Compositor {
     var pipTouches: Set<Int32> = []
     /// The second physical screen, if there is one.
     var secondScreen: SecondScreen?
+    /// Looks for a second screen when the card's connectors change (the DRM backend's second
+    /// connector); nil when there is none.
+    public var secondScreenProvider: (() -> (any OutputBackend)?)?
     /// The pen went down on a window: its stroke reaches no app.
     var penOnWindow = false
     /// Time spent reading input since the last live frame.

@@ -54,6 +54,16 @@ struct RunCommand: ParsableCommand {
         }
     }
 
+    /// The second screen on the DRM card: another connected connector, in the mode `size`
+    /// (its preferred one without), or nil when there is none.
+    static func openSecondScreen(after drm: DRMBackend, size: Size?, logger: Logger) -> DRMBackend? {
+        let request = size.flatMap { ModeRequest.parse("\($0.width)x\($0.height)") }
+        do { return try DRMBackend(device: drm.device, requestedMode: request, logger: logger, secondTo: drm) } catch {
+            logger.debug("no second screen", metadata: ["reason": "\(error)"])
+            return nil
+        }
+    }
+
     @Option(help: "The arrangement to start in (default: split-2/3 with a secondary, else full).")
     var arrangement: Arrangement?
 
@@ -109,6 +119,10 @@ struct RunCommand: ParsableCommand {
             let logger = Logger(label: "diptych.run")
             let drm = try openBackend(logger: logger)
             defer { drm?.restore() }
+            // A second connected connector is the second screen (its CRTC put back first).
+            let secondSize = try outputOptions.secondScreenSize()
+            var second = drm.flatMap { Self.openSecondScreen(after: $0, size: secondSize, logger: logger) }
+            defer { second?.restore() }
             let compositor: Compositor
             do {
                 var configuration = CompositorConfiguration(profile: profile, orientation: orientation, arrangement: a, multitasking: !noMultitasking)
@@ -117,10 +131,19 @@ struct RunCommand: ParsableCommand {
                 configuration.debugDamage = debugDamage
                 configuration.statusBar = outputOptions.statusBar.isOn
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
-                if drm == nil { configuration.secondScreen = try outputOptions.secondScreenSize() }
+                if drm == nil { configuration.secondScreen = secondSize }
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
+                if let second { try compositor.attachSecondScreen(second) }
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
+            }
+            if let drm {
+                // One plugged in later is found at its hotplug event.
+                compositor.secondScreenProvider = {
+                    guard second == nil else { return nil }
+                    second = Self.openSecondScreen(after: drm, size: secondSize, logger: logger)
+                    return second
+                }
             }
             defer { compositor.shutdown() }
             if let out { Files.remove("\(out)/frame.png") }
@@ -158,12 +181,21 @@ struct RunCommand: ParsableCommand {
         let logger = Logger(label: "diptych.scenario")
         let drm = try openBackend(logger: logger)
         defer { drm?.restore() }
+        var second: DRMBackend?
+        if let drm, let size = scenario.secondScreen {
+            second = Self.openSecondScreen(after: drm, size: size, logger: logger)
+            if second == nil {
+                throw RuntimeFailure("\(path): the scenario has a second screen of \(size) but the card has no other connected connector with that mode")
+            }
+        }
+        defer { second?.restore() }
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: logger) { app, log in
             try Apps.command(app, eventLog: log).arguments
         }
         player.debugDamage = debugDamage
         player.statusBar = outputOptions.statusBar.isOn
         player.backend = drm
+        player.secondBackend = second
         var injector: UinputInjector?
         if inputViaUinput {
             let panel = drm?.size ?? scenario.emulateOn ?? scenario.profile.pixelSize(scenario.orientation)
@@ -212,5 +244,6 @@ struct RunCommand: ParsableCommand {
         do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }
         if let drm { Files.writeStandardError("diptych: \(drm.flipsCompleted) page flips completed (\(drm.api)), \(drm.flipFailures) failed\n") }
+        if let second { Files.writeStandardError("diptych: second screen \(second.connector.name) \(second.mode): \(second.flipsCompleted) page flips completed (\(second.api)), \(second.flipFailures) failed\n") }
     }
 }

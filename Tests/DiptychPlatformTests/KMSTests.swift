@@ -48,8 +48,11 @@ struct KMSPlannerTests {
     }
 }
 
-/// A card in memory: one connected Virtual connector, one encoder, one CRTC.
+/// A card in memory: one connected Virtual connector, one encoder, one CRTC (with `heads` 2, a
+/// second connector, Virtual-2, whose encoder can drive either of two CRTCs).
 final class FakeKMSDevice: KMSDevice {
+    var heads = 1
+    var secondConnected = true
     var calls: [String] = []
     var failFlips = 0
     var masterHeld = false
@@ -65,12 +68,23 @@ final class FakeKMSDevice: KMSDevice {
         if masterHeld { throw KMSError("cannot become DRM master of fake: another compositor is using it") }
     }
     func dropMaster() { calls.append("drop-master") }
-    func resources() throws -> KMSResources { KMSResources(crtcs: [40], connectors: [31], encoders: [30]) }
-    func connector(_ id: UInt32) throws -> ConnectorInfo {
-        ConnectorInfo(id: id, name: "Virtual-1", connected: connected, modes: [DisplayMode(index: 0, width: 64, height: 48, refreshMillihertz: 60000, preferred: true)], encoders: [30], currentEncoder: 30)
+    func resources() throws -> KMSResources {
+        heads == 1 ? KMSResources(crtcs: [40], connectors: [31], encoders: [30]) : KMSResources(crtcs: [40, 41], connectors: [31, 32], encoders: [30, 33])
     }
-    func encoder(_ id: UInt32) throws -> EncoderInfo { EncoderInfo(id: id, possibleCRTCs: 1, currentCRTC: 40) }
-    func isConnected(_ id: UInt32) -> Bool { connected }
+    func connector(_ id: UInt32) throws -> ConnectorInfo {
+        if id == 32 {
+            return ConnectorInfo(
+                id: id, name: "Virtual-2", connected: secondConnected,
+                modes: [DisplayMode(index: 0, width: 40, height: 30, refreshMillihertz: 60000, preferred: true),
+                        DisplayMode(index: 1, width: 32, height: 24, refreshMillihertz: 60000, preferred: false)],
+                encoders: [33], currentEncoder: nil)
+        }
+        return ConnectorInfo(id: id, name: "Virtual-1", connected: connected, modes: [DisplayMode(index: 0, width: 64, height: 48, refreshMillihertz: 60000, preferred: true)], encoders: [30], currentEncoder: 30)
+    }
+    func encoder(_ id: UInt32) throws -> EncoderInfo {
+        id == 33 ? EncoderInfo(id: id, possibleCRTCs: 0b11, currentCRTC: nil) : EncoderInfo(id: id, possibleCRTCs: 1, currentCRTC: 40)
+    }
+    func isConnected(_ id: UInt32) -> Bool { id == 32 ? secondConnected : connected }
     func saveCRTC(_ id: UInt32) throws -> CRTCState {
         calls.append("save-crtc \(id)")
         return CRTCState(id: id, framebuffer: 7, x: 0, y: 0, modeValid: true)
@@ -231,6 +245,44 @@ struct DRMBackendTests {
         #expect(fake.calls == ["flip-failed"] && backend.flipFailures == 1 && backend.readyForFrame)
         _ = backend.present(damage: Region())
         #expect(fake.calls.last == "flip 40 fb102 event 2")
+    }
+
+    /// A second screen on the same card: another connector and the other CRTC, master and the
+    /// descriptor shared, flips paced apart (each output's events reach it through the first),
+    /// its own hotplug, and its CRTC put back without dropping master.
+    @Test func aSecondOutputSharesTheCardAndIsPacedApart() throws {
+        let fake = FakeKMSDevice()
+        fake.heads = 2
+        let first = try DRMBackend(device: fake, logger: logger)
+        fake.calls = []
+        let second = try DRMBackend(device: fake, requestedMode: ModeRequest.parse("32x24"), logger: logger, secondTo: first)
+        #expect(fake.calls == ["save-crtc 41", "create-buffer 32x24 fb103", "create-buffer 32x24 fb104", "set-crtc 41 fb103 connector 32 mode 1"])
+        #expect(second.isSecond && second.eventDescriptors.isEmpty && second.size == Size(width: 32, height: 24))
+        fake.calls = []
+        _ = first.present(damage: nil)
+        _ = second.present(damage: nil)
+        #expect(fake.calls == ["flip 40 fb102 event 1", "flip 41 fb104 event \(UInt64(1) << 40)"])
+        #expect(!first.readyForFrame && !second.readyForFrame)
+        // One read of the card's events completes both flips; only the first's is its event.
+        #expect(first.dispatch(fake.descriptor) == [.frameDone])
+        #expect(first.readyForFrame && second.readyForFrame && second.flipsCompleted == 1)
+        _ = second.present(damage: Region(Rect(x: 0, y: 0, width: 2, height: 2)))
+        #expect(first.dispatch(fake.descriptor).isEmpty && second.readyForFrame && second.flipsCompleted == 2)
+        // Unplugged and plugged again: its own mode set again.
+        fake.secondConnected = false
+        #expect(second.poll() == [.disconnected] && first.poll().isEmpty)
+        fake.secondConnected = true
+        fake.calls = []
+        #expect(second.poll() == [.reconnected])
+        #expect(fake.calls == ["set-crtc 41 fb103 connector 32 mode 1"])  // the frame last shown
+        fake.calls = []
+        second.restore()
+        #expect(fake.calls == ["restore-crtc 41 fb7", "destroy-buffer fb103", "destroy-buffer fb104"])
+        // No second connector connected: no second screen, and the first keeps master.
+        fake.secondConnected = false
+        fake.calls = []
+        #expect(throws: KMSError.self) { try DRMBackend(device: fake, logger: logger, secondTo: first) }
+        #expect(!fake.calls.contains("drop-master"))
     }
 
     @Test func failuresSayWhatWasLookedFor() {

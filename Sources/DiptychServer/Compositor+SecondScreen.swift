@@ -136,6 +136,11 @@ extension Compositor {
     /// buffer fitted to it, or the main scene mirrored.
     @discardableResult
     public func presentSecondScreen() -> Bool {
+        // In a scenario the second screen keeps step with the frames (as the main output
+        // does): its last flip is waited for, so both outputs show the same frames as headless.
+        if virtualTime != nil, let s = secondScreen, s.backend.isConnected, !s.backend.readyForFrame {
+            _ = try? run(timeoutMilliseconds: 2000) { s.backend.readyForFrame || !s.backend.isConnected }
+        }
         guard secondScreenNeedsFrame, let s = secondScreen else { return false }
         let size = s.backend.size
         let target = s.backend.beginFrame()
@@ -170,6 +175,13 @@ extension Compositor {
             send(.frameDone(time: virtualTime ?? shown), to: owner)
         }
         return true
+    }
+
+    /// Waits until the second screen's last frame is on it (its flip completed), for a
+    /// capture read back from the hardware.
+    public func waitUntilSecondScreenReady(timeoutMilliseconds: Int = 2000) throws {
+        guard let s = secondScreen else { return }
+        try run(timeoutMilliseconds: timeoutMilliseconds) { s.backend.readyForFrame || !s.backend.isConnected }
     }
 
     /// The main screen's logical size changed (rotation, emulation): the mirror is refitted.

@@ -120,6 +120,7 @@ public final class ScenarioPlayer {
                 return applied
             }
             if !pendingCaptures.isEmpty { try compositor.waitUntilOutputReady(timeoutMilliseconds: 2000) }
+            if pendingCaptures.contains(where: { $0.screen == 2 }) { try compositor.waitUntilSecondScreenReady() }
             for (name, screen) in pendingCaptures {
                 try captureHook?(name, screen)
                 let path = "\(outputDirectory)/\(name)"

@@ -19,12 +19,20 @@ mkdir -p -m 0700 /tmp/runtime
 # The test pen reports raw positions: no smoothing, as a scripted replay needs.
 mkdir -p /etc/libinput
 printf '[Diptych test pen]\nMatchUdevType=tablet\nAttrTabletSmoothing=0\n' > /etc/libinput/local-overrides.quirks
+# The second output (virtio-gpu max_outputs=2) is disconnected without a UI: forced on, a real
+# hotplug path.
+second=/sys/class/drm/card0-Virtual-2/status
+echo on > "$second" || echo "VM: cannot force $second on"
+sleep 1
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-before.txt
 for s in drag palm; do
   /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/$s.json \
       --out /out/$s --input-via-uinput --capture-sync /out/sync/$s > /out/$s.stdout 2> /out/$s.stderr
   echo $? > /out/$s.rc
 done
+/bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/screen2.json \
+    --out /out/screen2 --capture-sync /out/sync/screen2 > /out/screen2.stdout 2> /out/screen2.stderr
+echo $? > /out/screen2.rc
 DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' \
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
@@ -37,6 +45,10 @@ echo off > "$status"; sleep 2
 cat "$status"
 echo on > "$status"; sleep 3
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-replugged.txt 2>&1
+# The second screen's connector off and on again.
+echo off > "$second"; sleep 2
+echo on > "$second"; sleep 3
+/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-replugged2.txt 2>&1
 kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc

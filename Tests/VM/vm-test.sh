@@ -3,7 +3,9 @@
 # holding static `diptych` and `diptych-demo`, drives scenarios through uinput devices and
 # real libinput onto virtio-gpu KMS, reads the screen back with qemu's screendump, and checks:
 # modeset and page flips, readback equal to the headless render of the same scenario, the
-# apps' event logs, palm rejection through real devices, and SIGTERM restoring the CRTC.
+# apps' event logs, palm rejection through real devices, SIGTERM restoring the CRTC, and a
+# second screen on virtio-gpu's second output (both modes set, both heads read back, unplug
+# and replug of the second connector).
 # Everything it downloads or builds stays in .build-vm/; the serial log is kept there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -63,7 +65,7 @@ for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/ope
   [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
 done
 [ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
-cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$IR/vm/"
+cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$IR/vm/"
 cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"
 MODS=$KDIR/lib/modules/$KVER/kernel
 : > "$IR/modules.order"
@@ -89,16 +91,16 @@ for m in virtio_pci 9p 9pnet_virtio virtio-gpu uinput evdev; do add_module "$m";
 
 # 5. Boot, and read the screen back whenever the guest asks.
 step "booting $KVER under qemu (TCG)"
-rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm"
+rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2"
 rm -f "$WORK/mon.sock"
 timeout 280 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg -smp 2 -m 1536 \
   -display none -serial file:"$WORK/serial.log" -no-reboot -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
   -append "console=ttyS0 panic=-1 loglevel=4" \
   -virtfs local,path="$OUT",mount_tag=out,security_model=none,id=out \
-  -monitor unix:"$WORK/mon.sock",server=on,wait=off -device virtio-gpu-pci &
+  -monitor unix:"$WORK/mon.sock",server=on,wait=off -device virtio-gpu-pci,max_outputs=2,id=gpu &
 QEMU=$!
 screendump() {
-  python3 - "$WORK/mon.sock" "$1" <<'PY'
+  python3 - "$WORK/mon.sock" "$1" "${2:-0}" <<'PY'
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(20)
 def drain():
@@ -107,14 +109,15 @@ def drain():
         data += s.recv(65536)
     return data
 drain()
-s.sendall(("screendump " + sys.argv[2] + "\n").encode()); drain()
+s.sendall(("screendump " + sys.argv[2] + " gpu " + sys.argv[3] + "\n").encode()); drain()
 PY
 }
 while kill -0 $QEMU 2>/dev/null; do
   for ready in "$OUT"/sync/*/*.ready; do
     [ -e "$ready" ] || continue
     name=$(basename "$ready" .ready); dir=$(basename "$(dirname "$ready")")
-    screendump "$OUT/$dir-$name.ppm" || true
+    # The file names the head to read (0: the main screen, 1: the second).
+    screendump "$OUT/$dir-$name.ppm" "$(cat "$ready")" || true
     rm -f "$ready"; touch "$OUT/sync/$dir/$name.done"
   done
   sleep 0.2
@@ -126,7 +129,7 @@ wait $QEMU || true
 step "checking"
 HOSTBIN=$(swift build --show-bin-path)
 [ -x "$HOSTBIN/diptych" ] || swift build >/dev/null
-for s in drag palm; do
+for s in drag palm screen2; do
   [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
   "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
 done
@@ -142,6 +145,17 @@ done
 "$HOSTBIN/diptych" compare "$OUT/palm-after.png.ppm" "$WORK/host-palm/after.png" --region 100,220,500,160 --diff "$WORK/diff-palm.png" \
   || fail "palm: the cancelled finger stroke shows in the readback, or the frame differs from headless there"
 step "readbacks equal the headless renders (drag: whole frames; palm: the cancelled stroke's area)"
+grep -q 'second screen Virtual-2 800x600' "$OUT/screen2.stderr" || fail "second screen: no second output in 800x600: $(tail -3 "$OUT/screen2.stderr")"
+flips2=$(grep -o 'second screen [^:]*: [0-9]* page flips' "$OUT/screen2.stderr" | grep -o '[0-9]* page flips' | grep -o '^[0-9]*' || echo 0)
+[ "${flips2:-0}" -ge 10 ] || fail "second screen: only ${flips2:-0} page flips completed"
+for c in tv-main tv-screen2 mirror-main mirror-screen2; do
+  "$HOSTBIN/diptych" compare "$OUT/screen2-$c.png.ppm" "$WORK/host-screen2/$c.png" --diff "$WORK/diff-screen2-$c.png" \
+    || fail "second screen: readback of $c differs from the headless render"
+done
+for r in primary secondary; do
+  cmp -s "$OUT/screen2/events-$r.jsonl" "$WORK/host-screen2/events-$r.jsonl" || fail "second screen: $r event log differs from headless"
+done
+step "second screen: both modes set ($flips2 flips on Virtual-2), both heads equal the headless renders (tv on it, then the mirror), event logs equal"
 for r in primary secondary; do
   cmp -s "$OUT/drag/events-$r.jsonl" "$WORK/host-drag/events-$r.jsonl" || fail "drag: $r event log differs from headless (diff $OUT/drag/events-$r.jsonl $WORK/host-drag/events-$r.jsonl)"
 done
@@ -164,4 +178,9 @@ grep -q "output disconnected" "$OUT/sigterm.stderr" || fail "hotplug: the compos
 grep -q "output reconnected; mode restored" "$OUT/sigterm.stderr" || fail "hotplug: the mode was not restored when the connector came back"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged.txt" && fail "hotplug: after reconnection the CRTC shows the console again, not the compositor"
 step "hotplug: the connector went off and came back, and the compositor set its mode again"
+grep -q "modeset of the second screen" "$OUT/sigterm.stderr" || fail "live: the second connector was not taken as the second screen"
+grep -q "second screen disconnected" "$OUT/sigterm.stderr" || fail "hotplug: the second screen going off was not noticed"
+grep -q "second screen reconnected; mode restored" "$OUT/sigterm.stderr" || fail "hotplug: the second screen's mode was not restored"
+cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged2.txt" && fail "hotplug: after the second screen came back its CRTC shows the console, not the compositor"
+step "hotplug: the second connector went off and came back, and its mode was set again"
 echo "vm-test: all VM checks passed"

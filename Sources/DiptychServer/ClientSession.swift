@@ -235,26 +235,35 @@ final class ClientSession {
 
     /// Shows `image` as the live surface; the buffer it replaces is released.
     func show(_ image: HeldImage, serial: UInt32, damage: [Rect]) {
+        replace(&surface, with: image, serial: serial, damage: damage)
+    }
+
+    /// Puts `image` in a surface the compositor reads; the buffer it replaces is released.
+    private func replace(_ slot: inout CommittedSurface?, with image: HeldImage, serial: UInt32, damage: [Rect]) {
         use(image.buffer)
-        let old = surface?.image.buffer
-        surface = CommittedSurface(image: image, serial: serial, damage: damage)
+        let old = slot?.image.buffer
+        slot = CommittedSurface(image: image, serial: serial, damage: damage)
         if let old { endUse(old) }
+    }
+
+    /// Empties a surface: its buffer is released. Returns whether it held one.
+    @discardableResult
+    private func empty(_ slot: inout CommittedSurface?) -> Bool {
+        guard let old = slot?.image.buffer else { return false }
+        slot = nil
+        endUse(old)
+        return true
     }
 
     /// Shows `image` in the Picture in Picture window; the buffer it replaces is released.
     func showPiP(_ image: HeldImage, damage: [Rect]) {
-        use(image.buffer)
-        let old = pipSurface?.image.buffer
-        pipSurface = CommittedSurface(image: image, serial: ackedSerial ?? 0, damage: damage)
-        if let old { endUse(old) }
+        replace(&pipSurface, with: image, serial: ackedSerial ?? 0, damage: damage)
     }
 
     /// The Picture in Picture window closed: its buffer is released.
     func hidePiP() {
-        guard let old = pipSurface?.image.buffer else { return }
-        pipSurface = nil
         pipFrameDonePending = false
-        endUse(old)
+        empty(&pipSurface)
     }
 
     /// Every buffer committed, to the main surface or the Picture in Picture window.
@@ -266,18 +275,11 @@ final class ClientSession {
 
     /// Shows `image` on the second screen; the buffer it replaces is released.
     func showOnScreen(_ image: HeldImage, damage: [Rect]) {
-        use(image.buffer)
-        let old = screenSurface?.image.buffer
-        screenSurface = CommittedSurface(image: image, serial: ackedSerial ?? 0, damage: damage)
-        if let old { endUse(old) }
+        replace(&screenSurface, with: image, serial: ackedSerial ?? 0, damage: damage)
     }
 
     /// The second screen mirrors the main one again: the app's buffer there is released.
-    func dropScreenSurface() {
-        guard let old = screenSurface?.image.buffer else { return }
-        screenSurface = nil
-        endUse(old)
-    }
+    func dropScreenSurface() { empty(&screenSurface) }
 
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).

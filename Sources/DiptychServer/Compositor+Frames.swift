@@ -102,6 +102,7 @@ extension Compositor {
         }
         lastFrameDamage = frame.damage
         lastFrameCommits = frame.commits
+        lastFrameGraph = frame.graph
         return frame.stats
     }
 
@@ -113,7 +114,7 @@ extension Compositor {
         let result = backend.present(damage: lastFrameDamage)
         guard case .presented(let shown) = result else {
             damage.keep(lastFrameDamage)
-            presentSecondScreen()
+            presentSecondScreen(mirroring: lastFrameGraph)
             return result
         }
         damageHistory.append(lastFrameDamage)
@@ -133,7 +134,7 @@ extension Compositor {
             c.pipFrameDonePending = false
             if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
         }
-        presentSecondScreen()
+        presentSecondScreen(mirroring: lastFrameGraph)
         return result
     }
 

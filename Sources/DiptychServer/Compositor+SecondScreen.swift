@@ -125,23 +125,28 @@ extension Compositor {
     }
 
     /// Whether the second screen has something to show and can take a frame.
-    public var secondScreenNeedsFrame: Bool {
+    public var secondScreenNeedsFrame: Bool { secondScreenNeedsFrame(showing: nil) }
+
+    /// Whether the second screen has something to show and can take a frame, mirroring
+    /// `graph` (nil: the scene as presented now).
+    func secondScreenNeedsFrame(showing graph: SceneGraph?) -> Bool {
         guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
         if s.full || !s.pending.isEmpty || s.frameDonePending { return true }
         guard s.owner.flatMap({ sessions[$0]?.screenSurface }) == nil else { return false }
-        return s.mirror.wouldRepaint(sceneGraph())
+        return s.mirror.wouldRepaint(graph ?? sceneGraph())
     }
 
     /// Draws and presents the second screen's frame if it has one to show: the holder's
-    /// buffer fitted to it, or the main scene mirrored.
+    /// buffer fitted to it, or the main scene mirrored (`graph`, the main frame's scene when
+    /// called as it is presented; nil: the scene as presented now).
     @discardableResult
-    public func presentSecondScreen() -> Bool {
+    public func presentSecondScreen(mirroring graph: SceneGraph? = nil) -> Bool {
         // In a scenario the second screen keeps step with the frames (as the main output
         // does): its last flip is waited for, so both outputs show the same frames as headless.
         if virtualTime != nil, let s = secondScreen, s.backend.isConnected, !s.backend.readyForFrame {
             _ = try? run(timeoutMilliseconds: 2000) { s.backend.readyForFrame || !s.backend.isConnected }
         }
-        guard secondScreenNeedsFrame, let s = secondScreen else { return false }
+        guard secondScreenNeedsFrame(showing: graph), let s = secondScreen else { return false }
         let size = s.backend.size
         let target = s.backend.beginFrame()
         var scene: Scene
@@ -154,7 +159,7 @@ extension Compositor {
                 size: source, surfaces: [SceneSurface(image: pixels, origin: (0, 0), clip: Rect(x: 0, y: 0, width: source.width, height: source.height))],
                 transform: SecondScreen.fit(source, into: size).transform, outputSize: size)
         } else {
-            let graph = sceneGraph()
+            let graph = graph ?? sceneGraph()
             if s.full { s.mirror.invalidate() }
             changed = s.mirror.take(graph)
             scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size)

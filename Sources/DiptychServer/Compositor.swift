@@ -79,6 +79,8 @@ public final class Compositor {
     /// frame).
     var damageHistory: [Region?] = []
     static let damageHistoryLength = 4
+    /// The scene of the last frame drawn (what the second screen mirrors).
+    var lastFrameGraph: SceneGraph?
     /// Each app's commit count when the last frame drawn was laid out.
     var lastFrameCommits: [ClientID: Int] = [:]
     /// The configured layout.

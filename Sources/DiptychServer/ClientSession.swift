@@ -101,11 +101,19 @@ final class ClientSession {
     var buffers = BufferTable()
     var frameDonePending = false
     var commits = 0
+    /// When it connected (monotonic ms), for the hello deadline.
+    var connectedAt: UInt64 = 0
 
     /// The most bytes queued for a client that does not read before it is dropped.
     static let outgoingLimit = 1 << 20
     /// The most descriptors held for messages not yet read.
     static let descriptorLimit = 28
+    /// Reads of one client per loop turn.
+    static let readsPerTurn = 4
+    /// The most bytes a connection may send before its hello is read.
+    static let preHelloBytes = 16 * 1024
+    /// Called when descriptors were lost because the compositor's table is full.
+    var onTableFull: () -> Void = {}
 
     /// A session on `socket`, watched by `loop` under `token`.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
@@ -160,14 +168,18 @@ final class ClientSession {
 
     // MARK: - Reading
 
-    /// Reads everything the socket has and hands each complete message to `handle`, in
-    /// order, until the socket would block or the session closes. A message that does not
-    /// decode, or that `handle` refuses, fails the session.
+    /// Reads what the socket has, at most `readsPerTurn` reads (the loop comes back while it
+    /// is readable: one client's flood cannot keep the loop from the others, from frames or
+    /// from signals), and hands each complete message to `handle`, in order. A message that
+    /// does not decode, or that `handle` refuses, fails the session. Before hello a connection
+    /// may hold little: one descriptor, `preHelloBytes` of unread messages.
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) {
-        while isOpen {
+        var reads = 0
+        while isOpen && reads < Self.readsPerTurn {
+            reads += 1
             let received: Received?
             do {
-                received = try UnixSocket.receive(socket.rawValue, nonBlocking: true)
+                received = try UnixSocket.receive(socket.rawValue, capacity: name == nil ? Self.preHelloBytes : 65536, nonBlocking: true)
             } catch {
                 close(reason: "socket error: \(error)")
                 return
@@ -178,7 +190,11 @@ final class ClientSession {
                 return
             }
             queuedDescriptors += r.descriptors
-            if r.descriptorsTruncated || queuedDescriptors.count > Self.descriptorLimit {
+            if r.descriptorsTruncated && !Self.descriptorTableHasRoom() {
+                // The kernel could not give us the descriptors because our table is full: not
+                // this client's doing, so it is not blamed (its message will miss them).
+                onTableFull()
+            } else if r.descriptorsTruncated || queuedDescriptors.count > (name == nil ? 1 : Self.descriptorLimit) {
                 fail(ProtocolError(.tooManyFDs, "more file descriptors were sent than messages use"))
                 return
             }
@@ -191,7 +207,21 @@ final class ClientSession {
                 fail(error)
                 return
             }
+            if isOpen && name == nil && assembler.pendingBytes > Self.preHelloBytes {
+                fail(ProtocolError(.messageTooLong, "\(assembler.pendingBytes) bytes sent before hello; hello takes at most \(Self.preHelloBytes)"))
+                return
+            }
         }
+    }
+
+    /// Whether another descriptor could be opened now (a probe: dup of stdin, closed at once).
+    static func descriptorTableHasRoom() -> Bool {
+        let fd = fcntl(0, F_DUPFD_CLOEXEC, 0)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno != EMFILE && errno != ENFILE
     }
 
     /// Takes the oldest queued descriptor, now owned by the caller.

@@ -47,6 +47,7 @@ extension Compositor {
                 if readiness.contains(.readable) || readiness.contains(.hangUp) { read(c) }
             }
         }
+        enforceHelloDeadlines()
         if virtualTime == nil { tick() }
     }
 

@@ -102,7 +102,7 @@ public final class Compositor {
 
     let loop: Epoll
     private let socketLock: SocketLock?
-    private let listener: SharedDescriptor?
+    let listener: SharedDescriptor?
     var sessions: [ClientID: ClientSession] = [:]
     private var nextClientID: UInt64 = 100
     var nextSerial: UInt32 = 1
@@ -135,6 +135,12 @@ public final class Compositor {
     /// Looks for a second screen when the card's connectors change (the DRM backend's second
     /// connector); nil when there is none.
     public var secondScreenProvider: (() -> (any OutputBackend)?)?
+    /// Log lines that could repeat without bound, held to a few per kind.
+    var logLimiter = LogLimiter()
+    /// A descriptor kept open to be given up when the table is full (see `accept`).
+    var reserveDescriptor: Int32 = -1
+    /// While the descriptor table is full, the listener is not watched until this time.
+    var listenerPausedUntil: UInt64?
     /// The pen went down on a window: its stroke reaches no app.
     var penOnWindow = false
     /// Time spent reading input since the last live frame.
@@ -169,6 +175,7 @@ public final class Compositor {
             try loop.add(fd.rawValue, token: LoopToken.listener.rawValue)
             listener = SharedDescriptor(fd)
             socketLock = lock
+            reserveDescriptor = Self.openReserve()
         } else {
             listener = nil
             socketLock = nil
@@ -194,6 +201,7 @@ public final class Compositor {
     deinit {
         for c in sessions.values { c.close(reason: "the compositor went away") }
         launcher.kill()
+        if reserveDescriptor >= 0 { Glibc.close(reserveDescriptor) }
     }
 
     /// The logical screen on a panel of that size (emulation, or a real output), else shown
@@ -217,17 +225,18 @@ public final class Compositor {
 
     // MARK: - Clients
 
-    private func newClientID() -> ClientID {
+    func newClientID() -> ClientID {
         defer { nextClientID += 1 }
         return ClientID(rawValue: nextClientID)
     }
 
-    private func register(_ socket: consuming FileDescriptor, id: ClientID, role: Role?, label: String) throws(SystemError) -> ClientSession {
+    func register(_ socket: consuming FileDescriptor, id: ClientID, role: Role?, label: String) throws(SystemError) -> ClientSession {
         // Weak: sessions closed by the compositor's deinit must not call back into it.
         let session = ClientSession(id: id, socket: socket, role: role, label: label, loop: loop) { [weak self] s, end in
             self?.sessionEnded(s, end)
         }
         try loop.add(session.socket.rawValue, token: session.token.rawValue)
+        session.onTableFull = { [weak self] in self?.descriptorTableFull() }
         sessions[id] = session
         return session
     }
@@ -239,33 +248,6 @@ public final class Compositor {
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
         _ = try register(socket, id: id, role: role, label: label)
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(launcher.app(role)?.process.pid ?? -1)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
-    }
-
-    func accept() {
-        guard let listener else { return }
-        while true {
-            let fd: FileDescriptor?
-            do {
-                fd = try UnixSocket.accept(listener.rawValue)
-            } catch {
-                logger.warning("system error: accept failed", metadata: ["error": "\(error)"])
-                return
-            }
-            guard let fd else { return }
-            let id = newClientID()
-            let session: ClientSession
-            do { session = try register(fd, id: id, role: nil, label: "\(id)") } catch {
-                logger.warning("system error: cannot watch a client", metadata: ["error": "\(error)"])
-                continue
-            }
-            logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(session.credentials?.pid ?? -1)"])
-            // Only the compositor's own user may connect (SO_PEERCRED), whatever the socket's
-            // permissions say.
-            let uid = session.credentials?.uid
-            if uid != getuid() {
-                session.fail(ProtocolError(.badState, "connections from uid \(uid.map(String.init) ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
-            }
-        }
     }
 
     /// The session holding `role`, if any.
@@ -325,7 +307,7 @@ public final class Compositor {
     /// A session ended: it leaves the shell (its partner takes the screen) and is forgotten.
     private func sessionEnded(_ c: ClientSession, _ end: SessionEnd) {
         if case .violation(let error) = end {
-            logger.warning("client error: protocol violation, disconnecting", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
+            warnLimited("violation", "client error: protocol violation, disconnecting", ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
             if protocolErrors.count >= Self.protocolErrorLimit { protocolErrors.removeFirst() }
             protocolErrors.append((c.label, error))
         }
@@ -348,6 +330,11 @@ public final class Compositor {
     }
 
     private func handle(_ message: ClientMessage, from c: ClientSession) throws(ProtocolError) {
+        if c.name == nil {
+            // Nothing before hello: a connection that has not said who it is can make the
+            // compositor hold or do nothing.
+            guard case .hello = message else { throw ProtocolError(.badState, "\(message.name) before hello") }
+        }
         switch message {
         case .hello(let name, let requiresFullScreen):
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }

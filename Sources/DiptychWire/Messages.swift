@@ -139,6 +139,24 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
+    /// The request's name, for error messages.
+    public var name: String {
+        switch self {
+        case .hello: "hello"
+        case .ack: "ack"
+        case .commit: "commit"
+        case .snapshot: "snapshot"
+        case .syncDone: "syncDone"
+        case .createBuffer: "createBuffer"
+        case .destroyBuffer: "destroyBuffer"
+        case .statusBarStyle: "statusBarStyle"
+        case .pipCommit: "pipCommit"
+        case .pipClose: "pipClose"
+        case .screenCommit: "screenCommit"
+        case .screenRelease: "screenRelease"
+        }
+    }
+
     /// How many fds travel with this message.
     public var fdCount: Int {
         switch self {

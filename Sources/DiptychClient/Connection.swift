@@ -4,6 +4,7 @@
 import DiptychCore
 import DiptychLinux
 import DiptychWire
+import Glibc
 
 /// A buffer object: a memfd sealed against shrinking, mapped writable, registered with the
 /// compositor under `id` (protocol version 2). Owns the memfd and the mapping. Draw into it only
@@ -97,13 +98,24 @@ public final class Connection {
         if let raw = Files.environment(RuntimeDirectory.inheritedSocketVariable), let fd = Int32(raw), fd >= 0 {
             return Connection(socket: FileDescriptor(taking: fd))
         }
+        let path: String
+        let socket: FileDescriptor
         do {
-            let path = try RuntimeDirectory.clientSocketPath()
-            return Connection(socket: try UnixSocket.connect(path: path))
+            path = try RuntimeDirectory.clientSocketPath()
+            socket = try UnixSocket.connect(path: path)
         } catch {
             throw .noSocket("cannot connect to the compositor: \(error)")
         }
+        // The compositor must run as our own user (SO_PEERCRED), as it checks of us.
+        let peer = try? UnixSocket.peerCredentials(socket.rawValue)
+        guard let uid = peer?.uid, Self.trusts(peerUID: uid) else {
+            throw .noSocket("the compositor at \(path) runs as uid \(peer.map { String($0.uid) } ?? "unknown"), not as this user (uid \(getuid())): not connecting")
+        }
+        return Connection(socket: socket)
     }
+
+    /// Whether a compositor running as `peerUID` may be trusted: our own user.
+    package static func trusts(peerUID: UInt32) -> Bool { peerUID == getuid() }
 
     /// Connects to the socket at `path`.
     public convenience init(path: String) throws(ClientError) {

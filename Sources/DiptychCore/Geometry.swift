@@ -73,3 +73,21 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
         .object([("x", .int(x)), ("y", .int(y)), ("width", .int(width)), ("height", .int(height))])
     }
 }
+
+extension String {
+    /// The text with control characters (C0, DEL, C1), backslashes and the line and paragraph
+    /// separators written as `\u{XX}` escapes: safe to put in a log line, whatever a client sent.
+    public var escapedForLog: String {
+        var out = ""
+        out.reserveCapacity(utf8.count)
+        for scalar in unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x5C || v == 0x2028 || v == 0x2029 {
+                out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

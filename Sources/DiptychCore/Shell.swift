@@ -76,6 +76,9 @@ public struct Shell: Sendable {
     /// remembered while portrait shows `split-2/3`.
     public internal(set) var requested: Arrangement { didSet { relayout() } }
     var fullScreenOnly: Set<AppID> = [] { didSet { relayout() } }
+    /// Two apps were on screen when one went away: the next app to come takes the free place
+    /// on screen (in the arrangement they had) instead of the background.
+    var vacancyShown = false
     /// The configured layout (what apps are told), kept up to date with the state above.
     public private(set) var layout: Layout
     var routes: [Int32: Route] = [:]
@@ -256,6 +259,10 @@ public struct Shell: Sendable {
         } else {
             return []
         }
+        if app == secondary && vacancyShown {
+            vacancyShown = false
+            secondaryShown = true
+        }
         var effects: [ShellEffect] = [.layoutChanged]
         if pane(of: app) != nil {
             effects.append(.activateWhenDrawn(app))
@@ -276,6 +283,7 @@ public struct Shell: Sendable {
         let activations = ended.filter { if case .activateWhenDrawn = $0 { true } else { false } }
         var effects = ended.filter { if case .activateWhenDrawn = $0 { false } else { true } }
         let wasShown = secondaryShown
+        vacancyShown = wasShown
         secondaryShown = false
         if app == primary {
             primary = secondary

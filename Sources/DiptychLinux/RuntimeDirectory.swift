@@ -13,7 +13,19 @@ public enum RuntimeDirectory {
     /// `$XDG_RUNTIME_DIR`, or `/tmp/diptych-runtime-UID` created with mode 0700. The directory
     /// must belong to us and be closed to others.
     public static func directory() throws(SystemError) -> String {
-        if let dir = Files.environment("XDG_RUNTIME_DIR"), !dir.isEmpty { return dir }
+        if let dir = Files.environment("XDG_RUNTIME_DIR"), !dir.isEmpty {
+            // Another user's directory, or one others may write to, could hold a planted socket
+            // or lock: refused.
+            var st = stat()
+            if lstat(dir, &st) < 0 { throw SystemError("stat XDG_RUNTIME_DIR \(dir)") }
+            guard st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid() else {
+                throw SystemError("XDG_RUNTIME_DIR \(dir) is not a directory owned by uid \(getuid())", errno: EPERM)
+            }
+            guard st.st_mode & 0o022 == 0 else {
+                throw SystemError("XDG_RUNTIME_DIR \(dir) is writable by other users (mode \(String(st.st_mode & 0o777, radix: 8)))", errno: EPERM)
+            }
+            return dir
+        }
         let dir = "/tmp/diptych-runtime-\(getuid())"
         if mkdir(dir, 0o700) < 0 && errno != EEXIST { throw SystemError("mkdir \(dir)") }
         var st = stat()
@@ -47,7 +59,8 @@ public final class SocketLock {
     /// Claims `path`, or returns nil when another live compositor holds it.
     public static func claim(_ path: String) throws(SystemError) -> SocketLock? {
         let lockPath = path + ".lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a symlink: one planted there would make us create or lock its target.
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd < 0 { throw SystemError("open \(lockPath)") }
         if flock(fd, LOCK_EX | LOCK_NB) < 0 {
             let e = errno
@@ -71,7 +84,13 @@ public final class SocketLock {
         }
         let dir = try RuntimeDirectory.directory()
         for n in 0..<32 {
-            if let lock = try claim("\(dir)/diptych-\(n)") { return lock }
+            // A name someone else holds (a live compositor, another user's lock, a planted
+            // symlink) is skipped for the next one.
+            do {
+                if let lock = try claim("\(dir)/diptych-\(n)") { return lock }
+            } catch where [ELOOP, EACCES, EPERM].contains(error.errno) {
+                continue
+            }
         }
         throw SystemError("no free socket name diptych-0 to diptych-31 in \(dir)", errno: EADDRINUSE)
     }

@@ -84,6 +84,12 @@ extension Compositor {
         listenerPausedUntil = MonotonicClock.milliseconds + 1000
     }
 
+    /// Reaps launched apps that exited (no zombie is left): each whose connection is gone is
+    /// asked, without waiting, until it has.
+    func reapLaunchedApps() {
+        for app in launcher.apps where sessions[app.client] == nil { app.process.poll() }
+    }
+
     /// Connections that have not said hello (launched apps aside), oldest first.
     var helloWaiting: [ClientSession] {
         sessions.values.filter { $0.name == nil && $0.launchRole == nil }.sorted { $0.id.rawValue < $1.id.rawValue }

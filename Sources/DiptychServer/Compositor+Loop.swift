@@ -48,6 +48,7 @@ extension Compositor {
             }
         }
         enforceHelloDeadlines()
+        reapLaunchedApps()
         if virtualTime == nil { tick() }
     }
 

@@ -295,7 +295,18 @@ public final class Compositor {
 
     /// Adds an app to the shell; nil (and a protocol error) when both roles are taken.
     private func join(_ c: ClientSession) -> [ShellEffect]? {
-        let effects = shell.add(c.app, preferring: c.launchRole ?? .primary, requiresFullScreen: c.requiresFullScreen)
+        var role = c.launchRole ?? .primary
+        if c.launchRole == nil {
+            // The roles of launched apps are theirs, whoever connects first: an app that
+            // connects by itself takes a role that is free and not waiting for its launched app.
+            let reserved = Set(sessions.values.filter { $0.id != c.id && !$0.admitted }.compactMap(\.launchRole))
+            guard let free = [Role.primary, .secondary].first(where: { shell.app($0) == nil && !reserved.contains($0) }) else {
+                c.fail(ProtocolError(.badState, "no role is free: the compositor shows two apps, or keeps their roles for the apps it launched"))
+                return nil
+            }
+            role = free
+        }
+        let effects = shell.add(c.app, preferring: role, requiresFullScreen: c.requiresFullScreen)
         guard shell.primary == c.app || shell.secondary == c.app else {
             c.fail(ProtocolError(.badState, "the compositor already shows two apps"))
             return nil
@@ -340,8 +351,9 @@ public final class Compositor {
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
             c.name = name
             c.requiresFullScreen = requiresFullScreen
-            if c.launchRole == nil { c.label = name }
-            logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name)"])
+            // What a client sends is escaped before it reaches a log line.
+            if c.launchRole == nil { c.label = name.escapedForLog }
+            logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
             if admitsAtHello, let effects = join(c) { apply(effects) }
         case .ack(let serial):
             guard c.name != nil else { throw ProtocolError(.badState, "ack before hello") }

@@ -14,6 +14,11 @@ extension BufferLayout {
         guard sealedAgainstShrinking else {
             throw ProtocolError(.unsealedBuffer, "the buffer's memfd is not sealed with F_SEAL_SHRINK")
         }
+        // Only offset + stride × height is ever mapped, but a file far larger than any buffer
+        // can span is refused outright.
+        guard fileSize <= Wire.maxFileSize else {
+            throw ProtocolError(.sizeOverflow, "the memfd is \(fileSize) bytes, over the \(Wire.maxFileSize) bytes a buffer's file may have")
+        }
         guard format == .xrgb8888 || format == .argb8888 else {
             throw ProtocolError(.badFormat, "format \(format) (0x\(String(format.rawValue, radix: 16))) is not XRGB8888 or ARGB8888")
         }

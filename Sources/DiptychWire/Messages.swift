@@ -23,6 +23,9 @@ public enum Wire {
     public static let maxDamageRects = 256
     /// The largest buffer side in pixels.
     public static let maxBufferSide = 16384
+    /// The largest memfd a buffer may be registered from: 4 GiB (a buffer spans at most 2 GiB,
+    /// offset + stride × height within 31 bits).
+    public static let maxFileSize = 1 << 32
 }
 
 /// A DRM fourcc pixel format code, computed in Swift because the `DRM_FORMAT_*` macros do not

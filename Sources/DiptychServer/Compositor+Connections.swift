@@ -60,7 +60,8 @@ extension Compositor {
 
     /// The descriptor table is full: the reserve is given up to take one connection and close
     /// it at once (the listener then stops reporting it), and taken again. Without a reserve
-    /// the listener rests for a second. Returns whether to go on accepting.
+    /// the listener rests for a second. Returns whether to go on accepting: only when one was
+    /// taken (accept reports a full table even when no connection waits).
     private func shedConnection(_ listener: Int32) -> Bool {
         warnLimited("emfile", "system error: out of file descriptors: connections are refused", ["limit.waiting_for_hello": "\(Self.helloWaitLimit)"])
         guard reserveDescriptor >= 0 else {
@@ -69,13 +70,17 @@ extension Compositor {
         }
         Glibc.close(reserveDescriptor)
         reserveDescriptor = -1
-        if let taken = try? UnixSocket.accept(listener) { taken.close() }
+        var took = false
+        if let taken = try? UnixSocket.accept(listener) {
+            taken.close()
+            took = true
+        }
         reserveDescriptor = Self.openReserve()
         if reserveDescriptor < 0 {
             pauseListener()
             return false
         }
-        return true
+        return took
     }
 
     private func pauseListener() {

@@ -21,7 +21,7 @@ struct HostileClientTests {
         ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
         ("too-many-bytes", .tooManyBuffers),
         ("version-1", .unsupportedVersion), ("pip-secondary", .notPrimary), ("pip-absurd", .badDimensions),
-        ("screen-commit", .screenNotConnected),
+        ("screen-commit", .screenNotConnected), ("sparse-huge", .sizeOverflow),
     ]
 
     @Test(arguments: refused)

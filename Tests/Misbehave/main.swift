@@ -53,6 +53,10 @@ enum Mode: String, CaseIterable {
     case pipAbsurd = "pip-absurd"
     /// Commits a buffer to the second screen whether or not it holds one.
     case screenCommit = "screen-commit"
+    /// Right after its hello, streams `syncDone` as fast as the socket takes it, until closed.
+    case syncFlood = "sync-flood"
+    /// Registers a 64×64 buffer from a sealed sparse memfd of 2^40 bytes.
+    case sparseHuge = "sparse-huge"
     /// Commits before acking the configure.
     case earlyCommit = "early-commit"
     /// Acks a serial that was never sent.
@@ -124,6 +128,11 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .screenCommit:
         _ = try show(c, w, h, connection, color)
         try connection.screenCommit(try painted(640, 360, color, connection))
+    case .syncFlood:
+        break  // floods from its hello on (below)
+    case .sparseHuge:
+        try connection.send(.ack(serial: c.serial))
+        _ = try connection.createBuffer(width: 64, height: 64, seal: true, fileSize: 1 << 40)
     case .earlyCommit:
         try connection.commit(try connection.buffer(width: w, height: h))
     case .badAck:
@@ -230,6 +239,13 @@ do {
     }
     var replaced = false
     try connection.send(.hello(name: arguments[1], requiresFullScreen: false))
+    if mode == .syncFlood {
+        let one = ClientMessage.syncDone(serial: 1).encoded()
+        let burst = Array([[UInt8]](repeating: one, count: 4096).joined())
+        try Files.writeAtomically(eventLog.map { $0 + ".flooding" } ?? "/dev/null", bytes: [])
+        while (try? connection.sendRaw(burst)) != nil {}
+        exit(0)
+    }
     while let event = try connection.nextEvent() {
         if case .sync = event {} else { log.write(event, stateDigest: nil) }
         switch event {

@@ -300,6 +300,21 @@ public struct Shell: Sendable {
         return finishMotion() + effects
     }
 
+    /// Puts `new` in the place of `old` (a relaunched app taking its predecessor's role): the
+    /// layout and the other app are untouched; gestures that involved `old` end.
+    public mutating func replace(_ old: AppID, with new: AppID, requiresFullScreen: Bool) -> [ShellEffect] {
+        guard old == primary || old == secondary else { return [] }
+        var effects = finishMotion() + endGestures(becauseOf: old)
+        effects.removeAll { if case .activateWhenDrawn(old) = $0 { true } else { false } }
+        if penRoute == old { penRoute = nil }
+        fullScreenOnly.remove(old)
+        if requiresFullScreen { fullScreenOnly.insert(new) }
+        if primary == old { primary = new } else { secondary = new }
+        effects.append(.layoutChanged)
+        effects.append(pane(of: new) != nil ? .activateWhenDrawn(new) : .lifecycle(new, .didEnterBackground))
+        return effects
+    }
+
     /// Ends every gesture (a rotation or a departing app), with the apps' cleanup.
     mutating func endGestures(becauseOf departing: AppID?) -> [ShellEffect] {
         var effects: [ShellEffect] = []

@@ -40,6 +40,9 @@ final class AppLauncher {
         return local
     }
 
+    /// Forgets an app that exited and was reaped (it may be launched again).
+    func forget(_ client: ClientID) { apps.removeAll { $0.client == client } }
+
     /// The app launched for `role`, if any.
     func app(_ role: Role) -> App? { apps.first { $0.role == role } }
 

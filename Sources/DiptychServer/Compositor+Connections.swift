@@ -92,7 +92,11 @@ extension Compositor {
     /// Reaps launched apps that exited (no zombie is left): each whose connection is gone is
     /// asked, without waiting, until it has.
     func reapLaunchedApps() {
-        for app in launcher.apps where sessions[app.client] == nil { app.process.poll() }
+        guard relaunch != .never else {
+            for app in launcher.apps where sessions[app.client] == nil { app.process.poll() }
+            return
+        }
+        superviseLaunchedApps()
     }
 
     /// Connections that have not said hello (launched apps aside), oldest first.

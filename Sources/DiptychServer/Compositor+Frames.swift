@@ -30,7 +30,7 @@ extension Compositor {
         SceneBuilder.build(
             panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows, statusBar: statusBar,
             text: renderer.chrome.metrics
-        ) { session($0)?.content }
+        ) { session($0)?.content ?? ghostContent($0) }
     }
 
     /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).

@@ -93,7 +93,7 @@ extension Compositor {
 
     /// The panes and divider as drawn at `now`, in points.
     public var shownPanes: ShownPanes {
-        let panes = shell.presentation(at: now).filter { session($0.app) != nil }
+        let panes = shell.presentation(at: now).filter { session($0.app) != nil || ghostContent($0.app) != nil }
         return ShownPanes(
             panes: panes.map { ($0.role, $0.frame.x, $0.frame.width) },
             divider: PresentedPane.divider(between: panes, screen: shell.layout.screen)?.x, pip: pipFrames)

@@ -83,7 +83,9 @@ extension Compositor {
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.
-    var nextTickDeadline: UInt64? { [pendingActivation.values.min(), shell.nextDeadline, nextConnectionDeadline].compactMap { $0 }.min() }
+    var nextTickDeadline: UInt64? {
+        [pendingActivation.values.min(), shell.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline].compactMap { $0 }.min()
+    }
 
     /// Whether nothing moves and no activation is pending: no drag, settle or cross-fade is in
     /// progress, and every shown app has drawn its configure or had its 250 ms.

@@ -37,6 +37,8 @@ public struct CompositorConfiguration: Sendable {
     public var statusBar = true
     /// A headless second screen of this many pixels (SPEC §10).
     public var secondScreen: Size?
+    /// Whether launched apps that go away are started again (SPEC §11).
+    public var relaunch: RelaunchPolicy = .never
     /// The status bar's time, when fixed (`render` shows 09:41, as a scenario starts);
     /// otherwise the virtual clock in a scenario and the local time live.
     public var statusBarTime: String?
@@ -135,6 +137,11 @@ public final class Compositor {
     /// Looks for a second screen when the card's connectors change (the DRM backend's second
     /// connector); nil when there is none.
     public var secondScreenProvider: (() -> (any OutputBackend)?)?
+    /// Launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
+    var supervised: [Role: Supervised] = [:]
+    var relaunch: RelaunchPolicy
+    /// Set by `shutdown`: apps going away then are not relaunched.
+    var shuttingDown = false
     /// Log lines that could repeat without bound, held to a few per kind.
     var logLimiter = LogLimiter()
     /// A descriptor kept open to be given up when the table is full (see `accept`).
@@ -157,6 +164,7 @@ public final class Compositor {
             multitasking: configuration.multitasking)
         palm = PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff)
         outputRotation = configuration.outputRotation
+        relaunch = configuration.relaunch
         emulateOn = backend?.size ?? configuration.emulateOn
         geometry = Self.geometry(logical: configuration.profile.pixelSize(configuration.orientation), panel: emulateOn, rotation: configuration.outputRotation)
         damage = DamageTracker(geometry: geometry)
@@ -216,6 +224,7 @@ public final class Compositor {
     /// Closes every client connection and stops the apps this compositor launched (SIGTERM,
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).
     public func shutdown(graceMilliseconds: Int = 2000) {
+        shuttingDown = true
         for c in sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             c.admitted = false
             c.close(reason: "the compositor is shutting down")
@@ -247,6 +256,12 @@ public final class Compositor {
         let id = newClientID()
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
         _ = try register(socket, id: id, role: role, label: label)
+        let now = MonotonicClock.milliseconds
+        if supervised[role] == nil {
+            supervised[role] = Supervised(arguments: arguments, label: label, startedAt: now)
+        } else {
+            supervised[role]?.startedAt = now
+        }
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(launcher.app(role)?.process.pid ?? -1)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }
 
@@ -295,6 +310,11 @@ public final class Compositor {
 
     /// Adds an app to the shell; nil (and a protocol error) when both roles are taken.
     private func join(_ c: ClientSession) -> [ShellEffect]? {
+        // A relaunched app takes its predecessor's place.
+        if let effects = rejoin(c) {
+            c.admitted = true
+            return effects
+        }
         var role = c.launchRole ?? .primary
         if c.launchRole == nil {
             // The roles of launched apps are theirs, whoever connects first: an app that
@@ -328,9 +348,11 @@ public final class Compositor {
         pip.close(c.app)
         if let role = c.launchRole { disconnections[role] = end.description }
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
+        // A launched app that may be relaunched keeps its place until that is known.
+        let kept = supervisedSessionEnded(c)
         if c.admitted {
             c.admitted = false
-            apply(shell.remove(c.app))
+            if !kept { apply(shell.remove(c.app)) }
         }
     }
 

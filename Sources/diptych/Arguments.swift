@@ -12,6 +12,7 @@ extension PalmRejection.Mode: ExpressibleByArgument {}
 extension PresentMode: ExpressibleByArgument {}
 extension OutputRotation: ExpressibleByArgument {}
 extension ProfileWorkload: ExpressibleByArgument {}
+extension RelaunchPolicy: ExpressibleByArgument {}
 
 /// Where `run` draws.
 enum BackendChoice: String, CaseIterable, ExpressibleByArgument {

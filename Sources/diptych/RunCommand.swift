@@ -76,6 +76,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Play this scenario (SPEC §8) in virtual time and exit.")
     var scenario: String?
 
+    @Option(help: "Relaunch a launched app that exits: on-failure (a status other than 0, or a signal), always, or never (default: on-failure; never with a scenario).")
+    var relaunch: RelaunchPolicy?
+
     @Option(help: "Output folder: a scenario's captures, event logs and frames.json; without a scenario, the last frame as frame.png when stopping.")
     var out: String?
 
@@ -132,6 +135,7 @@ struct RunCommand: ParsableCommand {
                 configuration.statusBar = outputOptions.statusBar.isOn
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
                 if drm == nil { configuration.secondScreen = secondSize }
+                configuration.relaunch = relaunch ?? .onFailure
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
                 if let second { try compositor.attachSecondScreen(second) }
             } catch {

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// Supervision (SPEC §11): a launched app that exits or crashes is relaunched with back-off and
+// takes its place back, while the other app sees nothing but its usual frames.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychTestSupport
+import Glibc
+import Testing
+
+/// The processes whose parent is `parent` and whose command line contains `text`.
+func children(of parent: Int32, containing text: String) -> [Int32] {
+    guard let r = try? Harness.run(["/bin/sh", "-c", "for d in /proc/[0-9]*; do p=$(cut -d' ' -f4 $d/stat 2>/dev/null); [ \"$p\" = \(parent) ] && echo ${d#/proc/} $(tr '\\0' ' ' < $d/cmdline); done"]) else { return [] }
+    return r.stdout.split(separator: "\n").filter { $0.contains(text) }.compactMap { Int32($0.split(separator: " ").first ?? "") }
+}
+
+/// Zombie children of `parent`.
+func zombies(of parent: Int32) -> Int {
+    guard let r = try? Harness.run(["/bin/sh", "-c", "cat /proc/[0-9]*/stat 2>/dev/null"]) else { return -1 }
+    return r.stdout.split(separator: "\n").filter { line in
+        let f = line.split(separator: ")").last?.split(separator: " ") ?? []
+        return f.count > 2 && f[0] == "Z" && f[1] == "\(parent)"
+    }.count
+}
+
+func eventCount(_ path: String, _ name: String) -> Int {
+    let text = (try? Files.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return text.split(separator: "\n").filter { $0.contains("\"event\":\"\(name)\"") }.count
+}
+
+/// Waits up to `seconds` for `condition`.
+func eventually(seconds: Double = 15, _ condition: () -> Bool) -> Bool {
+    let deadline = MonotonicClock.milliseconds + UInt64(seconds * 1000)
+    while MonotonicClock.milliseconds < deadline {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+struct SupervisionTests {
+    @Test func aKilledAppIsRelaunchedInItsPlaceAndTheOtherIsUndisturbed() throws {
+        let v = try Victim(arguments: ["--secondary", "pattern:#0000AA"])
+        #expect(v.framesGo(on: 20, from: 0, seconds: 30))
+        let primaryLog = "\(v.dir)/events-primary.jsonl", secondaryLog = "\(v.dir)/events-secondary.jsonl"
+        #expect(eventually { eventCount(secondaryLog, "didBecomeActive") >= 1 })
+        let old = try #require(children(of: v.process.pid, containing: "#0000AA").first)
+        let primaryConfigures = eventCount(primaryLog, "configure"), secondaryConfigures = eventCount(secondaryLog, "configure")
+        kill(old, SIGKILL)
+        // A new process takes the role back with a fresh configure, and becomes active.
+        #expect(eventually { eventCount(secondaryLog, "configure") > secondaryConfigures })
+        #expect(eventually { eventCount(secondaryLog, "didBecomeActive") >= 2 })
+        let new = children(of: v.process.pid, containing: "#0000AA")
+        #expect(new.count == 1 && new.first != old, "\(new) after \(old)")
+        // The other app saw nothing but its frames: no configure, frames going on.
+        #expect(eventCount(primaryLog, "configure") == primaryConfigures)
+        #expect(v.framesGo(on: 10))
+        #expect(v.stderr.contains("killed by signal 9; relaunching"), "\(v.stderr.suffix(2000))")
+        #expect(zombies(of: v.process.pid) == 0)
+        #expect(v.stop() == 0)
+        // The relaunched app is drawn in its pane.
+        let frame = try PixelImage.readPNG(from: "\(v.dir)/frame.png")
+        #expect(frame.pixel(x: 1700, y: 300) & 0xFFFFFF == 0x0000AA)
+    }
+
+    @Test func anAppThatCrashesOnStartBacksOffWithoutATightLoop() throws {
+        let dir = Harness.temporaryDirectory("crasher")
+        let script = "\(dir)/crash.sh"
+        try Files.writeAtomically(script, bytes: Array("#!/bin/sh\nexit 3\n".utf8))
+        chmod(script, 0o755)
+        let v = try Victim(arguments: ["--secondary", script])
+        #expect(v.framesGo(on: 20, from: 0, seconds: 30))
+        usleep(4_200_000)
+        let attempts = v.stderr.split(separator: "\n").filter { $0.contains("exited with status 3; relaunching") }
+        // 0.5 s, 1 s, 2 s: three or four attempts in about four seconds, each logged once.
+        #expect(attempts.count >= 3 && attempts.count <= 5, "\(attempts)")
+        #expect(attempts.contains { $0.contains("relaunch.in_ms=2000") })
+        let busy = v.cpuOver(seconds: 1)
+        #expect(busy < 40, "\(busy) ticks in a second")
+        #expect(v.framesGo(on: 10))
+        #expect(zombies(of: v.process.pid) == 0)
+        #expect(v.stop() == 0)
+    }
+
+    @Test func withRelaunchNeverTheOtherAppTakesTheScreen() throws {
+        let v = try Victim(arguments: ["--secondary", "pattern:#0000AA", "--relaunch", "never"])
+        #expect(v.framesGo(on: 20, from: 0, seconds: 30))
+        let primaryLog = "\(v.dir)/events-primary.jsonl"
+        #expect(eventually { eventCount("\(v.dir)/events-secondary.jsonl", "didBecomeActive") >= 1 })
+        let before = eventCount(primaryLog, "configure")
+        let old = try #require(children(of: v.process.pid, containing: "#0000AA").first)
+        kill(old, SIGKILL)
+        #expect(eventually { eventCount(primaryLog, "configure") > before })
+        usleep(1_000_000)
+        #expect(children(of: v.process.pid, containing: "#0000AA").isEmpty)
+        #expect(!v.stderr.contains("relaunching"))
+        #expect(v.stop() == 0)
+    }
+}

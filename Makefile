@@ -2,7 +2,7 @@
 # Both install the Debian -dev packages they need first (as root), or print the apt-get line.
 
 SWIFT ?= swift
-DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter pkg-config
+DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev pkg-config
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 

@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
         // The area-average downscale kernel for resolution emulation (SIMD with a portable
         // fallback). Optimised in debug builds too: tests render emulated frames.
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage", "DiptychText"]),
         .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
+        // The session: devices opened through libseat, VT switches.
+        .target(name: "DiptychSeat", dependencies: ["CSeat", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
         .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychRender", "DiptychText", logging]),
@@ -53,8 +56,8 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", argumentParser,
-                logging,
+                "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
+                argumentParser, logging,
             ]),
         .executableTarget(
             name: "diptych-demo",

@@ -249,6 +249,10 @@ public struct Shell: Sendable {
     /// Adds an app in its preferred role if free, else the other. Returns the effects (a
     /// shown app is activated once drawn; a hidden one is sent to the background).
     public mutating func add(_ app: AppID, preferring role: Role, requiresFullScreen: Bool) -> [ShellEffect] {
+        // The app already there may only now get a pane (a secondary that came before the
+        // primary was in the background until then).
+        let other = primary ?? secondary
+        let otherHadPane = other.map { pane(of: $0) != nil } ?? true
         if requiresFullScreen { fullScreenOnly.insert(app) }
         if role == .primary && primary == nil {
             primary = app
@@ -268,6 +272,9 @@ public struct Shell: Sendable {
             effects.append(.activateWhenDrawn(app))
         } else {
             effects.append(.lifecycle(app, .didEnterBackground))
+        }
+        if let other, other != app, !otherHadPane, pane(of: other) != nil {
+            effects += [.lifecycle(other, .willEnterForeground), .activateWhenDrawn(other)]
         }
         return effects
     }

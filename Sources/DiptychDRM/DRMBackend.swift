@@ -146,6 +146,7 @@ public final class DRMBackend: OutputBackend {
     /// are dropped and the compositor keeps running; when it comes back the mode is set again
     /// and the next frame is copied whole. Returns what changed.
     public func rescan() -> [OutputEvent] {
+        guard !suspended else { return [] }
         let now = device.isConnected(connector.id)
         guard now != connected else { return [] }
         connected = now
@@ -173,13 +174,50 @@ public final class DRMBackend: OutputBackend {
     public func beginFrame() -> FrameTarget { chain.target() }
     /// The frame on screen (reading scanout memory is slow: for captures only).
     public var lastFrame: PixelImage { chain.buffers[chain.front] }
-    public var readyForFrame: Bool { !flipPending && connected }
+    public var readyForFrame: Bool { !flipPending && connected && !suspended }
+
+    /// The session is on another VT: no frames until `resume` (the seat manager holds master).
+    public private(set) var suspended = false
+
+    /// The session went to another VT: frames stop; a flip in flight is forgotten.
+    public func suspend() {
+        suspended = true
+        flipPending = false
+        sibling?.suspend()
+    }
+
+    /// The session is back: the card is ours again, the mode is set again (the console may have
+    /// changed the CRTC) and the next frame repaints everything.
+    public func resume() -> [OutputEvent] {
+        guard suspended else { return [] }
+        suspended = false
+        sibling.map { _ = $0.resume() }
+        guard connected else { return [] }
+        do {
+            try device.becomeMaster()
+            try setMode(framebuffer: buffers[chain.front].framebuffer)
+            chain.invalidate()
+            logger.info("session active again; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
+            return [.reconnected]
+        } catch {
+            logger.warning("system error: cannot restore the mode after a VT switch", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func setMode(framebuffer: UInt32) throws {
+        if let plane = atomicPlane {
+            try device.atomicModeset(crtc: crtc, connector: connector.id, plane: plane, framebuffer: framebuffer, modeIndex: mode.index, size: size, testOnly: false)
+        } else {
+            try device.setCRTC(crtc, framebuffer: framebuffer, connector: connector.id, modeIndex: mode.index)
+        }
+    }
     public var isConnected: Bool { connected }
 
     /// Queues a flip to the back buffer, which the renderer drew. A flip that fails is logged
     /// and the frame dropped (the server repaints its damage with the next one).
     public func present(damage: Region?) -> PresentResult {
-        guard !flipPending, connected else {
+        guard !flipPending, connected, !suspended else {
             // Whatever was drawn into the back buffer was not shown.
             chain.presentFailed()
             return .dropped

@@ -9,7 +9,7 @@ import Glibc
 public enum DRMProbe {
     /// `/dev/dri/card*` nodes that open and answer `drmModeGetResources` with at least one
     /// connector and CRTC. Empty on machines without a display device.
-    public static func usableCards(directory: String = "/dev/dri") -> [String] {
+    public static func usableCards(directory: String = "/dev/dri", opener: (any DeviceOpener)? = nil) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var cards: [String] = []
@@ -19,16 +19,16 @@ public enum DRMProbe {
             }
             guard name.hasPrefix("card") else { continue }
             let path = "\(directory)/\(name)"
-            if isKMSCapable(path) { cards.append(path) }
+            if isKMSCapable(path, opener: opener) { cards.append(path) }
         }
         return cards.sorted()
     }
 
     /// Whether the device at `path` exposes modesetting resources.
-    public static func isKMSCapable(_ path: String) -> Bool {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+    public static func isKMSCapable(_ path: String, opener: (any DeviceOpener)? = nil) -> Bool {
+        let fd = opener?.openDevice(path) ?? open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
-        defer { close(fd) }
+        defer { if let opener { opener.closeDevice(fd) } else { close(fd) } }
         guard let res = drmModeGetResources(fd) else { return false }
         defer { drmModeFreeResources(res) }
         return res.pointee.count_connectors > 0 && res.pointee.count_crtcs > 0

@@ -30,31 +30,46 @@ final class DumbMapping {
 /// A KMS card opened read-write. Owns the descriptor.
 public final class LibdrmDevice: KMSDevice {
     public let path: String
-    private let fd: FileDescriptor
+    private let fd: Int32
     private var savedModes: [UInt32: drmModeModeInfo] = [:]
     private var modeLists: [UInt32: [drmModeModeInfo]] = [:]
 
-    /// Opens `path` (close-on-exec).
-    public init(path: String) throws {
-        let raw = open(path, O_RDWR | O_CLOEXEC)
-        guard raw >= 0 else { throw KMSError("cannot open \(path): \(SystemError("open"))") }
+    /// Who opened the card (and closes it), when not plain `open`.
+    private let opener: (any DeviceOpener)?
+
+    /// Opens `path` (close-on-exec), through `opener` (a seat) when given.
+    public init(path: String, opener: (any DeviceOpener)? = nil) throws {
+        let raw: Int32
+        if let opener {
+            raw = opener.openDevice(path)
+            guard raw >= 0 else { throw KMSError("cannot open \(path) through the seat: \(SystemError("libseat_open_device", errno: -raw))") }
+        } else {
+            raw = open(path, O_RDWR | O_CLOEXEC)
+            guard raw >= 0 else { throw KMSError("cannot open \(path): \(SystemError("open"))") }
+        }
         self.path = path
-        fd = FileDescriptor(taking: raw)
+        self.opener = opener
+        fd = raw
     }
 
-    public var descriptor: Int32 { fd.rawValue }
+    deinit {
+        // A card the seat opened goes back through it (the descriptor is closed there).
+        if let opener { opener.closeDevice(fd) } else { close(fd) }
+    }
+
+    public var descriptor: Int32 { fd }
 
     public func becomeMaster() throws {
-        if drmIsMaster(fd.rawValue) != 0 { return }
-        guard drmSetMaster(fd.rawValue) == 0 else {
+        if drmIsMaster(fd) != 0 { return }
+        guard drmSetMaster(fd) == 0 else {
             throw KMSError("cannot become DRM master of \(path): another compositor or a display manager is using it")
         }
     }
 
-    public func dropMaster() { _ = drmDropMaster(fd.rawValue) }
+    public func dropMaster() { _ = drmDropMaster(fd) }
 
     public func resources() throws -> KMSResources {
-        guard let res = drmModeGetResources(fd.rawValue) else { throw KMSError("\(path) has no KMS resources (not a display device)") }
+        guard let res = drmModeGetResources(fd) else { throw KMSError("\(path) has no KMS resources (not a display device)") }
         defer { drmModeFreeResources(res) }
         let r = res.pointee
         return KMSResources(
@@ -69,7 +84,7 @@ public final class LibdrmDevice: KMSDevice {
     ]
 
     public func connector(_ id: UInt32) throws -> ConnectorInfo {
-        guard let c = drmModeGetConnector(fd.rawValue, id) else { throw KMSError("\(path): connector \(id) vanished") }
+        guard let c = drmModeGetConnector(fd, id) else { throw KMSError("\(path): connector \(id) vanished") }
         defer { drmModeFreeConnector(c) }
         let v = c.pointee
         var raw: [drmModeModeInfo] = []
@@ -90,19 +105,19 @@ public final class LibdrmDevice: KMSDevice {
     }
 
     public func isConnected(_ id: UInt32) -> Bool {
-        guard let c = drmModeGetConnectorCurrent(fd.rawValue, id) else { return false }
+        guard let c = drmModeGetConnectorCurrent(fd, id) else { return false }
         defer { drmModeFreeConnector(c) }
         return c.pointee.connection == DRM_MODE_CONNECTED
     }
 
     public func encoder(_ id: UInt32) throws -> EncoderInfo {
-        guard let e = drmModeGetEncoder(fd.rawValue, id) else { throw KMSError("\(path): encoder \(id) vanished") }
+        guard let e = drmModeGetEncoder(fd, id) else { throw KMSError("\(path): encoder \(id) vanished") }
         defer { drmModeFreeEncoder(e) }
         return EncoderInfo(id: id, possibleCRTCs: e.pointee.possible_crtcs, currentCRTC: e.pointee.crtc_id == 0 ? nil : e.pointee.crtc_id)
     }
 
     public func saveCRTC(_ id: UInt32) throws -> CRTCState {
-        guard let c = drmModeGetCrtc(fd.rawValue, id) else { throw KMSError("\(path): CRTC \(id) vanished") }
+        guard let c = drmModeGetCrtc(fd, id) else { throw KMSError("\(path): CRTC \(id) vanished") }
         defer { drmModeFreeCrtc(c) }
         let v = c.pointee
         if v.mode_valid != 0 { savedModes[id] = v.mode }
@@ -112,22 +127,22 @@ public final class LibdrmDevice: KMSDevice {
     public func createScanoutBuffer(width: Int, height: Int) throws -> ScanoutBuffer {
         var handle: UInt32 = 0, pitch: UInt32 = 0
         var size: UInt64 = 0
-        guard drmModeCreateDumbBuffer(fd.rawValue, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size) == 0 else {
+        guard drmModeCreateDumbBuffer(fd, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size) == 0 else {
             throw KMSError("\(path): cannot create a \(width)x\(height) dumb buffer: \(SystemError("create dumb"))")
         }
         var offset: UInt64 = 0
-        guard drmModeMapDumbBuffer(fd.rawValue, handle, &offset) == 0,
-            let p = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, off_t(offset)), p != MAP_FAILED
+        guard drmModeMapDumbBuffer(fd, handle, &offset) == 0,
+            let p = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), p != MAP_FAILED
         else {
-            _ = drmModeDestroyDumbBuffer(fd.rawValue, handle)
+            _ = drmModeDestroyDumbBuffer(fd, handle)
             throw KMSError("\(path): cannot map a dumb buffer: \(SystemError("mmap"))")
         }
         let mapping = DumbMapping(base: p, length: Int(size))
         var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
         var fb: UInt32 = 0
         let xrgb8888: UInt32 = 0x3432_5258  // fourcc "XR24"
-        guard drmModeAddFB2(fd.rawValue, UInt32(width), UInt32(height), xrgb8888, &handles, &pitches, &offsets, &fb, 0) == 0 else {
-            _ = drmModeDestroyDumbBuffer(fd.rawValue, handle)
+        guard drmModeAddFB2(fd, UInt32(width), UInt32(height), xrgb8888, &handles, &pitches, &offsets, &fb, 0) == 0 else {
+            _ = drmModeDestroyDumbBuffer(fd, handle)
             throw KMSError("\(path): cannot add a framebuffer: \(SystemError("drmModeAddFB2"))")
         }
         let image = PixelImage(unsafeBase: p, width: width, height: height, stride: Int(pitch), owner: mapping)
@@ -136,14 +151,14 @@ public final class LibdrmDevice: KMSDevice {
 
     public func destroyScanoutBuffer(_ buffer: ScanoutBuffer) {
         // The framebuffer goes before the buffer it scans out.
-        _ = drmModeRmFB(fd.rawValue, buffer.framebuffer)
-        _ = drmModeDestroyDumbBuffer(fd.rawValue, buffer.handle)
+        _ = drmModeRmFB(fd, buffer.framebuffer)
+        _ = drmModeDestroyDumbBuffer(fd, buffer.handle)
     }
 
     public func setCRTC(_ crtc: UInt32, framebuffer: UInt32, connector: UInt32, modeIndex: Int) throws {
         guard var mode = modeLists[connector]?[modeIndex] else { throw KMSError("\(path): unknown mode \(modeIndex) of connector \(connector)") }
         var connectors = [connector]
-        guard drmModeSetCrtc(fd.rawValue, crtc, framebuffer, 0, 0, &connectors, 1, &mode) == 0 else {
+        guard drmModeSetCrtc(fd, crtc, framebuffer, 0, 0, &connectors, 1, &mode) == 0 else {
             throw KMSError("\(path): modeset of CRTC \(crtc) failed: \(SystemError("drmModeSetCrtc"))")
         }
     }
@@ -152,9 +167,9 @@ public final class LibdrmDevice: KMSDevice {
         var connectors = [connector]
         let r: Int32
         if state.modeValid, var mode = savedModes[state.id] {
-            r = drmModeSetCrtc(fd.rawValue, state.id, state.framebuffer, UInt32(state.x), UInt32(state.y), &connectors, 1, &mode)
+            r = drmModeSetCrtc(fd, state.id, state.framebuffer, UInt32(state.x), UInt32(state.y), &connectors, 1, &mode)
         } else {
-            r = drmModeSetCrtc(fd.rawValue, state.id, 0, 0, 0, nil, 0, nil)
+            r = drmModeSetCrtc(fd, state.id, 0, 0, 0, nil, 0, nil)
         }
         if r != 0 { throw KMSError("\(path): cannot restore CRTC \(state.id): \(SystemError("drmModeSetCrtc"))") }
     }
@@ -163,7 +178,7 @@ public final class LibdrmDevice: KMSDevice {
         // The token travels as the event's user data: an integer, never an object pointer, so
         // a late event can never touch freed memory.
         let data = UnsafeMutableRawPointer(bitPattern: UInt(token))
-        guard drmModePageFlip(fd.rawValue, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), data) == 0 else {
+        guard drmModePageFlip(fd, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), data) == 0 else {
             throw KMSError("\(path): page flip failed: \(SystemError("drmModePageFlip"))")
         }
     }
@@ -176,10 +191,10 @@ public final class LibdrmDevice: KMSDevice {
     private func property(_ object: UInt32, _ type: UInt32, _ name: String) -> UInt32? {
         let key = "\(object)/\(name)"
         if let id = propertyIDs[key] { return id }
-        guard let props = drmModeObjectGetProperties(fd.rawValue, object, type) else { return nil }
+        guard let props = drmModeObjectGetProperties(fd, object, type) else { return nil }
         defer { drmModeFreeObjectProperties(props) }
         for i in 0..<Int(props.pointee.count_props) {
-            guard let p = drmModeGetProperty(fd.rawValue, props.pointee.props[i]) else { continue }
+            guard let p = drmModeGetProperty(fd, props.pointee.props[i]) else { continue }
             defer { drmModeFreeProperty(p) }
             let pname = withUnsafeBytes(of: p.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             propertyIDs["\(object)/\(pname)"] = p.pointee.prop_id
@@ -188,24 +203,24 @@ public final class LibdrmDevice: KMSDevice {
     }
 
     private func propertyValue(_ object: UInt32, _ type: UInt32, _ name: String) -> UInt64? {
-        guard let id = property(object, type, name), let props = drmModeObjectGetProperties(fd.rawValue, object, type) else { return nil }
+        guard let id = property(object, type, name), let props = drmModeObjectGetProperties(fd, object, type) else { return nil }
         defer { drmModeFreeObjectProperties(props) }
         for i in 0..<Int(props.pointee.count_props) where props.pointee.props[i] == id { return props.pointee.prop_values[i] }
         return nil
     }
 
     public func enableAtomic() -> Bool {
-        drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
-            && drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+        drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
+            && drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
     }
 
     public func primaryPlane(for crtc: UInt32) throws -> UInt32? {
         let crtcs = try resources().crtcs
-        guard let index = crtcs.firstIndex(of: crtc), let planes = drmModeGetPlaneResources(fd.rawValue) else { return nil }
+        guard let index = crtcs.firstIndex(of: crtc), let planes = drmModeGetPlaneResources(fd) else { return nil }
         defer { drmModeFreePlaneResources(planes) }
         for i in 0..<Int(planes.pointee.count_planes) {
             let id = planes.pointee.planes[i]
-            guard let plane = drmModeGetPlane(fd.rawValue, id) else { continue }
+            guard let plane = drmModeGetPlane(fd, id) else { continue }
             let possible = plane.pointee.possible_crtcs
             drmModeFreePlane(plane)
             guard possible & (1 << UInt32(index)) != 0 else { continue }
@@ -219,7 +234,7 @@ public final class LibdrmDevice: KMSDevice {
         defer { drmModeAtomicFree(req) }
         try build(req)
         let data = UnsafeMutableRawPointer(bitPattern: UInt(token))
-        guard drmModeAtomicCommit(fd.rawValue, req, flags, data) == 0 else {
+        guard drmModeAtomicCommit(fd, req, flags, data) == 0 else {
             throw KMSError("\(path): \(what) failed: \(SystemError("drmModeAtomicCommit"))")
         }
     }
@@ -233,10 +248,10 @@ public final class LibdrmDevice: KMSDevice {
     public func atomicModeset(crtc: UInt32, connector: UInt32, plane: UInt32, framebuffer: UInt32, modeIndex: Int, size: Size, testOnly: Bool) throws {
         guard var mode = modeLists[connector]?[modeIndex] else { throw KMSError("\(path): unknown mode \(modeIndex)") }
         var blob: UInt32 = 0
-        guard drmModeCreatePropertyBlob(fd.rawValue, &mode, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else {
+        guard drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else {
             throw KMSError("\(path): cannot create a mode blob: \(SystemError("blob"))")
         }
-        defer { if testOnly { _ = drmModeDestroyPropertyBlob(fd.rawValue, blob) } }
+        defer { if testOnly { _ = drmModeDestroyPropertyBlob(fd, blob) } }
         let conn = UInt32(DRM_MODE_OBJECT_CONNECTOR), crt = UInt32(DRM_MODE_OBJECT_CRTC), pl = UInt32(DRM_MODE_OBJECT_PLANE)
         var flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
         if testOnly { flags |= UInt32(DRM_MODE_ATOMIC_TEST_ONLY) }
@@ -263,9 +278,9 @@ public final class LibdrmDevice: KMSDevice {
         if let damage, !damage.isEmpty, property(plane, pl, "FB_DAMAGE_CLIPS") != nil {
             // struct drm_mode_rect: four int32, x1 y1 x2 y2.
             var clips: [Int32] = damage.flatMap { [Int32($0.minX), Int32($0.minY), Int32($0.maxX), Int32($0.maxY)] }
-            _ = drmModeCreatePropertyBlob(fd.rawValue, &clips, clips.count * 4, &blob)
+            _ = drmModeCreatePropertyBlob(fd, &clips, clips.count * 4, &blob)
         }
-        defer { if blob != 0 { _ = drmModeDestroyPropertyBlob(fd.rawValue, blob) } }
+        defer { if blob != 0 { _ = drmModeDestroyPropertyBlob(fd, blob) } }
         try commit({ req in
             try add(req, plane, pl, "FB_ID", UInt64(framebuffer))
             if blob != 0 { try add(req, plane, pl, "FB_DAMAGE_CLIPS", UInt64(blob)) }
@@ -279,7 +294,7 @@ public final class LibdrmDevice: KMSDevice {
             FlipEvents.completed.append(UInt64(UInt(bitPattern: data)))
         }
         FlipEvents.completed = []
-        _ = drmHandleEvent(fd.rawValue, &context)
+        _ = drmHandleEvent(fd, &context)
         let out = FlipEvents.completed
         FlipEvents.completed = []
         return out

@@ -24,15 +24,29 @@ public final class LibinputContext {
     private let interface: UnsafeMutablePointer<libinput_interface>
     private let udev: OpaquePointer?
 
+    /// Who opens devices for libinput (a seat), if not plain `open`; kept alive here, handed
+    /// to the callbacks as libinput's user data.
+    private let opener: (any DeviceOpener)?
+    private let openerBox: Unmanaged<OpenerBox>?
+
+    /// The opener, boxed so that a C callback can reach it through one pointer.
+    final class OpenerBox {
+        let opener: any DeviceOpener
+        init(_ opener: any DeviceOpener) { self.opener = opener }
+    }
+
     private static func makeInterface() -> UnsafeMutablePointer<libinput_interface> {
         let interface = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
         interface.initialize(to: libinput_interface(
-            open_restricted: { path, flags, _ in
+            open_restricted: { path, flags, data in
                 guard let path else { return -EINVAL }
+                if let data { return Unmanaged<OpenerBox>.fromOpaque(data).takeUnretainedValue().opener.openDevice(String(cString: path)) }
                 let fd = open(path, flags | O_CLOEXEC)
                 return fd < 0 ? -errno : fd
             },
-            close_restricted: { fd, _ in close(fd) }))
+            close_restricted: { fd, data in
+                if let data { Unmanaged<OpenerBox>.fromOpaque(data).takeUnretainedValue().opener.closeDevice(fd) } else { close(fd) }
+            }))
         return interface
     }
 
@@ -40,6 +54,8 @@ public final class LibinputContext {
     public init() throws {
         interface = Self.makeInterface()
         udev = nil
+        opener = nil
+        openerBox = nil
         guard let li = libinput_path_create_context(interface, nil) else {
             interface.deallocate()
             throw InputError(message: "libinput_path_create_context failed")
@@ -50,19 +66,24 @@ public final class LibinputContext {
     /// A udev-backend context holding every input device of `seat` (as `--input udev`).
     ///
     /// - Throws: `InputError` when udev is unavailable or the seat cannot be assigned.
-    public init(seat: String) throws {
+    public init(seat: String, opener: (any DeviceOpener)? = nil) throws {
         interface = Self.makeInterface()
+        self.opener = opener
+        openerBox = opener.map { Unmanaged.passRetained(OpenerBox($0)) }
         guard let u = udev_new() else {
             interface.deallocate()
+            openerBox?.release()
             throw InputError(message: "udev_new failed: udev is not available")
         }
-        guard let li = libinput_udev_create_context(interface, nil, u) else {
+        guard let li = libinput_udev_create_context(interface, openerBox?.toOpaque(), u) else {
+            openerBox?.release()
             udev_unref(u)
             interface.deallocate()
             throw InputError(message: "libinput_udev_create_context failed")
         }
         guard libinput_udev_assign_seat(li, seat) == 0 else {
             libinput_unref(li)
+            openerBox?.release()
             udev_unref(u)
             interface.deallocate()
             throw InputError(message: "libinput cannot assign seat '\(seat)'")
@@ -76,7 +97,14 @@ public final class LibinputContext {
         libinput_unref(context)
         if let udev { udev_unref(udev) }
         interface.deallocate()
+        openerBox?.release()
     }
+
+    /// Stops reading devices (the session went to another VT): libinput closes them.
+    public func suspend() { libinput_suspend(context) }
+
+    /// Opens the devices again after `suspend`.
+    public func resume() { _ = libinput_resume(context) }
 
     /// The descriptor to poll; call `dispatch()` when it is readable.
     public var descriptor: Int32 { libinput_get_fd(context) }

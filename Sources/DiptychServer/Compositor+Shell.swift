@@ -154,8 +154,18 @@ extension Compositor {
         apply(effects)
     }
 
-    /// Redraws the whole output at the next frame (after the output came back).
-    public func redrawAll() { damage.invalidate() }
+    /// Redraws the whole output (and the second screen) at the next frame (after the output
+    /// came back).
+    public func redrawAll() {
+        damage.invalidate()
+        secondScreen?.full = true
+    }
+
+    /// Lifts every finger on the screen where it last was (the session went to another VT: a
+    /// divider drag ends as if the finger lifted).
+    public func liftAllTouches() {
+        for (id, at) in lastTouchPosition.sorted(by: { $0.key < $1.key }) { touch(id: id, phase: .up, x: at.x, y: at.y) }
+    }
 
     /// Sets the output's rotation on the panel; apps are not told (their screen is unchanged).
     public func rotateOutput(_ rotation: OutputRotation) {

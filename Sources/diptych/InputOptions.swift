@@ -5,6 +5,7 @@ import ArgumentParser
 import DiptychCore
 import DiptychInput
 import DiptychLinux
+import DiptychSeat
 
 struct InputOptions: ParsableArguments {
     @Option(help: "Input devices: udev (every device of seat0) or a comma-separated list of device nodes, e.g. /dev/input/event3,/dev/input/event5.")
@@ -20,12 +21,12 @@ struct InputOptions: ParsableArguments {
     }
 
     /// Opens the input devices, or a usage error naming the node that cannot be used.
-    func open() throws -> LibinputContext? {
+    func open(seat: (any DeviceOpener)? = nil) throws -> LibinputContext? {
         guard let input else { return nil }
         _ = try calibration()
         let context: LibinputContext
         if input == "udev" {
-            do { context = try LibinputContext(seat: "seat0") } catch { throw RuntimeFailure("--input udev: \(error)") }
+            do { context = try LibinputContext(seat: (seat as? Seat)?.name ?? "seat0", opener: seat) } catch { throw RuntimeFailure("--input udev: \(error)") }
         } else {
             let paths = input.split(separator: ",").map(String.init)
             guard !paths.isEmpty else { throw UsageError("--input: give udev or device nodes") }

@@ -6,6 +6,7 @@ import DiptychCore
 import DiptychDRM
 import DiptychInput
 import DiptychLinux
+import DiptychSeat
 import DiptychServer
 import Glibc
 import Logging
@@ -31,15 +32,46 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Before each scenario capture, write DIR/NAME.ready and wait for DIR/NAME.done (a host reading the screen back).", visibility: .hidden))
     var captureSync: String?
 
+    /// The seat the card and the input devices are opened through (SPEC §11), when the DRM
+    /// backend may be used. As root without a seat manager the devices are opened directly
+    /// (said once); anyone else gets an error naming what is missing.
+    func openSeat(logger: Logger) throws -> Seat? {
+        _ = try requestedMode()
+        if backend == .headless { return nil }
+        if card == nil && !Files.isDirectory("/dev/dri") {
+            if backend == .drm {
+                throw RuntimeFailure("no usable DRM card: looked for /dev/dri/card* with KMS connectors and CRTCs, found none (/dev/dri does not exist); use --backend headless")
+            }
+            Files.writeStandardError("diptych: no usable DRM card in /dev/dri; using the headless backend\n")
+            return nil
+        }
+        do {
+            let seat = try Seat()
+            logger.info("seat opened", metadata: ["seat": "\(seat.name)"])
+            return seat
+        } catch {
+            if getuid() == 0 {
+                logger.warning("no seat; opening the card and input devices directly as root", metadata: ["reason": "\(error)"])
+                return nil
+            }
+            throw RuntimeFailure("\(error)")
+        }
+    }
+
     /// Opens the DRM output when asked for or when a card is usable; nil for headless.
-    func openBackend(logger: Logger) throws -> DRMBackend? {
-        let requested = try mode.map { m -> ModeRequest in
+    func requestedMode() throws -> ModeRequest? {
+        try mode.map { m -> ModeRequest in
             guard let r = ModeRequest.parse(m) else { throw UsageError("bad --mode '\(m)': expected WxH or WxH@Hz, e.g. 1920x1080@60") }
             return r
         }
+    }
+
+    func openBackend(logger: Logger, seat: Seat? = nil) throws -> DRMBackend? {
+        let requested = try requestedMode()
         if backend == .headless { return nil }
+        if card == nil && !Files.isDirectory("/dev/dri") && backend != .drm { return nil }
         if let card, !Files.exists(card) { throw UsageError("--card: \(card) does not exist") }
-        let cards = card.map { [$0] } ?? DRMProbe.usableCards()
+        let cards = card.map { [$0] } ?? DRMProbe.usableCards(opener: seat)
         guard let path = cards.first else {
             if backend == .drm {
                 throw RuntimeFailure("no usable DRM card: looked for /dev/dri/card* with KMS connectors and CRTCs, found none; use --backend headless")
@@ -48,7 +80,7 @@ struct RunCommand: ParsableCommand {
             return nil
         }
         do {
-            return try DRMBackend(device: try LibdrmDevice(path: path), requestedMode: requested, logger: logger)
+            return try DRMBackend(device: try LibdrmDevice(path: path, opener: seat), requestedMode: requested, logger: logger)
         } catch {
             throw RuntimeFailure("\(path): \(error)")
         }
@@ -115,12 +147,13 @@ struct RunCommand: ParsableCommand {
             if let out { try checkDirectory(out, what: "--out") }
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
-            let input = try inputOptions.open()
             _ = try outputOptions.resolve()
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
-            let drm = try openBackend(logger: logger)
+            let seat = try openSeat(logger: logger)
+            let input = try inputOptions.open(seat: seat)
+            let drm = try openBackend(logger: logger, seat: seat)
             defer { drm?.restore() }
             // A second connected connector is the second screen (its CRTC put back first).
             let secondSize = try outputOptions.secondScreenSize()
@@ -162,6 +195,23 @@ struct RunCommand: ParsableCommand {
                 if signals.next() != nil { stop = true }
             }
             if let input { try compositor.addInput(input, calibration: calibration) }
+            if let seat {
+                // A VT switch: away, no frames and no input (a finger on the screen is lifted);
+                // back, the card is taken again, the mode set and the whole frame repainted.
+                seat.onDisable = {
+                    logger.info("session disabled (VT switch away): frames and input stop")
+                    compositor.liftAllTouches()
+                    drm?.suspend()
+                    input?.suspend()
+                }
+                seat.onEnable = {
+                    input?.resume()
+                    if let drm { compositor.handle(drm.resume()) }
+                    compositor.redrawAll()
+                    logger.info("session enabled again: repainting")
+                }
+                compositor.watch(seat.descriptor) { seat.dispatch() }
+            }
             let repaint = RepaintLoop(compositor: compositor)
             try repaint.run { stop }
             if let out {
@@ -183,7 +233,8 @@ struct RunCommand: ParsableCommand {
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
         let logger = Logger(label: "diptych.scenario")
-        let drm = try openBackend(logger: logger)
+        let seat = try openSeat(logger: logger)
+        let drm = try openBackend(logger: logger, seat: seat)
         defer { drm?.restore() }
         var second: DRMBackend?
         if let drm, let size = scenario.secondScreen {

@@ -293,3 +293,16 @@ struct ShellRotationAndTouchTests {
         }
     }
 }
+
+struct ShellArrivalOrderTests {
+    /// A secondary that says hello before the primary waits in the background, and is brought
+    /// to the foreground and activated when the primary comes (live `run` admits at hello).
+    @Test func aSecondaryBeforeItsPrimaryIsActivatedWhenThePrimaryComes() throws {
+        var shell = Shell(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .split23)
+        let p = AppID(1), s = AppID(2)
+        #expect(shell.add(s, preferring: .secondary, requiresFullScreen: false) == [.layoutChanged, .lifecycle(s, .didEnterBackground)])
+        let effects = shell.add(p, preferring: .primary, requiresFullScreen: false)
+        #expect(effects == [.layoutChanged, .activateWhenDrawn(p), .lifecycle(s, .willEnterForeground), .activateWhenDrawn(s)])
+        #expect(shell.arrangement == .split23 && shell.pane(of: s) != nil)
+    }
+}

@@ -53,6 +53,41 @@ kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-after.txt
+
+# The kiosk session: seatd for the seat, the compositor as uid 1000 with no access to the
+# device nodes of its own, a VT switch away and back, an app killed and relaunched.
+echo off > "$second"; sleep 1
+ls -l /dev/dri/card0 > /out/kiosk-devices.txt
+seatd -g video > /out/seatd.log 2>&1 &
+seatd_pid=$!
+for i in $(seq 1 50); do [ -S /run/seatd.sock ] && break; sleep 0.1; done
+mkdir -p -m 0700 /tmp/kiosk /tmp/kiosk-run && chown 1000:1000 /tmp/kiosk /tmp/kiosk-run
+mkdir -p /out/kiosk && chmod 0777 /out/kiosk /out/sync/kiosk
+su -s /bin/sh kiosk -c 'echo kiosk-uid $(id -u) > /out/kiosk/id.txt; cd /tmp/kiosk; \
+  export XDG_RUNTIME_DIR=/tmp/kiosk-run LIBSEAT_BACKEND=seatd DIPTYCH_LOG_LEVEL=info; \
+  exec /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --status-bar off \
+    --primary "pattern:#336699 --animate" --secondary "pattern:#993366" --out /out/kiosk' > /out/kiosk.stdout 2> /out/kiosk.stderr &
+kpid=$!
+sleep 5
+/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-during.txt 2>&1
+capture() { echo 0 > /out/sync/kiosk/$1.png.ready; while [ ! -e /out/sync/kiosk/$1.png.done ]; do sleep 0.2; done; }
+flips() { grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null || echo 0; }
+chvt 2; sleep 2
+/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
+a=$(flips); sleep 2; b=$(flips); echo $((b - a)) > /out/kiosk-flips-away.txt
+chvt 1; sleep 3
+a=$(flips); sleep 1; b=$(flips); echo $((b - a)) > /out/kiosk-flips-back.txt
+/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-back.txt 2>&1
+capture back
+grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-before.txt
+for d in /proc/[0-9]*; do grep -q 993366 $d/cmdline 2>/dev/null && grep -q diptych-demo $d/cmdline 2>/dev/null && kill -9 ${d#/proc/}; done
+sleep 4
+grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-after.txt
+capture relaunched
+kill -TERM $kpid
+wait $kpid
+echo $? > /out/kiosk.rc
+kill $seatd_pid
 echo done > /out/done
 sync
 poweroff -f

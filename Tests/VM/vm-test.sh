@@ -18,7 +18,7 @@ step() { echo "vm-test: $*"; }
 
 # 1. Packages (Debian's).
 need=""
-for p in qemu-system-x86 busybox-static cpio kmod python3; do
+for p in qemu-system-x86 busybox-static cpio kmod python3 seatd; do
   dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q "ok installed" || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -54,7 +54,11 @@ rm -rf "$IR" && mkdir -p "$IR"/{bin,sbin,usr/bin,lib64,lib/x86_64-linux-gnu,usr/
 cp /bin/busybox "$IR/bin/busybox"
 for a in $("$IR/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$IR/bin/$a"; done
 cp "$BIN/diptych" "$BIN/diptych-demo" "$IR/bin/"
-for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+# seatd, for the kiosk run as an ordinary user; a user and the groups it runs in.
+cp /usr/sbin/seatd "$IR/bin/seatd"
+printf 'root:x:0:0:root:/root:/bin/sh\nkiosk:x:1000:1000:kiosk:/tmp/kiosk:/bin/sh\n' > "$IR/etc/passwd"
+printf 'root:x:0:\nvideo:x:44:kiosk\nkiosk:x:1000:\n' > "$IR/etc/group"
+for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" /usr/sbin/seatd | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
   mkdir -p "$IR$(dirname "$lib")"
   cp -L "$lib" "$IR$lib"
 done
@@ -91,7 +95,7 @@ for m in virtio_pci 9p 9pnet_virtio virtio-gpu uinput evdev; do add_module "$m";
 
 # 5. Boot, and read the screen back whenever the guest asks.
 step "booting $KVER under qemu (TCG)"
-rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2"
+rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2" "$OUT/sync/kiosk"
 rm -f "$WORK/mon.sock"
 timeout 280 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg -smp 2 -m 1536 \
   -display none -serial file:"$WORK/serial.log" -no-reboot -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
@@ -183,4 +187,30 @@ grep -q "second screen disconnected" "$OUT/sigterm.stderr" || fail "hotplug: the
 grep -q "second screen reconnected; mode restored" "$OUT/sigterm.stderr" || fail "hotplug: the second screen's mode was not restored"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged2.txt" && fail "hotplug: after the second screen came back its CRTC shows the console, not the compositor"
 step "hotplug: the second connector went off and came back, and its mode was set again"
+
+# The kiosk session: an ordinary user through seatd, a VT switch away and back, a killed app.
+K=$OUT/kiosk.stderr
+[ -f "$K" ] || fail "kiosk: the run as an ordinary user did not happen (guest log)"
+grep -q "seat opened" "$K" || fail "kiosk: the seat was not opened through seatd: $(tail -5 "$K")"
+grep -q "^kiosk-uid 1000$" "$OUT/kiosk/id.txt" || fail "kiosk: the compositor did not run as uid 1000: $(cat "$OUT/kiosk/id.txt")"
+grep -q "crw------- .* 0 .* /dev/dri/card0\|crw------- *1 root" "$OUT/kiosk-devices.txt" || fail "kiosk: the card is open to others: $(cat "$OUT/kiosk-devices.txt")"
+grep -q "session disabled (VT switch away)" "$K" || fail "kiosk: the VT switch away did not disable the session"
+grep -q "session enabled again" "$K" || fail "kiosk: the session was not enabled again on return"
+cmp -s "$OUT/kiosk-crtc-during.txt" "$OUT/kiosk-crtc-away.txt" && fail "kiosk: while away the CRTC still showed the compositor (master not given up)"
+cmp -s "$OUT/kiosk-crtc-away.txt" "$OUT/kiosk-crtc-back.txt" && fail "kiosk: after return the CRTC did not show the compositor again"
+[ "$(cat "$OUT/kiosk-flips-away.txt")" = 0 ] || fail "kiosk: $(cat "$OUT/kiosk-flips-away.txt") frames were drawn while away"
+"$HOSTBIN/diptych" render --device ipad --arrangement split-2/3 --primary 'pattern:#336699' --secondary 'pattern:#993366' \
+  --emulate-on 1024x768 --status-bar off --out "$WORK/host-kiosk.png" >/dev/null || fail "headless render for the kiosk"
+# The primary draws a new frame after every frameDone (its frames show whether any was drawn
+# while away); the secondary's pane, still, is compared with the headless render.
+for c in back relaunched; do
+  "$HOSTBIN/diptych" compare "$OUT/kiosk-$c.png.ppm" "$WORK/host-kiosk.png" --region 712,0,312,768 --diff "$WORK/diff-kiosk-$c.png" \
+    || fail "kiosk: readback ($c) of the secondary's pane differs from the headless render"
+done
+[ "$(cat "$OUT/kiosk-flips-back.txt")" -gt 10 ] || fail "kiosk: the primary's frames did not resume after the return ($(cat "$OUT/kiosk-flips-back.txt"))"
+grep -q "killed by signal 9; relaunching" "$K" || fail "kiosk: the killed app was not relaunched: $(tail -5 "$K")"
+[ "$(cat "$OUT/kiosk-primary-configures-before.txt")" = "$(cat "$OUT/kiosk-primary-configures-after.txt")" ] \
+  || fail "kiosk: the other app was reconfigured when its partner was killed"
+[ "$(cat "$OUT/kiosk.rc")" = 0 ] || fail "kiosk: SIGTERM exit status $(cat "$OUT/kiosk.rc")"
+step "kiosk: as uid 1000 through seatd (card 0600 root); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"
 echo "vm-test: all VM checks passed"

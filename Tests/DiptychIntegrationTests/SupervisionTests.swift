@@ -98,3 +98,25 @@ struct SupervisionTests {
         #expect(v.stop() == 0)
     }
 }
+
+struct SessionSwitchTests {
+    /// A VT switch during a divider drag ends it as if the finger lifted: the panes settle at
+    /// a split and both apps are activated again.
+    @Test func aSwitchAwayDuringADragEndsItAsALift() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "p.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.connect(["pattern:#0000AA"], log: "s.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        let divider = try #require(f.compositor.layout.divider)
+        f.compositor.touch(id: 1, phase: .down, x: Double(divider.x) + 5, y: 300)
+        f.compositor.touch(id: 1, phase: .motion, x: 560, y: 300)
+        #expect(f.compositor.shell.drag != nil)
+        f.compositor.liftAllTouches()
+        #expect(f.compositor.shell.drag == nil)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            try f.events("s.jsonl").filter { $0["event"]?.stringValue == "didBecomeActive" }.count >= 2
+        })
+        #expect(f.compositor.layout.arrangement.isSplit)
+    }
+}

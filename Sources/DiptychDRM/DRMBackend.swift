@@ -156,11 +156,7 @@ public final class DRMBackend: OutputBackend {
             return [.disconnected]
         }
         do {
-            if let plane = atomicPlane {
-                try device.atomicModeset(crtc: crtc, connector: connector.id, plane: plane, framebuffer: buffers[chain.front].framebuffer, modeIndex: mode.index, size: size, testOnly: false)
-            } else {
-                try device.setCRTC(crtc, framebuffer: buffers[chain.front].framebuffer, connector: connector.id, modeIndex: mode.index)
-            }
+            try setMode(framebuffer: buffers[chain.front].framebuffer)
             chain.invalidate()
             logger.warning(isSecond ? "second screen reconnected; mode restored" : "output reconnected; mode restored", metadata: ["drm.connector": "\(connector.name)", "output.mode": "\(mode)"])
             return [.reconnected]

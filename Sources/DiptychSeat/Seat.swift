@@ -55,28 +55,26 @@ public final class Seat: DeviceOpener {
                 if let h = seat.handle { libseat_disable_seat(h) }
             }))
         errno = 0
+        // On a failure from here on the instance is whole: deinit frees the listener.
         guard let h = libseat_open_seat(listener, Unmanaged.passUnretained(self).toOpaque()) else {
             let e = errno
-            listener.deallocate()
             throw SeatError(
                 "no seat available (\(String(cString: strerror(e)))): run the compositor in a logind session, or start seatd and add this user to its group (see the README, Kiosk session)")
         }
         handle = h
         name = String(cString: libseat_seat_name(h))
+        func giveUp(_ why: String) -> SeatError {
+            libseat_close_seat(h)
+            handle = nil
+            return SeatError(why)
+        }
         let deadline = MonotonicClock.milliseconds + UInt64(timeoutMilliseconds)
         while !active {
             if MonotonicClock.milliseconds >= deadline {
-                libseat_close_seat(h)
-                handle = nil
-                listener.deallocate()
-                throw SeatError("the seat \(name) did not become active within \(timeoutMilliseconds) ms: is this session's VT the one shown?")
+                throw giveUp("the seat \(name) did not become active within \(timeoutMilliseconds) ms: is this session's VT the one shown?")
             }
             if libseat_dispatch(h, 100) < 0 && errno != EINTR {
-                let e = errno
-                libseat_close_seat(h)
-                handle = nil
-                listener.deallocate()
-                throw SeatError("the seat \(name) failed: \(String(cString: strerror(e)))")
+                throw giveUp("the seat \(name) failed: \(String(cString: strerror(errno)))")
             }
         }
     }

@@ -120,3 +120,14 @@ struct SessionSwitchTests {
         #expect(f.compositor.layout.arrangement.isSplit)
     }
 }
+
+struct SeatErrorTests {
+    /// A device the seat will not open (here /dev/null, not a card) is refused naming the
+    /// device and the seat; without a seat at all the error says what to start.
+    @Test func aDeviceTheSeatRefusesIsNamed() throws {
+        let r = try Harness.run([Harness.diptych, "run", "--backend", "drm", "--card", "/dev/null"], timeoutMilliseconds: 30_000)
+        #expect(r.status == 1, "\(r.stderr)")
+        let named = ["cannot open /dev/null through the seat", "no seat available", "did not become active"].contains { r.stderr.contains($0) }
+        #expect(named, "\(r.stderr)")
+    }
+}

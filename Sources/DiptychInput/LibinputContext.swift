@@ -51,12 +51,13 @@ public final class LibinputContext {
     }
 
     /// A path-backend context with no devices; add them with `addDevice`.
-    public init() throws {
+    public init(opener: (any DeviceOpener)? = nil) throws {
         interface = Self.makeInterface()
         udev = nil
-        opener = nil
-        openerBox = nil
-        guard let li = libinput_path_create_context(interface, nil) else {
+        self.opener = opener
+        openerBox = opener.map { Unmanaged.passRetained(OpenerBox($0)) }
+        guard let li = libinput_path_create_context(interface, openerBox?.toOpaque()) else {
+            openerBox?.release()
             interface.deallocate()
             throw InputError(message: "libinput_path_create_context failed")
         }

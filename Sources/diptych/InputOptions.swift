@@ -31,7 +31,7 @@ struct InputOptions: ParsableArguments {
             let paths = input.split(separator: ",").map(String.init)
             guard !paths.isEmpty else { throw UsageError("--input: give udev or device nodes") }
             for p in paths where !Files.exists(p) { throw UsageError("--input: device node \(p) does not exist") }
-            do { context = try LibinputContext() } catch { throw RuntimeFailure("--input: \(error)") }
+            do { context = try LibinputContext(opener: seat) } catch { throw RuntimeFailure("--input: \(error)") }
             for p in paths {
                 do { try context.addDevice(p) } catch { throw UsageError("--input: \(error)") }
             }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Hidden tools for the VM test: KMS state, and image comparison.
+// Hidden tools for the VM test: KMS state, image comparison, a uinput touchscreen.
 
 import ArgumentParser
 import DiptychCore
 import DiptychDRM
 import DiptychLinux
 import DiptychImage
+import DiptychInput
+import Glibc
 
 struct KMSStateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,6 +62,41 @@ struct CompareCommand: ParsableCommand {
             }
             if let diff { try? r.diff?.writePNG(to: diff) }
             throw RuntimeFailure("\(r.differingPixels) pixels differ by more than \(tolerance) (max \(r.maxChannelDifference)), first at \(r.firstDifference.map { "(\($0.x), \($0.y))" } ?? "-")")
+        }
+    }
+}
+
+/// For the VM test: creates a uinput touchscreen (root only), writes its node to a file, and
+/// after a delay taps it, so an ordinary user's compositor can be shown to read input through
+/// the seat.
+struct UinputTapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uinput-tap", abstract: "Create a uinput touchscreen, name it in FILE, tap it after a delay (tests).", shouldDisplay: false)
+
+    @Option(help: "Write the touchscreen's device node here.")
+    var nodeFile: String
+    @Option(help: "The panel size WxH the touchscreen spans.")
+    var panel: String = "1024x768"
+    @Option(help: "Tap after this many milliseconds.")
+    var delayMs: Int = 5000
+    @Option(help: "Where to tap, X,Y in panel pixels.")
+    var at: String = "900,300"
+
+    func run() throws {
+        try reportingErrors {
+            guard let size = Size(parsing: panel) else { throw UsageError("bad --panel '\(panel)'") }
+            let xy = at.split(separator: ",").compactMap { Double($0) }
+            guard xy.count == 2 else { throw UsageError("bad --at '\(at)': expected X,Y") }
+            let device: UinputInjector
+            do { device = try UinputInjector(panel: size) } catch { throw RuntimeFailure("\(error)") }
+            do { try Files.writeAtomically(nodeFile, bytes: Array(device.touchNode.utf8)) } catch { throw RuntimeFailure("\(error)") }
+            usleep(useconds_t(max(0, delayMs)) * 1000)
+            device.inject(.touch(id: 1, phase: .down, x: xy[0], y: xy[1]))
+            usleep(50_000)
+            device.inject(.touch(id: 1, phase: .motion, x: xy[0] - 20, y: xy[1] + 10))
+            usleep(50_000)
+            device.inject(.touch(id: 1, phase: .up, x: xy[0] - 20, y: xy[1] + 10))
+            usleep(2_000_000)
         }
     }
 }

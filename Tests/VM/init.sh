@@ -63,10 +63,21 @@ seatd_pid=$!
 for i in $(seq 1 50); do [ -S /run/seatd.sock ] && break; sleep 0.1; done
 mkdir -p -m 0700 /tmp/kiosk /tmp/kiosk-run && chown 1000:1000 /tmp/kiosk /tmp/kiosk-run
 mkdir -p /out/kiosk && chmod 0777 /out/kiosk /out/sync/kiosk
-su -s /bin/sh kiosk -c 'echo kiosk-uid $(id -u) > /out/kiosk/id.txt; cd /tmp/kiosk; \
-  export XDG_RUNTIME_DIR=/tmp/kiosk-run LIBSEAT_BACKEND=seatd DIPTYCH_LOG_LEVEL=info; \
-  exec /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --status-bar off \
-    --primary "pattern:#336699 --animate" --secondary "pattern:#993366" --out /out/kiosk' > /out/kiosk.stdout 2> /out/kiosk.stderr &
+# A touchscreen made by root (0600 root): the kiosk reads it only through the seat; it is
+# tapped on the secondary's pane once the compositor runs.
+/bin/diptych uinput-tap --node-file /tmp/touch-node --delay-ms 3500 --at 900,300 &
+for i in $(seq 1 50); do [ -s /tmp/touch-node ] && break; sleep 0.1; done
+ls -l "$(cat /tmp/touch-node)" > /out/kiosk-input-device.txt
+cat > /tmp/kiosk.sh <<KIOSK
+#!/bin/sh
+echo kiosk-uid \$(id -u) > /out/kiosk/id.txt
+cd /tmp/kiosk
+export XDG_RUNTIME_DIR=/tmp/kiosk-run LIBSEAT_BACKEND=seatd DIPTYCH_LOG_LEVEL=info
+exec /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --status-bar off \\
+  --input $(cat /tmp/touch-node) --primary "pattern:#336699 --animate" --secondary "pattern:#993366" --out /out/kiosk
+KIOSK
+chmod 755 /tmp/kiosk.sh
+su -s /bin/sh kiosk -c /tmp/kiosk.sh > /out/kiosk.stdout 2> /out/kiosk.stderr &
 kpid=$!
 sleep 5
 /bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-during.txt 2>&1

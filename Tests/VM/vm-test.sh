@@ -212,5 +212,8 @@ grep -q "killed by signal 9; relaunching" "$K" || fail "kiosk: the killed app wa
 [ "$(cat "$OUT/kiosk-primary-configures-before.txt")" = "$(cat "$OUT/kiosk-primary-configures-after.txt")" ] \
   || fail "kiosk: the other app was reconfigured when its partner was killed"
 [ "$(cat "$OUT/kiosk.rc")" = 0 ] || fail "kiosk: SIGTERM exit status $(cat "$OUT/kiosk.rc")"
-step "kiosk: as uid 1000 through seatd (card 0600 root); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"
+grep -q "^crw------- .* root " "$OUT/kiosk-input-device.txt" || fail "kiosk: the touchscreen is open to others: $(cat "$OUT/kiosk-input-device.txt")"
+grep -q '"event":"touch","id":[0-9]*,"phase":"down"' "$OUT/kiosk/events-secondary.jsonl" \
+  || fail "kiosk: the tap on the touchscreen (opened through the seat) did not reach the app"
+step "kiosk: as uid 1000 through seatd (card and touchscreen 0600 root, a tap read through the seat); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"
 echo "vm-test: all VM checks passed"

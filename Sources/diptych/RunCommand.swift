@@ -54,6 +54,12 @@ struct RunCommand: ParsableCommand {
                 logger.warning("no seat; opening the card and input devices directly as root", metadata: ["reason": "\(error)"])
                 return nil
             }
+            // Without --backend drm a missing seat is not fatal: the card is tried as the user
+            // may open it, else the headless backend is used (and said so).
+            if backend == nil {
+                Files.writeStandardError("diptych: \(error)\n")
+                return nil
+            }
             throw RuntimeFailure("\(error)")
         }
     }

@@ -2,22 +2,10 @@
 // Who opens device nodes (the card, input devices): a seat manager for an ordinary user, or
 // plain `open` as root.
 
-import Glibc
-
 /// Opens and closes device nodes for the DRM and input backends.
 public protocol DeviceOpener: AnyObject {
     /// Opens `path` (read-write), close-on-exec; the descriptor, or a negated errno.
     func openDevice(_ path: String) -> Int32
     /// Closes a descriptor `openDevice` returned.
     func closeDevice(_ fd: Int32)
-}
-
-/// Opens device nodes directly (root on a kiosk without a seat manager).
-public final class DirectOpener: DeviceOpener {
-    public init() {}
-    public func openDevice(_ path: String) -> Int32 {
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        return fd < 0 ? -errno : fd
-    }
-    public func closeDevice(_ fd: Int32) { close(fd) }
 }

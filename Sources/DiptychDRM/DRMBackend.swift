@@ -124,7 +124,7 @@ public final class DRMBackend: OutputBackend {
         guard let hotplug, descriptor == hotplug.descriptor else { return [] }
         let changed = hotplug.drain()
         logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
-        return (changed ? rescan() : []) + (changed ? [.connectorsChanged] : [])
+        return changed ? rescan() + [.connectorsChanged] : []
     }
 
     /// A flip with `token` completed: whether it was this output's pending one.

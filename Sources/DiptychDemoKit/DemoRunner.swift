@@ -250,18 +250,21 @@ public struct DemoRunner {
     }
 
     func commitPictureInPicture() throws(ClientError) {
-        let size = TvModel.pipSize(screenPixels: screenPixels > 0 ? screenPixels : 1024)
-        guard let buffer = try connection.freeBuffer(width: size.width, height: size.height) else { return }
-        model.drawPictureInPicture(buffer.image)
-        try connection.pipCommit(buffer)
+        try commitPicture(TvModel.pipSize(screenPixels: screenPixels > 0 ? screenPixels : 1024)) { b throws(ClientError) in try connection.pipCommit(b) }
     }
 
     /// Draws the current picture on the second screen, at its size.
     func commitToSecondScreen() throws(ClientError) {
         guard let size = secondScreen else { return }
+        try commitPicture(size) { b throws(ClientError) in try connection.screenCommit(b) }
+    }
+
+    /// Draws the current picture into a free buffer of `size` and hands it to `commit`; skipped
+    /// when every buffer of that size is busy.
+    func commitPicture(_ size: Size, _ commit: (ShmBuffer) throws(ClientError) -> Void) throws(ClientError) {
         guard let buffer = try connection.freeBuffer(width: size.width, height: size.height) else { return }
         model.drawPictureInPicture(buffer.image)
-        try connection.screenCommit(buffer)
+        try commit(buffer)
     }
 
     /// Draws the picture that is due: in the window when it plays there, else on the main

@@ -24,9 +24,8 @@ public final class LibinputContext {
     private let interface: UnsafeMutablePointer<libinput_interface>
     private let udev: OpaquePointer?
 
-    /// Who opens devices for libinput (a seat), if not plain `open`; kept alive here, handed
-    /// to the callbacks as libinput's user data.
-    private let opener: (any DeviceOpener)?
+    /// Who opens devices for libinput (a seat), if not plain `open`: retained here, handed to
+    /// the callbacks as libinput's user data.
     private let openerBox: Unmanaged<OpenerBox>?
 
     /// The opener, boxed so that a C callback can reach it through one pointer.
@@ -54,7 +53,6 @@ public final class LibinputContext {
     public init(opener: (any DeviceOpener)? = nil) throws {
         interface = Self.makeInterface()
         udev = nil
-        self.opener = opener
         openerBox = opener.map { Unmanaged.passRetained(OpenerBox($0)) }
         guard let li = libinput_path_create_context(interface, openerBox?.toOpaque()) else {
             openerBox?.release()
@@ -69,7 +67,6 @@ public final class LibinputContext {
     /// - Throws: `InputError` when udev is unavailable or the seat cannot be assigned.
     public init(seat: String, opener: (any DeviceOpener)? = nil) throws {
         interface = Self.makeInterface()
-        self.opener = opener
         openerBox = opener.map { Unmanaged.passRetained(OpenerBox($0)) }
         guard let u = udev_new() else {
             interface.deallocate()

@@ -112,9 +112,10 @@ extension Compositor {
     @discardableResult
     public func present() -> PresentResult {
         let result = backend.present(damage: lastFrameDamage)
+        // The second screen shows this frame's scene too, whatever became of the main one.
+        defer { presentSecondScreen(mirroring: lastFrameGraph) }
         guard case .presented(let shown) = result else {
             damage.keep(lastFrameDamage)
-            presentSecondScreen(mirroring: lastFrameGraph)
             return result
         }
         damageHistory.append(lastFrameDamage)
@@ -134,7 +135,6 @@ extension Compositor {
             c.pipFrameDonePending = false
             if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
         }
-        presentSecondScreen(mirroring: lastFrameGraph)
         return result
     }
 

@@ -65,6 +65,11 @@ extension ByteWriter {
     mutating func buffer(_ b: BufferLayout) {
         u32(b.offset); u32(b.width); u32(b.height); u32(b.stride); u32(b.format.rawValue)
     }
+    /// A damage list: u32 count, then the rectangles.
+    mutating func damage(_ rects: [Rect]) {
+        u32(UInt32(rects.count))
+        for r in rects { rect(r) }
+    }
 }
 
 extension ByteReader {
@@ -73,6 +78,15 @@ extension ByteReader {
     }
     mutating func buffer() throws(ProtocolError) -> BufferLayout {
         BufferLayout(offset: try u32(), width: try u32(), height: try u32(), stride: try u32(), format: FourCC(rawValue: try u32()))
+    }
+    /// A damage list, at most `Wire.maxDamageRects` long.
+    mutating func damage() throws(ProtocolError) -> [Rect] {
+        let n = Int(try u32())
+        guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
+        var rects: [Rect] = []
+        rects.reserveCapacity(n)
+        for _ in 0..<n { rects.append(try rect()) }
+        return rects
     }
 }
 
@@ -88,8 +102,7 @@ extension ClientMessage {
             w.u32(serial)
         case .commit(let b, let damage), .pipCommit(let b, let damage):
             w.u32(b)
-            w.u32(UInt32(damage.count))
-            for r in damage { w.rect(r) }
+            w.damage(damage)
         case .snapshot(let serial, let b):
             w.u32(serial)
             w.u32(b)
@@ -107,8 +120,7 @@ extension ClientMessage {
         case .screenCommit(let screen, let b, let damage):
             w.u32(screen)
             w.u32(b)
-            w.u32(UInt32(damage.count))
-            for r in damage { w.rect(r) }
+            w.damage(damage)
         case .screenRelease(let screen):
             w.u32(screen)
         }
@@ -129,10 +141,7 @@ extension ClientMessage {
             m = .ack(serial: try r.u32())
         case 3, 9:
             let b = try r.u32()
-            let n = Int(try r.u32())
-            guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
-            var damage: [Rect] = []
-            for _ in 0..<n { damage.append(try r.rect()) }
+            let damage = try r.damage()
             m = opcode == 3 ? .commit(buffer: b, damage: damage) : .pipCommit(buffer: b, damage: damage)
         case 4:
             m = .snapshot(serial: try r.u32(), buffer: try r.u32())
@@ -148,11 +157,7 @@ extension ClientMessage {
             m = .pipClose
         case 11:
             let screen = try r.u32(), b = try r.u32()
-            let n = Int(try r.u32())
-            guard n <= Wire.maxDamageRects else { throw ProtocolError(.malformedMessage, "\(n) damage rectangles exceed the limit of \(Wire.maxDamageRects)") }
-            var damage: [Rect] = []
-            for _ in 0..<n { damage.append(try r.rect()) }
-            m = .screenCommit(screen: screen, buffer: b, damage: damage)
+            m = .screenCommit(screen: screen, buffer: b, damage: try r.damage())
         case 12:
             m = .screenRelease(screen: try r.u32())
         default:

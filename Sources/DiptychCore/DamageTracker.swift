@@ -95,29 +95,31 @@ public struct DamageTracker: Sendable {
     /// Calls `changed` with every logical rectangle that differs between two frames' nodes,
     /// matched by key: nodes that moved, appeared, went away or show something else.
     private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
-        for n in new {
-            let o = old.first { $0.key == n.key }
+        // Frames mostly keep their nodes in the same order: each is looked for at its own
+        // place first.
+        for (i, n) in new.enumerated() {
+            let o = i < old.count && old[i].key == n.key ? old[i] : old.first { $0.key == n.key }
             if let o, o == n { continue }
-            for r in moved(from: o, to: n).rects { changed(r) }
+            moved(from: o, to: n, changed)
         }
-        for o in old where !new.contains(where: { $0.key == o.key }) {
-            for r in moved(from: o, to: nil).rects { changed(r) }
+        for (i, o) in old.enumerated() where !(i < new.count && new[i].key == o.key) && !new.contains(where: { $0.key == o.key }) {
+            moved(from: o, to: nil, changed)
         }
     }
 
     /// Logical pixels that changed between two placements of one node (an app's pane, a piece
-    /// of chrome). A flat colour is the same wherever it lies, so a tile or the divider that
-    /// moved repaints only what it gained and lost; rounded corners that changed repaint the
-    /// corners.
-    static func moved(from old: SceneNode?, to new: SceneNode?) -> Region {
-        var changed = Region()
+    /// of chrome), as rectangles that may overlap. A flat colour is the same wherever it lies,
+    /// so a tile or the divider that moved repaints only what it gained and lost; rounded
+    /// corners that changed repaint the corners. (Every frame of a settle runs this for each
+    /// pane that moved: it allocates nothing.)
+    static func moved(from old: SceneNode?, to new: SceneNode?, _ changed: (Rect) -> Void) {
         switch (old, new) {
         case (nil, nil):
             break
         case (let o?, nil):
-            changed.formUnion(o.clip)
+            changed(o.clip)
         case (nil, let n?):
-            changed.formUnion(n.clip)
+            changed(n.clip)
         case (let o?, let n?):
             let sameContent: Bool
             switch (o.content, n.content) {
@@ -126,21 +128,18 @@ public struct DamageTracker: Sendable {
             default: sameContent = o.content == n.content && o.imageRect == n.imageRect
             }
             if sameContent && o.cornerRadius != n.cornerRadius {
-                for r in o.corners + n.corners { changed.formUnion(r) }
+                for r in o.corners + n.corners { changed(r) }
             }
             if sameContent && o.clip == n.clip { break }
             if sameContent {
-                var gained = Region(n.clip)
-                gained.subtract(o.clip)
-                var lost = Region(o.clip)
-                lost.subtract(n.clip)
-                for r in gained.rects + lost.rects { changed.formUnion(r) }
+                // What it gained, and what it lost.
+                Region.forEachPiece(of: n.clip, outside: o.clip, changed)
+                Region.forEachPiece(of: o.clip, outside: n.clip, changed)
             } else {
-                changed.formUnion(o.clip)
-                changed.formUnion(n.clip)
+                changed(o.clip)
+                changed(n.clip)
             }
         }
-        return changed
     }
 }
 

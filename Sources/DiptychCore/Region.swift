@@ -15,14 +15,22 @@ public struct Region: Hashable, Sendable {
 
     /// Appends the parts of `r` outside `cut` (up to four rectangles) to `out`.
     static func subtract(_ r: Rect, _ cut: Rect, into out: inout [Rect]) {
+        forEachPiece(of: r, outside: cut) { out.append($0) }
+    }
+
+    /// Calls `body` with each part of `r` outside `cut` (up to four disjoint rectangles: the
+    /// bands above and below, then the pieces left and right), allocating nothing.
+    @inline(__always)
+    public static func forEachPiece(of r: Rect, outside cut: Rect, _ body: (Rect) -> Void) {
+        guard !r.isEmpty else { return }
         guard let i = r.intersection(cut) else {
-            out.append(r)
+            body(r)
             return
         }
-        if i.minY > r.minY { out.append(Rect(x: r.x, y: r.y, width: r.width, height: i.minY - r.minY)) }
-        if i.maxY < r.maxY { out.append(Rect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
-        if i.minX > r.minX { out.append(Rect(x: r.x, y: i.minY, width: i.minX - r.minX, height: i.height)) }
-        if i.maxX < r.maxX { out.append(Rect(x: i.maxX, y: i.minY, width: r.maxX - i.maxX, height: i.height)) }
+        if i.minY > r.minY { body(Rect(x: r.x, y: r.y, width: r.width, height: i.minY - r.minY)) }
+        if i.maxY < r.maxY { body(Rect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
+        if i.minX > r.minX { body(Rect(x: r.x, y: i.minY, width: i.minX - r.minX, height: i.height)) }
+        if i.maxX < r.maxX { body(Rect(x: i.maxX, y: i.minY, width: r.maxX - i.maxX, height: i.height)) }
     }
 
     static func overlap(_ a: Rect, _ b: Rect) -> Bool {
@@ -66,6 +74,16 @@ public struct Region: Hashable, Sendable {
         var r = Region()
         r.rects = rects.compactMap { $0.intersection(clip) }
         return r
+    }
+
+    /// Adds every rectangle of `other`.
+    public mutating func formUnion(_ other: Region) {
+        for r in other.rects { formUnion(r) }
+    }
+
+    /// Whether any of the region lies inside `rect`.
+    public func overlaps(_ rect: Rect) -> Bool {
+        !rect.isEmpty && rects.contains { Region.overlap($0, rect) }
     }
 
     /// The smallest rectangle holding the region (empty for an empty region).

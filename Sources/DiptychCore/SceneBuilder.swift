@@ -190,6 +190,7 @@ public enum SceneBuilder {
         let scale = profile.scale
         let size = profile.pixelSize(orientation)
         var nodes: [SceneNode] = []
+        nodes.reserveCapacity(4 * panes.count + 3 * floating.count + 8)
         let divider = PresentedPane.divider(between: panes, screen: profile.screenSize(orientation))
         var dividerDrawn = false
         func drawDivider() {
@@ -273,8 +274,9 @@ public enum SceneBuilder {
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
     /// when it does not fit.
     static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics) -> SceneNode? {
-        guard !name.isEmpty else { return nil }
         let pixelSize = ChromeStyle.labelPoints * scale
+        // A band too thin for any name (a drag's sliver) is not measured.
+        guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
         let size = text.size(of: name, pixelSize: pixelSize)
         guard size.width + 2 * pixelSize <= band.width, size.height + 2 * pixelSize <= band.height else { return nil }
         let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)

@@ -185,9 +185,13 @@ extension PixmanRenderer {
     /// copied in; the rest is drawn straight into the target, so each of its pixels is written
     /// once and none is read.
     public static func replay(_ operations: [RenderOperation], into target: FrameTarget) {
+        guard let shadow = target.shadow else {
+            replay(operations, into: target.image)
+            return
+        }
         var blended = Region()
         for op in operations where op.blends { for r in op.rects { blended.formUnion(r) } }
-        guard let shadow = target.shadow, !blended.isEmpty else {
+        guard !blended.isEmpty else {
             replay(operations, into: target.image)
             return
         }

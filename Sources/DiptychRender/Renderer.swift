@@ -128,7 +128,7 @@ public struct PixmanRenderer {
     public func plan(_ scene: Scene) -> (operations: [RenderOperation], stats: RenderStats) {
         let screen = Rect(x: 0, y: 0, width: scene.size.width, height: scene.size.height)
         let output = Rect(x: 0, y: 0, width: scene.outputSize.width, height: scene.outputSize.height)
-        let damage = scene.damage.map { $0.intersection(output) } ?? Region(output)
+        let damage = scene.damage.map { d in d.rects.allSatisfy { output.contains($0) } ? d : d.intersection(output) } ?? Region(output)
         let t = scene.transform
         let identity = t == .identity
         var stats = RenderStats()
@@ -137,28 +137,40 @@ public struct PixmanRenderer {
         // Visibility in logical pixels, from the top down. A surface with rounded corners
         // hides nothing in its corner squares, and draws them through a corner mask.
         var opaqueAbove = Region()
-        var visible: [Region] = Array(repeating: Region(), count: scene.surfaces.count)
-        var cornerVisible: [[(Region, Int, Rect)]] = Array(repeating: [], count: scene.surfaces.count)
+        var visible = [Region](repeating: Region(), count: scene.surfaces.count)
+        var cornerVisible: [[(Region, Int, Rect)]] = []
         for (i, s) in scene.surfaces.enumerated().reversed() {
-            guard let pane = s.clip.intersection(screen) else { continue }
-            var v = Region(pane).intersection(s.imageRect)
+            guard let shown = s.clip.intersection(screen)?.intersection(s.imageRect) else { continue }
+            var v = Region(shown)
             v.subtract(opaqueAbove)
             // What hides the surfaces below: the image, not the whole pane (a placeholder
-            // under it shows where it does not reach).
-            var body = Region(pane).intersection(s.imageRect)
-            for (square, corner) in s.corners {
+            // under it shows where it does not reach), less its rounded corners.
+            let corners = s.corners
+            if corners.isEmpty {
+                visible[i] = v
+                if s.isOpaque { opaqueAbove.formUnion(shown) }
+                continue
+            }
+            var body = Region(shown)
+            for (square, corner) in corners {
                 let c = v.intersection(square)
-                if !c.isEmpty { cornerVisible[i].append((c, corner, square)) }
+                if !c.isEmpty {
+                    if cornerVisible.isEmpty { cornerVisible = Array(repeating: [], count: scene.surfaces.count) }
+                    cornerVisible[i].append((c, corner, square))
+                }
                 v.subtract(square)
                 body.subtract(square)
             }
             visible[i] = v
-            if s.isOpaque { for r in body.rects { opaqueAbove.formUnion(r) } }
+            if s.isOpaque { opaqueAbove.formUnion(body) }
         }
         // The output pieces each surface draws, inside the damage.
         func pieces(of region: Region) -> [Rect] {
             var mine: [Rect] = []
-            for r in region.rects { mine += damage.intersection(identity ? r : t.apply(r)).rects }
+            for r in region.rects {
+                let out = identity ? r : t.apply(r)
+                for d in damage.rects { if let i = d.intersection(out) { mine.append(i) } }
+            }
             return mine
         }
         var drawn: [[Rect]] = []
@@ -196,7 +208,7 @@ public struct PixmanRenderer {
                 stats.compositedPixels += area
                 if !opaque { stats.blendedPixels += area }
             }
-            for (region, corner, square) in cornerVisible[i] {
+            for (region, corner, square) in cornerVisible.isEmpty ? [] : cornerVisible[i] {
                 let cut = pieces(of: region)
                 guard !cut.isEmpty else { continue }
                 let maskImage = chrome.corner(radius: square.width, corner: corner)
@@ -231,13 +243,17 @@ extension Scene {
     /// is not there are left out) and the chrome's pictures from `chrome`, shown on the output
     /// through `transform`.
     public init(
-        _ graph: SceneGraph, images: (ImageRef) -> PixelImage?, chrome: ChromeCache = ChromeCache(), transform: AffineTransform = .identity,
+        _ graph: SceneGraph, images: (SceneNode) -> PixelImage?, chrome: ChromeCache = ChromeCache(), transform: AffineTransform = .identity,
         outputSize: Size? = nil, damage: Region? = nil
     ) {
+        // A node that lies wholly outside the damage draws nothing and hides nothing there: it
+        // is left out, its pixels not even looked up (a settle frame repaints thin strips).
+        let identity = transform == .identity
         let surfaces = graph.nodes.compactMap { n -> SceneSurface? in
-            switch n.content {
-            case .image(let ref, _):
-                images(ref).map {
+            if let damage, !damage.overlaps(identity ? n.clip : transform.apply(n.clip)) { return nil }
+            return switch n.content {
+            case .image:
+                images(n).map {
                     SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
                 }
             case .solid(let color):
@@ -262,6 +278,6 @@ extension Scene {
         ) { app in
             image(app).map { AppContent(live: ImageRef(id: app.rawValue, width: $0.width, height: $0.height)) }
         }
-        self.init(graph, images: { image(AppID($0.id)) })
+        self.init(graph, images: { $0.image.flatMap { image(AppID($0.id)) } })
     }
 }

@@ -27,10 +27,13 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
-        SceneBuilder.build(
-            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows, statusBar: statusBar,
+        var graph = SceneBuilder.build(
+            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
             text: renderer.chrome.metrics
         ) { session($0)?.content ?? ghostContent($0) }
+        // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
+        graph.nodes += statusBarNodes(width: graph.size.width, scale: shell.profile.scale)
+        return graph
     }
 
     /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).
@@ -75,20 +78,16 @@ extension Compositor {
         let frameDamage = damage.take(graph)
         let target = backend.beginFrame()
         let repaint = target.repaintRegion(frameDamage, history: damageHistory)
-        let scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
+        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.allCommits))
     }
 
-    /// The pixels of every image `graph` shows, by image id.
-    func images(of graph: SceneGraph) -> (ImageRef) -> PixelImage? {
-        var pixels: [UInt64: PixelImage] = [:]
-        for n in graph.nodes {
-            guard let image = n.image, let app = n.app else { continue }
-            pixels[image.id] = session(app)?.pixels(image)
-        }
-        return { pixels[$0.id] }
+    /// The pixels a node of the scene shows, if it shows an app's image that is still held.
+    func pixels(of node: SceneNode) -> PixelImage? {
+        guard let image = node.image, let app = node.app else { return nil }
+        return session(app)?.pixels(image)
     }
 
     /// Frame stage 2 (composite): draws the frame into the output's buffer (once the output
@@ -145,7 +144,7 @@ extension Compositor {
     public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false) -> PixelImage {
         let graph = sceneGraph()
         let size = logical ? geometry.logical : geometry.panel
-        let scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
+        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
         return image

@@ -162,7 +162,7 @@ extension Compositor {
             let graph = graph ?? sceneGraph()
             if s.full { s.mirror.invalidate() }
             changed = s.mirror.take(graph)
-            scene = Scene(graph, images: images(of: graph), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size)
+            scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size)
         }
         scene.damage = target.repaintRegion(changed, history: s.history)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: target)

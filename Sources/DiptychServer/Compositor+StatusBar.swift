@@ -13,10 +13,26 @@ extension Compositor {
         return StatusBar(style: session(.primary)?.statusBarStyle ?? .dark, time: clockText)
     }
 
+    /// The status bar's nodes on a screen `width` logical pixels wide (none when it is off or
+    /// hidden), laid out again only when the bar or the screen changed.
+    func statusBarNodes(width: Int, scale: Int) -> [SceneNode] {
+        guard let bar = statusBar else { return [] }
+        if let c = statusBarLayout, c.bar == bar, c.width == width, c.scale == scale { return c.nodes }
+        let nodes = bar.nodes(screenWidth: width, scale: scale, text: renderer.chrome.metrics)
+        statusBarLayout = (bar, width, scale, nodes)
+        return nodes
+    }
+
     /// The status bar's time: the virtual clock from 09:41 in a scenario, else the wall clock.
     var clockText: String {
         if let fixed = configuration.statusBarTime { return fixed }
-        if let virtualTime { return StatusBar.clock(milliseconds: virtualTime) }
+        if let virtualTime {
+            let minute = virtualTime / 60_000
+            if let c = virtualClockCache, c.minute == minute { return c.text }
+            let text = StatusBar.clock(milliseconds: virtualTime)
+            virtualClockCache = (minute, text)
+            return text
+        }
         return wallClock().text
     }
 

@@ -129,6 +129,11 @@ public final class Compositor {
     var lastRoundTripStart: UInt64 = 0
     /// The status bar's local time and when it next changes (monotonic ms).
     var wallClockCache: (text: String, until: UInt64)?
+    /// The virtual clock's text and the minute it is for.
+    var virtualClockCache: (minute: UInt64, text: String)?
+    /// The status bar's nodes as last laid out, for the bar and the screen's width and scale:
+    /// laid out again only when what it shows changes (once a minute), not on every frame.
+    var statusBarLayout: (bar: StatusBar, width: Int, scale: Int, nodes: [SceneNode])?
     /// The Picture in Picture windows, and the touches that hold them.
     var pip = PictureInPicture()
     var pipTouches: Set<Int32> = []

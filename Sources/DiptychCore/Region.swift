@@ -55,10 +55,12 @@ public struct Region: Hashable, Sendable {
     /// Adds `rect`, keeping the rectangles disjoint.
     public mutating func formUnion(_ rect: Rect) {
         guard !rect.isEmpty else { return }
-        guard rects.contains(where: { Region.overlap($0, rect) }) else {
+        guard let first = rects.firstIndex(where: { Region.overlap($0, rect) }) else {
             rects.append(rect)
             return
         }
+        // Already held whole (damage adds the same strips more than once): nothing to do.
+        if rects[first...].contains(where: { $0.contains(rect) }) { return }
         var pieces = [rect], next: [Rect] = []
         for existing in rects where Region.overlap(existing, rect) {
             next.removeAll(keepingCapacity: true)

@@ -76,6 +76,8 @@ public struct OutputGeometry: Equatable, Sendable {
     public let inverse: AffineTransform
     /// The uniform scale (1 without emulation).
     public let scale: Double
+    /// Whether logical pixels are panel pixels (no emulation, no rotation).
+    public let isIdentity: Bool
 
     /// Fits `logical`, rotated, into `panel` with one uniform scale, centred (black bars where
     /// the aspects differ).
@@ -97,6 +99,7 @@ public struct OutputGeometry: Equatable, Sendable {
         scale = s
         transform = AffineTransform.translation(ox, oy).concatenating(.scale(s)).concatenating(rotate)
         inverse = transform.inverted
+        isIdentity = transform == .identity
     }
 
     /// Without emulation: a panel exactly the logical screen, rotated.
@@ -113,6 +116,7 @@ public struct OutputGeometry: Equatable, Sendable {
     /// A damaged logical rectangle as panel pixels, grown by the filter's footprint so no
     /// stale pixel is left at its edges, and clipped to the panel.
     public func damage(_ r: Rect) -> Rect? {
+        guard !isIdentity else { return r.intersection(Rect(x: 0, y: 0, width: panel.width, height: panel.height)) }
         var p = transform.apply(r)
         if transform.needsFiltering {
             p = Rect(x: p.x - 1, y: p.y - 1, width: p.width + 2, height: p.height + 2)

@@ -18,6 +18,9 @@ public final class ChromeCache {
     }
 
     private var pictures: [Key: PixelImage] = [:]
+    /// The pictures asked for last, newest last.
+    private var recent: [(key: Key, picture: PixelImage)] = []
+    private static let recentCount = 8
     public static let limit = 64
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
     public let typesetter: Typesetter?
@@ -100,10 +103,19 @@ public final class ChromeCache {
     }
 
     private func kept(_ key: Key, _ make: () -> PixelImage) -> PixelImage {
-        if let p = pictures[key] { return p }
-        if pictures.count >= Self.limit { pictures.removeAll() }
-        let p = make()
-        pictures[key] = p
+        // A frame asks for the same few pictures as the last one (the handle, the clock):
+        // they are compared before the table is hashed (hashing the text costs more).
+        if let hit = recent.firstIndex(where: { $0.key == key }) { return recent[hit].picture }
+        let p: PixelImage
+        if let known = pictures[key] {
+            p = known
+        } else {
+            if pictures.count >= Self.limit { pictures.removeAll() }
+            p = make()
+            pictures[key] = p
+        }
+        if recent.count >= Self.recentCount { recent.removeFirst() }
+        recent.append((key, p))
         return p
     }
 

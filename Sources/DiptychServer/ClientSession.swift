@@ -74,7 +74,9 @@ final class ClientSession {
     /// Snapshot requests sent and not answered, by serial.
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
-    var snapshots: [HeldImage] = []
+    var snapshots: [HeldImage] = [] { didSet { snapshotRefs = snapshots.map(\.ref) } }
+    /// What the scene needs of the snapshots, kept as they change (every frame reads it).
+    private(set) var snapshotRefs: [ImageRef] = []
     /// The last `sync` serial answered, and when (monotonic ns).
     var syncAnswered: UInt32 = 0
     var syncAnsweredAt: UInt64 = 0
@@ -142,7 +144,7 @@ final class ClientSession {
 
     /// What the app can show in a scene now.
     var content: AppContent {
-        AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint)
+        AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: name ?? label, tint: tint)
     }
 
     /// The dominant colour of the live surface (its placeholder's tile), worked out once per

@@ -48,14 +48,18 @@ extension Compositor {
     /// Whether something waits to be shown: an app committed since the last frame, the scene
     /// changed (a gesture moved a pane, an app came or went), or the output must be repainted.
     /// A finger resting on the divider asks for nothing.
-    public var needsRepaint: Bool {
+    public var needsRepaint: Bool { wantedFrame() != nil }
+
+    /// The scene of the frame that waits to be shown, if one does (see `needsRepaint`): the
+    /// live loop hands it to `prepareFrame` rather than building it twice.
+    public func wantedFrame() -> SceneGraph? {
         let graph = sceneGraph()
-        let pending = graph.surfaces.contains { n in
-            guard let c = n.app.flatMap({ session($0) }) else { return false }
+        let pending = graph.nodes.contains { n in
+            guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
             if case .pip = n.key { return c.pipFrameDonePending }
             return c.frameDonePending
         }
-        return pending || damage.wouldRepaint(graph) || fade != nil
+        return pending || damage.wouldRepaint(graph) || fade != nil ? graph : nil
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -70,9 +74,10 @@ extension Compositor {
     /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
     /// what the output buffer it goes into lacks besides (by the buffer's age), and the pixman
     /// operations that draw it. The damage is taken: commits from here on belong to the next
-    /// frame. Nothing is drawn, so the output need not be ready yet.
-    public func prepareFrame() -> Frame {
-        let graph = sceneGraph()
+    /// frame. Nothing is drawn, so the output need not be ready yet. `built` is the scene as
+    /// `wantedFrame` just built it, if nothing happened since.
+    public func prepareFrame(_ built: SceneGraph? = nil) -> Frame {
+        let graph = built ?? sceneGraph()
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
         if fade != nil { damage.invalidate() }
         let frameDamage = damage.take(graph)

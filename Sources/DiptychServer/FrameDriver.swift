@@ -189,12 +189,14 @@ public final class FrameDriver {
 
     /// Times one frame of a live compositor (no round trip: apps run at their own pace):
     /// layout, composite and present, with `input` the time spent handling input since the
-    /// last frame. Kept in `records` for `frames.json`.
+    /// last frame. Kept in `records` for `frames.json`. `scene` is the frame's scene if the
+    /// caller just built it (`Compositor.wantedFrame`), with the time that took (layout).
     @discardableResult
-    public func liveFrame(inputMilliseconds: Double, hadInput: Bool) -> (FrameRecord, PresentResult) {
+    public func liveFrame(inputMilliseconds: Double, hadInput: Bool, scene: (graph: SceneGraph, milliseconds: Double)? = nil) -> (FrameRecord, PresentResult) {
+        let built = scene?.milliseconds ?? 0
         let t2 = MonotonicClock.nanoseconds
         let motion = compositor.motionKind
-        let prepared = compositor.prepareFrame()
+        let prepared = compositor.prepareFrame(scene?.graph)
         let t3 = MonotonicClock.nanoseconds
         let stats = compositor.composite(prepared)
         let t4 = MonotonicClock.nanoseconds
@@ -203,9 +205,9 @@ public final class FrameDriver {
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
         var r = FrameRecord(
-            frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: ms(t2, t3), composite: ms(t3, t4),
-            present: ms(t4, t5), total: inputMilliseconds + ms(t2, t5), pixman: nil, freshPixman: nil, memcpy: nil, repaintedPixels: repainted,
-            inputLatency: hadInput && repainted > 0 ? inputMilliseconds + ms(t2, t5) : nil)
+            frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: built + ms(t2, t3), composite: ms(t3, t4),
+            present: ms(t4, t5), total: inputMilliseconds + built + ms(t2, t5), pixman: nil, freshPixman: nil, memcpy: nil, repaintedPixels: repainted,
+            inputLatency: hadInput && repainted > 0 ? inputMilliseconds + built + ms(t2, t5) : nil)
         r.shown = compositor.shownPanes
         r.motion = motion
         // Bounded: a kiosk runs for months; keep the last 100,000 frames.

@@ -38,9 +38,13 @@ public final class RepaintLoop {
                 compositor.pollSecondScreen()
                 nextPoll = now + interval
             }
-            if compositor.needsRepaint && backend.readyForFrame && now >= notBefore {
+            // The scene is built once a frame: to see whether one is wanted, then drawn (its
+            // time counted in the frame's layout).
+            let b0 = MonotonicClock.nanoseconds
+            if backend.readyForFrame && now >= notBefore, let scene = compositor.wantedFrame() {
+                let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
                 let (input, hadInput) = compositor.takeInputTime()
-                let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput)
+                let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
                 if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                 notBefore = now + refreshInterval
             } else if compositor.secondScreenNeedsFrame {
@@ -57,7 +61,7 @@ public final class RepaintLoop {
     /// frame's earliest start; nil (until an event) when nothing is due.
     private func sleep(now: UInt64, nextPoll: UInt64?, notBefore: UInt64) -> Int? {
         var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline, compositor.nextClockDeadline].compactMap { $0 }
-        if compositor.needsRepaint && compositor.backend.readyForFrame { wake.append(notBefore) }
+        if compositor.backend.readyForFrame && compositor.needsRepaint { wake.append(notBefore) }
         return wake.min().map { Int($0 > now ? $0 - now : 0) }
     }
 }

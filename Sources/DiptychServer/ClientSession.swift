@@ -298,8 +298,8 @@ final class ClientSession {
         empty(&pipSurface)
     }
 
-    /// Every buffer committed, to the main surface or the Picture in Picture window.
-    var allCommits: Int { commits + pipCommits }
+    /// The compositor's commit count at this app's last commit (either surface).
+    var lastCommit: UInt64 = 0
 
     /// The buffer the app shows on the second screen, while it holds it and has committed.
     var screenSurface: CommittedSurface?

@@ -20,8 +20,8 @@ extension Compositor {
         public var operations: [RenderOperation]
         public var graph: SceneGraph
         var stats: RenderStats
-        /// Each app's commit count when the frame was laid out: what the frame shows.
-        var commits: [ClientID: Int]
+        /// All apps' commit count when the frame was laid out: the commits the frame shows.
+        var commits: UInt64
     }
 
     /// The scene as presented now: each pane's live surface, or during a divider drag the
@@ -86,7 +86,7 @@ extension Compositor {
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)
         if let op = fadeOperation() { ops.append(op) }
-        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: sessions.mapValues(\.allCommits))
+        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: commitCount)
     }
 
     /// The pixels a node of the scene shows, if it shows an app's image that is still held.
@@ -129,13 +129,13 @@ extension Compositor {
         // An app drawing both surfaces hears once per frame.
         var told: Set<ClientID> = []
         for p in shell.presentation(at: now) {
-            guard let c = session(p.app), c.frameDonePending, lastFrameCommits[c.id] == c.allCommits else { continue }
+            guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
             told.insert(c.id)
             send(.frameDone(time: time), to: c)
         }
         for w in pip.windows {
-            guard let c = session(w.app), c.pipFrameDonePending, lastFrameCommits[c.id] == c.allCommits else { continue }
+            guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.pipFrameDonePending = false
             if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
         }

@@ -60,6 +60,8 @@ extension Compositor {
         pip.show(c.app, bufferSize: size)
         c.showPiP(hold(buffer), damage: bufferDamage)
         c.pipCommits += 1
+        commitCount += 1
+        c.lastCommit = commitCount
         c.pipFrameDonePending = true
         // A new size moves the window's edges: the scene's change repaints it whole.
         if !resized, let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }

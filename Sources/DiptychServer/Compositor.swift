@@ -83,8 +83,11 @@ public final class Compositor {
     static let damageHistoryLength = 4
     /// The scene of the last frame drawn (what the second screen mirrors).
     var lastFrameGraph: SceneGraph?
-    /// Each app's commit count when the last frame drawn was laid out.
-    var lastFrameCommits: [ClientID: Int] = [:]
+    /// Commits of every app so far, counted together: an app's last commit is stamped with it.
+    var commitCount: UInt64 = 0
+    /// `commitCount` when the last frame drawn was laid out: apps whose last commit is no
+    /// later are shown by it.
+    var lastFrameCommits: UInt64 = 0
     /// The configured layout.
     public var layout: Layout { shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
@@ -400,6 +403,8 @@ public final class Compositor {
             }
             c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
             c.commits += 1
+            commitCount += 1
+            c.lastCommit = commitCount
             c.frameDonePending = true
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)

@@ -18,7 +18,7 @@ public final class ChromeCache {
     }
 
     private var pictures: [Key: PixelImage] = [:]
-    /// The pictures asked for last, newest last.
+    /// The pictures asked for last, newest last (all of them in `pictures` as well).
     private var recent: [(key: Key, picture: PixelImage)] = []
     private static let recentCount = 8
     public static let limit = 64
@@ -110,7 +110,12 @@ public final class ChromeCache {
         if let known = pictures[key] {
             p = known
         } else {
-            if pictures.count >= Self.limit { pictures.removeAll() }
+            if pictures.count >= Self.limit {
+                // Start over, the recent ones too: every picture held is in the table, so at
+                // most `limit` are held, whatever names apps give.
+                pictures.removeAll()
+                recent.removeAll()
+            }
             p = make()
             pictures[key] = p
         }

@@ -123,7 +123,10 @@ public struct DamageTracker: Sendable {
         case (let o?, let n?):
             let sameContent: Bool
             switch (o.content, n.content) {
-            case (.image(let a, let aLive), .image(let b, let bLive)): sameContent = o.imageRect == n.imageRect && (a.id == b.id || (aLive && bLive))
+            case (.image(let a, let aLive), .image(let b, let bLive)):
+                // A live surface's new buffer says what changed in its commit, unless it is of
+                // another size (scaled into the same frame, every pixel moves).
+                sameContent = o.imageRect == n.imageRect && (a.id == b.id || (aLive && bLive && a.width == b.width && a.height == b.height))
             case (.solid(let a), .solid(let b)): sameContent = a == b
             default: sameContent = o.content == n.content && o.imageRect == n.imageRect
             }
@@ -145,12 +148,5 @@ public struct DamageTracker: Sendable {
 
 extension SceneNode {
     /// The squares at the clip's corners that rounded corners cut into.
-    var corners: [Rect] {
-        let r = min(cornerRadius, clip.width / 2, clip.height / 2)
-        guard r > 0 else { return [] }
-        return [
-            Rect(x: clip.minX, y: clip.minY, width: r, height: r), Rect(x: clip.maxX - r, y: clip.minY, width: r, height: r),
-            Rect(x: clip.minX, y: clip.maxY - r, width: r, height: r), Rect(x: clip.maxX - r, y: clip.maxY - r, width: r, height: r),
-        ]
-    }
+    var corners: [Rect] { clip.cornerSquares(radius: cornerRadius) }
 }

@@ -43,7 +43,6 @@ extension Compositor {
 
     /// `pipCommit`: shows the buffer in the app's window, opening it if needed.
     func pipCommit(_ id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
-        guard c.name != nil else { throw ProtocolError(.badState, "pipCommit before hello") }
         let buffer = try c.buffers.buffer(id, for: "pipCommit")
         let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
         let screen = shell.profile.pixelSize(.landscape)
@@ -56,15 +55,14 @@ extension Compositor {
             }
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }
-        let resized = c.pipSurface.map { $0.image.pixels.width != size.width || $0.image.pixels.height != size.height } ?? true
         pip.show(c.app, bufferSize: size)
         c.showPiP(hold(buffer), damage: bufferDamage)
-        c.pipCommits += 1
         commitCount += 1
         c.lastCommit = commitCount
         c.pipFrameDonePending = true
-        // A new size moves the window's edges: the scene's change repaints it whole.
-        if !resized, let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }
+        // A buffer of a new size is repainted whole by the scene's change (the damage tracker
+        // compares sizes); its commit damage adds nothing then.
+        if let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }
     }
 
     /// `pipClose`: the window goes (its last buffer is released).

@@ -139,6 +139,19 @@ struct DamageTrackerTests {
         #expect(d?.contains(x: 75, y: 5) == true && d?.contains(x: 65, y: 5) == false)
     }
 
+    /// A Picture in Picture window whose app commits a buffer of another size with the same
+    /// aspect keeps its frame: the window is repainted whole all the same.
+    @Test func aLiveImageOfAnotherSizeInTheSameFrameRepaintsIt() {
+        var t = DamageTracker(geometry: geometry)
+        let frame = Rect(x: 10, y: 10, width: 32, height: 18)
+        func window(_ id: UInt64, _ w: Int, _ h: Int) -> SceneNode {
+            SceneNode(key: .pip(AppID(1)), content: .image(ImageRef(id: id, width: w, height: h), live: true), imageRect: frame, clip: frame, cornerRadius: 2)
+        }
+        _ = t.take(scene(window(1, 1280, 720)))
+        #expect(t.take(scene(window(2, 1280, 720))) == Region())  // a new buffer of the same size: its commit says what changed
+        #expect(t.take(scene(window(3, 1920, 1080)))?.area == frame.width * frame.height)
+    }
+
     @Test func aClipThatMovesOverTheSameContentRepaintsTheStrip() {
         var t = DamageTracker(geometry: geometry)
         _ = t.take(scene(node(1, image: 1, live: false, imageX: 0, clip: Rect(x: 0, y: 0, width: 40, height: 50))))

@@ -51,14 +51,25 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
-    /// Whether `other` lies entirely inside this rectangle.
     /// Whether the point (x, y) lies inside (left and top edges included).
     public func contains(x px: Double, y py: Double) -> Bool {
         Double(minX) <= px && px < Double(maxX) && Double(minY) <= py && py < Double(maxY)
     }
 
+    /// Whether `other` lies entirely inside this rectangle.
     public func contains(_ other: Rect) -> Bool {
         other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
+    }
+
+    /// The squares at the corners that rounding by `radius` cuts into (clamped to half the
+    /// sides): top-left, top-right, bottom-left, bottom-right; none when nothing is rounded.
+    public func cornerSquares(radius: Int) -> [Rect] {
+        let r = Swift.min(radius, width / 2, height / 2)
+        guard r > 0 else { return [] }
+        return [
+            Rect(x: minX, y: minY, width: r, height: r), Rect(x: maxX - r, y: minY, width: r, height: r),
+            Rect(x: minX, y: maxY - r, width: r, height: r), Rect(x: maxX - r, y: maxY - r, width: r, height: r),
+        ]
     }
 
     /// This rectangle with every coordinate multiplied by `factor` (points to pixels).

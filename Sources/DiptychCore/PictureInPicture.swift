@@ -80,9 +80,6 @@ public struct PictureInPicture: Sendable {
         return nil
     }
 
-    /// The app's window, if open.
-    public func window(of app: AppID) -> PiPWindow? { windows.first { $0.app == app } }
-
     /// Opens a window for `app` showing a buffer of `bufferSize`, in the first free corner
     /// (bottom right, then top right, bottom left, top left), or updates the size of the one
     /// it has. Returns whether it was opened now.
@@ -162,9 +159,6 @@ public struct PictureInPicture: Sendable {
     /// Whether a finger holds a window.
     public var isHeld: Bool { windows.contains { $0.held != nil } }
 
-    /// When the last settle ends, if one is running.
-    public var settleEnd: UInt64? { windows.compactMap { $0.settle.map { $0.start + MotionMetrics.settleMilliseconds } }.max() }
-
     // MARK: - Touches
 
     /// Whether touch `id` holds a window.
@@ -175,7 +169,7 @@ public struct PictureInPicture: Sendable {
     public mutating func touchDown(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
         for i in windows.indices.reversed() where windows[i].held == nil {
             let f = frame(of: windows[i], in: space, at: now)
-            guard Double(f.minX) <= x, x < Double(f.maxX), Double(f.minY) <= y, y < Double(f.maxY) else { continue }
+            guard f.contains(x: x, y: y) else { continue }
             windows[i].held = (id, x - Double(f.x), y - Double(f.y))
             windows[i].position = (Double(f.x), Double(f.y))
             windows[i].settle = nil

@@ -226,20 +226,16 @@ public enum SceneBuilder {
             let placed = image.map { place($0, in: clip, anchor: p.anchor) }
             var bare = Region(clip)
             if let placed { bare.subtract(placed) }
-            if !bare.isEmpty {
-                // No black gaps: a flat tile in the app's colour under the image, its name in
-                // the widest part the image leaves bare.
-                let tile = c.tint ?? ChromeStyle.neutralTile
-                // Clipped to what the image leaves bare, so that a band growing with a drag
-                // repaints only what it gained.
-                let box = bare.bounds
-                nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: box, clip: box))
-                if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
-                if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }), let label = label(c.name, on: tile, in: band, scale: scale, text: text) {
-                    nodes.append(label.with(key: .label(p.app)))
-                }
-            } else if let placed, let image {
-                nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius))
+            // No black gaps: a flat tile in the app's colour under the image where it does not
+            // reach (clipped to what it leaves bare, so that a band growing with a drag
+            // repaints only what it gained), the image, and the app's name in the widest part
+            // the image leaves bare.
+            let tile = c.tint ?? ChromeStyle.neutralTile
+            if !bare.isEmpty { nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: bare.bounds, clip: bare.bounds)) }
+            if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
+            if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }),
+                let label = label(c.name, on: tile, in: band, scale: scale, text: text, key: .label(p.app)) {
+                nodes.append(label)
             }
             if floating > 0 {
                 let gw = ChromeStyle.grabberSize.width * scale, gh = ChromeStyle.grabberSize.height * scale
@@ -273,7 +269,7 @@ public enum SceneBuilder {
 
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
     /// when it does not fit.
-    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics) -> SceneNode? {
+    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
         let pixelSize = ChromeStyle.labelPoints * scale
         // A band too thin for any name (a drag's sliver) is not measured.
         guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
@@ -282,7 +278,7 @@ public enum SceneBuilder {
         let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
         let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
         let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
-        return SceneNode(key: .divider, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
+        return SceneNode(key: key, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the
@@ -290,13 +286,5 @@ public enum SceneBuilder {
     static func place(_ image: ImageRef, in clip: Rect, anchor: Anchor) -> Rect {
         let x = anchor == .leading ? clip.x : clip.maxX - image.width
         return Rect(x: x, y: clip.y, width: image.width, height: image.height)
-    }
-}
-
-extension SceneNode {
-    func with(key: Key) -> SceneNode {
-        var n = self
-        n.key = key
-        return n
     }
 }

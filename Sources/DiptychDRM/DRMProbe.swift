@@ -26,11 +26,8 @@ public enum DRMProbe {
 
     /// Whether the device at `path` exposes modesetting resources.
     public static func isKMSCapable(_ path: String, opener: (any DeviceOpener)? = nil) -> Bool {
-        let fd = opener?.openDevice(path) ?? open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { if let opener { opener.closeDevice(fd) } else { close(fd) } }
-        guard let res = drmModeGetResources(fd) else { return false }
-        defer { drmModeFreeResources(res) }
-        return res.pointee.count_connectors > 0 && res.pointee.count_crtcs > 0
+        // Opened (and closed) as a device is, through the seat or plainly.
+        guard let device = try? LibdrmDevice(path: path, opener: opener), let r = try? device.resources() else { return false }
+        return !r.connectors.isEmpty && !r.crtcs.isEmpty
     }
 }

@@ -56,12 +56,8 @@ public struct SceneSurface {
     /// The corner squares the rounded corners cut, with which corner each is (0 top-left,
     /// 1 top-right, 2 bottom-left, 3 bottom-right).
     var corners: [(Rect, Int)] {
-        let r = min(cornerRadius, clip.width / 2, clip.height / 2)
-        guard r > 0, image != nil else { return [] }
-        return [
-            (Rect(x: clip.minX, y: clip.minY, width: r, height: r), 0), (Rect(x: clip.maxX - r, y: clip.minY, width: r, height: r), 1),
-            (Rect(x: clip.minX, y: clip.maxY - r, width: r, height: r), 2), (Rect(x: clip.maxX - r, y: clip.maxY - r, width: r, height: r), 3),
-        ]
+        guard image != nil else { return [] }
+        return clip.cornerSquares(radius: cornerRadius).enumerated().map { ($0.element, $0.offset) }
     }
 }
 

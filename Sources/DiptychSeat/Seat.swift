@@ -31,8 +31,6 @@ public final class Seat: DeviceOpener {
     public var onDisable: () -> Void = {}
     /// Called when the session is active again: take the devices back and repaint.
     public var onEnable: () -> Void = {}
-    /// Times the session was disabled and enabled, for logs and tests.
-    public private(set) var switches = 0
 
     /// Opens the seat and waits (up to `timeoutMilliseconds`) until it is active.
     ///
@@ -50,7 +48,6 @@ public final class Seat: DeviceOpener {
                 guard let data else { return }
                 let seat = Unmanaged<Seat>.fromOpaque(data).takeUnretainedValue()
                 seat.active = false
-                seat.switches += 1
                 seat.onDisable()
                 if let h = seat.handle { libseat_disable_seat(h) }
             }))

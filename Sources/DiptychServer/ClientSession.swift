@@ -94,7 +94,6 @@ final class ClientSession {
     var surface: CommittedSurface?
     /// The buffer shown in the app's Picture in Picture window, while one is open.
     var pipSurface: CommittedSurface?
-    var pipCommits = 0
     var pipFrameDonePending = false
     /// Whether the app may open Picture in Picture although it is not the primary: it was the
     /// primary when it went to the background.
@@ -303,7 +302,6 @@ final class ClientSession {
 
     /// The buffer the app shows on the second screen, while it holds it and has committed.
     var screenSurface: CommittedSurface?
-    var screenCommits = 0
 
     /// Shows `image` on the second screen; the buffer it replaces is released.
     func showOnScreen(_ image: HeldImage, damage: [Rect]) {

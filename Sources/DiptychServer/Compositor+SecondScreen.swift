@@ -29,8 +29,6 @@ final class SecondScreen {
     var history: [Region?] = []
     /// Whether the owner's last commit waits for a frame that shows it.
     var frameDonePending = false
-    /// Frames presented on it.
-    var frames = 0
 
     init(backend: any OutputBackend, logical: Size) {
         self.backend = backend
@@ -85,7 +83,6 @@ extension Compositor {
 
     /// `screenCommit`: the holder shows a buffer on the screen.
     func screenCommit(_ screen: UInt32, buffer id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
-        guard c.name != nil else { throw ProtocolError(.badState, "screenCommit before hello") }
         guard screen == SecondScreen.number, let s = secondScreen, s.backend.isConnected else {
             throw ProtocolError(.screenNotConnected, "screenCommit to screen \(screen), which is not connected")
         }
@@ -95,7 +92,6 @@ extension Compositor {
         let buffer = try c.buffers.buffer(id, for: "screenCommit")
         let old = c.screenSurface.map { Size(width: $0.image.pixels.width, height: $0.image.pixels.height) }
         c.showOnScreen(hold(buffer), damage: bufferDamage)
-        c.screenCommits += 1
         s.frameDonePending = true
         let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
         if old != size {
@@ -174,7 +170,6 @@ extension Compositor {
         if s.history.count > Self.damageHistoryLength { s.history.removeFirst() }
         s.full = false
         s.pending = Region()
-        s.frames += 1
         if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
             s.frameDonePending = false
             send(.frameDone(time: virtualTime ?? shown), to: owner)

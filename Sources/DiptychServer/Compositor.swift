@@ -386,19 +386,17 @@ public final class Compositor {
             logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
             if admitsAtHello, let effects = join(c) { apply(effects) }
         case .ack(let serial):
-            guard c.name != nil else { throw ProtocolError(.badState, "ack before hello") }
             guard let i = c.unackedSerials.firstIndex(of: serial) else {
                 throw ProtocolError(.unknownSerial, "ack of serial \(serial), which is not an unacknowledged configure")
             }
             c.unackedSerials.removeFirst(i + 1)
             c.ackedSerial = serial
         case .createBuffer(let id, let layout):
-            guard c.name != nil else { throw ProtocolError(.badState, "createBuffer before hello") }
             try c.createBuffer(id, layout)
         case .destroyBuffer(let id):
             try c.destroyBuffer(id)
         case .commit(let id, let bufferDamage):
-            guard c.name != nil, let acked = c.ackedSerial else {
+            guard let acked = c.ackedSerial else {
                 throw ProtocolError(.badState, "commit before acking a configure")
             }
             c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)

@@ -258,10 +258,9 @@ public enum Profiler {
         let w = Double(compositor.layout.screen.width)
         let divider = Double(compositor.layout.divider?.x ?? 0) + 5
         let gesture = workload.measuresMotion ? MotionChoreography(workload, compositor: compositor) : nil
-        var run = 0
         for i in 0..<(frames + 10) {
-            let measured = try driver.frame(at: UInt64(run) * ScenarioPlayer.frameInterval, record: i >= 10) {
-                if let gesture { return gesture.input(frame: run) }
+            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= 10) {
+                if let gesture { return gesture.input(frame: i) }
                 guard workload == .dividerDrag else { return false }
                 if i == 0 {
                     compositor.touch(id: 1, phase: .down, x: divider, y: 400)
@@ -273,19 +272,16 @@ public enum Profiler {
                 compositor.touch(id: 1, phase: .motion, x: x, y: 400)
                 return true
             }
-            run += 1
-            _ = measured
         }
         var records = driver.records
         var fullFrames: [Double] = []
         if workload.comparesToWholeFrames {
             // The reference, in the same run: the same screen repainted whole, as split-static
             // repaints it every frame.
-            for _ in 0..<60 {
+            for k in 0..<60 {
                 compositor.redrawAll()
-                let r = try driver.frame(at: UInt64(run) * ScenarioPlayer.frameInterval, record: false) { false }
+                let r = try driver.frame(at: UInt64(frames + 10 + k) * ScenarioPlayer.frameInterval, record: false) { false }
                 fullFrames.append(r.total)
-                run += 1
             }
             records = workload == .pip
                 ? records.filter { $0.repaintedPixels > 0 }

@@ -55,7 +55,7 @@ struct OutputOptions: ParsableArguments {
     /// The second screen's size, if one was asked for.
     func secondScreenSize() throws -> Size? {
         guard let s = secondScreen else { return nil }
-        guard let size = Size(parsing: s), size.width <= 16384, size.height <= 16384 else {
+        guard let size = Size(parsing: s) else {
             throw UsageError("bad --second-screen '\(s)': expected a screen size WxH in pixels, e.g. 1920x1080")
         }
         return size

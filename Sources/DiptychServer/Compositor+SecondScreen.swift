@@ -120,21 +120,9 @@ extension Compositor {
         secondScreen?.mirror.commit(bufferDamage, at: node)
     }
 
-    /// Whether the second screen has something to show and can take a frame.
-    public var secondScreenNeedsFrame: Bool { secondScreenNeedsFrame(showing: nil) }
-
-    /// Whether the second screen has something to show and can take a frame, mirroring
-    /// `graph` (nil: the scene as presented now).
-    func secondScreenNeedsFrame(showing graph: SceneGraph?) -> Bool {
-        guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
-        if s.full || !s.pending.isEmpty || s.frameDonePending { return true }
-        guard s.owner.flatMap({ sessions[$0]?.screenSurface }) == nil else { return false }
-        return s.mirror.wouldRepaint(graph ?? sceneGraph())
-    }
-
-    /// Draws and presents the second screen's frame if it has one to show: the holder's
-    /// buffer fitted to it, or the main scene mirrored (`graph`, the main frame's scene when
-    /// called as it is presented; nil: the scene as presented now).
+    /// Draws and presents the second screen's frame if it has one to show and can take it:
+    /// the holder's buffer fitted to it, or the main scene mirrored (`graph`, the main frame's
+    /// scene when called as it is presented; nil: the scene as presented now, built once).
     @discardableResult
     public func presentSecondScreen(mirroring graph: SceneGraph? = nil) -> Bool {
         // In a scenario the second screen keeps step with the frames (as the main output
@@ -142,25 +130,30 @@ extension Compositor {
         if virtualTime != nil, let s = secondScreen, s.backend.isConnected, !s.backend.readyForFrame {
             _ = try? run(timeoutMilliseconds: 2000) { s.backend.readyForFrame || !s.backend.isConnected }
         }
-        guard secondScreenNeedsFrame(showing: graph), let s = secondScreen else { return false }
+        guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
+        let held = s.owner.flatMap { sessions[$0]?.screenSurface }
+        let mirrored = held == nil ? (graph ?? sceneGraph()) : nil
+        guard s.full || !s.pending.isEmpty || s.frameDonePending || mirrored.map({ s.mirror.wouldRepaint($0) }) == true else { return false }
         let size = s.backend.size
         let target = s.backend.beginFrame()
-        var scene: Scene
-        var changed: Region?
-        if let surface = s.owner.flatMap({ sessions[$0]?.screenSurface }) {
+        let scene: Scene
+        let changed: Region?
+        if let surface = held {
             let pixels = surface.image.pixels
             let source = Size(width: pixels.width, height: pixels.height)
             changed = s.full ? nil : s.pending
             scene = Scene(
                 size: source, surfaces: [SceneSurface(image: pixels, origin: (0, 0), clip: Rect(x: 0, y: 0, width: source.width, height: source.height))],
-                transform: SecondScreen.fit(source, into: size).transform, outputSize: size)
+                transform: SecondScreen.fit(source, into: size).transform, outputSize: size, damage: target.repaintRegion(changed, history: s.history))
         } else {
-            let graph = graph ?? sceneGraph()
+            let graph = mirrored!
             if s.full { s.mirror.invalidate() }
             changed = s.mirror.take(graph)
-            scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size)
+            // Built for its damage, as the main frame is (what lies outside is left out).
+            scene = Scene(
+                graph, images: pixels(of:), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size,
+                damage: target.repaintRegion(changed, history: s.history))
         }
-        scene.damage = target.repaintRegion(changed, history: s.history)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
         guard case .presented(let shown) = s.backend.present(damage: changed) else {
             s.full = true

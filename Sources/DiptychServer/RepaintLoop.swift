@@ -47,8 +47,9 @@ public final class RepaintLoop {
                 let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
                 if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                 notBefore = now + refreshInterval
-            } else if compositor.secondScreenNeedsFrame {
-                // Only the second screen changed (its holder committed): it is drawn alone.
+            } else {
+                // Only the second screen may have changed (its holder committed): it is drawn
+                // alone if so.
                 compositor.presentSecondScreen()
             }
             now = MonotonicClock.milliseconds

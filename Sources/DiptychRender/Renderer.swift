@@ -52,13 +52,6 @@ public struct SceneSurface {
         return AffineTransform(a: Double(image.width) / Double(d.width), b: 0, c: 0, d: Double(image.height) / Double(d.height), tx: 0, ty: 0)
     }
     var isOpaque: Bool { image?.format.isOpaque ?? true }
-
-    /// The corner squares the rounded corners cut, with which corner each is (0 top-left,
-    /// 1 top-right, 2 bottom-left, 3 bottom-right).
-    var corners: [(Rect, Int)] {
-        guard image != nil else { return [] }
-        return clip.cornerSquares(radius: cornerRadius).enumerated().map { ($0.element, $0.offset) }
-    }
 }
 
 /// What to draw: surfaces bottom to top over black, in logical pixels, shown on the output
@@ -121,64 +114,52 @@ public struct PixmanRenderer {
     /// The pixman operations that draw `scene`, without drawing: visibility, damage and
     /// transforms resolved. `render` is `plan` then `replay`, so a profiler can time pixman
     /// alone on exactly the same operations.
+    ///
+    /// Visibility is worked out inside the damage, in output pixels, from the top down (as
+    /// Weston clips each view by the opaque views above it): what is left to repaint starts
+    /// as the damage, each surface takes its part of it, and an opaque one removes what it
+    /// covers. A frame that repaints thin strips handles only those strips. (Rectangles whose
+    /// logical edges coincide land on the same rounded output edges, so working in output
+    /// pixels draws the same pixels as working in logical ones.)
     public func plan(_ scene: Scene) -> (operations: [RenderOperation], stats: RenderStats) {
         let screen = Rect(x: 0, y: 0, width: scene.size.width, height: scene.size.height)
         let output = Rect(x: 0, y: 0, width: scene.outputSize.width, height: scene.outputSize.height)
-        let damage = scene.damage.map { d in d.rects.allSatisfy { output.contains($0) } ? d : d.intersection(output) } ?? Region(output)
+        var left = scene.damage.map { d in d.rects.allSatisfy { output.contains($0) } ? d : d.intersection(output) } ?? Region(output)
         let t = scene.transform
         let identity = t == .identity
         var stats = RenderStats()
-        var ops: [RenderOperation] = []
+        let count = scene.surfaces.count
+        // What each surface draws (output rectangles), and its rounded corners' pieces.
+        var drawn = [[Rect]](repeating: [], count: count)
+        var cornerPieces: [[(rects: [Rect], corner: Int, square: Rect)]] = []
 
-        // Visibility in logical pixels, from the top down. A surface with rounded corners
-        // hides nothing in its corner squares, and draws them through a corner mask.
-        var opaqueAbove = Region()
-        var visible = [Region](repeating: Region(), count: scene.surfaces.count)
-        var cornerVisible: [[(Region, Int, Rect)]] = []
-        for (i, s) in scene.surfaces.enumerated().reversed() {
+        for i in stride(from: count - 1, through: 0, by: -1) where !left.isEmpty {
+            let s = scene.surfaces[i]
             guard let shown = s.clip.intersection(screen)?.intersection(s.imageRect) else { continue }
-            var v = Region(shown)
-            v.subtract(opaqueAbove)
-            // What hides the surfaces below: the image, not the whole pane (a placeholder
-            // under it shows where it does not reach), less its rounded corners.
-            let corners = s.corners
-            if corners.isEmpty {
-                visible[i] = v
-                if s.isOpaque { opaqueAbove.formUnion(shown) }
-                continue
-            }
-            var body = Region(shown)
-            for (square, corner) in corners {
-                let c = v.intersection(square)
-                if !c.isEmpty {
-                    if cornerVisible.isEmpty { cornerVisible = Array(repeating: [], count: scene.surfaces.count) }
-                    cornerVisible[i].append((c, corner, square))
+            let shownOut = identity ? shown : t.apply(shown)
+            guard left.overlaps(shownOut) else { continue }
+            var mine = left.intersection(shownOut)
+            // A surface with rounded corners hides nothing in its corner squares, and draws
+            // them through a corner mask over what is under.
+            if s.image != nil, s.cornerRadius > 0 {
+                for (corner, square) in s.clip.cornerSquares(radius: s.cornerRadius).enumerated() {
+                    let squareOut = identity ? square : t.apply(square)
+                    let cut = mine.intersection(squareOut)
+                    guard !cut.isEmpty else { continue }
+                    if cornerPieces.isEmpty { cornerPieces = Array(repeating: [], count: count) }
+                    cornerPieces[i].append((cut.rects, corner, square))
+                    mine.subtract(squareOut)
                 }
-                v.subtract(square)
-                body.subtract(square)
             }
-            visible[i] = v
-            if s.isOpaque { opaqueAbove.formUnion(body) }
+            drawn[i] = mine.rects
+            if s.isOpaque { left.subtract(mine) }
         }
-        // The output pieces each surface draws, inside the damage.
-        func pieces(of region: Region) -> [Rect] {
-            var mine: [Rect] = []
-            for r in region.rects {
-                let out = identity ? r : t.apply(r)
-                for d in damage.rects { if let i = d.intersection(out) { mine.append(i) } }
-            }
-            return mine
-        }
-        var drawn: [[Rect]] = []
-        drawn.reserveCapacity(scene.surfaces.count)
-        var black = damage
-        for (i, s) in scene.surfaces.enumerated() {
-            let mine = pieces(of: visible[i])
-            drawn.append(mine)
-            if s.isOpaque { for r in mine { black.subtract(r) } }
-        }
-        if !black.isEmpty { ops.append(.fill(black.rects, RGB(red: 0, green: 0, blue: 0))) }
-        stats.filledPixels = black.area
+
+        var ops: [RenderOperation] = []
+        ops.reserveCapacity(count + 1)
+        // What no opaque surface covers is black.
+        if !left.isEmpty { ops.append(.fill(left.rects, RGB(red: 0, green: 0, blue: 0))) }
+        stats.filledPixels = left.area
 
         let inverse = identity ? t : t.inverted
         for (i, s) in scene.surfaces.enumerated() {
@@ -190,6 +171,8 @@ public struct PixmanRenderer {
                 }
                 continue
             }
+            let corners = cornerPieces.isEmpty ? [] : cornerPieces[i]
+            if mine.isEmpty && corners.isEmpty { continue }
             // Output pixel -> logical pixel -> this surface's pixel (through its scale).
             let scaling = s.imageScale
             let direct = identity && scaling == nil
@@ -204,9 +187,7 @@ public struct PixmanRenderer {
                 stats.compositedPixels += area
                 if !opaque { stats.blendedPixels += area }
             }
-            for (region, corner, square) in cornerVisible.isEmpty ? [] : cornerVisible[i] {
-                let cut = pieces(of: region)
-                guard !cut.isEmpty else { continue }
+            for (cut, corner, square) in corners {
                 let maskImage = chrome.corner(radius: square.width, corner: corner)
                 let mt: AffineTransform? = identity ? nil : AffineTransform.translation(Double(-square.x), Double(-square.y)).concatenating(inverse)
                 let mask = RenderMask(source: .image(maskImage), transform: mt, offset: identity ? (-square.x, -square.y) : (0, 0))

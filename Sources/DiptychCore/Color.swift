@@ -2,7 +2,7 @@
 // Colours and the demo-app names accepted on the command line (`pattern:#RRGGBB`, `notes`, `markets`).
 
 /// An opaque 24-bit colour.
-public struct RGB: Hashable, Sendable, CustomStringConvertible {
+public struct RGB: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8

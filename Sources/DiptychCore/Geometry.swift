@@ -2,7 +2,7 @@
 // Integer geometry shared by every tier: points for layout, pixels for buffers.
 
 /// A size in whole units (points or pixels; the property name or context says which).
-public struct Size: Hashable, Sendable, CustomStringConvertible {
+public struct Size: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public init(width: Int, height: Int) {
@@ -23,7 +23,7 @@ public struct Size: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An axis-aligned rectangle, origin at the top-left, in whole units.
-public struct Rect: Hashable, Sendable, CustomStringConvertible {
+public struct Rect: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int

@@ -7,7 +7,7 @@
 
 /// An image the scene can show, by identity: the id is given by whoever holds the pixels and
 /// stays the same for as long as they hold them (a committed buffer, a snapshot).
-public struct ImageRef: Hashable, Sendable {
+public struct ImageRef: Hashable, Sendable, BitwiseCopyable {
     public var id: UInt64
     public var width: Int
     public var height: Int
@@ -39,25 +39,26 @@ public struct AppContent: Sendable {
 }
 
 /// Chrome the renderer draws from a description (SPEC §9), sized by the node's `imageRect`.
-public enum Chrome: Hashable, Sendable {
+public enum Chrome: Hashable, Sendable, BitwiseCopyable {
     /// A soft shadow cast to the left of an edge: black, `alpha` at its right side fading to
     /// nothing at its left.
     case shadow(alpha: UInt8)
     /// A pill (a rectangle with fully rounded ends): the divider's handle, the grabber.
     case pill(RGB, alpha: UInt8)
     /// Text in `color`, `pixelSize` pixels to the em, centred in the node's picture.
-    case text(String, RGB, pixelSize: Int)
+    case text(TextLine, RGB, pixelSize: Int)
     /// A soft shadow all round a rounded rectangle inset `radius` pixels in the node's picture
     /// (a floating window's): black, `alpha` under the rectangle fading to nothing at the
     /// picture's edges; `corner` is the rectangle's corner radius.
     case dropShadow(alpha: UInt8, radius: Int, corner: Int)
 }
 
-/// One thing placed on the logical screen, in logical pixels.
-public struct SceneNode: Hashable, Sendable {
+/// One thing placed on the logical screen, in logical pixels. A plain value (no references):
+/// a frame copies and compares every node.
+public struct SceneNode: Hashable, Sendable, BitwiseCopyable {
     /// What the node is, for the damage tracker: the same key in two frames is the same thing,
     /// perhaps moved.
-    public enum Key: Hashable, Sendable, Comparable {
+    public enum Key: Hashable, Sendable, Comparable, BitwiseCopyable {
         case placeholder(AppID)
         case surface(AppID)
         case label(AppID)
@@ -72,7 +73,7 @@ public struct SceneNode: Hashable, Sendable {
         case pip(AppID)
     }
 
-    public enum Content: Hashable, Sendable {
+    public enum Content: Hashable, Sendable, BitwiseCopyable {
         /// An app's pixels; `live` for its committed surface (which changes with commits), not
         /// a snapshot.
         case image(ImageRef, live: Bool)
@@ -273,12 +274,13 @@ public enum SceneBuilder {
         let pixelSize = ChromeStyle.labelPoints * scale
         // A band too thin for any name (a drag's sliver) is not measured.
         guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
-        let size = text.size(of: name, pixelSize: pixelSize)
+        let line = TextLine(name)
+        let size = text.size(of: line.string, pixelSize: pixelSize)
         guard size.width + 2 * pixelSize <= band.width, size.height + 2 * pixelSize <= band.height else { return nil }
         let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
         let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
         let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
-        return SceneNode(key: key, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
+        return SceneNode(key: key, content: .chrome(.text(line, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the

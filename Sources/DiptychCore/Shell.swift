@@ -4,7 +4,7 @@
 // machine. Time comes in as a parameter, so every gesture replays exactly in tests.
 
 /// Identifies an app to the shell (the compositor uses its client id).
-public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct AppID: Hashable, Sendable, Comparable, BitwiseCopyable, CustomStringConvertible {
     public var rawValue: UInt64
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
     public static func < (a: AppID, b: AppID) -> Bool { a.rawValue < b.rawValue }

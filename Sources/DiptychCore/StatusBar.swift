@@ -15,7 +15,7 @@ public enum StatusBarStyle: String, Sendable, CaseIterable {
 /// What the status bar shows in one frame.
 public struct StatusBar: Equatable, Sendable {
     /// The bar's pieces, as scene node keys.
-    public enum Item: Hashable, Sendable, Comparable {
+    public enum Item: Hashable, Sendable, Comparable, BitwiseCopyable {
         case device, time, battery, batteryTrack, batteryLevel, batteryTip
     }
 
@@ -50,9 +50,10 @@ public struct StatusBar: Equatable, Sendable {
         guard style != .hidden else { return [] }
         let bar = Self.height * scale, px = Self.textPoints * scale, margin = Self.margin * scale
         func label(_ item: Item, _ string: String, x: (Size) -> Int) -> SceneNode {
-            let size = text.size(of: string, pixelSize: px)
+            let line = TextLine(string)
+            let size = text.size(of: line.string, pixelSize: px)
             let r = Rect(x: x(size), y: (bar - size.height) / 2, width: size.width, height: size.height)
-            return SceneNode(key: .status(item), content: .chrome(.text(string, ink, pixelSize: px)), imageRect: r, clip: r)
+            return SceneNode(key: .status(item), content: .chrome(.text(line, ink, pixelSize: px)), imageRect: r, clip: r)
         }
         // The battery: a faint rounded track, the charge inside it, and the terminal's nub.
         let bw = Self.batterySize.width * scale, bh = Self.batterySize.height * scale

@@ -85,13 +85,13 @@ public final class ChromeCache {
                     return Double(alpha) / 255 * t * t
                 } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
             case .text(let text, let color, let pixelSize):
-                if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
+                if let typesetter { return typesetter.draw(text.string, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
                 let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
                 let words = image.stride / 4
                 // Glyphs past the picture's size (a size too small for the text) are cut off.
                 let bounds = Rect(x: 0, y: 0, width: image.width, height: image.height)
-                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
+                for glyph in BitmapFont.rects(for: text.string, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
                     guard let rect = glyph.intersection(bounds) else { continue }
                     for y in rect.minY..<rect.maxY {
                         for x in rect.minX..<rect.maxX { pixels[y * words + x] = ink }

@@ -152,6 +152,7 @@ final class ClientSession {
     var tint: RGB? {
         guard let s = surface else { return nil }
         if let c = tintCache, c.id == s.image.ref.id { return c.color }
+        tintCalls += 1
         let color = s.image.pixels.dominantColor()
         tintCache = (s.image.ref.id, color)
         return color

@@ -6,7 +6,10 @@
 import DiptychCore
 import DiptychImage
 import DiptychRender
+import DiptychLinux
 
+nonisolated(unsafe) public var layoutParts: [[UInt64]] = []
+nonisolated(unsafe) public var tintCalls = 0
 extension Compositor {
     /// A frame being drawn: its scene (with the region to repaint), its pixman operations,
     /// and its graph.
@@ -77,14 +80,21 @@ extension Compositor {
     /// frame. Nothing is drawn, so the output need not be ready yet. `built` is the scene as
     /// `wantedFrame` just built it, if nothing happened since.
     public func prepareFrame(_ built: SceneGraph? = nil) -> Frame {
+        let q0 = MonotonicClock.nanoseconds
         let graph = built ?? sceneGraph()
+        let q1 = MonotonicClock.nanoseconds
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
         if fade != nil { damage.invalidate() }
         let frameDamage = damage.take(graph)
+        let q2 = MonotonicClock.nanoseconds
         let target = backend.beginFrame()
         let repaint = target.repaintRegion(frameDamage, history: damageHistory)
+        let q3 = MonotonicClock.nanoseconds
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
+        let q4 = MonotonicClock.nanoseconds
         var (ops, stats) = renderer.plan(scene)
+        let q5 = MonotonicClock.nanoseconds
+        layoutParts.append([q1-q0, q2-q1, q3-q2, q4-q3, q5-q4])
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: commitCount)
     }

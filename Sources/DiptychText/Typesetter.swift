@@ -31,12 +31,14 @@ public final class Typesetter: TextMetrics {
     /// Glyphs held in pixman's cache, by (pixel size, glyph index); bounded by `glyphLimit`.
     private var glyphs: [GlyphKey: Glyph] = [:]
     public static let glyphLimit = 512
+    /// The most characters of a string laid out (a kiosk shows short strings).
+    static let runLimit = 256
 
     /// Measured runs by (text, pixel size): the status bar measures its strings every frame.
     private var measured: [MeasureKey: Size] = [:]
 
     private struct MeasureKey: Hashable {
-        var text: String
+        var text: TextLine
         var size: Int
     }
 
@@ -91,10 +93,10 @@ public final class Typesetter: TextMetrics {
 
     /// The box `text` takes at `pixelSize` (the em size): its advance width, and the line
     /// height (ascender to descender).
-    public func size(of text: String, pixelSize: Int) -> Size {
+    public func size(of text: TextLine, pixelSize: Int) -> Size {
         let key = MeasureKey(text: text, size: pixelSize)
         if let s = measured[key] { return s }
-        let run = layout(text, pixelSize: pixelSize)
+        let run = layout(text.string, pixelSize: pixelSize)
         let s = Size(width: run.width, height: run.ascent + run.descent)
         // Bounded like the glyphs (apps' names come by): start over past the limit.
         if measured.count >= Self.glyphLimit { measured.removeAll() }
@@ -138,7 +140,14 @@ public final class Typesetter: TextMetrics {
         let kerning = face.pointee.face_flags & FT_Long(FT_FACE_FLAG_KERNING) != 0
         pixman_glyph_cache_freeze(cache)
         defer { pixman_glyph_cache_thaw(cache) }
-        for scalar in text.unicodeScalars.prefix(256) {
+        // Bounded: the cache starts over before a run that might not fit, never in the middle
+        // of one (a run holds its glyphs' cache entries until it is drawn).
+        let scalars = text.unicodeScalars.prefix(Self.runLimit)
+        if glyphs.count + scalars.count > Self.glyphLimit {
+            for k in glyphs.keys { pixman_glyph_cache_remove(cache, Self.fontKey(k.size), Self.glyphKey(k.index)) }
+            glyphs.removeAll()
+        }
+        for scalar in scalars {
             let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
             if kerning, previous != 0, index != 0 {
                 var delta = FT_Vector()
@@ -153,15 +162,10 @@ public final class Typesetter: TextMetrics {
     }
 
     /// A glyph at the current size: from the cache, or rasterised (8-bit coverage) and
-    /// inserted. The cache is frozen by the caller.
+    /// inserted. The cache is frozen, and has room, by the caller's doing.
     private func glyph(_ index: FT_UInt, size: Int) -> Glyph {
         let key = GlyphKey(size: size, index: index)
         if let g = glyphs[key] { return g }
-        if glyphs.count >= Self.glyphLimit {
-            // Bounded: start over (a kiosk shows a handful of strings).
-            for k in glyphs.keys { pixman_glyph_cache_remove(cache, Self.fontKey(k.size), Self.glyphKey(k.index)) }
-            glyphs.removeAll()
-        }
         var g = Glyph(advance: 0, entry: nil)
         if FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_DEFAULT)) == 0, FT_Render_Glyph(face.pointee.glyph, FT_RENDER_MODE_NORMAL) == 0 {
             let slot = face.pointee.glyph.pointee

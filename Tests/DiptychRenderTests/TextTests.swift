@@ -35,14 +35,21 @@ struct TypesetterTests {
         #expect(abs(left - right) <= 3, "left \(left), right \(right)")
     }
 
-    /// Apps' names reach the glyph cache: however many characters come by, it stays bounded.
-    @Test func theGlyphCacheIsBounded() throws {
+    /// Apps' names reach the glyph cache: however many characters come by, it stays bounded,
+    /// and a string drawn as the cache starts over is drawn whole (the cache never starts over
+    /// in the middle of a string: its first glyphs would be gone when it is drawn).
+    @Test func theGlyphCacheIsBoundedAndStartsOverBetweenStrings() throws {
         let t = try Typesetter.standard(override: nil)
-        for base in stride(from: 0x20, to: 0x20 + 1200, by: 40) {
+        // White ink: premultiplied, its coverage shows in the colour channels that are compared.
+        let ink = RGB(red: 255, green: 255, blue: 255), size = Size(width: 900, height: 40)
+        for base in stride(from: 0x21, to: 0x21 + 1200, by: 40) {
             let text = String(String.UnicodeScalarView((base..<base + 40).compactMap { Unicode.Scalar($0) }))
-            _ = t.size(of: text, pixelSize: 20)
+            let drawn = t.draw(text, color: ink, pixelSize: 20, size: size)
+            #expect(t.glyphCount <= Typesetter.glyphLimit)
+            // As a typesetter with an empty cache draws it.
+            let fresh = try Typesetter.standard(override: nil).draw(text, color: ink, pixelSize: 20, size: size)
+            #expect(drawn.compare(to: fresh, tolerance: 0).matches, "characters from U+\(String(base, radix: 16))")
         }
-        #expect(t.glyphCount <= Typesetter.glyphLimit)
         #expect(t.size(of: "iPad", pixelSize: 20).width > 0)
     }
 

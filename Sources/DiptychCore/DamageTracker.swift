@@ -95,15 +95,36 @@ public struct DamageTracker: Sendable {
     /// Calls `changed` with every logical rectangle that differs between two frames' nodes,
     /// matched by key: nodes that moved, appeared, went away or show something else.
     private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
-        // Frames mostly keep their nodes in the same order: each is looked for at its own
-        // place first.
-        for (i, n) in new.enumerated() {
-            let o = i < old.count && old[i].key == n.key ? old[i] : old.first { $0.key == n.key }
-            if let o, o == n { continue }
-            moved(from: o, to: n, changed)
-        }
-        for (i, o) in old.enumerated() where !(i < new.count && new[i].key == o.key) && !new.contains(where: { $0.key == o.key }) {
-            moved(from: o, to: nil, changed)
+        old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
+                withUnsafeTemporaryAllocation(of: Bool.self, capacity: old.count) { matched in
+                    matched.initialize(repeating: false)
+                    // Frames keep their nodes in the same order, give or take a few that come
+                    // and go: each is looked for after the last one matched, then before it.
+                    var next = 0
+                    for n in new {
+                        var found = -1
+                        for j in next..<old.count where !matched[j] && old[j].key == n.key {
+                            found = j
+                            break
+                        }
+                        if found < 0 {
+                            for j in 0..<min(next, old.count) where !matched[j] && old[j].key == n.key {
+                                found = j
+                                break
+                            }
+                        }
+                        guard found >= 0 else {
+                            moved(from: nil, to: n, changed)
+                            continue
+                        }
+                        matched[found] = true
+                        next = found + 1
+                        if old[found] != n { moved(from: old[found], to: n, changed) }
+                    }
+                    for j in 0..<old.count where !matched[j] { moved(from: old[j], to: nil, changed) }
+                }
+            }
         }
     }
 

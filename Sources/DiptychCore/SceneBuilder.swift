@@ -26,11 +26,11 @@ public struct AppContent: Sendable {
     /// Snapshots received for the drag in progress.
     public var snapshots: [ImageRef]
     /// The app's name, shown on its placeholder.
-    public var name: String
+    public var name: TextLine
     /// The app's dominant colour (its placeholder's tile), if known.
     public var tint: RGB?
 
-    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: String = "", tint: RGB? = nil) {
+    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: TextLine = "", tint: RGB? = nil) {
         self.live = live
         self.snapshots = snapshots
         self.name = name
@@ -270,17 +270,16 @@ public enum SceneBuilder {
 
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
     /// when it does not fit.
-    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
+    static func label(_ name: TextLine, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
         let pixelSize = ChromeStyle.labelPoints * scale
         // A band too thin for any name (a drag's sliver) is not measured.
         guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
-        let line = TextLine(name)
-        let size = text.size(of: line.string, pixelSize: pixelSize)
+        let size = text.size(of: name, pixelSize: pixelSize)
         guard size.width + 2 * pixelSize <= band.width, size.height + 2 * pixelSize <= band.height else { return nil }
         let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
         let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
         let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
-        return SceneNode(key: key, content: .chrome(.text(line, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
+        return SceneNode(key: key, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the

@@ -6,7 +6,7 @@
 /// plain memory, without reference counting (a frame copies and compares every node). Longer
 /// text is cut at a character boundary and ends with "…" (a label that long would not fit a
 /// pane's band anyway; a client's name cannot make the scene hold more memory).
-public struct TextLine: Hashable, Sendable, BitwiseCopyable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct TextLine: Hashable, Sendable, BitwiseCopyable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The most UTF-8 bytes a line holds.
     public static let capacity = 31
     private var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
@@ -14,21 +14,35 @@ public struct TextLine: Hashable, Sendable, BitwiseCopyable, ExpressibleByString
     public var count: Int { Int(w3 >> 56) }
 
     public init(_ text: String) {
-        var bytes = Array(text.utf8)
-        if bytes.count > Self.capacity {
-            // Cut whole characters until the ellipsis fits.
-            let ellipsis = Array("…".utf8)
-            var cut = ""
-            for c in text {
-                if cut.utf8.count + String(c).utf8.count + ellipsis.count > Self.capacity { break }
-                cut.append(c)
-            }
-            bytes = Array(cut.utf8) + ellipsis
+        let utf8 = text.utf8
+        guard utf8.count > Self.capacity else {
+            self.init(bytes: utf8)
+            return
         }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (i, b) in bytes.enumerated() { words[i / 8] |= UInt64(b) << UInt64(8 * (i % 8)) }
-        words[3] |= UInt64(bytes.count) << 56
-        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+        // Whole characters, as many as fit with the ellipsis.
+        let ellipsis = "…".utf8.count
+        var end = text.startIndex
+        for i in text.indices {
+            if text.utf8.distance(from: text.startIndex, to: text.index(after: i)) + ellipsis > Self.capacity { break }
+            end = text.index(after: i)
+        }
+        self.init(bytes: (text[..<end] + "…").utf8)
+    }
+
+    /// At most `capacity` bytes.
+    private init(bytes: some Sequence<UInt8>) {
+        var n = 0
+        for b in bytes {
+            let shift = UInt64(8 * (n % 8))
+            switch n / 8 {
+            case 0: w0 |= UInt64(b) << shift
+            case 1: w1 |= UInt64(b) << shift
+            case 2: w2 |= UInt64(b) << shift
+            default: w3 |= UInt64(b) << shift
+            }
+            n += 1
+        }
+        w3 |= UInt64(n) << 56
     }
 
     public init(stringLiteral value: String) { self.init(value) }

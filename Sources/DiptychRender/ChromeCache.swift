@@ -19,7 +19,8 @@ public final class ChromeCache {
 
     private var pictures: [Key: PixelImage] = [:]
     /// The pictures asked for last, newest last (all of them in `pictures` as well).
-    private var recent: [(key: Key, picture: PixelImage)] = []
+    private var recentKeys: [Key] = []
+    private var recentPictures: [PixelImage] = []
     private static let recentCount = 8
     public static let limit = 64
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
@@ -105,7 +106,7 @@ public final class ChromeCache {
     private func kept(_ key: Key, _ make: () -> PixelImage) -> PixelImage {
         // A frame asks for the same few pictures as the last one (the handle, the clock):
         // they are compared before the table is hashed (hashing the text costs more).
-        if let hit = recent.firstIndex(where: { $0.key == key }) { return recent[hit].picture }
+        if let hit = recentKeys.firstIndex(of: key) { return recentPictures[hit] }
         let p: PixelImage
         if let known = pictures[key] {
             p = known
@@ -114,13 +115,18 @@ public final class ChromeCache {
                 // Start over, the recent ones too: every picture held is in the table, so at
                 // most `limit` are held, whatever names apps give.
                 pictures.removeAll()
-                recent.removeAll()
+                recentKeys.removeAll()
+                recentPictures.removeAll()
             }
             p = make()
             pictures[key] = p
         }
-        if recent.count >= Self.recentCount { recent.removeFirst() }
-        recent.append((key, p))
+        if recentKeys.count >= Self.recentCount {
+            recentKeys.removeFirst()
+            recentPictures.removeFirst()
+        }
+        recentKeys.append(key)
+        recentPictures.append(p)
         return p
     }
 

@@ -65,7 +65,9 @@ final class ClientSession {
     private var violation: ProtocolError?
 
     /// The app's name from hello (nil before hello).
-    var name: String?
+    var name: String? { didSet { displayName = TextLine(name ?? label) } }
+    /// The name its placeholder shows (every frame that shows one reads it).
+    private(set) var displayName = TextLine("")
     var requiresFullScreen = false
     /// The role asked for at launch (apps that connect by themselves take the first free one).
     let launchRole: Role?
@@ -86,7 +88,7 @@ final class ClientSession {
     /// The status bar style the app asked for (used while it is primary).
     var statusBarStyle: StatusBarStyle = .dark
     /// A label for messages: the launch name or the hello name.
-    var label: String
+    var label: String { didSet { displayName = TextLine(name ?? label) } }
     /// The last configure sent, and every serial sent but not yet acked.
     var configure: Configure?
     var unackedSerials: [UInt32] = []
@@ -123,6 +125,7 @@ final class ClientSession {
         self.socket = SharedDescriptor(socket)
         launchRole = role
         self.label = label
+        displayName = TextLine(label)
         self.loop = loop
         self.onClose = onClose
     }
@@ -143,7 +146,7 @@ final class ClientSession {
 
     /// What the app can show in a scene now.
     var content: AppContent {
-        AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: name ?? label, tint: tint)
+        AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: displayName, tint: tint)
     }
 
     /// The dominant colour of the live surface (its placeholder's tile), worked out once per
@@ -152,7 +155,6 @@ final class ClientSession {
     var tint: RGB? {
         guard let s = surface else { return nil }
         if let c = tintCache, c.id == s.image.ref.id { return c.color }
-        tintCalls += 1
         let color = s.image.pixels.dominantColor()
         tintCache = (s.image.ref.id, color)
         return color

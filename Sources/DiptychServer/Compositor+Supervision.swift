@@ -55,7 +55,7 @@ extension Compositor {
         s.closedAt = MonotonicClock.milliseconds
         if c.admitted {
             s.ghost = c.app
-            s.ghostContent = AppContent(live: nil, name: c.name ?? s.label, tint: c.tint)
+            s.ghostContent = AppContent(live: nil, name: c.displayName, tint: c.tint)
         }
         supervised[role] = s
         return c.admitted

@@ -30,13 +30,13 @@ import Testing
 
     @Test func aPlaceholderLabelShowsTheCutName() {
         let name = "A very long application name that goes on and on"
-        let node = SceneBuilder.label(name, on: RGB(red: 0x8E, green: 0x8E, blue: 0x93), in: Rect(x: 0, y: 0, width: 2000, height: 400), scale: 1, text: BitmapMetrics(), key: .label(AppID(1)))
+        let node = SceneBuilder.label(TextLine(name), on: RGB(red: 0x8E, green: 0x8E, blue: 0x93), in: Rect(x: 0, y: 0, width: 2000, height: 400), scale: 1, text: BitmapMetrics(), key: .label(AppID(1)))
         guard case .chrome(.text(let line, _, let px))? = node?.content else {
             Issue.record("no label")
             return
         }
         #expect(line.string.hasSuffix("…"))
         // The node is as wide as the cut text, not the whole name.
-        #expect(node?.imageRect.width == BitmapMetrics().size(of: line.string, pixelSize: px).width)
+        #expect(node?.imageRect.width == BitmapMetrics().size(of: line, pixelSize: px).width)
     }
 }

@@ -90,7 +90,7 @@ struct RepaintTests {
             turns += 1
             return fired
         }
-        #expect(loop.framesDrawn == 1 && loop.framesDropped == 0 && output.presented.count == 1)
+        #expect(loop.framesDrawn == 1 && loop.framesDropped == 0 && output.presented.count == 1, "\(loop.framesDrawn) drawn, \(loop.framesDropped) dropped, \(output.presented.count) presented")
         // Drawing the frame, then sleeping in epoll until the timer: a handful of turns, not
         // one every few milliseconds.
         #expect(turns <= 6, "\(turns) turns")

@@ -6,10 +6,7 @@
 import DiptychCore
 import DiptychImage
 import DiptychRender
-import DiptychLinux
 
-nonisolated(unsafe) public var layoutParts: [[UInt64]] = []
-nonisolated(unsafe) public var tintCalls = 0
 extension Compositor {
     /// A frame being drawn: its scene (with the region to repaint), its pixman operations,
     /// and its graph.
@@ -30,12 +27,15 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
-        var graph = SceneBuilder.build(
-            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
-            text: renderer.chrome.metrics
-        ) { session($0)?.content ?? ghostContent($0) }
+        let now = now, floating = floatingWindows, text = renderer.chrome.metrics
+        var (graph, scale) = readShell { shell in
+            let graph = SceneBuilder.build(panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floating, text: text) {
+                session($0)?.content ?? ghostContent($0)
+            }
+            return (graph, shell.profile.scale)
+        }
         // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
-        graph.nodes += statusBarNodes(width: graph.size.width, scale: shell.profile.scale)
+        graph.nodes += statusBarNodes(width: graph.size.width, scale: scale)
         return graph
     }
 
@@ -80,21 +80,14 @@ extension Compositor {
     /// frame. Nothing is drawn, so the output need not be ready yet. `built` is the scene as
     /// `wantedFrame` just built it, if nothing happened since.
     public func prepareFrame(_ built: SceneGraph? = nil) -> Frame {
-        let q0 = MonotonicClock.nanoseconds
         let graph = built ?? sceneGraph()
-        let q1 = MonotonicClock.nanoseconds
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
         if fade != nil { damage.invalidate() }
         let frameDamage = damage.take(graph)
-        let q2 = MonotonicClock.nanoseconds
         let target = backend.beginFrame()
         let repaint = target.repaintRegion(frameDamage, history: damageHistory)
-        let q3 = MonotonicClock.nanoseconds
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
-        let q4 = MonotonicClock.nanoseconds
         var (ops, stats) = renderer.plan(scene)
-        let q5 = MonotonicClock.nanoseconds
-        layoutParts.append([q1-q0, q2-q1, q3-q2, q4-q3, q5-q4])
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: commitCount)
     }
@@ -138,7 +131,8 @@ extension Compositor {
         let time = virtualTime ?? shown
         // An app drawing both surfaces hears once per frame.
         var told: Set<ClientID> = []
-        for p in shell.presentation(at: now) {
+        let now = now
+        for p in readShell({ $0.presentation(at: now) }) {
             guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
             told.insert(c.id)

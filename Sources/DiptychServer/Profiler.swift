@@ -1,4 +1,3 @@
-import Foundation
 // SPDX-License-Identifier: MIT
 // `diptych profile`: frame times per stage on real workloads, with the baselines measured in
 // the same run on the same scene (SPEC §8).
@@ -275,14 +274,6 @@ public enum Profiler {
             }
         }
         var records = driver.records
-        do {
-            let parts = layoutParts.dropFirst(10)
-            let cols = (0..<5).map { c in parts.map { $0[c] }.sorted()[parts.count / 2] }
-            let rs = driver.records.filter { $0.motion == "settle" }
-            func p50(_ f: (FrameRecord) -> Double) -> Double { let v = rs.map(f).sorted(); return v.isEmpty ? 0 : (v[v.count / 2] * 10000).rounded() / 10 }
-            FileHandle.standardError.write("us: input \(p50 { $0.input }) layout \(p50 { $0.layout }) composite \(p50 { $0.composite }) present \(p50 { $0.present }) total \(p50 { $0.total }) pixman \(p50 { $0.pixman ?? 0 }) ratio \(p50 { $0.total / ($0.pixman ?? 1) })\n".data(using: .utf8)!)
-            FileHandle.standardError.write("tint calls \(tintCalls) ".data(using: .utf8)!); FileHandle.standardError.write("layout parts p50 ns: \(cols)\n".data(using: .utf8)!)
-        }
         var fullFrames: [Double] = []
         if workload.comparesToWholeFrames {
             // The reference, in the same run: the same screen repainted whole, as split-static

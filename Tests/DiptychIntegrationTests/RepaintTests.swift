@@ -39,7 +39,10 @@ final class FlakyOutput: OutputBackend {
 
 struct RepaintTests {
     func compositor(_ output: FlakyOutput, dir: String) throws -> Compositor {
-        let config = CompositorConfiguration(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .full, listen: false)
+        var config = CompositorConfiguration(profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: .full, listen: false)
+        // A fixed clock: the wall clock's next minute would be a frame of its own (the status
+        // bar's), and these tests count frames.
+        config.statusBarTime = "09:41"
         let c = try Compositor(configuration: config, backend: output, logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
         try c.launch([Harness.demo, "pattern:#336699", "--event-log", "\(dir)/events.jsonl"], role: .primary, label: "pattern")
         try c.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)

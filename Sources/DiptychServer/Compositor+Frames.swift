@@ -27,15 +27,12 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
-        let now = now, floating = floatingWindows, text = renderer.chrome.metrics
-        var (graph, scale) = readShell { shell in
-            let graph = SceneBuilder.build(panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floating, text: text) {
-                session($0)?.content ?? ghostContent($0)
-            }
-            return (graph, shell.profile.scale)
-        }
+        var graph = SceneBuilder.build(
+            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
+            text: renderer.chrome.metrics
+        ) { session($0)?.content ?? ghostContent($0) }
         // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
-        graph.nodes += statusBarNodes(width: graph.size.width, scale: scale)
+        graph.nodes += statusBarNodes(width: graph.size.width, scale: shell.profile.scale)
         return graph
     }
 
@@ -131,8 +128,7 @@ extension Compositor {
         let time = virtualTime ?? shown
         // An app drawing both surfaces hears once per frame.
         var told: Set<ClientID> = []
-        let now = now
-        for p in readShell({ $0.presentation(at: now) }) {
+        for p in shell.presentation(at: now) {
             guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
             told.insert(c.id)

@@ -86,9 +86,8 @@ extension Compositor {
     /// "follow" (panes following a finger); nil when the screen is still.
     public var motionKind: String? {
         if fade != nil { return "fade" }
-        let now = now
-        if readShell({ $0.isSettling(at: now) }) || pip.isSettling(at: now) { return "settle" }
-        if readShell({ $0.isFollowingFinger }) || pip.isHeld { return "follow" }
+        if shell.isSettling(at: now) || pip.isSettling(at: now) { return "settle" }
+        if shell.isFollowingFinger || pip.isHeld { return "follow" }
         return nil
     }
 

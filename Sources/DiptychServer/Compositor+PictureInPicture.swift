@@ -35,7 +35,7 @@ extension Compositor {
         for c in sessions.values where c.admitted {
             if shell.primary == c.app {
                 c.pipEligible = true
-            } else if readShell({ $0.pane(of: c.app) }) != nil {
+            } else if shell.pane(of: c.app) != nil {
                 c.pipEligible = false
             }
         }

@@ -274,12 +274,7 @@ public final class Compositor {
     }
 
     /// The session holding `role`, if any.
-    func session(_ role: Role) -> ClientSession? { readShell { $0.app(role) }.flatMap { session($0) } }
-
-    /// Reads the shell in place. A method of the shell called on the stored property runs on a
-    /// copy of the whole shell (every table retained, then released): frames, which read it
-    /// several times each, read it through this instead.
-    func readShell<R>(_ body: (borrowing Shell) -> R) -> R { body(shell) }
+    func session(_ role: Role) -> ClientSession? { shell.app(role).flatMap { session($0) } }
 
     func session(_ app: AppID) -> ClientSession? { sessions[ClientID(rawValue: app.rawValue)] }
 

@@ -109,7 +109,7 @@ public struct DamageTracker: Sendable {
                             break
                         }
                         if found < 0 {
-                            for j in 0..<min(next, old.count) where !matched[j] && old[j].key == n.key {
+                            for j in 0..<next where !matched[j] && old[j].key == n.key {
                                 found = j
                                 break
                             }

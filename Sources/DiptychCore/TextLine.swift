@@ -49,8 +49,8 @@ public struct TextLine: Hashable, Sendable, BitwiseCopyable, ExpressibleByString
 
     /// The UTF-8 bytes.
     public var utf8: [UInt8] {
-        let words = [w0, w1, w2, w3]
-        return (0..<count).map { UInt8(truncatingIfNeeded: words[$0 / 8] >> UInt64(8 * ($0 % 8))) }
+        // Byte i is byte i % 8 of word i / 8: the words' little-endian bytes in order.
+        withUnsafeBytes(of: (w0.littleEndian, w1.littleEndian, w2.littleEndian, w3.littleEndian)) { Array($0.prefix(count)) }
     }
 
     public var string: String { String(decoding: utf8, as: UTF8.self) }

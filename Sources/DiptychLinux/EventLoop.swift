@@ -98,6 +98,17 @@ public enum MonotonicClock {
     public static var milliseconds: UInt64 { dp_monotonic_ns() / 1_000_000 }
 }
 
+/// The CPU time the calling thread has run.
+public enum ThreadClock {
+    /// Nanoseconds of CPU time: what the thread executed, not the time another process ran
+    /// on its CPU meanwhile.
+    public static var nanoseconds: UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
 /// The wall clock in the local time zone (the status bar's clock).
 public enum WallClock {
     /// Minutes since local midnight, and milliseconds until the next minute begins.

@@ -117,6 +117,13 @@ final class ClientSession {
     static let preHelloBytes = 16 * 1024
     /// Called when descriptors were lost because the compositor's table is full.
     var onTableFull: () -> Void = {}
+    /// Called when bytes are queued for a session that had none: the owner writes them
+    /// (`flush`) before it next waits, so that all the events of one turn of the loop go in
+    /// one write and wake the app once (as libwayland flushes its clients before polling).
+    var onQueued: (ClientSession) -> Void = { _ in }
+    /// Events queued, and writes that sent the app bytes, since the session began.
+    private(set) var eventsQueued = 0
+    private(set) var writes = 0
 
     /// A session on `socket`, watched by `loop` under `token`.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
@@ -334,17 +341,23 @@ final class ClientSession {
 
     // MARK: - Writing
 
-    /// Queues an event and writes what the socket takes now; the rest goes when it is
-    /// writable. A client that lets more than `outgoingLimit` bytes pile up is closed.
+    /// Queues an event, written with the others of this turn of the loop (`onQueued`); what
+    /// the socket does not take goes when it is writable. A client that lets more than
+    /// `outgoingLimit` bytes pile up is closed.
     func send(_ event: ServerEvent, version: UInt16 = Wire.version) {
         guard isOpen else { return }
+        let wasEmpty = outgoing.isEmpty
         outgoing += event.encoded(version: version)
+        eventsQueued += 1
         if outgoing.count > Self.outgoingLimit {
             close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
             return
         }
-        flush()
+        if wasEmpty { onQueued(self) }
     }
+
+    /// Whether bytes wait to be written.
+    var hasQueuedOutput: Bool { !outgoing.isEmpty }
 
     /// Writes queued bytes until the socket would block.
     func flush() {
@@ -355,6 +368,7 @@ final class ClientSession {
                 return
             }
             if n == 0 { break }
+            writes += 1
             outgoing.removeFirst(n)
         }
         let wants = isOpen && !outgoing.isEmpty
@@ -373,6 +387,8 @@ final class ClientSession {
         // A client refused for its version is told in the version it spoke (the error event's
         // layout is the same in every version), so it can read why.
         send(.error(error), version: error.code == .unsupportedVersion ? assembler.peerVersion ?? Wire.version : Wire.version)
+        // Written now: the socket closes next.
+        flush()
         finish(.violation(error))
     }
 

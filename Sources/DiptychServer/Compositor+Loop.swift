@@ -26,6 +26,8 @@ extension Compositor {
     /// Waits up to `timeoutMilliseconds` (nil: until something happens) for events and
     /// handles them.
     public func dispatch(timeoutMilliseconds: Int?) throws {
+        // What this turn's handlers and the frame since the last wait queued goes out first.
+        flushClients()
         for (raw, readiness) in try loop.wait(timeoutMilliseconds: timeoutMilliseconds) {
             guard let token = LoopToken(rawValue: raw) else { continue }
             switch token {
@@ -50,6 +52,20 @@ extension Compositor {
         enforceHelloDeadlines()
         reapLaunchedApps()
         if virtualTime == nil { tick() }
+        // And what these events made the compositor send, all of it in one write per app.
+        flushClients()
+    }
+
+    /// Writes every session's queued events: one write per app for all the events since the
+    /// last call (a drag's release sends an app its configure, lifecycle and buffer releases
+    /// together, and wakes it once). The loop calls it before it waits and after it handles a
+    /// batch of events; frames call it at the end of their input and present stages, so that
+    /// those stages pay for their writes.
+    public func flushClients() {
+        guard !unflushed.isEmpty else { return }
+        let pending = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        for c in pending where c.isOpen { c.flush() }
     }
 
     /// What the output reported: one that came back is repainted whole.

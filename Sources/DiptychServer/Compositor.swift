@@ -127,6 +127,9 @@ public final class Compositor {
     /// Frames presented so far.
     public internal(set) var frameCount = 0
     var watchers: [UInt64: () -> Void] = [:]
+    /// Sessions with events queued since the loop last wrote them (`flushClients`): at most
+    /// one entry per session (added when its queue stops being empty).
+    var unflushed: [ClientSession] = []
     var nextWatch: UInt64 = 1
     var inputs: [(source: any InputSource, translator: InputTranslator)] = []
     var lastRoundTripStart: UInt64 = 0
@@ -233,6 +236,7 @@ public final class Compositor {
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).
     public func shutdown(graceMilliseconds: Int = 2000) {
         shuttingDown = true
+        flushClients()
         for c in sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             c.admitted = false
             c.close(reason: "the compositor is shutting down")
@@ -254,6 +258,7 @@ public final class Compositor {
         }
         try loop.add(session.socket.rawValue, token: session.token.rawValue)
         session.onTableFull = { [weak self] in self?.descriptorTableFull() }
+        session.onQueued = { [weak self] in self?.unflushed.append($0) }
         sessions[id] = session
         return session
     }

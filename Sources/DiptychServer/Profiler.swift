@@ -27,7 +27,8 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     case pip
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
-    /// (`motion` set), against full-frame repaints of the same screen in the same run.
+    /// (`motion` set) that repaint something, against full-frame repaints of the same screen
+    /// in the same run.
     var measuresMotion: Bool { self == .slideOverIn || self == .snap }
 
     /// Whether whole frames of the same screen are timed in the same run as the reference.
@@ -63,6 +64,25 @@ public struct ProfileResult {
     public var motionFrames: [String: Int] = [:]
     /// For `pip`: the window's area in output pixels.
     public var pipArea: Int?
+
+    /// The frames as `run` has them: it draws no frame when nothing changed (a settle's last
+    /// steps can land on the pixels of the one before, a finger can rest), and the input it
+    /// handled meanwhile counts in the next frame it draws.
+    static func drawn(_ records: [FrameRecord]) -> [FrameRecord] {
+        var kept: [FrameRecord] = []
+        var carried = 0.0
+        for var r in records {
+            guard r.repaintedPixels > 0 else {
+                carried += r.input
+                continue
+            }
+            r.input += carried
+            r.total += carried
+            carried = 0
+            kept.append(r)
+        }
+        return kept
+    }
 
     /// The `q` quantile (0…1) of `values`, nearest rank.
     static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -178,7 +198,7 @@ public struct ProfileResult {
                 "pip: \(records.count) frames repainting the window (\(area) px) of \(framesRun ?? records.count) run; repainted p50 \(repainted) px; whole-frame repaint p50 \(ms(full)); total p50/whole frame \(full > 0 ? String(((totalP50 / full) * 100).rounded() / 100) : "-")")
         } else if let full = fullFrameP50 {
             let kinds = motionFrames.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            lines.append("motion: \(records.count) frames in motion (\(kinds)) of \(framesRun ?? records.count) run; whole-frame repaint p50 \(ms(full)); total p99/whole frame \(full > 0 ? String(((totalP99 / full) * 100).rounded() / 100) : "-")")
+            lines.append("motion: \(records.count) frames in motion repainting (\(kinds)) of \(framesRun ?? records.count) run; whole-frame repaint p50 \(ms(full)); total p99/whole frame \(full > 0 ? String(((totalP99 / full) * 100).rounded() / 100) : "-")")
         }
         if let q = quality {
             func db(_ v: Double) -> String { "\((v * 100).rounded() / 100) dB" }
@@ -283,9 +303,9 @@ public enum Profiler {
                 let r = try driver.frame(at: UInt64(frames + 10 + k) * ScenarioPlayer.frameInterval, record: false) { false }
                 fullFrames.append(r.total)
             }
-            records = workload == .pip
-                ? records.filter { $0.repaintedPixels > 0 }
-                : records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") }
+            // The frames that repaint something, as `run` draws them (see `drawn`).
+            records = ProfileResult.drawn(records)
+            if workload != .pip { records = records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") } }
         }
         var result = ProfileResult(
             name: workload.rawValue, records: records, output: Size(width: compositor.output.width, height: compositor.output.height),

@@ -162,3 +162,24 @@ struct ClientWriteTests {
         #expect(names.contains("willResignActive") && names.contains("snapshotRequest"), "\(names)")
     }
 }
+
+/// The profiler counts frames as `run` draws them.
+struct ProfileAccountingTests {
+    func record(_ frame: Int, input: Double, repainted: Int) -> FrameRecord {
+        FrameRecord(
+            frame: frame, time: 0, input: input, apps: 0, layout: 0.01, composite: 0.02, present: 0.001, total: input + 0.031,
+            pixman: 0.02, freshPixman: nil, memcpy: nil, repaintedPixels: repainted, inputLatency: nil)
+    }
+
+    /// A frame that repaints nothing is not a frame `run` draws; the input handled before it
+    /// counts in the next frame that is drawn (as the live loop's input time does).
+    @Test func framesThatRepaintNothingPassTheirInputOn() {
+        let records = [record(0, input: 0.1, repainted: 0), record(1, input: 0.002, repainted: 0), record(2, input: 0.001, repainted: 500), record(3, input: 0, repainted: 400)]
+        let drawn = ProfileResult.drawn(records)
+        #expect(drawn.map(\.frame) == [2, 3])
+        #expect(abs(drawn[0].input - 0.103) < 1e-9 && abs(drawn[0].total - 0.134) < 1e-9, "\(drawn[0])")
+        #expect(drawn[1].input == 0)
+        // Nothing drawn at the end: nothing to carry it to.
+        #expect(ProfileResult.drawn([record(0, input: 0.1, repainted: 0)]).isEmpty)
+    }
+}

@@ -126,6 +126,8 @@ extension Compositor {
         if damageHistory.count > Self.damageHistoryLength { damageHistory.removeFirst() }
         frameCount += 1
         let time = virtualTime ?? shown
+        // Apps that wait for one (most frames of a settle have none).
+        guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
         var told: Set<ClientID> = []
         for p in shell.presentation(at: now) {

@@ -73,10 +73,13 @@ extension Compositor {
 
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
-        apply(shell.tick(now: now))
+        // Most ticks (every frame of a settle) change nothing: nothing to apply then.
+        let effects = shell.tick(now: now)
+        if !effects.isEmpty { apply(effects) }
         if palm.tick(now: now) {
             apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
         }
+        guard !pendingActivation.isEmpty else { return }
         for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let c = sessions[id] { activateIfDrawn(c) }
         }

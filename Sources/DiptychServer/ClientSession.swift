@@ -65,7 +65,12 @@ final class ClientSession {
     private var violation: ProtocolError?
 
     /// The app's name from hello (nil before hello).
-    var name: String? { didSet { displayName = TextLine(name ?? label) } }
+    var name: String? {
+        didSet {
+            displayName = TextLine(name ?? label)
+            contentCache = nil
+        }
+    }
     /// The name its placeholder shows (every frame that shows one reads it).
     private(set) var displayName = TextLine("")
     var requiresFullScreen = false
@@ -76,7 +81,12 @@ final class ClientSession {
     /// Snapshot requests sent and not answered, by serial.
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
-    var snapshots: [HeldImage] = [] { didSet { snapshotRefs = snapshots.map(\.ref) } }
+    var snapshots: [HeldImage] = [] {
+        didSet {
+            snapshotRefs = snapshots.map(\.ref)
+            contentCache = nil
+        }
+    }
     /// What the scene needs of the snapshots, kept as they change (every frame reads it).
     private(set) var snapshotRefs: [ImageRef] = []
     /// The last `sync` serial answered, and when (monotonic ns).
@@ -93,7 +103,7 @@ final class ClientSession {
     var configure: Configure?
     var unackedSerials: [UInt32] = []
     var ackedSerial: UInt32?
-    var surface: CommittedSurface?
+    var surface: CommittedSurface? { didSet { contentCache = nil } }
     /// The buffer shown in the app's Picture in Picture window, while one is open.
     var pipSurface: CommittedSurface?
     var pipFrameDonePending = false
@@ -151,10 +161,15 @@ final class ClientSession {
         return s.serial == c.serial
     }
 
-    /// What the app can show in a scene now.
+    /// What the app can show in a scene now (every frame reads it: kept until the surface,
+    /// the snapshots or the name change).
     var content: AppContent {
-        AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: displayName, tint: tint)
+        if let c = contentCache { return c }
+        let c = AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: displayName, tint: tint)
+        contentCache = c
+        return c
     }
+    private var contentCache: AppContent?
 
     /// The dominant colour of the live surface (its placeholder's tile), worked out once per
     /// commit from an 8×8 grid of samples.

@@ -371,9 +371,6 @@ final class ClientSession {
         if wasEmpty { onQueued(self) }
     }
 
-    /// Whether bytes wait to be written.
-    var hasQueuedOutput: Bool { !outgoing.isEmpty }
-
     /// Writes queued bytes until the socket would block.
     func flush() {
         while isOpen && !outgoing.isEmpty {

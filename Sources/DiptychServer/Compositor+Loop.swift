@@ -62,10 +62,14 @@ extension Compositor {
     /// batch of events; frames call it at the end of their input and present stages, so that
     /// those stages pay for their writes.
     public func flushClients() {
-        guard !unflushed.isEmpty else { return }
-        let pending = unflushed
+        // By index: a session that fails to write closes, and what its end sends the others
+        // is queued behind it and written in the same pass.
+        var i = 0
+        while i < unflushed.count {
+            if unflushed[i].isOpen { unflushed[i].flush() }
+            i += 1
+        }
         unflushed.removeAll(keepingCapacity: true)
-        for c in pending where c.isOpen { c.flush() }
     }
 
     /// What the output reported: one that came back is repainted whole.

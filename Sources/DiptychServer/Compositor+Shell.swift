@@ -79,7 +79,9 @@ extension Compositor {
         if palm.tick(now: now) {
             apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
         }
-        guard !pendingActivation.isEmpty else { return }
+        // Nothing is activated while panes move (every frame of a settle): asked once, not
+        // per app.
+        guard !pendingActivation.isEmpty, !shell.isMoving(at: now) else { return }
         for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let c = sessions[id] { activateIfDrawn(c) }
         }

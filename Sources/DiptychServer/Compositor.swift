@@ -279,7 +279,10 @@ public final class Compositor {
     }
 
     /// The session holding `role`, if any.
-    func session(_ role: Role) -> ClientSession? { shell.app(role).flatMap { session($0) } }
+    func session(_ role: Role) -> ClientSession? {
+        // The shell's fields, read in place (a method call would copy the whole shell).
+        (role == .primary ? shell.primary : shell.secondary).flatMap { session($0) }
+    }
 
     func session(_ app: AppID) -> ClientSession? { sessions[ClientID(rawValue: app.rawValue)] }
 

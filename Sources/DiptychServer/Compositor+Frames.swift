@@ -28,7 +28,7 @@ extension Compositor {
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
         var graph = SceneBuilder.build(
-            panes: shell.presentation(at: now), profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
+            panes: presentedPanes, profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
             text: renderer.chrome.metrics
         ) { session($0)?.content ?? ghostContent($0) }
         // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
@@ -38,7 +38,7 @@ extension Compositor {
 
     /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).
     func liveNode(of c: ClientSession) -> SceneNode? {
-        guard let p = shell.presentation(at: now).first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
+        guard let p = presentedPanes.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
             return nil
         }
         return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }
@@ -130,7 +130,7 @@ extension Compositor {
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
         var told: Set<ClientID> = []
-        for p in shell.presentation(at: now) {
+        for p in presentedPanes {
             guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
             told.insert(c.id)

@@ -91,9 +91,16 @@ extension Compositor {
         return nil
     }
 
+    /// The panes as drawn now (`Shell.presentation(at:)`), the settle read from the shell's
+    /// field: a method called on the stored shell runs on a copy of all of it, every frame.
+    var presentedPanes: [PresentedPane] {
+        if let m = shell.motion, m.isRunning(at: now) { return m.panes(at: now) }
+        return shell.presentation
+    }
+
     /// The panes and divider as drawn at `now`, in points.
     public var shownPanes: ShownPanes {
-        let panes = shell.presentation(at: now).filter { session($0.app) != nil || ghostContent($0.app) != nil }
+        let panes = presentedPanes.filter { session($0.app) != nil || ghostContent($0.app) != nil }
         return ShownPanes(
             panes: panes.map { ($0.role, $0.frame.x, $0.frame.width) },
             divider: PresentedPane.divider(between: panes, screen: shell.layout.screen)?.x, pip: pipFrames)

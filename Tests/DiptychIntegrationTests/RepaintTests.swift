@@ -136,6 +136,8 @@ struct ClientWriteTests {
         config.statusBarTime = "09:41"
         let c = try Compositor(configuration: config, logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
         defer { c.shutdown() }
+        // Both apps admitted together, whichever speaks first: the split is there once they drew.
+        c.admitsAtHello = false
         try c.launch([Harness.demo, "pattern:#336699", "--event-log", "\(dir)/a.jsonl"], role: .primary, label: "a")
         try c.launch([Harness.demo, "pattern:#993366", "--event-log", "\(dir)/b.jsonl"], role: .secondary, label: "b")
         try c.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)

@@ -225,17 +225,26 @@ public enum SceneBuilder {
                 live = false
             }
             let placed = image.map { place($0, in: clip, anchor: p.anchor) }
-            var bare = Region(clip)
-            if let placed { bare.subtract(placed) }
+            // What the image leaves bare of the pane (up to four pieces, as `Region.subtract`
+            // cuts them; every frame of a settle asks, so without a region): their bounds, and
+            // the largest piece (the first of equals).
+            var bareBounds: Rect?, band: Rect?
+            func bare(_ r: Rect) {
+                bareBounds = bareBounds.map { b in
+                    let x0 = min(b.minX, r.minX), y0 = min(b.minY, r.minY)
+                    return Rect(x: x0, y: y0, width: max(b.maxX, r.maxX) - x0, height: max(b.maxY, r.maxY) - y0)
+                } ?? r
+                if band.map({ $0.width * $0.height < r.width * r.height }) ?? true { band = r }
+            }
+            if let placed { Region.forEachPiece(of: clip, outside: placed, bare) } else { bare(clip) }
             // No black gaps: a flat tile in the app's colour under the image where it does not
             // reach (clipped to what it leaves bare, so that a band growing with a drag
             // repaints only what it gained), the image, and the app's name in the widest part
             // the image leaves bare.
             let tile = c.tint ?? ChromeStyle.neutralTile
-            if !bare.isEmpty { nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: bare.bounds, clip: bare.bounds)) }
+            if let b = bareBounds { nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: b, clip: b)) }
             if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
-            if let band = bare.rects.max(by: { $0.width * $0.height < $1.width * $1.height }),
-                let label = label(c.name, on: tile, in: band, scale: scale, text: text, key: .label(p.app)) {
+            if let band, let label = label(c.name, on: tile, in: band, scale: scale, text: text, key: .label(p.app)) {
                 nodes.append(label)
             }
             if floating > 0 {

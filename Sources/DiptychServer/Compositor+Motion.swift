@@ -94,7 +94,7 @@ extension Compositor {
     /// The panes as drawn now (`Shell.presentation(at:)`), the settle read from the shell's
     /// field: a method called on the stored shell runs on a copy of all of it, every frame.
     var presentedPanes: [PresentedPane] {
-        if let m = shell.motion, m.isRunning(at: now) { return m.panes(at: now) }
+        if isSettlingNow, let m = shell.motion { return m.panes(at: now) }
         return shell.presentation
     }
 

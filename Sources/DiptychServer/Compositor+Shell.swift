@@ -71,6 +71,10 @@ extension Compositor {
         }
     }
 
+    /// Whether the shell's panes are settling now, read from its field (`Shell.isSettling(at:)`
+    /// called on the stored shell would copy all of it).
+    var isSettlingNow: Bool { shell.motion.map { $0.isRunning(at: now) } ?? false }
+
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
@@ -81,7 +85,7 @@ extension Compositor {
         }
         // Nothing is activated while panes move (every frame of a settle): asked once, not
         // per app.
-        guard !pendingActivation.isEmpty, !shell.isMoving(at: now) else { return }
+        guard !pendingActivation.isEmpty, !isSettlingNow, !shell.isMoving(at: now) else { return }
         for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let c = sessions[id] { activateIfDrawn(c) }
         }

@@ -61,6 +61,13 @@ public struct Region: Hashable, Sendable {
         }
         // Already held whole (damage adds the same strips more than once): nothing to do.
         if rects[first...].contains(where: { $0.contains(rect) }) { return }
+        // One rectangle in the way (most of a frame's damage): the pieces outside it go in as
+        // the general case below would add them, without its working arrays.
+        if !rects[(first + 1)...].contains(where: { Region.overlap($0, rect) }) {
+            let existing = rects[first]
+            Region.forEachPiece(of: rect, outside: existing) { rects.append($0) }
+            return
+        }
         var pieces = [rect], next: [Rect] = []
         for existing in rects where Region.overlap(existing, rect) {
             next.removeAll(keepingCapacity: true)

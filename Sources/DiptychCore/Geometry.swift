@@ -43,6 +43,12 @@ public struct Rect: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var size: Size { Size(width: width, height: height) }
 
+    /// The smallest rectangle holding both.
+    public func union(_ other: Rect) -> Rect {
+        let x0 = min(minX, other.minX), y0 = min(minY, other.minY)
+        return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+
     /// The overlap of two rectangles, or nil when they do not overlap.
     public func intersection(_ other: Rect) -> Rect? {
         let x0 = max(minX, other.minX), y0 = max(minY, other.minY)

@@ -98,14 +98,7 @@ public struct Region: Hashable, Sendable {
     /// The smallest rectangle holding the region (empty for an empty region).
     public var bounds: Rect {
         guard let first = rects.first else { return Rect(x: 0, y: 0, width: 0, height: 0) }
-        var x0 = first.minX, y0 = first.minY, x1 = first.maxX, y1 = first.maxY
-        for r in rects.dropFirst() {
-            x0 = min(x0, r.minX)
-            y0 = min(y0, r.minY)
-            x1 = max(x1, r.maxX)
-            y1 = max(y1, r.maxY)
-        }
-        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        return rects.dropFirst().reduce(first) { $0.union($1) }
     }
 
     /// Whether the point (x, y) is inside.

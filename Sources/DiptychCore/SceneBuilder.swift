@@ -230,10 +230,7 @@ public enum SceneBuilder {
             // the largest piece (the first of equals).
             var bareBounds: Rect?, band: Rect?
             func bare(_ r: Rect) {
-                bareBounds = bareBounds.map { b in
-                    let x0 = min(b.minX, r.minX), y0 = min(b.minY, r.minY)
-                    return Rect(x: x0, y: y0, width: max(b.maxX, r.maxX) - x0, height: max(b.maxY, r.maxY) - y0)
-                } ?? r
+                bareBounds = bareBounds?.union(r) ?? r
                 if band.map({ $0.width * $0.height < r.width * r.height }) ?? true { band = r }
             }
             if let placed { Region.forEachPiece(of: clip, outside: placed, bare) } else { bare(clip) }

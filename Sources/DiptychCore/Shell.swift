@@ -217,11 +217,12 @@ public struct Shell: Sendable {
     /// held for 150 ms go to their app from their `down`.
     public mutating func tick(now: UInt64) -> [ShellEffect] {
         var effects: [ShellEffect] = []
-        // In the touches' order; most ticks (every frame of a settle) hold no edge touch.
-        if routes.values.contains(where: { if case .held = $0 { true } else { false } }) {
-            let due = routes.compactMap { id, route -> (id: Int32, hold: EdgeHold)? in
-                if case .held(let h) = route, now >= h.deadline { (id, h) } else { nil }
-            }
+        // In the touches' order; most ticks (every frame of a settle) have none due, and sort
+        // nothing.
+        let due = routes.compactMap { id, route -> (id: Int32, hold: EdgeHold)? in
+            if case .held(let h) = route, now >= h.deadline { (id, h) } else { nil }
+        }
+        if !due.isEmpty {
             for (id, h) in due.sorted(by: { $0.id < $1.id }) { effects += releaseHeld(id, h, then: nil) }
         }
         if let m = motion, !m.isRunning(at: now) { effects += finishMotion() }

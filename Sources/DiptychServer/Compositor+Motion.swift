@@ -80,13 +80,13 @@ extension Compositor {
     }
 
     /// Whether something moves by itself at `now`: panes settling, or a cross-fade.
-    public var isAnimating: Bool { fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) }
+    public var isAnimating: Bool { fade != nil || isSettlingNow || pip.isSettling(at: now) }
 
     /// What moves at `now`: "fade" (a rotation's cross-fade), "settle" (panes coming to rest),
     /// "follow" (panes following a finger); nil when the screen is still.
     public var motionKind: String? {
         if fade != nil { return "fade" }
-        if shell.isSettling(at: now) || pip.isSettling(at: now) { return "settle" }
+        if isSettlingNow || pip.isSettling(at: now) { return "settle" }
         if shell.isFollowingFinger || pip.isHeld { return "follow" }
         return nil
     }
@@ -94,7 +94,7 @@ extension Compositor {
     /// The panes as drawn now (`Shell.presentation(at:)`), the settle read from the shell's
     /// field: a method called on the stored shell runs on a copy of all of it, every frame.
     var presentedPanes: [PresentedPane] {
-        if isSettlingNow, let m = shell.motion { return m.panes(at: now) }
+        if let m = shell.motion, m.isRunning(at: now) { return m.panes(at: now) }
         return shell.presentation
     }
 

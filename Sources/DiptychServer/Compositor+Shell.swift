@@ -84,7 +84,7 @@ extension Compositor {
             apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
         }
         // Nothing is activated while panes move (every frame of a settle): asked once, not
-        // per app.
+        // per app, and the settle from the shell's field before `isMoving` copies the shell.
         guard !pendingActivation.isEmpty, !isSettlingNow, !shell.isMoving(at: now) else { return }
         for id in pendingActivation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let c = sessions[id] { activateIfDrawn(c) }

@@ -93,81 +93,78 @@ public struct DamageTracker: Sendable {
     }
 
     /// Calls `changed` with every logical rectangle that differs between two frames' nodes,
-    /// matched by key: nodes that moved, appeared, went away or show something else.
+    /// matched by key: nodes that moved, appeared, went away or show something else. (Every
+    /// frame of a settle runs this over every node: nodes are read in place, not copied.)
     private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
         old.withUnsafeBufferPointer { old in
             new.withUnsafeBufferPointer { new in
+                guard let o0 = old.baseAddress else {
+                    for n in new.indices { changed(new[n].clip) }
+                    return
+                }
                 withUnsafeTemporaryAllocation(of: Bool.self, capacity: old.count) { matched in
                     matched.initialize(repeating: false)
                     // Frames keep their nodes in the same order, give or take a few that come
                     // and go: each is looked for after the last one matched, then before it.
                     var next = 0
-                    for n in new {
+                    for k in new.indices {
+                        let n = new.baseAddress! + k
+                        let key = n.pointee.key
                         var found = -1
-                        for j in next..<old.count where !matched[j] && old[j].key == n.key {
+                        for j in next..<old.count where !matched[j] && (o0 + j).pointee.key == key {
                             found = j
                             break
                         }
                         if found < 0 {
-                            for j in 0..<next where !matched[j] && old[j].key == n.key {
+                            for j in 0..<next where !matched[j] && (o0 + j).pointee.key == key {
                                 found = j
                                 break
                             }
                         }
                         guard found >= 0 else {
-                            moved(from: nil, to: n, changed)
+                            changed(n.pointee.clip)
                             continue
                         }
                         matched[found] = true
                         next = found + 1
-                        if old[found] != n { moved(from: old[found], to: n, changed) }
+                        moved(o0 + found, n, changed)
                     }
-                    for j in 0..<old.count where !matched[j] { moved(from: old[j], to: nil, changed) }
+                    for j in 0..<old.count where !matched[j] { changed((o0 + j).pointee.clip) }
                 }
             }
         }
     }
 
     /// Logical pixels that changed between two placements of one node (an app's pane, a piece
-    /// of chrome), as rectangles that may overlap. A flat colour is the same wherever it lies,
-    /// so a tile or the divider that moved repaints only what it gained and lost; rounded
-    /// corners that changed repaint the corners. (Every frame of a settle runs this for each
-    /// pane that moved: it allocates nothing.)
-    static func moved(from old: SceneNode?, to new: SceneNode?, _ changed: (Rect) -> Void) {
-        switch (old, new) {
-        case (nil, nil):
-            break
-        case (let o?, nil):
-            changed(o.clip)
-        case (nil, let n?):
-            changed(n.clip)
-        case (let o?, let n?):
-            let sameContent: Bool
-            switch (o.content, n.content) {
-            case (.image(let a, let aLive), .image(let b, let bLive)):
-                // A live surface's new buffer says what changed in its commit, unless it is of
-                // another size (scaled into the same frame, every pixel moves).
-                sameContent = o.imageRect == n.imageRect && (a.id == b.id || (aLive && bLive && a.width == b.width && a.height == b.height))
-            case (.solid(let a), .solid(let b)): sameContent = a == b
-            default: sameContent = o.content == n.content && o.imageRect == n.imageRect
-            }
-            if sameContent && o.cornerRadius != n.cornerRadius {
-                for r in o.corners + n.corners { changed(r) }
-            }
-            if sameContent && o.clip == n.clip { break }
-            if sameContent {
-                // What it gained, and what it lost.
-                Region.forEachPiece(of: n.clip, outside: o.clip, changed)
-                Region.forEachPiece(of: o.clip, outside: n.clip, changed)
-            } else {
-                changed(o.clip)
-                changed(n.clip)
-            }
+    /// of chrome), as rectangles that may overlap: none when it is the same. A flat colour is
+    /// the same wherever it lies, so a tile or the divider that moved repaints only what it
+    /// gained and lost; rounded corners that changed repaint the corners. (Every frame of a
+    /// settle runs this for each node: it allocates nothing.)
+    static func moved(_ o: UnsafePointer<SceneNode>, _ n: UnsafePointer<SceneNode>, _ changed: (Rect) -> Void) {
+        let oClip = o.pointee.clip, nClip = n.pointee.clip
+        let sameRect = o.pointee.imageRect == n.pointee.imageRect
+        let sameContent: Bool
+        switch (o.pointee.content, n.pointee.content) {
+        case (.image(let a, let aLive), .image(let b, let bLive)):
+            // A live surface's new buffer says what changed in its commit, unless it is of
+            // another size (scaled into the same frame, every pixel moves).
+            sameContent = sameRect && (a.id == b.id || (aLive && bLive && a.width == b.width && a.height == b.height))
+        case (.solid(let a), .solid(let b)): sameContent = a == b
+        case (let a, let b): sameContent = sameRect && a == b
+        }
+        let oRadius = o.pointee.cornerRadius, nRadius = n.pointee.cornerRadius
+        if sameContent && oRadius != nRadius {
+            for r in oClip.cornerSquares(radius: oRadius) { changed(r) }
+            for r in nClip.cornerSquares(radius: nRadius) { changed(r) }
+        }
+        if sameContent && oClip == nClip { return }
+        if sameContent {
+            // What it gained, and what it lost.
+            Region.forEachPiece(of: nClip, outside: oClip, changed)
+            Region.forEachPiece(of: oClip, outside: nClip, changed)
+        } else {
+            changed(oClip)
+            changed(nClip)
         }
     }
-}
-
-extension SceneNode {
-    /// The squares at the clip's corners that rounded corners cut into.
-    var corners: [Rect] { clip.cornerSquares(radius: cornerRadius) }
 }

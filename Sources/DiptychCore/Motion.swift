@@ -114,8 +114,9 @@ extension PresentedPane {
     /// none), clipped to the screen.
     public static func divider(between panes: [PresentedPane], screen: Size) -> Rect? {
         guard panes.count == 2 else { return nil }
-        let sorted = panes.sorted { $0.frame.minX < $1.frame.minX }
-        let x0 = max(0, sorted[0].frame.maxX), x1 = min(screen.width, sorted[1].frame.minX)
+        // Left to right (every frame asks: without sorting into a new array).
+        let (left, right) = panes[1].frame.minX < panes[0].frame.minX ? (panes[1].frame, panes[0].frame) : (panes[0].frame, panes[1].frame)
+        let x0 = max(0, left.maxX), x1 = min(screen.width, right.minX)
         guard x1 > x0 else { return nil }
         return Rect(x: x0, y: 0, width: x1 - x0, height: screen.height)
     }

@@ -47,6 +47,26 @@ public struct Region: Hashable, Sendable {
         rects = out
     }
 
+    /// Removes the part of the region inside `clip` and returns it: `intersection(clip)` and
+    /// `subtract(clip)` in one pass (a frame plans an opaque surface so).
+    public mutating func remove(_ clip: Rect) -> Region {
+        var inside = Region()
+        guard !clip.isEmpty, rects.contains(where: { Region.overlap($0, clip) }) else { return inside }
+        var outside: [Rect] = []
+        outside.reserveCapacity(rects.count + 3)
+        inside.rects.reserveCapacity(rects.count)
+        for r in rects {
+            guard let i = r.intersection(clip) else {
+                outside.append(r)
+                continue
+            }
+            inside.rects.append(i)
+            Region.forEachPiece(of: r, outside: i) { outside.append($0) }
+        }
+        rects = outside
+        return inside
+    }
+
     /// Removes every rectangle of `other`.
     public mutating func subtract(_ other: Region) {
         for r in other.rects { subtract(r) }
@@ -55,6 +75,8 @@ public struct Region: Hashable, Sendable {
     /// Adds `rect`, keeping the rectangles disjoint.
     public mutating func formUnion(_ rect: Rect) {
         guard !rect.isEmpty else { return }
+        // A frame's damage grows a few rectangles at a time: room for a few from the first.
+        if rects.count == rects.capacity, rects.count < 8 { rects.reserveCapacity(8) }
         guard let first = rects.firstIndex(where: { Region.overlap($0, rect) }) else {
             rects.append(rect)
             return
@@ -80,8 +102,13 @@ public struct Region: Hashable, Sendable {
 
     /// The part of the region inside `clip`.
     public func intersection(_ clip: Rect) -> Region {
+        // A region inside the clip (a frame's damage inside the output) is itself.
+        if rects.allSatisfy({ clip.contains($0) }) { return self }
         var r = Region()
-        r.rects = rects.compactMap { $0.intersection(clip) }
+        r.rects.reserveCapacity(rects.count)
+        for rect in rects {
+            if let i = rect.intersection(clip) { r.rects.append(i) }
+        }
         return r
     }
 

@@ -191,7 +191,8 @@ public enum SceneBuilder {
         let scale = profile.scale
         let size = profile.pixelSize(orientation)
         var nodes: [SceneNode] = []
-        nodes.reserveCapacity(4 * panes.count + 3 * floating.count + 8)
+        // Room for the status bar the caller may add on top (its six pieces).
+        nodes.reserveCapacity(5 * panes.count + 2 * floating.count + 8 + 8)
         let divider = PresentedPane.divider(between: panes, screen: profile.screenSize(orientation))
         var dividerDrawn = false
         func drawDivider() {

@@ -153,16 +153,27 @@ extension PixelImage {
     /// image's dominant colour, for a placeholder in its app's colour. Nil for an empty image.
     public func dominantColor() -> RGB? {
         guard width > 0, height > 0 else { return nil }
-        var counts: [UInt32: Int] = [:]
-        var order: [UInt32] = []
-        for j in 0..<8 {
-            for i in 0..<8 {
-                let v = pixel(x: (2 * i + 1) * width / 16, y: (2 * j + 1) * height / 16) & 0xFF_FFFF
-                if counts[v] == nil { order.append(v) }
-                counts[v, default: 0] += 1
+        // The distinct colours sampled, in the order first seen, with their counts (at most
+        // 64: searched in place, without a table; every commit asks once).
+        return withUnsafeTemporaryAllocation(of: (color: UInt32, count: Int).self, capacity: 64) { seen in
+            var distinct = 0
+            for j in 0..<8 {
+                for i in 0..<8 {
+                    let v = pixel(x: (2 * i + 1) * width / 16, y: (2 * j + 1) * height / 16) & 0xFF_FFFF
+                    var k = 0
+                    while k < distinct && seen[k].color != v { k += 1 }
+                    if k < distinct {
+                        seen[k].count += 1
+                    } else {
+                        seen.baseAddress!.advanced(by: k).initialize(to: (v, 1))
+                        distinct += 1
+                    }
+                }
             }
+            var best = 0
+            for k in 1..<distinct where seen[k].count > seen[best].count { best = k }
+            let c = seen[best].color
+            return RGB(red: UInt8(c >> 16), green: UInt8((c >> 8) & 0xFF), blue: UInt8(c & 0xFF))
         }
-        guard let best = order.max(by: { counts[$0]! < counts[$1]! }) else { return nil }
-        return RGB(red: UInt8(best >> 16), green: UInt8((best >> 8) & 0xFF), blue: UInt8(best & 0xFF))
     }
 }

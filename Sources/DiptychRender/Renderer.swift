@@ -129,30 +129,48 @@ public struct PixmanRenderer {
         let identity = t == .identity
         var stats = RenderStats()
         let count = scene.surfaces.count
-        // What each surface draws (output rectangles), and its rounded corners' pieces.
-        var drawn = [[Rect]](repeating: [], count: count)
+        // What each surface draws (output rectangles), from the top one down, and its rounded
+        // corners' pieces. (Surfaces are read in place: a frame of a settle plans a dozen.)
+        var drawnFromTop: [[Rect]] = []
+        drawnFromTop.reserveCapacity(count)
         var cornerPieces: [[(rects: [Rect], corner: Int, square: Rect)]] = []
 
-        for i in stride(from: count - 1, through: 0, by: -1) where !left.isEmpty {
-            let s = scene.surfaces[i]
-            guard let shown = s.clip.intersection(screen)?.intersection(s.imageRect) else { continue }
-            let shownOut = identity ? shown : t.apply(shown)
-            guard left.overlaps(shownOut) else { continue }
-            var mine = left.intersection(shownOut)
-            // A surface with rounded corners hides nothing in its corner squares, and draws
-            // them through a corner mask over what is under.
-            if s.image != nil, s.cornerRadius > 0 {
-                for (corner, square) in s.clip.cornerSquares(radius: s.cornerRadius).enumerated() {
-                    let squareOut = identity ? square : t.apply(square)
-                    let cut = mine.intersection(squareOut)
-                    guard !cut.isEmpty else { continue }
-                    if cornerPieces.isEmpty { cornerPieces = Array(repeating: [], count: count) }
-                    cornerPieces[i].append((cut.rects, corner, square))
-                    mine.subtract(squareOut)
+        scene.surfaces.withUnsafeBufferPointer { surfaces in
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                let s = surfaces.baseAddress! + i
+                guard !left.isEmpty, let shown = s.pointee.clip.intersection(screen)?.intersection(s.pointee.imageRect) else {
+                    drawnFromTop.append([])
+                    continue
                 }
+                let shownOut = identity ? shown : t.apply(shown)
+                let rounded = s.pointee.image != nil && s.pointee.cornerRadius > 0
+                // An opaque surface without rounded corners takes its part of what is left
+                // and hides it from those under, in one pass.
+                if !rounded && s.pointee.isOpaque {
+                    drawnFromTop.append(left.remove(shownOut).rects)
+                    continue
+                }
+                guard left.overlaps(shownOut) else {
+                    drawnFromTop.append([])
+                    continue
+                }
+                var mine = left.intersection(shownOut)
+                // A surface with rounded corners hides nothing in its corner squares, and draws
+                // them through a corner mask over what is under.
+                if rounded {
+                    let clip = s.pointee.clip
+                    for (corner, square) in clip.cornerSquares(radius: s.pointee.cornerRadius).enumerated() {
+                        let squareOut = identity ? square : t.apply(square)
+                        let cut = mine.intersection(squareOut)
+                        guard !cut.isEmpty else { continue }
+                        if cornerPieces.isEmpty { cornerPieces = Array(repeating: [], count: count) }
+                        cornerPieces[i].append((cut.rects, corner, square))
+                        mine.subtract(squareOut)
+                    }
+                }
+                drawnFromTop.append(mine.rects)
+                if s.pointee.isOpaque { left.subtract(mine) }
             }
-            drawn[i] = mine.rects
-            if s.isOpaque { left.subtract(mine) }
         }
 
         var ops: [RenderOperation] = []
@@ -163,7 +181,7 @@ public struct PixmanRenderer {
 
         let inverse = identity ? t : t.inverted
         for (i, s) in scene.surfaces.enumerated() {
-            let mine = drawn[i]
+            let mine = drawnFromTop[count - 1 - i]
             guard let image = s.image else {
                 if !mine.isEmpty {
                     ops.append(.fill(mine, s.color))
@@ -226,9 +244,11 @@ extension Scene {
         // A node that lies wholly outside the damage draws nothing and hides nothing there: it
         // is left out, its pixels not even looked up (a settle frame repaints thin strips).
         let identity = transform == .identity
-        let surfaces = graph.nodes.compactMap { n -> SceneSurface? in
-            if let damage, !damage.overlaps(identity ? n.clip : transform.apply(n.clip)) { return nil }
-            return switch n.content {
+        var surfaces: [SceneSurface] = []
+        surfaces.reserveCapacity(graph.nodes.count)
+        for n in graph.nodes {
+            if let damage, !damage.overlaps(identity ? n.clip : transform.apply(n.clip)) { continue }
+            let surface: SceneSurface? = switch n.content {
             case .image:
                 images(n).map {
                     SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
@@ -238,6 +258,7 @@ extension Scene {
             case .chrome(let c):
                 SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip)
             }
+            if let surface { surfaces.append(surface) }
         }
         self.init(size: graph.size, surfaces: surfaces, transform: transform, outputSize: outputSize, damage: damage)
     }

@@ -108,7 +108,10 @@ public final class Compositor {
     let loop: Epoll
     private let socketLock: SocketLock?
     let listener: SharedDescriptor?
-    var sessions: [ClientID: ClientSession] = [:]
+    var sessions: [ClientID: ClientSession] = [:] { didSet { recentSessions = (nil, nil) } }
+    /// The last two sessions looked up by app (the shell's two apps, which a frame asks for
+    /// several times): compared by id before the table is hashed.
+    private var recentSessions: (ClientSession?, ClientSession?)
     private var nextClientID: UInt64 = 100
     var nextSerial: UInt32 = 1
     var nextSync: UInt32 = 1
@@ -284,7 +287,14 @@ public final class Compositor {
         (role == .primary ? shell.primary : shell.secondary).flatMap { session($0) }
     }
 
-    func session(_ app: AppID) -> ClientSession? { sessions[ClientID(rawValue: app.rawValue)] }
+    func session(_ app: AppID) -> ClientSession? {
+        let id = ClientID(rawValue: app.rawValue)
+        if let s = recentSessions.0, s.id == id { return s }
+        if let s = recentSessions.1, s.id == id { return s }
+        guard let s = sessions[id] else { return nil }
+        recentSessions = (s, recentSessions.0)
+        return s
+    }
 
     /// Whether the app in `role` has committed a buffer for its latest configure.
     public func hasCommittedForConfigure(_ role: Role) -> Bool { session(role)?.hasCommittedForConfigure ?? false }

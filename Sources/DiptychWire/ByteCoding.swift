@@ -4,7 +4,9 @@
 /// Appends little-endian fields to a byte array.
 public struct ByteWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
-    public init() {}
+    /// Room for `capacity` bytes from the start (most messages fit in 64: no regrowing).
+    public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+    public mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
     public mutating func u16(_ v: UInt16) { for s in stride(from: 0, to: 16, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> s)) } }

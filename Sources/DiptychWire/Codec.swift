@@ -13,11 +13,12 @@ public struct FrameHeader: Equatable, Sendable {
 extension Wire {
     /// Frames a body: header plus body bytes.
     static func frame(opcode: UInt16, body: ByteWriter, version: UInt16 = Wire.version) -> [UInt8] {
-        var w = ByteWriter()
+        var w = ByteWriter(capacity: headerSize + body.bytes.count)
         w.u32(UInt32(headerSize + body.bytes.count))
         w.u16(version)
         w.u16(opcode)
-        return w.bytes + body.bytes
+        w.append(body.bytes)
+        return w.bytes
     }
 
     /// Reads a header from the start of `bytes`, or nil if fewer than 8 bytes are there.

@@ -75,4 +75,35 @@ struct RegionTests {
             #expect(region.area == count)  // disjoint rectangles: no pixel counted twice
         }
     }
+
+    /// `remove` (what a frame's plan does for an opaque surface) splits a region in two: the
+    /// part inside the rectangle, as `intersection` gives it, and the rest, each pixel once.
+    @Test func removeSplitsARegionAsIntersectionAndSubtractDo() {
+        var g = SplitMix(state: 11)
+        func random() -> Rect {
+            let x = Int.random(in: 0..<40, using: &g), y = Int.random(in: 0..<40, using: &g)
+            return Rect(x: x, y: y, width: Int.random(in: 0...min(20, 40 - x), using: &g), height: Int.random(in: 0...min(20, 40 - y), using: &g))
+        }
+        for _ in 0..<200 {
+            var region = Region()
+            for _ in 0..<5 { region.formUnion(random()) }
+            let clip = random()
+            var rest = region
+            let inside = rest.remove(clip)
+            let expected = region.intersection(clip)
+            var count = 0
+            for y in 0..<40 {
+                for x in 0..<40 {
+                    let inClip = x >= clip.minX && x < clip.maxX && y >= clip.minY && y < clip.maxY
+                    let held = region.contains(x: x, y: y)
+                    #expect(inside.contains(x: x, y: y) == (held && inClip))
+                    #expect(expected.contains(x: x, y: y) == (held && inClip))
+                    #expect(rest.contains(x: x, y: y) == (held && !inClip))
+                    if held { count += 1 }
+                }
+            }
+            #expect(inside.area + rest.area == count)
+            #expect(inside.area == expected.area)
+        }
+    }
 }

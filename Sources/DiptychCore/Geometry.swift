@@ -5,7 +5,7 @@
 public struct Size: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public var width: Int
     public var height: Int
-    public init(width: Int, height: Int) {
+    @inlinable public init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
@@ -29,28 +29,28 @@ public struct Rect: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible
     public var width: Int
     public var height: Int
 
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    @inlinable public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
         self.height = height
     }
 
-    public var minX: Int { x }
-    public var minY: Int { y }
-    public var maxX: Int { x + width }
-    public var maxY: Int { y + height }
-    public var isEmpty: Bool { width <= 0 || height <= 0 }
-    public var size: Size { Size(width: width, height: height) }
+    @inlinable public var minX: Int { x }
+    @inlinable public var minY: Int { y }
+    @inlinable public var maxX: Int { x + width }
+    @inlinable public var maxY: Int { y + height }
+    @inlinable public var isEmpty: Bool { width <= 0 || height <= 0 }
+    @inlinable public var size: Size { Size(width: width, height: height) }
 
     /// The smallest rectangle holding both.
-    public func union(_ other: Rect) -> Rect {
+    @inlinable public func union(_ other: Rect) -> Rect {
         let x0 = min(minX, other.minX), y0 = min(minY, other.minY)
         return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
     }
 
     /// The overlap of two rectangles, or nil when they do not overlap.
-    public func intersection(_ other: Rect) -> Rect? {
+    @inlinable public func intersection(_ other: Rect) -> Rect? {
         let x0 = max(minX, other.minX), y0 = max(minY, other.minY)
         let x1 = min(maxX, other.maxX), y1 = min(maxY, other.maxY)
         guard x1 > x0, y1 > y0 else { return nil }
@@ -63,7 +63,7 @@ public struct Rect: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible
     }
 
     /// Whether `other` lies entirely inside this rectangle.
-    public func contains(_ other: Rect) -> Bool {
+    @inlinable public func contains(_ other: Rect) -> Bool {
         other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
     }
 

@@ -9,7 +9,7 @@ public struct Region: Hashable, Sendable {
     public init() {}
     public init(_ rect: Rect) { if !rect.isEmpty { rects = [rect] } }
 
-    public var isEmpty: Bool { rects.isEmpty }
+    @inlinable public var isEmpty: Bool { rects.isEmpty }
     /// The number of unit cells covered.
     public var area: Int { rects.reduce(0) { $0 + $1.width * $1.height } }
 
@@ -20,7 +20,7 @@ public struct Region: Hashable, Sendable {
 
     /// Calls `body` with each part of `r` outside `cut` (up to four disjoint rectangles: the
     /// bands above and below, then the pieces left and right), allocating nothing.
-    @inline(__always)
+    @inlinable
     public static func forEachPiece(of r: Rect, outside cut: Rect, _ body: (Rect) -> Void) {
         guard !r.isEmpty else { return }
         guard let i = r.intersection(cut) else {
@@ -33,7 +33,7 @@ public struct Region: Hashable, Sendable {
         if i.maxX < r.maxX { body(Rect(x: i.maxX, y: i.minY, width: r.maxX - i.maxX, height: i.height)) }
     }
 
-    static func overlap(_ a: Rect, _ b: Rect) -> Bool {
+    @inlinable static func overlap(_ a: Rect, _ b: Rect) -> Bool {
         max(a.minX, b.minX) < min(a.maxX, b.maxX) && max(a.minY, b.minY) < min(a.maxY, b.maxY)
     }
 
@@ -52,6 +52,11 @@ public struct Region: Hashable, Sendable {
     public mutating func remove(_ clip: Rect) -> Region {
         var inside = Region()
         guard !clip.isEmpty, rects.contains(where: { Region.overlap($0, clip) }) else { return inside }
+        // All of it inside (a frame's strips under a pane): it moves over whole.
+        if rects.allSatisfy({ clip.contains($0) }) {
+            swap(&inside.rects, &rects)
+            return inside
+        }
         var outside: [Rect] = []
         outside.reserveCapacity(rects.count + 3)
         inside.rects.reserveCapacity(rects.count)
@@ -118,7 +123,7 @@ public struct Region: Hashable, Sendable {
     }
 
     /// Whether any of the region lies inside `rect`.
-    public func overlaps(_ rect: Rect) -> Bool {
+    @inlinable public func overlaps(_ rect: Rect) -> Bool {
         !rect.isEmpty && rects.contains { Region.overlap($0, rect) }
     }
 

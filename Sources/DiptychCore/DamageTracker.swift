@@ -127,12 +127,33 @@ public struct DamageTracker: Sendable {
                         }
                         matched[found] = true
                         next = found + 1
+                        // A node copied from the same value as last frame's (the status bar's
+                        // pieces, kept laid out) has the same bytes: it did not change.
+                        if sameBytes(o0 + found, n) { continue }
                         moved(o0 + found, n, changed)
                     }
                     for j in 0..<old.count where !matched[j] { changed((o0 + j).pointee.clip) }
                 }
             }
         }
+    }
+
+    /// Whether two nodes hold the same bytes, and so the same values (the converse need not
+    /// hold: padding may differ, and then the fields are compared).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafePointer<SceneNode>, _ b: UnsafePointer<SceneNode>) -> Bool {
+        let p = UnsafeRawPointer(a), q = UnsafeRawPointer(b)
+        let size = MemoryLayout<SceneNode>.size
+        var i = 0
+        while i + 8 <= size {
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < size {
+            if p.load(fromByteOffset: i, as: UInt8.self) != q.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Logical pixels that changed between two placements of one node (an app's pane, a piece

@@ -180,8 +180,11 @@ public struct PixmanRenderer {
         stats.filledPixels = left.area
 
         let inverse = identity ? t : t.inverted
-        for (i, s) in scene.surfaces.enumerated() {
+        for i in 0..<count {
             let mine = drawnFromTop[count - 1 - i]
+            // Most surfaces of a frame that repaints strips draw nothing: not even looked at.
+            if mine.isEmpty && (cornerPieces.isEmpty || cornerPieces[i].isEmpty) { continue }
+            let s = scene.surfaces[i]
             guard let image = s.image else {
                 if !mine.isEmpty {
                     ops.append(.fill(mine, s.color))
@@ -246,19 +249,24 @@ extension Scene {
         let identity = transform == .identity
         var surfaces: [SceneSurface] = []
         surfaces.reserveCapacity(graph.nodes.count)
-        for n in graph.nodes {
-            if let damage, !damage.overlaps(identity ? n.clip : transform.apply(n.clip)) { continue }
-            let surface: SceneSurface? = switch n.content {
-            case .image:
-                images(n).map {
-                    SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
+        graph.nodes.withUnsafeBufferPointer { nodes in
+            for k in nodes.indices {
+                // Only the clip is read of a node the damage misses (nodes are not copied).
+                let clip = nodes[k].clip
+                if let damage, !damage.overlaps(identity ? clip : transform.apply(clip)) { continue }
+                let n = nodes[k]
+                let surface: SceneSurface? = switch n.content {
+                case .image:
+                    images(n).map {
+                        SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
+                    }
+                case .solid(let color):
+                    SceneSurface(color: color, clip: n.clip)
+                case .chrome(let c):
+                    SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip)
                 }
-            case .solid(let color):
-                SceneSurface(color: color, clip: n.clip)
-            case .chrome(let c):
-                SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip)
+                if let surface { surfaces.append(surface) }
             }
-            if let surface { surfaces.append(surface) }
         }
         self.init(size: graph.size, surfaces: surfaces, transform: transform, outputSize: outputSize, damage: damage)
     }

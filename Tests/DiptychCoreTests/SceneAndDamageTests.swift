@@ -118,6 +118,20 @@ struct DamageTrackerTests {
         #expect(t.take(scene(b))?.area == 4 * 16)
     }
 
+    /// Nodes copied from one kept value (the status bar's pieces) are matched by their bytes;
+    /// a piece whose text alone changed (the clock) still repaints where it lies.
+    @Test func aPieceWhoseTextChangedInPlaceRepaintsItsRect() {
+        var t = DamageTracker(geometry: geometry)
+        let r = Rect(x: 40, y: 0, width: 30, height: 12)
+        func clock(_ text: TextLine) -> SceneNode {
+            SceneNode(key: .status(.time), content: .chrome(.text(text, RGB(red: 0, green: 0, blue: 0), pixelSize: 12)), imageRect: r, clip: r)
+        }
+        let kept = [clock("09:41")]
+        _ = t.take(scene(kept[0]))
+        #expect(t.take(scene(kept[0])) == Region())
+        #expect(t.take(scene(clock("09:42")))?.area == 30 * 12)
+    }
+
     @Test func theFirstFrameRepaintsEverythingThenOnlyWhatChanged() {
         var t = DamageTracker(geometry: geometry)
         let a = node(1, image: 1, imageX: 0, clip: Rect(x: 0, y: 0, width: 60, height: 50))

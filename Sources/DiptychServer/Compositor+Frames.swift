@@ -122,8 +122,7 @@ extension Compositor {
             damage.keep(lastFrameDamage)
             return result
         }
-        damageHistory.append(lastFrameDamage)
-        if damageHistory.count > Self.damageHistoryLength { damageHistory.removeFirst() }
+        damageHistory.push(lastFrameDamage, keeping: Self.damageHistoryLength)
         frameCount += 1
         let time = virtualTime ?? shown
         // Apps that wait for one (most frames of a settle have none).
@@ -159,4 +158,21 @@ extension Compositor {
 
     /// Bytes held in snapshots by all apps now.
     public var snapshotBytes: Int { sessions.values.reduce(0) { $0 + $1.snapshotBytes } }
+}
+
+extension Array {
+    /// Appends `element`, dropping the oldest past `limit` (a frame's damage history): the
+    /// rest move down in place, without the general path of `removeFirst`.
+    mutating func push(_ element: Element, keeping limit: Int) {
+        guard count >= limit, limit > 0 else {
+            append(element)
+            return
+        }
+        withUnsafeMutableBufferPointer { b in
+            let base = b.baseAddress!
+            base.deinitialize(count: 1)
+            base.moveInitialize(from: base + 1, count: b.count - 1)
+            (base + b.count - 1).initialize(to: element)
+        }
+    }
 }

@@ -159,8 +159,7 @@ extension Compositor {
             s.full = true
             return false
         }
-        s.history.append(changed)
-        if s.history.count > Self.damageHistoryLength { s.history.removeFirst() }
+        s.history.push(changed, keeping: Self.damageHistoryLength)
         s.full = false
         s.pending = Region()
         if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {

@@ -106,6 +106,16 @@ struct RepaintTests {
         #expect(Set(tokens.map(\.rawValue)).count == tokens.count)
     }
 
+    /// The damage history keeps the last few frames' damage, oldest first, whatever the count.
+    @Test func theDamageHistoryKeepsTheNewestInOrder() {
+        var history: [Region?] = []
+        for k in 1...7 {
+            history.push(k == 5 ? nil : Region(Rect(x: k, y: 0, width: 1, height: 1)), keeping: 4)
+            #expect(history.count == min(k, 4))
+        }
+        #expect(history.map { $0?.rects.first?.x } == [4, nil, 6, 7])
+    }
+
     /// A kiosk runs for months: however many clients break the protocol, the compositor keeps
     /// only the most recent errors.
     @Test func protocolErrorsKeptAreBounded() throws {

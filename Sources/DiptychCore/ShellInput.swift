@@ -40,7 +40,7 @@ extension Shell {
         let w = screenWidth
         let busy = routes.values.contains { if case .app = $0 { return false } else { return true } }
         // A new gesture takes the panes where they are going.
-        var effects = busy ? [] : finishMotion()
+        let effects = busy ? [] : finishMotion()
         if multitasking && !busy {
             if let d = layout.divider, drag == nil {
                 let centre = Double(d.x) + Double(d.width) / 2

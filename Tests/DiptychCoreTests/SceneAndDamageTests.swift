@@ -132,6 +132,29 @@ struct DamageTrackerTests {
         #expect(t.take(scene(clock("09:42")))?.area == 30 * 12)
     }
 
+    /// The live loop asks whether a scene would repaint, then takes it: the damage is the same
+    /// as taking it without asking, and asking about another scene does not leak into it.
+    @Test func askingBeforeTakingGivesTheSameDamage() {
+        func divider(_ x: Int) -> SceneNode {
+            let r = Rect(x: x, y: 0, width: 10, height: 50)
+            return SceneNode(key: .divider, content: .solid(ChromeStyle.dividerColor), imageRect: r, clip: r)
+        }
+        var asked = DamageTracker(geometry: geometry), plain = DamageTracker(geometry: geometry)
+        _ = asked.take(scene(divider(40)))
+        _ = plain.take(scene(divider(40)))
+        let moved = scene(divider(47))
+        let still = asked.wouldRepaint(scene(divider(40))), changed = asked.wouldRepaint(moved)
+        #expect(!still && changed)
+        asked.add(Rect(x: 0, y: 0, width: 2, height: 2))
+        plain.add(Rect(x: 0, y: 0, width: 2, height: 2))
+        let a = asked.take(moved), p = plain.take(moved)
+        #expect(a == p && a?.area == 2 * 7 * 50 + 4)
+        // Asked about one scene, then given another: the other's own changes.
+        let other = asked.wouldRepaint(scene(divider(20)))
+        let taken = asked.take(scene(divider(50)))
+        #expect(other && taken?.area == 3 * 50 * 2)
+    }
+
     @Test func theFirstFrameRepaintsEverythingThenOnlyWhatChanged() {
         var t = DamageTracker(geometry: geometry)
         let a = node(1, image: 1, imageX: 0, clip: Rect(x: 0, y: 0, width: 60, height: 50))

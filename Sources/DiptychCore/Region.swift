@@ -39,33 +39,32 @@ public struct Region: Hashable, Sendable {
 
     /// Removes `cut` from the region. (Frames run these a few hundred times each: a region
     /// that `cut` misses is left as it is, without allocating.)
-    public mutating func subtract(_ cut: Rect) {
-        guard !cut.isEmpty, rects.contains(where: { Region.overlap($0, cut) }) else { return }
-        var out: [Rect] = []
-        out.reserveCapacity(rects.count + 3)
-        for r in rects { Region.subtract(r, cut, into: &out) }
-        rects = out
-    }
+    public mutating func subtract(_ cut: Rect) { split(cut, keepingInside: false) }
 
     /// Removes the part of the region inside `clip` and returns it: `intersection(clip)` and
     /// `subtract(clip)` in one pass (a frame plans an opaque surface so).
-    public mutating func remove(_ clip: Rect) -> Region {
+    public mutating func remove(_ clip: Rect) -> Region { split(clip, keepingInside: true) }
+
+    /// Cuts the region along `clip`, keeping what lies outside; returns what lay inside when
+    /// asked to keep it (else an empty region).
+    @discardableResult
+    private mutating func split(_ clip: Rect, keepingInside: Bool) -> Region {
         var inside = Region()
         guard !clip.isEmpty, rects.contains(where: { Region.overlap($0, clip) }) else { return inside }
         // All of it inside (a frame's strips under a pane): it moves over whole.
         if rects.allSatisfy({ clip.contains($0) }) {
-            swap(&inside.rects, &rects)
+            if keepingInside { swap(&inside.rects, &rects) } else { rects = [] }
             return inside
         }
         var outside: [Rect] = []
         outside.reserveCapacity(rects.count + 3)
-        inside.rects.reserveCapacity(rects.count)
+        if keepingInside { inside.rects.reserveCapacity(rects.count) }
         for r in rects {
             guard let i = r.intersection(clip) else {
                 outside.append(r)
                 continue
             }
-            inside.rects.append(i)
+            if keepingInside { inside.rects.append(i) }
             Region.forEachPiece(of: r, outside: i) { outside.append($0) }
         }
         rects = outside

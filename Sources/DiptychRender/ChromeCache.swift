@@ -121,12 +121,8 @@ public final class ChromeCache {
             p = make()
             pictures[key] = p
         }
-        if recentKeys.count >= Self.recentCount {
-            recentKeys.removeFirst()
-            recentPictures.removeFirst()
-        }
-        recentKeys.append(key)
-        recentPictures.append(p)
+        recentKeys.push(key, keeping: Self.recentCount)
+        recentPictures.push(p, keeping: Self.recentCount)
         return p
     }
 

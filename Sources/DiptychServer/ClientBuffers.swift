@@ -93,8 +93,7 @@ struct BufferTable {
     mutating func destroy(_ id: UInt32) throws(ProtocolError) -> ClientBuffer {
         let b = try buffer(id, for: "destroyBuffer")
         buffers[id] = nil
-        destroyedIDs.append(id)
-        if destroyedIDs.count > Self.destroyedMemory { destroyedIDs.removeFirst() }
+        destroyedIDs.push(id, keeping: Self.destroyedMemory)
         b.destroyed = true
         if b.uses == 0 { mappedBytes -= b.mappedBytes }
         return b

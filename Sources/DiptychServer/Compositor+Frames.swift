@@ -159,20 +159,3 @@ extension Compositor {
     /// Bytes held in snapshots by all apps now.
     public var snapshotBytes: Int { sessions.values.reduce(0) { $0 + $1.snapshotBytes } }
 }
-
-extension Array {
-    /// Appends `element`, dropping the oldest past `limit` (a frame's damage history): the
-    /// rest move down in place, without the general path of `removeFirst`.
-    mutating func push(_ element: Element, keeping limit: Int) {
-        guard count >= limit, limit > 0 else {
-            append(element)
-            return
-        }
-        withUnsafeMutableBufferPointer { b in
-            let base = b.baseAddress!
-            base.deinitialize(count: 1)
-            base.moveInitialize(from: base + 1, count: b.count - 1)
-            (base + b.count - 1).initialize(to: element)
-        }
-    }
-}

@@ -342,8 +342,7 @@ public final class Compositor {
     private func sessionEnded(_ c: ClientSession, _ end: SessionEnd) {
         if case .violation(let error) = end {
             warnLimited("violation", "client error: protocol violation, disconnecting", ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
-            if protocolErrors.count >= Self.protocolErrorLimit { protocolErrors.removeFirst() }
-            protocolErrors.append((c.label, error))
+            protocolErrors.push((c.label, error), keeping: Self.protocolErrorLimit)
         }
         sessions[c.id] = nil
         pendingActivation[c.id] = nil

@@ -152,10 +152,11 @@ public final class FrameDriver {
         if baselines && !baselineFirst { baseline() }
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
+        let inputTime = ms(t0, t1) - ms(writes.wall) + ms(writes.cpu), presentTime = ms(t4, t5) + ms(presentWrites.cpu)
         var r = FrameRecord(
-            frame: records.count, time: time, input: ms(t0, t1) - ms(writes.wall) + ms(writes.cpu), apps: ms(t1, t2), layout: ms(t2, t3),
-            composite: ms(c0, t4), present: ms(t4, t5) + ms(presentWrites.cpu),
-            total: ms(t0, t1) - ms(writes.wall) + ms(writes.cpu) + ms(t2, t3) + ms(c0, t5) + ms(presentWrites.cpu), pixman: pixman, freshPixman: fresh, memcpy: memcpy, repaintedPixels: repainted,
+            frame: records.count, time: time, input: inputTime, apps: ms(t1, t2), layout: ms(t2, t3),
+            composite: ms(c0, t4), present: presentTime,
+            total: inputTime + ms(t2, t3) + ms(c0, t4) + presentTime, pixman: pixman, freshPixman: fresh, memcpy: memcpy, repaintedPixels: repainted,
             inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
         // The whole frame in this process: mapping commits, compositing and the baselines.
         if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }

@@ -164,6 +164,7 @@ int dp_signalfd_standard(int with_chld) {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     if (with_chld) sigaddset(&set, SIGCHLD);
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
     dp_ignore_sigpipe();

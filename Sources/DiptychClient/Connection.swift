@@ -282,16 +282,45 @@ public final class Connection {
 
     /// The next event, blocking; nil when the compositor closed the connection. A `release`
     /// has already freed its buffer when it is returned.
+    ///
+    /// A `configure` is skipped when a newer one has already been received: only the newest
+    /// state is worth drawing (acking it acks the ones before).
     public func nextEvent() throws(ClientError) -> ServerEvent? {
-        if !pending.isEmpty { return pending.removeFirst() }
-        return try readEvent()
+        while true {
+            let event = pending.isEmpty ? try readEvent() : pending.removeFirst()
+            if let event, try isSuperseded(event) { continue }
+            return event
+        }
     }
 
     /// The next event if one can be had without blocking, else nil (check `isClosed` to tell
-    /// a closed connection apart).
+    /// a closed connection apart). A superseded `configure` is skipped as by `nextEvent`.
     public func pollEvent() throws(ClientError) -> ServerEvent? {
-        if !pending.isEmpty { return pending.removeFirst() }
-        return try readEvent(blocking: false)
+        while true {
+            let event = pending.isEmpty ? try readEvent(blocking: false) : pending.removeFirst()
+            if let event, try isSuperseded(event) { continue }
+            return event
+        }
+    }
+
+    /// Whether `event` is a configure with a newer one among the events already received
+    /// (the bytes read so far are decoded for it; the socket is not read).
+    private func isSuperseded(_ event: ServerEvent) throws(ClientError) -> Bool {
+        guard case .configure = event else { return false }
+        while let next = try assembled() { pending.append(next) }
+        return pending.contains { if case .configure = $0 { true } else { false } }
+    }
+
+    /// The next event among the bytes already read, if a whole one is there.
+    private func assembled() throws(ClientError) -> ServerEvent? {
+        do {
+            guard let (opcode, body) = try assembler.next() else { return nil }
+            let event = try ServerEvent.decode(opcode: opcode, body: body)
+            if case .release(let id) = event { buffers[id]?.isBusy = false }
+            return event
+        } catch {
+            throw .protocolViolation(error)
+        }
     }
 
     /// Whether the compositor closed the connection.
@@ -299,15 +328,7 @@ public final class Connection {
 
     private func readEvent(blocking: Bool = true) throws(ClientError) -> ServerEvent? {
         while true {
-            do {
-                if let (opcode, body) = try assembler.next() {
-                    let event = try ServerEvent.decode(opcode: opcode, body: body)
-                    if case .release(let id) = event { buffers[id]?.isBusy = false }
-                    return event
-                }
-            } catch {
-                throw .protocolViolation(error)
-            }
+            if let event = try assembled() { return event }
             if endOfStream { return nil }
             let received: Received?
             do { received = try UnixSocket.receive(socket.rawValue, nonBlocking: !blocking) } catch { throw .system(error) }

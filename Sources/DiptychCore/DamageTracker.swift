@@ -22,6 +22,9 @@ public struct DamageTracker: Sendable {
     /// Whether the next frame repaints the whole output.
     public var repaintsEverything: Bool { full }
 
+    /// The rectangles waiting to be repainted (at most `Region.damageRectangleLimit`).
+    public var pendingRectangles: Int { pending.rects.count }
+
     /// Whether anything is waiting to be repainted.
     public var hasDamage: Bool { full || !pending.isEmpty }
 
@@ -58,7 +61,7 @@ public struct DamageTracker: Sendable {
 
     /// Logical pixels to repaint at the next frame.
     public mutating func add(_ logical: Rect) {
-        if let out = geometry.damage(logical) { pending.formUnion(out) }
+        if let out = geometry.damage(logical) { pending.formUnion(out, collapsingPast: Region.damageRectangleLimit) }
     }
 
     /// Takes the damage of a frame showing `scene`: what is pending and what moved since the
@@ -105,7 +108,7 @@ public struct DamageTracker: Sendable {
             full = true
             return
         }
-        for r in damage.rects { pending.formUnion(r) }
+        pending.formUnion(damage, collapsingPast: Region.damageRectangleLimit)
     }
 
     /// Calls `changed` with every logical rectangle that differs between two frames' nodes,

@@ -104,6 +104,35 @@ public struct Region: Hashable, Sendable {
         rects += pieces
     }
 
+    /// The most rectangles a damage region keeps: past it the region becomes its bounding box
+    /// (more pixels repainted, never fewer), so adding a rectangle costs a bounded scan however
+    /// many a client sends.
+    public static let damageRectangleLimit = 64
+    /// The most rectangles of one commit's damage taken as they are: more become their
+    /// bounding box (a commit of 256 one-pixel rectangles stays legal, and costs one).
+    public static let commitRectangleLimit = 16
+
+    /// Adds `rect` as damage: the region becomes its bounding box once it holds more than
+    /// `limit` rectangles.
+    public mutating func formUnion(_ rect: Rect, collapsingPast limit: Int) {
+        formUnion(rect)
+        if rects.count > limit { rects = [bounds] }
+    }
+
+    /// Adds every rectangle of `other` as damage (see `formUnion(_:collapsingPast:)`).
+    public mutating func formUnion(_ other: Region, collapsingPast limit: Int) {
+        for r in other.rects { formUnion(r, collapsingPast: limit) }
+    }
+
+    /// A commit's damage as the compositor takes it: as sent up to `limit` rectangles, else
+    /// their bounding box (empty rectangles left out).
+    public static func bounded(_ damage: [Rect], limit: Int = commitRectangleLimit) -> [Rect] {
+        guard damage.count > limit else { return damage }
+        var box: Rect?
+        for r in damage where !r.isEmpty { box = box.map { $0.union(r) } ?? r }
+        return box.map { [$0] } ?? []
+    }
+
     /// The part of the region inside `clip`.
     public func intersection(_ clip: Rect) -> Region {
         // A region inside the clip (a frame's damage inside the output) is itself.

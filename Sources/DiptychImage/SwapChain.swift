@@ -33,7 +33,7 @@ extension FrameTarget {
         guard var region = damage, age >= 1, history.count >= age - 1 else { return nil }
         for d in history.suffix(age - 1) {
             guard let d else { return nil }
-            for r in d.rects { region.formUnion(r) }
+            region.formUnion(d, collapsingPast: Region.damageRectangleLimit)
         }
         return region
     }

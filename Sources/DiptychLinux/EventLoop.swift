@@ -69,13 +69,20 @@ public struct TimerDescriptor: ~Copyable {
 
 /// A signal the loop handles.
 public enum Signal: Int32, Sendable {
+    /// The terminal or ssh session that started the process went away.
+    case hangUp = 1
     case interrupt = 2
     case terminate = 15
     case child = 17
 }
 
-/// Blocks SIGINT and SIGTERM (and SIGCHLD if asked) and reports them through a descriptor, so
-/// no Swift code runs in signal context. Also ignores SIGPIPE.
+/// Blocks SIGINT, SIGTERM and SIGHUP (and SIGCHLD if asked) and reports them through a
+/// descriptor, so no Swift code runs in signal context. Also ignores SIGPIPE.
+///
+/// No SIGBUS handler is installed: that signal is a synchronous fault and could not go through
+/// a descriptor. It is not needed because a client's buffer is mapped only after its memfd is
+/// sealed against shrinking (seals read before its size), so the pages the compositor reads
+/// stay backed for as long as it maps them.
 public struct SignalDescriptor: ~Copyable {
     public let fd: FileDescriptor
 

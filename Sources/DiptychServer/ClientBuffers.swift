@@ -27,10 +27,18 @@ final class ClientBuffer {
     }
 
     /// Validates `layout` against the memfd and maps only the pages the pixels span, read-only.
-    static func map(id: UInt32, layout: BufferLayout, fd: borrowing FileDescriptor) throws(ProtocolError) -> ClientBuffer {
+    ///
+    /// The seals are read before the size: once `F_SEAL_SHRINK` is on, the size read next can
+    /// never go down, so the pixels the mapping spans stay backed and reading them cannot fault
+    /// (read the other way round, an app could shrink and seal the file between the two reads
+    /// and take the compositor down with SIGBUS). `betweenChecks` runs between the two (a seam
+    /// for the test that races them; nothing in the compositor uses it).
+    static func map(id: UInt32, layout: BufferLayout, fd: borrowing FileDescriptor, betweenChecks: () -> Void = {}) throws(ProtocolError) -> ClientBuffer {
+        let sealed = fd.seals().contains(.shrink)
+        betweenChecks()
         let size: Int
         do { size = try fd.size() } catch { throw ProtocolError(.malformedMessage, "the buffer descriptor cannot be inspected: \(error)") }
-        try layout.validate(fileSize: size, sealedAgainstShrinking: fd.seals().contains(.shrink))
+        try layout.validate(fileSize: size, sealedAgainstShrinking: sealed)
         let page = MemoryMapping.pageSize
         let start = Int(layout.offset) / page * page
         let end = (layout.requiredBytes + page - 1) / page * page

@@ -78,6 +78,8 @@ final class ClientSession {
     let launchRole: Role?
     /// Whether the shell holds this app (after hello, once admitted).
     var admitted = false
+    /// When it was admitted (the compositor's clock, ms).
+    var admittedAt: UInt64 = 0
     /// Snapshot requests sent and not answered, by serial.
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
@@ -99,10 +101,22 @@ final class ClientSession {
     var statusBarStyle: StatusBarStyle = .dark
     /// A label for messages: the launch name or the hello name.
     var label: String { didSet { displayName = TextLine(name ?? label) } }
-    /// The last configure sent, and every serial sent but not yet acked.
+    /// The last configure sent, and the serials sent but not yet acked (the newest
+    /// `unackedLimit`: an app that never acks holds no more).
     var configure: Configure?
-    var unackedSerials: [UInt32] = []
+    private(set) var unackedSerials: [UInt32] = []
     var ackedSerial: UInt32?
+    /// The most unacked configure serials remembered; an ack of an older one is late, and
+    /// ignored like any late ack.
+    static let unackedLimit = 16
+    /// The configure not yet written to the socket, with where it (and the size class change
+    /// that goes with it) lies in `outgoing`: a newer one replaces it, so the superseded
+    /// configure is never sent.
+    private var unwrittenConfigure: (configure: Configure, range: Range<Int>)?
+    /// The newest configure written to the socket: what the app has been told.
+    private var writtenConfigure: Configure?
+    /// Configures replaced before they were written, since the session began.
+    private(set) var configuresSuperseded = 0
     var surface: CommittedSurface? { didSet { contentCache = nil } }
     /// The buffer shown in the app's Picture in Picture window, while one is open.
     var pipSurface: CommittedSurface?
@@ -123,6 +137,14 @@ final class ClientSession {
     static let descriptorLimit = 28
     /// Reads of one client per loop turn.
     static let readsPerTurn = 4
+    /// Messages of one client handled per loop turn; the rest wait for the next.
+    static let messagesPerTurn = 256
+    /// Whether whole messages wait to be handled next turn (the socket is not read meanwhile).
+    private(set) var hasBacklog = false
+    /// The app closed its end; what it sent before is still being handled.
+    private var peerClosed = false
+    /// Messages handled since the session began.
+    private(set) var messagesHandled = 0
     /// The most bytes a connection may send before its hello is read.
     static let preHelloBytes = 16 * 1024
     /// Called when descriptors were lost because the compositor's table is full.
@@ -194,12 +216,34 @@ final class ClientSession {
 
     // MARK: - Reading
 
-    /// Reads what the socket has, at most `readsPerTurn` reads (the loop comes back while it
-    /// is readable: one client's flood cannot keep the loop from the others, from frames or
-    /// from signals), and hands each complete message to `handle`, in order. A message that
-    /// does not decode, or that `handle` refuses, fails the session. Before hello a connection
-    /// may hold little: one descriptor, `preHelloBytes` of unread messages.
+    /// Handles up to `messagesPerTurn` messages, in order: those left from the last turn
+    /// first, then what the socket has (at most `readsPerTurn` reads). What is left stays
+    /// assembled for the next turn (`hasBacklog`), and the socket is not read again until it
+    /// is handled, so a flooding app fills its own socket and waits: one client cannot keep
+    /// the loop from the others, from frames or from signals, and nothing it sent is lost. A
+    /// message that does not decode, or that `handle` refuses, fails the session. Before hello
+    /// a connection may hold little: one descriptor, `preHelloBytes` of unread messages.
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) {
+        var budget = Self.messagesPerTurn
+        defer { hasBacklog = isOpen && assembler.hasWholeMessage }
+        func handleAssembled() -> Bool {
+            do {
+                while isOpen, budget > 0, let (opcode, body) = try assembler.next() {
+                    budget -= 1
+                    messagesHandled += 1
+                    try handle(try ClientMessage.decode(opcode: opcode, body: body))
+                }
+            } catch {
+                fail(error)
+                return false
+            }
+            return isOpen && budget > 0
+        }
+        guard handleAssembled() else { return }
+        if peerClosed {
+            close(reason: "the app closed its connection")
+            return
+        }
         var reads = 0
         while isOpen && reads < Self.readsPerTurn {
             reads += 1
@@ -212,7 +256,12 @@ final class ClientSession {
             }
             guard let r = received else { return }
             if r.endOfStream {
-                close(reason: "the app closed its connection")
+                // What it sent before it went is still handled, over as many turns as it takes.
+                if handleAssembled() {
+                    close(reason: "the app closed its connection")
+                } else if isOpen {
+                    peerClosed = true
+                }
                 return
             }
             queuedDescriptors += r.descriptors
@@ -225,15 +274,8 @@ final class ClientSession {
                 return
             }
             assembler.append(r.bytes)
-            do {
-                while isOpen, let (opcode, body) = try assembler.next() {
-                    try handle(try ClientMessage.decode(opcode: opcode, body: body))
-                }
-            } catch {
-                fail(error)
-                return
-            }
-            if isOpen && name == nil && assembler.pendingBytes > Self.preHelloBytes {
+            guard handleAssembled() else { return }
+            if name == nil && assembler.pendingBytes > Self.preHelloBytes {
                 fail(ProtocolError(.messageTooLong, "\(assembler.pendingBytes) bytes sent before hello; hello takes at most \(Self.preHelloBytes)"))
                 return
             }
@@ -354,6 +396,48 @@ final class ClientSession {
         for s in old { endUse(s.buffer) }
     }
 
+    // MARK: - Configures
+
+    /// Queues `new` as the app's configure, with `sizeClassChanged` when a class changes. One
+    /// queued and not yet written is replaced (as xdg-shell coalesces its configures): the app
+    /// only ever reads the newest state, and nothing when that is what it was last told.
+    func sendConfigure(_ new: Configure) {
+        guard isOpen else { return }
+        if let old = unwrittenConfigure {
+            outgoing.removeSubrange(old.range)
+            unackedSerials.removeAll { $0 == old.configure.serial }
+            configuresSuperseded += 1
+            unwrittenConfigure = nil
+            configure = writtenConfigure
+            if let told = writtenConfigure, told.pane == new.pane { return }
+        }
+        let told = configure
+        configure = new
+        unackedSerials.push(new.serial, keeping: Self.unackedLimit)
+        let start = outgoing.count
+        send(.configure(new))
+        if let told, told.horizontalSizeClass != new.horizontalSizeClass || told.verticalSizeClass != new.verticalSizeClass {
+            send(.sizeClassChanged(
+                horizontal: new.horizontalSizeClass, vertical: new.verticalSizeClass,
+                previousHorizontal: told.horizontalSizeClass, previousVertical: told.verticalSizeClass))
+        }
+        if isOpen, outgoing.count > start { unwrittenConfigure = (new, start..<outgoing.count) }
+    }
+
+    /// `ack`: acks `serial` and every configure sent before it. An ack of a serial acked
+    /// already, or too old to be remembered, is late and changes nothing; one of a serial
+    /// never sent (newer than the newest configure) is an error.
+    func acknowledge(_ serial: UInt32) throws(ProtocolError) {
+        if let i = unackedSerials.firstIndex(of: serial) {
+            unackedSerials.removeFirst(i + 1)
+            ackedSerial = serial
+            return
+        }
+        // Serials only grow (wrapping): a serial at or before the newest configure's is late.
+        if let newest = configure?.serial, Int32(bitPattern: newest &- serial) >= 0 { return }
+        throw ProtocolError(.unknownSerial, "ack of serial \(serial), which was never sent in a configure")
+    }
+
     // MARK: - Writing
 
     /// Queues an event, written with the others of this turn of the loop (`onQueued`); what
@@ -382,6 +466,15 @@ final class ClientSession {
             if n == 0 { break }
             writes += 1
             outgoing.removeFirst(n)
+            if let u = unwrittenConfigure {
+                // Begun to be written: it stays; else it moves down with the rest.
+                if n > u.range.lowerBound {
+                    writtenConfigure = u.configure
+                    unwrittenConfigure = nil
+                } else {
+                    unwrittenConfigure = (u.configure, (u.range.lowerBound - n)..<(u.range.upperBound - n))
+                }
+            }
         }
         let wants = isOpen && !outgoing.isEmpty
         if wants != wantsWritable {

@@ -28,7 +28,10 @@ extension Compositor {
     public func dispatch(timeoutMilliseconds: Int?) throws {
         // What this turn's handlers and the frame since the last wait queued goes out first.
         flushClients()
-        for (raw, readiness) in try loop.wait(timeoutMilliseconds: timeoutMilliseconds) {
+        // Apps with messages left from the last turn are served again at once.
+        let backlogged = sessions.values.filter(\.hasBacklog).map(\.id)
+        var served: Set<ClientID> = []
+        for (raw, readiness) in try loop.wait(timeoutMilliseconds: backlogged.isEmpty ? timeoutMilliseconds : 0) {
             guard let token = LoopToken(rawValue: raw) else { continue }
             switch token {
             case .listener:
@@ -46,8 +49,14 @@ extension Compositor {
             case .client(let id):
                 guard let c = sessions[id] else { continue }
                 if readiness.contains(.writable) { c.flush() }
-                if readiness.contains(.readable) || readiness.contains(.hangUp) { read(c) }
+                if readiness.contains(.readable) || readiness.contains(.hangUp) {
+                    read(c)
+                    served.insert(id)
+                }
             }
+        }
+        for id in backlogged where !served.contains(id) {
+            if let c = sessions[id], c.hasBacklog { read(c) }
         }
         enforceHelloDeadlines()
         reapLaunchedApps()

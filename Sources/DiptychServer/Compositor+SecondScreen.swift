@@ -98,7 +98,7 @@ extension Compositor {
             s.full = true
         } else {
             let fit = SecondScreen.fit(size, into: s.backend.size)
-            for r in bufferDamage { if let d = fit.damage(r) { s.pending.formUnion(d) } }
+            for r in bufferDamage { if let d = fit.damage(r) { s.pending.formUnion(d, collapsingPast: Region.damageRectangleLimit) } }
         }
     }
 

@@ -41,24 +41,35 @@ extension Compositor {
         updateSecondScreen()
     }
 
-    /// Sends `configure` to every shown app whose pane changed, and `sizeClassChanged` where a
-    /// class really changed.
-    private func sendConfigures() {
+    /// Sends `configure` to every shown app whose pane changed (with `sizeClassChanged` where
+    /// a class really changed). While an app that joined has not drawn yet (for at most
+    /// `newcomerWait`), the apps already on screen keep their configures: a join costs them
+    /// nothing until the newcomer shows something, and an app that joins and leaves (however
+    /// often) never reflows its partner.
+    func sendConfigures() {
+        let waitingForNewcomer = newcomerDrawing != nil
+        deferredConfigures = false
         for c in sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) where c.admitted {
             guard let pane = shell.pane(of: c.app) else { continue }
-            let previous = c.configure
-            if let previous, previous.pane == pane { continue }
-            let configure = Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement)
-            nextSerial &+= 1
-            c.configure = configure
-            c.unackedSerials.append(configure.serial)
-            send(.configure(configure), to: c)
-            if let previous, previous.horizontalSizeClass != pane.horizontalSizeClass || previous.verticalSizeClass != pane.verticalSizeClass {
-                send(.sizeClassChanged(
-                    horizontal: pane.horizontalSizeClass, vertical: pane.verticalSizeClass,
-                    previousHorizontal: previous.horizontalSizeClass, previousVertical: previous.verticalSizeClass), to: c)
+            if let previous = c.configure, previous.pane == pane { continue }
+            if waitingForNewcomer && c.commits > 0 {
+                deferredConfigures = true
+                continue
             }
+            c.sendConfigure(Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement))
+            nextSerial &+= 1
         }
+    }
+
+    /// An admitted app that has not drawn yet and is still waited for: the deadline of the
+    /// earliest (nil when none is).
+    var newcomerDrawing: UInt64? {
+        sessions.values.filter { $0.admitted && $0.commits == 0 && now < $0.admittedAt + Self.newcomerWait }.map { $0.admittedAt + Self.newcomerWait }.min()
+    }
+
+    /// Sends the configures held back for a newcomer once it has drawn, left, or had its time.
+    func sendDeferredConfigures() {
+        if deferredConfigures && newcomerDrawing == nil { sendConfigures() }
     }
 
     /// Sends `didBecomeActive` once the app has drawn its configure (or had 250 ms) and the
@@ -80,6 +91,7 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let effects = shell.tick(now: now)
         if !effects.isEmpty { apply(effects) }
+        sendDeferredConfigures()
         if palm.tick(now: now) {
             apply(shell.handlePen(phase: .proximityOut, x: lastPenPosition.x, y: lastPenPosition.y, pressure: 0, tiltX: 0, tiltY: 0))
         }
@@ -93,7 +105,8 @@ extension Compositor {
 
     /// The next time `tick` has something to do (an activation deadline), if any.
     var nextTickDeadline: UInt64? {
-        [pendingActivation.values.min(), shell.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline].compactMap { $0 }.min()
+        [pendingActivation.values.min(), shell.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil]
+            .compactMap { $0 }.min()
     }
 
     /// Whether nothing moves and no activation is pending: no drag, settle or cross-fade is in

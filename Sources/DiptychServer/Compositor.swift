@@ -104,6 +104,12 @@ public final class Compositor {
     public var admitsAtHello = true
     /// How long an app may take to draw for a configure before it is activated anyway.
     public static let activationTimeout: UInt64 = 250
+    /// How long the apps on screen keep their configures for an app that joined and has not
+    /// drawn yet (milliseconds).
+    public static let newcomerWait: UInt64 = 500
+    /// Whether configures are held back for a newcomer (sent when it draws, leaves or its
+    /// `newcomerWait` runs out).
+    var deferredConfigures = false
 
     let loop: Epoll
     private let socketLock: SocketLock?
@@ -316,6 +322,7 @@ public final class Compositor {
         // A relaunched app takes its predecessor's place.
         if let effects = rejoin(c) {
             c.admitted = true
+            c.admittedAt = now
             return effects
         }
         var role = c.launchRole ?? .primary
@@ -335,6 +342,7 @@ public final class Compositor {
             return nil
         }
         c.admitted = true
+        c.admittedAt = now
         return effects
     }
 
@@ -356,6 +364,8 @@ public final class Compositor {
             c.admitted = false
             if !kept { apply(shell.remove(c.app)) }
         }
+        // A newcomer that leaves before drawing: what waited for it goes out now.
+        sendDeferredConfigures()
     }
 
     // MARK: - Requests
@@ -370,7 +380,7 @@ public final class Compositor {
             // compositor hold or do nothing.
             guard case .hello = message else { throw ProtocolError(.badState, "\(message.name) before hello") }
         }
-        switch message {
+        switch message.boundingDamage {
         case .hello(let name, let requiresFullScreen):
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
             c.name = name
@@ -380,11 +390,7 @@ public final class Compositor {
             logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
             if admitsAtHello, let effects = join(c) { apply(effects) }
         case .ack(let serial):
-            guard let i = c.unackedSerials.firstIndex(of: serial) else {
-                throw ProtocolError(.unknownSerial, "ack of serial \(serial), which is not an unacknowledged configure")
-            }
-            c.unackedSerials.removeFirst(i + 1)
-            c.ackedSerial = serial
+            try c.acknowledge(serial)
         case .createBuffer(let id, let layout):
             try c.createBuffer(id, layout)
         case .destroyBuffer(let id):
@@ -400,6 +406,7 @@ public final class Compositor {
             c.frameDonePending = true
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
+            if c.commits == 1 { sendDeferredConfigures() }
         case .snapshot(let serial, let id):
             let buffer = try c.buffers.buffer(id, for: "snapshot")
             guard let pane = c.snapshotRequests.removeValue(forKey: serial) else {
@@ -432,4 +439,19 @@ public final class Compositor {
     }
 
     func send(_ event: ServerEvent, to c: ClientSession) { c.send(event) }
+}
+
+extension ClientMessage {
+    /// The message with its damage as the compositor takes it: past
+    /// `Region.commitRectangleLimit` rectangles, their bounding box (the message stays legal;
+    /// per-glyph damage costs one rectangle, not hundreds).
+    var boundingDamage: ClientMessage {
+        switch self {
+        case .commit(let b, let d) where d.count > Region.commitRectangleLimit: .commit(buffer: b, damage: Region.bounded(d))
+        case .pipCommit(let b, let d) where d.count > Region.commitRectangleLimit: .pipCommit(buffer: b, damage: Region.bounded(d))
+        case .screenCommit(let s, let b, let d) where d.count > Region.commitRectangleLimit:
+            .screenCommit(screen: s, buffer: b, damage: Region.bounded(d))
+        default: self
+        }
+    }
 }

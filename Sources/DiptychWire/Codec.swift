@@ -286,6 +286,18 @@ public struct MessageAssembler: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Whether `next()` has something to give without more bytes: a whole message, or a
+    /// header it will refuse.
+    public var hasWholeMessage: Bool {
+        let available = buffer[start...]
+        do {
+            guard let h = try Wire.header(available) else { return false }
+            return available.count >= h.length
+        } catch {
+            return true
+        }
+    }
+
     /// The next whole message as (opcode, body), or nil if more bytes are needed.
     ///
     /// - Throws: a `ProtocolError` from the header checks; the stream cannot recover after that.

@@ -9,7 +9,7 @@ import DiptychLinux
 struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record real touch and pen input as a scenario, until SIGINT or SIGTERM.",
+        abstract: "Record real touch and pen input as a scenario, until SIGINT, SIGTERM or SIGHUP.",
         discussion: "Coordinates are panel pixels of the device profile's logical screen; times are milliseconds from the first event. Replay with: diptych run --scenario FILE --out DIR")
 
     @OptionGroup var inputOptions: InputOptions
@@ -20,7 +20,7 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "The device profile whose panel the input maps to: \(DeviceProfile.validChoices).")
     var device: String = "ipad-pro"
 
-    @Option(help: "Stop after this many milliseconds (default: at SIGINT or SIGTERM).")
+    @Option(help: "Stop after this many milliseconds (default: at SIGINT, SIGTERM or SIGHUP).")
     var durationMs: Int?
 
     func run() throws {
@@ -39,7 +39,7 @@ struct RecordCommand: ParsableCommand {
             let start = MonotonicClock.milliseconds
             var first: UInt64?
             var events: [(at: UInt64, input: PanelInput)] = []
-            Files.writeStandardError("diptych: recording; SIGINT or SIGTERM stops\n")
+            Files.writeStandardError("diptych: recording; SIGINT, SIGTERM or SIGHUP stops\n")
             loop: while true {
                 let left = durationMs.map { max(0, $0 - Int(MonotonicClock.milliseconds - start)) }
                 if left == 0 { break }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `diptych run`: the compositor, until SIGINT or SIGTERM.
+// `diptych run`: the compositor, until SIGINT, SIGTERM or SIGHUP.
 
 import ArgumentParser
 import DiptychCore
@@ -13,7 +13,7 @@ import Logging
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run", abstract: "Run the compositor until SIGINT or SIGTERM.")
+        commandName: "run", abstract: "Run the compositor until SIGINT, SIGTERM or SIGHUP.")
 
     @OptionGroup var device: DeviceOptions
 
@@ -195,7 +195,7 @@ struct RunCommand: ParsableCommand {
                 let (args, label) = try Apps.command(cmd, eventLog: out.map { "\($0)/events-\(role.rawValue).jsonl" })
                 try compositor.launch(args, role: role, label: label)
             }
-            Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT or SIGTERM stops\n")
+            Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops\n")
             var stop = false
             compositor.watch(signals.fd.rawValue) {
                 if signals.next() != nil { stop = true }

@@ -58,6 +58,28 @@ struct RegionTests {
         #expect(r.intersection(Rect(x: 95, y: 45, width: 100, height: 100)).area == 15 * 15 - 0)
     }
 
+    /// Damage is conservative and bounded: past its limit a region becomes its bounding box,
+    /// holding every pixel it held (more repainted, never fewer).
+    @Test func damageCollapsesToItsBoundsPastTheLimitAndLosesNoPixel() {
+        var region = Region()
+        var dots: [Rect] = []
+        for i in 0..<1000 { dots.append(Rect(x: (i % 40) * 3, y: (i / 40) * 3, width: 1, height: 1)) }
+        for d in dots {
+            region.formUnion(d, collapsingPast: Region.damageRectangleLimit)
+            #expect(region.rects.count <= 64)
+        }
+        for d in dots { #expect(region.contains(x: d.x, y: d.y)) }
+        // Below the limit it is exact.
+        var few = Region()
+        for d in dots.prefix(10) { few.formUnion(d, collapsingPast: Region.damageRectangleLimit) }
+        #expect(few.area == 10)
+        // A commit's 256 rectangles become one box holding them all; 16 stay as sent.
+        let box = Region.bounded(Array(dots.prefix(256)))
+        #expect(box == [Rect(x: 0, y: 0, width: 118, height: 19)])
+        #expect(Region.bounded(Array(dots.prefix(16))) == Array(dots.prefix(16)))
+        #expect(Region.bounded([Rect(x: 0, y: 0, width: 0, height: 0)] + Array(repeating: Rect(x: 5, y: 5, width: 0, height: 3), count: 20)).isEmpty)
+    }
+
     @Test func randomRegionsMatchAPixelModel() {
         var g = SplitMix(state: 7)
         for _ in 0..<200 {

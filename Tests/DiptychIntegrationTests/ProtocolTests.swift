@@ -39,10 +39,10 @@ final class Fixture {
 
     /// Starts the test-only misbehaving client in `mode`, drawing `app` where it draws at all.
     @discardableResult
-    func misbehave(_ mode: String, app: String = "pattern:#AA0000", log: String) throws -> ChildProcess {
+    func misbehave(_ mode: String, app: String = "pattern:#AA0000", log: String, environment: [String: String] = [:]) throws -> ChildProcess {
         let child = try ChildProcess(
             arguments: [Harness.misbehave, mode, app, "--event-log", "\(dir)/\(log)"],
-            environment: ["DIPTYCH_SOCKET": compositor.socketPath!, "DIPTYCH_SOCKET_FD": ""])
+            environment: ["DIPTYCH_SOCKET": compositor.socketPath!, "DIPTYCH_SOCKET_FD": ""].merging(environment) { $1 })
         apps.append(child)
         return child
     }

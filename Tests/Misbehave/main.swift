@@ -71,7 +71,21 @@ enum Mode: String, CaseIterable {
     case crashInDrag = "crash-in-drag"
     /// Floods the compositor: thousands of commits and stray messages, then behaves.
     case flood
+    /// Commits one buffer `floodCount` times without waiting for frameDone, each commit with
+    /// 256 disjoint 1×1 damage rectangles (a legal message), then behaves.
+    case damageFlood = "damage-flood"
+    /// Sends `floodCount` commits of 8×8 damage and as many `syncDone`s without waiting, then
+    /// behaves.
+    case messageFlood = "message-flood"
+    /// Connects, says hello (taking the free role), waits for its configure and leaves,
+    /// `churnCount` times, then exits 0.
+    case churn
 }
+
+/// How many messages the floods send (`DIPTYCH_FLOOD_COUNT` overrides).
+let floodCount = Int(String(cString: getenv("DIPTYCH_FLOOD_COUNT") ?? strdup("2000"))) ?? 2000
+/// How many times `churn` joins and leaves (`DIPTYCH_CHURN_COUNT` overrides).
+let churnCount = Int(String(cString: getenv("DIPTYCH_CHURN_COUNT") ?? strdup("300"))) ?? 300
 
 func fail(_ message: String) -> Never {
     Files.writeStandardError("diptych-misbehave: \(message)\n")
@@ -199,6 +213,23 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         return b
     case .versionOne:
         break
+    case .damageFlood:
+        let b = try show(c, w, h, connection, color)
+        var dots: [Rect] = []
+        for i in 0..<256 { dots.append(Rect(x: (i % 16) * 2, y: (i / 16) * 2, width: 1, height: 1)) }
+        let commit = ClientMessage.commit(buffer: b.id, damage: dots).encoded()
+        for _ in 0..<floodCount { try connection.sendRaw(commit) }
+        return b
+    case .messageFlood:
+        let b = try show(c, w, h, connection, color)
+        let pair = ClientMessage.commit(buffer: b.id, damage: [Rect(x: 8, y: 8, width: 8, height: 8)]).encoded() + ClientMessage.syncDone(serial: 7).encoded()
+        // In bursts of 64 pairs, so the compositor sees writes of many messages each.
+        let burst = Array([[UInt8]](repeating: pair, count: 64).joined())
+        for _ in 0..<(floodCount / 64) { try connection.sendRaw(burst) }
+        Files.writeStandardError("diptych-misbehave: flooded \(floodCount / 64 * 128) messages\n")
+        return b
+    case .churn:
+        break
     case .crashInDrag:
         // Behaves at configure; crashes when asked for snapshots.
         return try show(c, w, h, connection, color)
@@ -218,6 +249,20 @@ guard arguments.count == 2, let mode = Mode(rawValue: arguments[0]) else {
 }
 guard case .pattern(let color) = try? DemoApp.named(arguments[1]) else { fail("the app must be pattern:#RRGGBB") }
 ignoreBrokenPipes()
+if mode == .churn {
+    // Each connection joins (hello) and leaves once it is in (its socket closes with it).
+    for _ in 0..<churnCount {
+        do {
+            let c = try Connection.fromEnvironment()
+            try c.send(.hello(name: "churn", requiresFullScreen: false))
+            // Joined (its configure came) or refused: either way it leaves now.
+            _ = try c.nextEvent()
+        } catch {
+            fail("churn: \(error)")
+        }
+    }
+    exit(0)
+}
 do {
     let connection = try Connection.fromEnvironment()
     // Named by process, so a test can find this app's buffers in the compositor's mappings.

@@ -49,7 +49,7 @@ int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns);
 /// Reads the expiration count (0 when not expired).
 uint64_t dp_timerfd_read(int fd);
 
-/// Blocks SIGINT, SIGTERM, SIGCHLD (if `with_chld`) in this thread and returns a non-blocking
+/// Blocks SIGINT, SIGTERM, SIGHUP, SIGCHLD (if `with_chld`) in this thread and returns a non-blocking
 /// signalfd that reports them. SIGPIPE is ignored process-wide.
 int dp_signalfd_standard(int with_chld);
 /// Reads one pending signal number from a signalfd, or 0 if none.

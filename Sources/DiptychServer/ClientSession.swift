@@ -137,8 +137,11 @@ final class ClientSession {
     static let descriptorLimit = 28
     /// Reads of one client per loop turn.
     static let readsPerTurn = 4
-    /// Messages of one client handled per loop turn; the rest wait for the next.
+    /// Messages of one client handled per loop turn, and the time they may take (ns; at least
+    /// one is handled): the rest wait for the next turn, so frames keep their time whatever a
+    /// message costs (a commit of 256 damage rectangles costs far more than a `syncDone`).
     static let messagesPerTurn = 256
+    static let timePerTurn: UInt64 = 2_000_000
     /// Whether whole messages wait to be handled next turn (the socket is not read meanwhile).
     private(set) var hasBacklog = false
     /// The app closed its end; what it sent before is still being handled.
@@ -216,7 +219,7 @@ final class ClientSession {
 
     // MARK: - Reading
 
-    /// Handles up to `messagesPerTurn` messages, in order: those left from the last turn
+    /// Handles up to `messagesPerTurn` messages (or `timePerTurn`), in order: those left from the last turn
     /// first, then what the socket has (at most `readsPerTurn` reads). What is left stays
     /// assembled for the next turn (`hasBacklog`), and the socket is not read again until it
     /// is handled, so a flooding app fills its own socket and waits: one client cannot keep
@@ -225,11 +228,14 @@ final class ClientSession {
     /// a connection may hold little: one descriptor, `preHelloBytes` of unread messages.
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) {
         var budget = Self.messagesPerTurn
+        let deadline = MonotonicClock.nanoseconds + Self.timePerTurn
         defer { hasBacklog = isOpen && assembler.hasWholeMessage }
         func handleAssembled() -> Bool {
             do {
                 while isOpen, budget > 0, let (opcode, body) = try assembler.next() {
                     budget -= 1
+                    // Out of time (at least one message a turn): the rest waits.
+                    if MonotonicClock.nanoseconds > deadline { budget = 0 }
                     messagesHandled += 1
                     try handle(try ClientMessage.decode(opcode: opcode, body: body))
                 }

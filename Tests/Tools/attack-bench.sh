@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The good app's frame rate while a hostile local app attacks (release build): a headless
+# compositor in Split View with an animating primary (a new frame after every frameDone), then
+# each attack from Tests/Misbehave as the secondary, SECONDS_EACH seconds each, and the rate in
+# the seconds after it stops. Prints one line per attack: frames/s before, during and after.
+#
+#   bash Tests/Tools/attack-bench.sh     # SECONDS_EACH=4, CONFIG=release by default
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_EACH=${SECONDS_EACH:-4}
+CONFIG=${CONFIG:-release}   # CONFIG=debug: the build the tests run
+for p in diptych diptych-demo diptych-misbehave; do swift build -c "$CONFIG" --product "$p" >/dev/null; done
+BIN=$(swift build -c "$CONFIG" --show-bin-path)
+dir=$(mktemp -d)
+export DIPTYCH_SOCKET="$dir/sock" DIPTYCH_SOCKET_FD=
+"$BIN/diptych" run --backend headless --device ipad --arrangement split-2/3 \
+    --primary 'pattern:#00AA00 --animate' --out "$dir" 2>"$dir/stderr" &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+
+frames() { grep -c '"frameDone"' "$dir/events-primary.jsonl" 2>/dev/null || echo 0; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+rate() {  # the good app's frames/s over $1 seconds, and the compositor's CPU use then
+    local a b t0 t1
+    a=$(frames); t0=$(ticks); sleep "$1"; b=$(frames); t1=$(ticks)
+    awk -v a="$a" -v b="$b" -v t="$((t1 - t0))" -v s="$1" 'BEGIN { printf "%.1f %.0f%%", (b - a) / s, t / s }'
+}
+for _ in $(seq 100); do [ "$(frames)" -gt 30 ] && break; sleep 0.1; done
+
+printf '%-14s %8s %8s %8s %12s\n' attack before during after 'cpu during'
+for attack in damage-flood message-flood sync-flood churn; do
+    read -r before _ <<<"$(rate 2)"
+    DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_CHURN_COUNT=100000000 \
+        "$BIN/diptych-misbehave" "$attack" 'pattern:#AA0000' 2>/dev/null &
+    attacker=$!
+    sleep 0.5
+    read -r during cpu <<<"$(rate "$SECONDS_EACH")"
+    kill -0 "$attacker" 2>/dev/null || echo "($attack ended early)" >&2
+    kill "$attacker" 2>/dev/null || true
+    wait "$attacker" 2>/dev/null || true
+    sleep 2
+    read -r after _ <<<"$(rate 3)"
+    printf '%-14s %8s %8s %8s %12s\n' "$attack" "$before" "$during" "$after" "$cpu"
+done
+kill -0 $pid || { echo "the compositor died: $(tail -5 "$dir/stderr")" >&2; exit 1; }

@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "diptych", targets: ["diptych"]),
         .executable(name: "diptych-demo", targets: ["diptych-demo"]),
+        .executable(name: "diptych-hello", targets: ["diptych-hello"]),
         .library(name: "DiptychClient", targets: ["DiptychClient"]),
     ],
     dependencies: [
@@ -59,6 +60,8 @@ let package = Package(
                 "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
                 argumentParser, logging,
             ]),
+        // The client guide's example: an app that needs nothing but the client library.
+        .executableTarget(name: "diptych-hello", dependencies: ["DiptychClient"]),
         .executableTarget(
             name: "diptych-demo",
             dependencies: ["DiptychDemoKit", "DiptychClient", "DiptychCore", "DiptychLinux", argumentParser]),

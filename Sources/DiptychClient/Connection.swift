@@ -30,6 +30,29 @@ public final class ShmBuffer {
         try mapping.withUnsafeMutableBytes(body)
     }
 
+    /// Calls `body` with the pixels as 32-bit words, `wordsPerRow` to a row (XRGB8888 or
+    /// ARGB8888: `0xAARRGGBB` in the machine's little-endian order, blue in the low byte).
+    public func withUnsafeMutablePixels<R, E: Error>(_ body: (_ pixels: UnsafeMutableBufferPointer<UInt32>, _ wordsPerRow: Int) throws(E) -> R) throws(E) -> R {
+        let stride = Int(layout.stride) / 4, offset = Int(layout.offset)
+        return try mapping.withUnsafeMutableBytes { (raw) throws(E) -> R in
+            let words = UnsafeMutableBufferPointer(start: (raw.baseAddress! + offset).assumingMemoryBound(to: UInt32.self), count: (raw.count - offset) / 4)
+            return try body(words, stride)
+        }
+    }
+
+    /// Fills `rect` (buffer pixels, clipped to the buffer) with `color` (`0xRRGGBB`; opaque).
+    public func fill(_ rect: Rect, color: UInt32) {
+        let x0 = max(0, rect.x), y0 = max(0, rect.y)
+        let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
+        guard x1 > x0, y1 > y0 else { return }
+        withUnsafeMutablePixels { pixels, stride in
+            for y in y0..<y1 {
+                let row = y * stride
+                for x in x0..<x1 { pixels[row + x] = 0xFF00_0000 | color }
+            }
+        }
+    }
+
     /// A memfd of `width` × `height` pixels. With `seal` false the memfd is left unsealed, and
     /// `fileSize` overrides its size: only for the tests of the compositor's checks.
     package init(id: UInt32, width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool = true, fileSize: Int? = nil, name: String = "diptych-buffer") throws(SystemError) {
@@ -82,6 +105,15 @@ public final class Connection {
     private var nextBufferID: UInt32 = 1
     /// Buffer sizes in order of last use, the most recent last.
     private var sizes: [Size] = []
+    /// A `sync` handed to the app and not answered yet: answered at the app's next call for
+    /// an event, when it has handled every event before it.
+    private var syncToAnswer: UInt32?
+
+    /// Whether the connection answers the compositor's `sync` round trips itself (the
+    /// default): the answer goes at the next `nextEvent` or `pollEvent` after the `sync` was
+    /// handed out, so everything the app did for the events before it is sent first. A
+    /// scenario waits for these answers to keep its frames deterministic.
+    public var answersSync = true
 
     /// Buffers kept per size: one on screen, one being drawn, one spare for a late release.
     public static let buffersPerSize = 3
@@ -202,8 +234,10 @@ public final class Connection {
         return anyFree || same.count < Self.buffersPerSize ? try buffer(width: width, height: height) : nil
     }
 
-    /// Registers a new buffer with the compositor (`createBuffer`); it is not busy.
-    public func createBuffer(width: Int, height: Int, format: FourCC = .xrgb8888) throws(ClientError) -> ShmBuffer {
+    /// Registers a new buffer with the compositor (`createBuffer`) outside the pool (the
+    /// demo apps' and tests' own buffers; an app takes its buffers from `buffer` or
+    /// `freeBuffer`).
+    package func createBuffer(width: Int, height: Int, format: FourCC = .xrgb8888) throws(ClientError) -> ShmBuffer {
         try createBuffer(width: width, height: height, format: format, seal: true, fileSize: nil)
     }
 
@@ -285,10 +319,15 @@ public final class Connection {
     ///
     /// A `configure` is skipped when a newer one has already been received: only the newest
     /// state is worth drawing (acking it acks the ones before).
+    ///
+    /// A `sync` is handed out (its time is the compositor's clock) and answered at the next
+    /// call (see `answersSync`).
     public func nextEvent() throws(ClientError) -> ServerEvent? {
+        try answerSync()
         while true {
             let event = pending.isEmpty ? try readEvent() : pending.removeFirst()
             if let event, try isSuperseded(event) { continue }
+            noteSync(event)
             return event
         }
     }
@@ -296,11 +335,24 @@ public final class Connection {
     /// The next event if one can be had without blocking, else nil (check `isClosed` to tell
     /// a closed connection apart). A superseded `configure` is skipped as by `nextEvent`.
     public func pollEvent() throws(ClientError) -> ServerEvent? {
+        try answerSync()
         while true {
             let event = pending.isEmpty ? try readEvent(blocking: false) : pending.removeFirst()
             if let event, try isSuperseded(event) { continue }
+            noteSync(event)
             return event
         }
+    }
+
+    /// Answers the `sync` handed out last, if any.
+    private func answerSync() throws(ClientError) {
+        guard let serial = syncToAnswer else { return }
+        syncToAnswer = nil
+        try send(.syncDone(serial: serial))
+    }
+
+    private func noteSync(_ event: ServerEvent?) {
+        if answersSync, case .sync(let serial, _)? = event { syncToAnswer = serial }
     }
 
     /// Whether `event` is a configure with a newer one among the events already received

@@ -25,6 +25,15 @@ public struct DeviceProfile: Hashable, Sendable {
     public var regularMinWidth: Int
     /// The shortest pane, in points, that gets a regular vertical size class.
     public var regularMinHeight: Int
+    /// What the status bar calls the device (nil: nothing, as for a `WxH@S` screen).
+    public var title: String? {
+        switch name {
+        case "ipad": "iPad"
+        case "ipad-mini": "iPad mini"
+        case "ipad-pro": "iPad Pro"
+        default: nil
+        }
+    }
 
     public init(
         name: String, landscapeSize: Size, scale: Int, compactWidth: Int, dividerWidth: Int = 10,

@@ -30,3 +30,33 @@ public enum PenPhase: UInt8, Sendable, CaseIterable {
     public var name: String { ["proximityIn", "down", "motion", "up", "proximityOut"][Int(rawValue)] }
 }
 
+/// Which end of the pen touches the screen.
+public enum PenTool: UInt8, Sendable, CaseIterable {
+    case pen = 0, eraser
+    public var name: String { self == .pen ? "pen" : "eraser" }
+}
+
+/// The pen's barrel buttons held down, as a bit mask.
+public struct PenButtons: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The first barrel button (libinput's BTN_STYLUS).
+    public static let primary = PenButtons(rawValue: 1)
+    /// The second barrel button (BTN_STYLUS2).
+    public static let secondary = PenButtons(rawValue: 2)
+}
+
+/// Insets from each edge, in points: the part of a pane that something of the system's covers
+/// (the status bar over the top of the panes under it), as UIKit's safe-area insets.
+public struct EdgeInsets: Hashable, Sendable {
+    public var top, left, bottom, right: Double
+    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
+        (self.top, self.left, self.bottom, self.right) = (top, left, bottom, right)
+    }
+    public static let zero = EdgeInsets()
+    /// `{"top":…,"left":…,"bottom":…,"right":…}`.
+    public var json: JSONValue {
+        .object([("top", .double(top)), ("left", .double(left)), ("bottom", .double(bottom)), ("right", .double(right))])
+    }
+}
+

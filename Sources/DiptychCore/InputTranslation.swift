@@ -11,9 +11,12 @@ public enum RawInput: Equatable, Sendable {
     /// libinput's TOUCH_CANCEL: the kernel or libinput gave up on the touch.
     case touchCancel(slot: Int32, time: UInt64)
     case touchFrame(time: UInt64)
-    case tabletProximity(entering: Bool, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
+    /// The pen came near or went; `tool` is the end that came (libinput's tool type).
+    case tabletProximity(entering: Bool, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool, time: UInt64)
     case tabletTip(down: Bool, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
     case tabletAxis(x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: UInt64)
+    /// A barrel button pressed or let go.
+    case tabletButton(PenButtons, pressed: Bool, time: UInt64)
     case deviceAdded(name: String)
     case deviceRemoved(name: String)
 }
@@ -21,7 +24,7 @@ public enum RawInput: Equatable, Sendable {
 /// A touch or pen event in panel pixels, as scenarios write them.
 public enum PanelInput: Equatable, Sendable {
     case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
-    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [])
 }
 
 /// libinput's 2×3 calibration matrix over normalised coordinates:
@@ -73,6 +76,10 @@ public struct InputTranslator: Sendable {
     private var touches: [Int32: (x: Double, y: Double)] = [:]
     private var penInProximity = false
     private var penDown = false
+    private var penTool: PenTool = .pen
+    private var penButtons: PenButtons = []
+    /// Where the pen was last reported (a button press is told there).
+    private var penLast: (x: Double, y: Double, p: Double, tx: Double, ty: Double)?
 
     public init(panel: Size, calibration: Calibration = .identity) {
         self.panel = panel
@@ -103,17 +110,21 @@ public struct InputTranslator: Sendable {
             return [.touch(id: slot, phase: phase, x: last.x, y: last.y)]
         case .touchFrame, .deviceAdded, .deviceRemoved:
             return []
-        case .tabletProximity(let entering, let x, let y, let p, let tx, let ty, _):
+        case .tabletProximity(let entering, let x, let y, let p, let tx, let ty, let tool, _):
+            if entering { penTool = tool }
             let (px, py) = panelPoint(x, y, calibrate: false)
             var out: [PanelInput] = []
             if entering {
                 penInProximity = true
-                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty))
+                penLast = (px, py, p, tx, ty)
+                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons))
             } else {
-                if penDown { out.append(.pen(phase: .up, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty)) }
+                if penDown { out.append(.pen(phase: .up, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons)) }
                 penDown = false
                 penInProximity = false
-                out.append(.pen(phase: .proximityOut, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty))
+                penLast = nil
+                penButtons = []
+                out.append(.pen(phase: .proximityOut, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons))
             }
             return out
         case .tabletTip(let down, let x, let y, let p, let tx, let ty, _):
@@ -121,15 +132,22 @@ public struct InputTranslator: Sendable {
             var out: [PanelInput] = []
             if !penInProximity {
                 penInProximity = true
-                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty))
+                out.append(.pen(phase: .proximityIn, x: px, y: py, pressure: 0, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons))
             }
             penDown = down
-            out.append(.pen(phase: down ? .down : .up, x: px, y: py, pressure: down ? p : 0, tiltX: tx, tiltY: ty))
+            penLast = (px, py, down ? p : 0, tx, ty)
+            out.append(.pen(phase: down ? .down : .up, x: px, y: py, pressure: down ? p : 0, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons))
             return out
         case .tabletAxis(let x, let y, let p, let tx, let ty, _):
             guard penInProximity else { return [] }
             let (px, py) = panelPoint(x, y, calibrate: false)
-            return [.pen(phase: .motion, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty)]
+            penLast = (px, py, p, tx, ty)
+            return [.pen(phase: .motion, x: px, y: py, pressure: p, tiltX: tx, tiltY: ty, tool: penTool, buttons: penButtons)]
+        case .tabletButton(let button, let pressed, _):
+            if pressed { penButtons.insert(button) } else { penButtons.remove(button) }
+            // Told with a motion where the pen is (the pen event carries its buttons).
+            guard penInProximity, let l = penLast else { return [] }
+            return [.pen(phase: .motion, x: l.x, y: l.y, pressure: l.p, tiltX: l.tx, tiltY: l.ty, tool: penTool, buttons: penButtons)]
         }
     }
 }
@@ -140,7 +158,8 @@ extension RawInput {
         switch self {
         case .touchDown(_, _, _, let t), .touchMotion(_, _, _, let t), .touchUp(_, let t), .touchCancel(_, let t), .touchFrame(let t):
             t
-        case .tabletProximity(_, _, _, _, _, _, let t), .tabletTip(_, _, _, _, _, _, let t), .tabletAxis(_, _, _, _, _, let t):
+        case .tabletProximity(_, _, _, _, _, _, _, let t), .tabletTip(_, _, _, _, _, _, let t), .tabletAxis(_, _, _, _, _, let t),
+             .tabletButton(_, _, let t):
             t
         case .deviceAdded, .deviceRemoved:
             nil
@@ -158,11 +177,14 @@ extension Scenario {
             switch input {
             case .touch(let id, let phase, let x, let y):
                 action = .object([("touch", .object([("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y))]))])
-            case .pen(let phase, let x, let y, let p, let tx, let ty):
-                action = .object([("pen", .object([
+            case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):
+                var pen: [(String, JSONValue)] = [
                     ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
                     ("tiltX", .double(tx)), ("tiltY", .double(ty)),
-                ]))])
+                ]
+                if tool != .pen { pen.append(("tool", .string(tool.name))) }
+                if !buttons.isEmpty { pen.append(("buttons", .int(Int(buttons.rawValue)))) }
+                action = .object([("pen", .object(pen))])
             }
             guard case .object(let pairs) = action else { continue }
             steps.append(JSONValue.object([("at", .int(Int(at)))] + pairs).serialized)

@@ -3,7 +3,9 @@
 // This is the "shell" in Weston's sense: policy only, no mechanism.
 
 /// How the two apps share the screen.
-public enum Arrangement: String, Sendable, CaseIterable, Hashable {
+public enum Arrangement: String, Sendable, CaseIterable, Hashable, CustomStringConvertible {
+    /// As the command line and the JSON spell it (`split-2/3`, not the case name).
+    public var description: String { rawValue }
     /// The primary alone, full screen.
     case full
     /// The primary full screen, the secondary floating over its right edge at the compact width.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Scenarios (SPEC §8): a device, two apps and timed steps, parsed and checked field by field
-// so that a bad file is refused before anything starts, naming the field.
+// Scenarios: a device, two apps and timed steps, parsed and checked field by field (an unknown
+// key included) so that a bad file is refused before anything starts, naming the field.
 
 /// One timed action of a scenario.
 public enum ScenarioAction: Equatable, Sendable {
     /// A finger, in panel pixels.
     case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
-    /// The pen, in panel pixels.
-    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    /// The pen, in panel pixels, with the end that touches and the barrel buttons held.
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [])
     /// The apps' orientation (`"landscape"`, `"portrait"`).
     case rotate(Orientation)
     /// The panel's rotation (`0`, `90`, `180`, `270`): the output turns, the apps do not.
@@ -37,11 +37,12 @@ public struct Scenario: Sendable {
     public var orientation: Orientation
     /// Panel size for resolution-scaling emulation, if any.
     public var emulateOn: Size?
-    /// A second physical screen of this many pixels (SPEC §10).
+    /// A second physical screen of this many pixels.
     public var secondScreen: Size?
-    /// The apps: a demo app name (with optional demo flags) or a command line.
-    public var primary: String
-    public var secondary: String?
+    /// The apps: a demo app name (with optional demo flags) or a command line (a relative
+    /// program path already taken from the scenario's folder).
+    public var primary: AppCommandLine
+    public var secondary: AppCommandLine?
     public var arrangement: Arrangement
     public var multitasking: Bool
     public var palmRejection: PalmRejection.Mode = .penPriority
@@ -69,6 +70,7 @@ extension Scenario {
         let root: JSONValue
         do { root = try JSONValue.parse(text) } catch { throw fail("", "\(error)") }
         guard root.objectValue != nil else { throw fail("", "the top level must be a JSON object") }
+        try checkKeys(root, "", topLevelKeys, file)
 
         func string(_ v: JSONValue?, _ field: String) throws(ScenarioError) -> String? {
             guard let v else { return nil }
@@ -94,10 +96,11 @@ extension Scenario {
             }
             secondScreen = size
         }
-        guard let primary = try string(root["primary"], "primary") else { throw fail("primary", "is required: the primary app") }
-        try checkApp(primary, field: "primary", file: file)
-        let secondary = try string(root["secondary"], "secondary")
-        if let secondary { try checkApp(secondary, field: "secondary", file: file) }
+        // Relative program paths are the scenario's folder's.
+        let folder = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+        guard let primaryValue = root["primary"] else { throw fail("primary", "is required: the primary app") }
+        let primary = try app(primaryValue, field: "primary", file: file).resolved(against: folder)
+        let secondary = try root["secondary"].map { v throws(ScenarioError) in try app(v, field: "secondary", file: file).resolved(against: folder) }
         let arrangement: Arrangement
         do { arrangement = try Arrangement.named(try string(root["arrangement"], "arrangement") ?? (secondary == nil ? "full" : "split-2/3")) } catch let e as ScenarioError { throw e } catch {
             throw fail("arrangement", "\(error)")
@@ -128,6 +131,7 @@ extension Scenario {
         for (i, s) in list.enumerated() {
             let path = "steps[\(i)]"
             guard s.objectValue != nil else { throw fail(path, "must be an object") }
+            try checkKeys(s, path, stepKeys, file)
             guard let atValue = s["at"] else { throw fail("\(path).at", "is required: milliseconds from the start") }
             guard let at = atValue.intValue, at >= 0, at <= 86_400_000 else { throw fail("\(path).at", "must be a whole number of milliseconds from 0 to 86400000") }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
@@ -141,6 +145,7 @@ extension Scenario {
             switch key {
             case "touch":
                 guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                try checkKeys(value, field, ["id", "phase", "x", "y"], file)
                 guard let id = value["id"]?.intValue, id >= 0, id <= Int(Int32.max) else { throw fail("\(field).id", "must be a whole number from 0") }
                 let phaseName = try string(value["phase"], "\(field).phase")
                 guard let phase = TouchPhase.allCases.first(where: { $0.name == phaseName }) else {
@@ -149,16 +154,31 @@ extension Scenario {
                 action = .touch(id: Int32(id), phase: phase, x: try number(value, "x", field, file), y: try number(value, "y", field, file))
             case "pen":
                 guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                try checkKeys(value, field, ["phase", "x", "y", "pressure", "tiltX", "tiltY", "tool", "buttons"], file)
                 let phaseName = try string(value["phase"], "\(field).phase")
                 guard let phase = PenPhase.allCases.first(where: { $0.name == phaseName }) else {
                     throw fail("\(field).phase", "must be one of proximityIn, down, motion, up, proximityOut")
                 }
                 let pressure = value["pressure"] == nil ? 0 : try number(value, "pressure", field, file)
                 guard (0...1).contains(pressure) else { throw fail("\(field).pressure", "must be from 0 to 1") }
+                var tool = PenTool.pen
+                if let t = value["tool"] {
+                    guard let name = t.stringValue, let v = PenTool.allCases.first(where: { $0.name == name }) else {
+                        throw fail("\(field).tool", "must be pen or eraser")
+                    }
+                    tool = v
+                }
+                var buttons: PenButtons = []
+                if let b = value["buttons"] {
+                    guard let n = b.intValue, (0...3).contains(n) else {
+                        throw fail("\(field).buttons", "must be a bit mask from 0 to 3 (1: the first barrel button, 2: the second)")
+                    }
+                    buttons = PenButtons(rawValue: UInt32(n))
+                }
                 action = .pen(
                     phase: phase, x: try number(value, "x", field, file), y: try number(value, "y", field, file), pressure: pressure,
                     tiltX: value["tiltX"] == nil ? 0 : try number(value, "tiltX", field, file),
-                    tiltY: value["tiltY"] == nil ? 0 : try number(value, "tiltY", field, file))
+                    tiltY: value["tiltY"] == nil ? 0 : try number(value, "tiltY", field, file), tool: tool, buttons: buttons)
             case "rotate":
                 if let name = value.stringValue, let o = Orientation(rawValue: name) {
                     action = .rotate(o)
@@ -199,13 +219,41 @@ extension Scenario {
         return d
     }
 
-    /// An app is a demo app (its first word; flags may follow) or any other command line.
-    static func checkApp(_ text: String, field: String, file: String) throws(ScenarioError) {
-        let first = text.split(separator: " ").first.map(String.init) ?? ""
-        guard !first.isEmpty else { throw ScenarioError(file: file, field: field, reason: "must name an app") }
-        // The named demo apps take no parameters in their name; a pattern's colour is checked.
-        if first.hasPrefix("pattern:") {
-            do { _ = try DemoApp.named(first) } catch { throw ScenarioError(file: file, field: field, reason: error.description) }
+    static let topLevelKeys = [
+        "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
+        "penHoldoffMs", "steps",
+    ]
+    static let stepKeys = ["at", "touch", "pen", "rotate", "emulate", "capture", "screen", "wait"]
+
+    /// Refuses a key of `object` that is not one of `known` (a misspelt key would otherwise
+    /// be ignored silently), naming it and the keys that are.
+    static func checkKeys(_ object: JSONValue, _ path: String, _ known: [String], _ file: String) throws(ScenarioError) {
+        for (key, _) in object.objectValue ?? [] where !known.contains(key) {
+            throw ScenarioError(
+                file: file, field: path.isEmpty ? key : "\(path).\(key)",
+                reason: "unknown key; the keys here are \(known.joined(separator: ", "))")
         }
+    }
+
+    /// An app: a string (a demo app, its first word, with optional demo flags; or any command
+    /// line, shell-style quoting) or a JSON array of arguments.
+    static func app(_ value: JSONValue, field: String, file: String) throws(ScenarioError) -> AppCommandLine {
+        let app: AppCommandLine
+        if let list = value.arrayValue {
+            let words = list.compactMap(\.stringValue)
+            guard words.count == list.count, !words.isEmpty, !words[0].isEmpty else {
+                throw ScenarioError(file: file, field: field, reason: "must be a command line, or a non-empty list of strings (the program, then its arguments)")
+            }
+            app = AppCommandLine(arguments: words)
+        } else if let text = value.stringValue {
+            do { app = try AppCommandLine(parsing: text) } catch { throw ScenarioError(file: file, field: field, reason: error.description) }
+        } else {
+            throw ScenarioError(file: file, field: field, reason: "must be a command line, or a list of strings (the program, then its arguments)")
+        }
+        // The named demo apps take no parameters in their name; a pattern's colour is checked.
+        if app.program.hasPrefix("pattern:") {
+            do { _ = try DemoApp.named(app.program) } catch { throw ScenarioError(file: file, field: field, reason: error.description) }
+        }
+        return app
     }
 }

@@ -28,10 +28,16 @@ public struct StatusBar: Equatable, Sendable {
     public var style: StatusBarStyle
     /// The time shown, `HH:MM`.
     public var time: String
+    /// The label at the left (the device's name, or the product's); nothing when empty.
+    public var title: String
+    /// The battery's charge in percent (0…100), or nil when there is no battery to show.
+    public var battery: Int?
 
-    public init(style: StatusBarStyle, time: String) {
+    public init(style: StatusBarStyle, time: String, title: String = "", battery: Int? = nil) {
         self.style = style
         self.time = time
+        self.title = title
+        self.battery = battery.map { min(100, max(0, $0)) }
     }
 
     /// The time of day `HH:MM` at `milliseconds` after the start of a day at `start` minutes
@@ -44,8 +50,8 @@ public struct StatusBar: Equatable, Sendable {
 
     public var ink: RGB { style == .light ? RGB(red: 255, green: 255, blue: 255) : RGB(red: 0, green: 0, blue: 0) }
 
-    /// The bar's nodes on a screen `screenWidth` logical pixels wide: the device's name at the
-    /// left, the time centred, the battery at the right; nothing when hidden.
+    /// The bar's nodes on a screen `screenWidth` logical pixels wide: the title at the left, the
+    /// time centred, the battery (when there is one) at the right; nothing when hidden.
     public func nodes(screenWidth: Int, scale: Int, text: TextMetrics) -> [SceneNode] {
         guard style != .hidden else { return [] }
         let bar = Self.height * scale, px = Self.textPoints * scale, margin = Self.margin * scale
@@ -60,16 +66,22 @@ public struct StatusBar: Equatable, Sendable {
         let tip = Rect(x: screenWidth - margin - scale - max(1, scale), y: (bar - 4 * scale) / 2, width: 2 * scale, height: 4 * scale)
         let track = Rect(x: tip.x - bw, y: (bar - bh) / 2, width: bw, height: bh)
         let inset = 2 * scale
-        let level = Rect(x: track.x + inset, y: track.y + inset, width: track.width - 2 * inset, height: track.height - 2 * inset)
+        let full = track.width - 2 * inset
+        let charge = (battery ?? 0) == 0 ? 0 : max(scale, full * (battery ?? 0) / 100)
+        let level = Rect(x: track.x + inset, y: track.y + inset, width: charge, height: track.height - 2 * inset)
         func piece(_ item: Item, _ r: Rect, _ alpha: UInt8) -> SceneNode {
             SceneNode(key: .status(item), content: .chrome(.pill(ink, alpha: alpha)), imageRect: r, clip: r)
         }
-        return [
-            label(.device, "iPad") { _ in margin },
-            label(.time, time) { (screenWidth - $0.width) / 2 },
-            label(.battery, "100%") { track.x - 4 * scale - $0.width },
-            piece(.batteryTrack, track, 90), piece(.batteryLevel, level, 255), piece(.batteryTip, tip, 90),
-        ]
+        var nodes: [SceneNode] = []
+        if !title.isEmpty { nodes.append(label(.device, title) { _ in margin }) }
+        nodes.append(label(.time, time) { (screenWidth - $0.width) / 2 })
+        if let battery {
+            nodes.append(label(.battery, "\(battery)%") { track.x - 4 * scale - $0.width })
+            nodes.append(piece(.batteryTrack, track, 90))
+            if charge > 0 { nodes.append(piece(.batteryLevel, level, 255)) }
+            nodes.append(piece(.batteryTip, tip, 90))
+        }
+        return nodes
     }
 }
 

@@ -154,10 +154,10 @@ public struct DemoRunner {
             if options.noAck { return }
             waiting.append((serial, Canvas(frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc), nil))
             if options.snapshotDelay == 0 { try answerSnapshots(now: nil) }
-        case .touch(let id, let phase, let x, let y):
+        case .touch(let id, let phase, let x, let y, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.touch(id: id, phase: phase, x: x, y: y, canvas: canvas) { try present() }
-        case .pen(let phase, let x, let y, let pressure, _, _):
+        case .pen(let phase, let x, let y, let pressure, _, _, _, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
         case .screenConnected(let screen, let w, let h):
@@ -202,11 +202,11 @@ public struct DemoRunner {
                 image.fill(Rect(x: 0, y: 0, width: canvas.pixelWidth, height: canvas.pixelHeight), color: RGB(red: 0xFF, green: 0xCC, blue: 0x00))
                 try connection.commit(buffer, damage: [box])
             }
-        case .sync(let serial, let time):
+        case .sync(_, let time):
             virtualClock = true
             try answerSnapshots(now: time)
             if model.play(at: time) { try playFrame() }
-            try connection.send(.syncDone(serial: serial))
+            // The connection answers the sync at the next event asked for, after this.
         default:
             break
         }

@@ -175,13 +175,25 @@ public final class LibinputContext {
             let time = libinput_event_tablet_tool_get_time_usec(t)
             if type == LIBINPUT_EVENT_TABLET_TOOL_PROXIMITY {
                 let entering = libinput_event_tablet_tool_get_proximity_state(t) == LIBINPUT_TABLET_TOOL_PROXIMITY_STATE_IN
-                return .tabletProximity(entering: entering, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
+                let eraser = libinput_tablet_tool_get_type(libinput_event_tablet_tool_get_tool(t)) == LIBINPUT_TABLET_TOOL_TYPE_ERASER
+                return .tabletProximity(entering: entering, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, tool: eraser ? .eraser : .pen, time: time)
             }
             if type == LIBINPUT_EVENT_TABLET_TOOL_TIP {
                 let down = libinput_event_tablet_tool_get_tip_state(t) == LIBINPUT_TABLET_TOOL_TIP_DOWN
                 return .tabletTip(down: down, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
             }
             return .tabletAxis(x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time)
+        case LIBINPUT_EVENT_TABLET_TOOL_BUTTON:
+            let t = libinput_event_get_tablet_tool_event(event)
+            // BTN_STYLUS and BTN_STYLUS2 (linux/input-event-codes.h); other buttons are not the pen's.
+            let button: PenButtons
+            switch libinput_event_tablet_tool_get_button(t) {
+            case 0x14B: button = .primary
+            case 0x14C: button = .secondary
+            default: return nil
+            }
+            let pressed = libinput_event_tablet_tool_get_button_state(t) == LIBINPUT_BUTTON_STATE_PRESSED
+            return .tabletButton(button, pressed: pressed, time: libinput_event_tablet_tool_get_time_usec(t))
         default:
             return nil
         }

@@ -83,7 +83,9 @@ public final class UinputInjector {
                 if activeSlots.isEmpty { emit(touchFD, Self.evKey, Self.btnTouch, 0) }
             }
             emit(touchFD, Self.evSyn, Self.synReport, 0)
-        case .pen(let phase, let x, let y, let pressure, let tiltX, let tiltY):
+        case .pen(let phase, let x, let y, let pressure, let tiltX, let tiltY, _, _):
+            // The injected pen is always the pen end with no button held (its uinput device
+            // declares only BTN_TOOL_PEN).
             emit(penFD, Self.evAbs, Self.absX, Int32(x.rounded()))
             emit(penFD, Self.evAbs, Self.absY, Int32(y.rounded()))
             emit(penFD, Self.evAbs, Self.absPressure, Int32((pressure * 4095).rounded()))

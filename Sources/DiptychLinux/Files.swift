@@ -111,20 +111,26 @@ extension Files {
         return String(cString: template)
     }
 
-    /// Removes `path` and everything below it (links are removed, not followed).
-    public static func removeTree(_ path: String) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        guard st.st_mode & S_IFMT == S_IFDIR, let d = opendir(path) else {
-            unlink(path)
-            return
-        }
+    /// The names in folder `path` (without `.` and `..`), in the order the system gives them.
+    public static func list(_ path: String) throws(SystemError) -> [String] {
+        guard let d = opendir(path) else { throw SystemError("opendir \(path)") }
+        defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
             let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
             if name != "." && name != ".." { names.append(name) }
         }
-        closedir(d)
+        return names
+    }
+
+    /// Removes `path` and everything below it (links are removed, not followed).
+    public static func removeTree(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        guard st.st_mode & S_IFMT == S_IFDIR, let names = try? list(path) else {
+            unlink(path)
+            return
+        }
         for n in names { removeTree("\(path)/\(n)") }
         rmdir(path)
     }

@@ -156,6 +156,13 @@ final class ClientSession {
     /// (`flush`) before it next waits, so that all the events of one turn of the loop go in
     /// one write and wake the app once (as libwayland flushes its clients before polling).
     var onQueued: (ClientSession) -> Void = { _ in }
+    /// Where the events written to the app are logged, one JSON line each (`sync` aside), as
+    /// the demo apps log theirs: for an app that keeps no log of its own.
+    var eventLog: String?
+    /// Lines for `eventLog` of events queued and not yet written, each with where its event
+    /// ends in `outgoing`: a line goes to the log once its event is written, so the log says
+    /// what the app was sent (never a configure that was replaced before it went).
+    private var unloggedLines: [(end: Int, line: String)] = []
     /// Events queued, and writes that sent the app bytes, since the session began.
     private(set) var eventsQueued = 0
     private(set) var writes = 0
@@ -411,6 +418,8 @@ final class ClientSession {
         guard isOpen else { return }
         if let old = unwrittenConfigure {
             outgoing.removeSubrange(old.range)
+            unloggedLines.removeAll { old.range.lowerBound < $0.end && $0.end <= old.range.upperBound }
+            for i in unloggedLines.indices where unloggedLines[i].end > old.range.upperBound { unloggedLines[i].end -= old.range.count }
             unackedSerials.removeAll { $0 == old.configure.serial }
             configuresSuperseded += 1
             unwrittenConfigure = nil
@@ -454,6 +463,10 @@ final class ClientSession {
         let wasEmpty = outgoing.isEmpty
         outgoing += event.encoded(version: version)
         eventsQueued += 1
+        if eventLog != nil, event.opcode != ServerEvent.sync(serial: 0, time: 0).opcode {
+            let fields = [("app", JSONValue.string(label)), ("event", .string(event.name))] + event.jsonFields
+            unloggedLines.append((outgoing.count, JSONValue.object(fields).serialized))
+        }
         if outgoing.count > Self.outgoingLimit {
             close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
             return
@@ -472,6 +485,7 @@ final class ClientSession {
             if n == 0 { break }
             writes += 1
             outgoing.removeFirst(n)
+            logWritten(n)
             if let u = unwrittenConfigure {
                 // Begun to be written: it stays; else it moves down with the rest.
                 if n > u.range.lowerBound {
@@ -487,6 +501,22 @@ final class ClientSession {
             wantsWritable = wants
             try? loop.modify(socket.rawValue, token: token.rawValue, writable: wants)
         }
+    }
+
+    /// Logs the lines of the events the last `n` bytes written completed.
+    private func logWritten(_ n: Int) {
+        guard let eventLog, !unloggedLines.isEmpty else { return }
+        var done = 0
+        for (end, line) in unloggedLines {
+            if end > n { break }
+            done += 1
+            do { try Files.appendLine(eventLog, line) } catch {
+                self.eventLog = nil
+                break
+            }
+        }
+        unloggedLines.removeFirst(min(done, unloggedLines.count))
+        for i in unloggedLines.indices { unloggedLines[i].end -= n }
     }
 
     // MARK: - Ending

@@ -113,7 +113,10 @@ extension Compositor {
     private func readInput(_ index: Int) {
         guard inputs.indices.contains(index) else { return }
         let started = MonotonicClock.nanoseconds
+        defer { inputTimestamp = nil }
         for raw in inputs[index].source.read() {
+            // The device's own time (µs) stamps what the shell sends from this event.
+            inputTimestamp = raw.time.map { Double($0) / 1000 }
             switch raw {
             case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
             case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])

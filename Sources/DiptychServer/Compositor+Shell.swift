@@ -11,9 +11,11 @@ extension Compositor {
         for effect in effects {
             switch effect {
             case .touch(let app, let id, let phase, let x, let y):
-                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y), to: c) }
+                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: inputTimestamp ?? Double(now)), to: c) }
             case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
-                if let c = session(app) { send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty), to: c) }
+                if let c = session(app) {
+                    send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: inputTimestamp ?? Double(now), tool: penTool, buttons: penButtons), to: c)
+                }
             case .lifecycle(let app, let event):
                 if let c = session(app) {
                     pendingActivation[c.id] = nil
@@ -56,7 +58,9 @@ extension Compositor {
                 deferredConfigures = true
                 continue
             }
-            c.sendConfigure(Configure(serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement))
+            c.sendConfigure(Configure(
+                serial: nextSerial, pane: pane, orientation: layout.orientation, arrangement: layout.arrangement,
+                scale: Double(shell.profile.scale), safeAreaInsets: safeAreaInsets(of: pane)))
             nextSerial &+= 1
         }
     }
@@ -123,7 +127,8 @@ extension Compositor {
         case .touch(let id, let phase, let x, let y):
             let l = geometry.toLogical(x: x, y: y)
             touch(id: id, phase: phase, x: l.x / scale, y: l.y / scale)
-        case .pen(let phase, let x, let y, let p, let tx, let ty):
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):
+            (penTool, penButtons) = (tool, buttons)
             let l = geometry.toLogical(x: x, y: y)
             pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty)
         }

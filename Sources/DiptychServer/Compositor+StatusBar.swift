@@ -1,16 +1,50 @@
 // SPDX-License-Identifier: MIT
-// The status bar (SPEC §10): drawn by the compositor over the apps, its style the primary's, its
-// clock virtual in a scenario (from 09:41) and the local time otherwise.
+// The status bar: drawn by the compositor over the apps, its style the primary's, its clock
+// virtual in a scenario (from 09:41) and the local time otherwise, its title the device's and
+// its battery the system's (or none).
 
 import DiptychCore
 import DiptychLinux
 import DiptychWire
 
+/// Where the status bar's battery comes from.
+public enum BatterySource: Equatable, Sendable {
+    /// No battery is shown (a kiosk on mains power).
+    case none
+    /// This charge, in percent (screenshots, tests).
+    case fixed(Int)
+    /// The system's first battery (`/sys/class/power_supply`), none if it has none.
+    case system
+}
+
 extension Compositor {
     /// What the status bar shows now, or nil when it is off.
     var statusBar: StatusBar? {
         guard configuration.statusBar else { return nil }
-        return StatusBar(style: session(.primary)?.statusBarStyle ?? .dark, time: clockText)
+        return StatusBar(
+            style: session(.primary)?.statusBarStyle ?? .dark, time: clockText,
+            title: configuration.statusBarTitle ?? shell.profile.title ?? "", battery: batteryPercent)
+    }
+
+    /// The battery's charge to show: fixed, none, or the system's read once a minute with the
+    /// clock (a charge read on every frame would cost a file read per frame).
+    var batteryPercent: Int? {
+        switch configuration.battery {
+        case .none: return nil
+        case .fixed(let p): return p
+        case .system:
+            let now = MonotonicClock.milliseconds
+            if let c = batteryCache, now < c.until { return c.percent }
+            let p = PowerSupply.batteryPercent()
+            batteryCache = (p, now + 60_000)
+            return p
+        }
+    }
+
+    /// The safe-area insets of a pane: the status bar's height over a pane under it.
+    func safeAreaInsets(of pane: Pane) -> EdgeInsets {
+        guard configuration.statusBar, pane.frame.minY < StatusBar.height else { return .zero }
+        return EdgeInsets(top: Double(StatusBar.height - pane.frame.minY))
     }
 
     /// The status bar's nodes on a screen `width` logical pixels wide (none when it is off or

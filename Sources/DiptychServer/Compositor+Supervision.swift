@@ -21,6 +21,8 @@ public enum RelaunchPolicy: String, CaseIterable, Sendable {
 struct Supervised {
     var arguments: [String]
     var label: String
+    /// Where the compositor logs what it sends the app (an app that does not log itself).
+    var eventLog: String?
     /// When the current run started (monotonic ms).
     var startedAt: UInt64
     /// Relaunches since it last ran for a minute.
@@ -94,7 +96,7 @@ extension Compositor {
         for (role, s) in supervised.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let due = s.due, now >= due else { continue }
             supervised[role]?.due = nil
-            do { try launch(s.arguments, role: role, label: s.label) } catch {
+            do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])
                 supervised[role]?.due = now + Self.relaunchMaxDelay
             }

@@ -42,6 +42,10 @@ public struct CompositorConfiguration: Sendable {
     /// The status bar's time, when fixed (`render` shows 09:41, as a scenario starts);
     /// otherwise the virtual clock in a scenario and the local time live.
     public var statusBarTime: String?
+    /// The status bar's title (nil: the device profile's, e.g. "iPad"; "" for none).
+    public var statusBarTitle: String?
+    /// The battery the status bar shows.
+    public var battery: BatterySource = .none
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -107,6 +111,12 @@ public final class Compositor {
     /// How long the apps on screen keep their configures for an app that joined and has not
     /// drawn yet (milliseconds).
     public static let newcomerWait: UInt64 = 500
+    /// The input being handled: its own time (milliseconds; nil: the compositor's clock, as for
+    /// scenario steps and touches held back as possible edge swipes), and the pen's end and
+    /// barrel buttons, for the touch and pen events the shell sends from it.
+    var inputTimestamp: Double?
+    var penTool: PenTool = .pen
+    var penButtons: PenButtons = []
     /// Whether configures are held back for a newcomer (sent when it draws, leaves or its
     /// `newcomerWait` runs out).
     var deferredConfigures = false
@@ -149,6 +159,7 @@ public final class Compositor {
     /// The status bar's nodes as last laid out, for the bar and the screen's width and scale:
     /// laid out again only when what it shows changes (once a minute), not on every frame.
     var statusBarLayout: (bar: StatusBar, width: Int, scale: Int, nodes: [SceneNode])?
+    var batteryCache: (percent: Int?, until: UInt64)?
     /// The Picture in Picture windows, and the touches that hold them.
     var pip = PictureInPicture()
     var pipTouches: Set<Int32> = []
@@ -274,13 +285,18 @@ public final class Compositor {
 
     /// Starts an app as a separate process holding one end of a socket pair as fd 3, asking
     /// for `role`.
-    public func launch(_ arguments: [String], role: Role, label: String) throws {
+    ///
+    /// - Parameter eventLog: a file to append every event the compositor sends the app to,
+    ///   one JSON object per line (for an app that does not log its events itself; the demo
+    ///   apps do, with their state).
+    public func launch(_ arguments: [String], role: Role, label: String, eventLog: String? = nil) throws {
         let id = newClientID()
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
-        _ = try register(socket, id: id, role: role, label: label)
+        let session = try register(socket, id: id, role: role, label: label)
+        session.eventLog = eventLog
         let now = MonotonicClock.milliseconds
         if supervised[role] == nil {
-            supervised[role] = Supervised(arguments: arguments, label: label, startedAt: now)
+            supervised[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, startedAt: now)
         } else {
             supervised[role]?.startedAt = now
         }

@@ -340,7 +340,9 @@ public enum Profiler {
     }
 
     /// Profiles a scenario as it plays.
-    public static func run(scenario: Scenario, file: String, outputDirectory: String, tracing: Bool, logger: Logger, command: @escaping (String, String) throws -> [String]) throws -> ProfileResult {
+    public static func run(scenario: Scenario, file: String, outputDirectory: String, tracing: Bool, logger: Logger,
+        command: @escaping (AppCommandLine, String) throws -> (arguments: [String], logsItself: Bool)
+    ) throws -> ProfileResult {
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: outputDirectory, logger: logger, command: command)
         player.baselines = true
         player.tracing = tracing

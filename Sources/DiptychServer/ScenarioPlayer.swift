@@ -27,8 +27,10 @@ public final class ScenarioPlayer {
     public var tracing = false
     /// Tint repainted regions in the captures.
     public var debugDamage = false
-    /// Draw the status bar.
+    /// Draw the status bar, with this title (nil: the device's) and battery.
     public var statusBar = true
+    public var statusBarTitle: String?
+    public var battery: BatterySource = .none
     /// Called with each capture's name and screen (1 or 2) once its frame is on the output (a
     /// host may read the screen back then).
     public var captureHook: ((String, Int) throws -> Void)?
@@ -43,11 +45,15 @@ public final class ScenarioPlayer {
     /// The frames' records after `play()`.
     public private(set) var driver: FrameDriver?
     let logger: Logger
-    let command: (_ app: String, _ eventLog: String) throws -> [String]
+    let command: (_ app: AppCommandLine, _ eventLog: String) throws -> (arguments: [String], logsItself: Bool)
 
-    /// - Parameter command: the command line that runs an app, given the scenario's app text
-    ///   and the event log path.
-    public init(scenario: Scenario, outputDirectory: String, logger: Logger, command: @escaping (_ app: String, _ eventLog: String) throws -> [String]) {
+    /// - Parameter command: the command line that runs an app, given the scenario's app and
+    ///   its event log's path, and whether the app writes that log itself (the demo apps do;
+    ///   for any other app the compositor logs what it sends it).
+    public init(
+        scenario: Scenario, outputDirectory: String, logger: Logger,
+        command: @escaping (_ app: AppCommandLine, _ eventLog: String) throws -> (arguments: [String], logsItself: Bool)
+    ) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.logger = logger
@@ -64,6 +70,8 @@ public final class ScenarioPlayer {
         configuration.emulateOn = scenario.emulateOn
         configuration.debugDamage = debugDamage
         configuration.statusBar = statusBar
+        configuration.statusBarTitle = statusBarTitle
+        configuration.battery = battery
         configuration.penHoldoff = scenario.penHoldoff
         if secondBackend == nil { configuration.secondScreen = scenario.secondScreen }
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
@@ -74,7 +82,8 @@ public final class ScenarioPlayer {
             guard let app else { continue }
             let log = "\(outputDirectory)/events-\(role.rawValue).jsonl"
             Files.remove(log)
-            try compositor.launch(try command(app, log), role: role, label: app)
+            let launch = try command(app, log)
+            try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log)
         }
         compositor.virtualTime = 0
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: startTimeoutMilliseconds)
@@ -98,8 +107,8 @@ public final class ScenarioPlayer {
                     case .touch(let id, let phase, let x, let y):
                         try feed(.touch(id: id, phase: phase, x: x, y: y), compositor)
                         applied = true
-                    case .pen(let phase, let x, let y, let p, let tx, let ty):
-                        try feed(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty), compositor)
+                    case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):
+                        try feed(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, tool: tool, buttons: buttons), compositor)
                         applied = true
                     case .rotate(let o):
                         compositor.rotate(to: o)

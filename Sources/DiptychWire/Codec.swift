@@ -36,7 +36,7 @@ extension Wire {
         guard version == Wire.version else {
             throw ProtocolError(
                 .unsupportedVersion,
-                "protocol version \(version) is not supported: this compositor speaks version \(Wire.version) (buffers are objects: createBuffer once, commit by id, release)")
+                "protocol version \(version) is not supported: this compositor speaks version \(Wire.version) (\(Wire.versionChanges))")
         }
         return FrameHeader(length: length, version: version, opcode: opcode)
     }
@@ -183,16 +183,19 @@ extension ServerEvent {
             w.u32(UInt32(c.pixelWidth)); w.u32(UInt32(c.pixelHeight))
             w.u8(code(c.horizontalSizeClass, in: sizeClassCodes)); w.u8(code(c.verticalSizeClass, in: sizeClassCodes))
             w.u8(code(c.orientation, in: orientationCodes)); w.u8(code(c.arrangement, in: arrangementCodes))
+            w.f64(c.scale)
+            for v in [c.safeAreaInsets.top, c.safeAreaInsets.left, c.safeAreaInsets.bottom, c.safeAreaInsets.right] { w.f64(v) }
         case .sizeClassChanged(let h, let v, let ph, let pv):
             for s in [h, v, ph, pv] { w.u8(code(s, in: sizeClassCodes)) }
         case .lifecycle(let l):
             w.u8(l.rawValue)
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
             w.u32(serial); w.rect(frame); w.u32(UInt32(pw)); w.u32(UInt32(ph)); w.u8(code(hc, in: sizeClassCodes))
-        case .touch(let id, let phase, let x, let y):
-            w.i32(id); w.u8(phase.rawValue); w.f64(x); w.f64(y)
-        case .pen(let phase, let x, let y, let p, let tx, let ty):
+        case .touch(let id, let phase, let x, let y, let time):
+            w.i32(id); w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(time)
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons):
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(p); w.f64(tx); w.f64(ty)
+            w.f64(time); w.u8(tool.rawValue); w.u32(buttons.rawValue)
         case .frameDone(let t):
             w.u64(t)
         case .error(let e):
@@ -222,7 +225,9 @@ extension ServerEvent {
             let o = try lookup(try r.u8(), in: orientationCodes, "orientation")
             let a = try lookup(try r.u8(), in: arrangementCodes, "arrangement")
             let pane = Pane(role: role, frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc, verticalSizeClass: vc)
-            e = .configure(Configure(serial: serial, pane: pane, orientation: o, arrangement: a))
+            let scale = try r.f64()
+            let insets = EdgeInsets(top: try r.f64(), left: try r.f64(), bottom: try r.f64(), right: try r.f64())
+            e = .configure(Configure(serial: serial, pane: pane, orientation: o, arrangement: a, scale: scale, safeAreaInsets: insets))
         case 101:
             e = .sizeClassChanged(
                 horizontal: try lookup(try r.u8(), in: sizeClassCodes, "size class"),
@@ -236,11 +241,14 @@ extension ServerEvent {
                 serial: try r.u32(), frame: try r.rect(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()),
                 horizontalSizeClass: try lookup(try r.u8(), in: sizeClassCodes, "size class"))
         case 104:
-            e = .touch(id: try r.i32(), phase: try enumCode(try r.u8(), TouchPhase.self, "touch phase"), x: try r.f64(), y: try r.f64())
+            e = .touch(
+                id: try r.i32(), phase: try enumCode(try r.u8(), TouchPhase.self, "touch phase"), x: try r.f64(), y: try r.f64(),
+                time: try r.f64())
         case 105:
             e = .pen(
                 phase: try enumCode(try r.u8(), PenPhase.self, "pen phase"), x: try r.f64(), y: try r.f64(),
-                pressure: try r.f64(), tiltX: try r.f64(), tiltY: try r.f64())
+                pressure: try r.f64(), tiltX: try r.f64(), tiltY: try r.f64(), time: try r.f64(),
+                tool: try enumCode(try r.u8(), PenTool.self, "pen tool"), buttons: PenButtons(rawValue: try r.u32()))
         case 106:
             e = .frameDone(time: try r.u64())
         case 107:

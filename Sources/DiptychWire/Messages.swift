@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
-// The Diptych wire protocol, version 2: message framing and every message both ways.
+// The Diptych wire protocol, version 3: message framing and every message both ways.
 //
 // Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
 // then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the
 // message that uses them; the receiver queues them and each message takes its own in order.
 // Version 2 makes buffers objects: a memfd is registered once (`createBuffer`), commits and
 // snapshots name it by id, and the compositor says when it is done with one (`release`).
+// Version 3 tells apps their scale and safe-area insets in `configure`, and stamps touch and
+// pen events with their time (and the pen's tool and buttons).
 
 import DiptychCore
 
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 2
+    public static let version: UInt16 = 3
+    /// What an app written for an older version must change, for the refusal it gets.
+    public static let versionChanges =
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, and tool and buttons to pen"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -77,12 +82,18 @@ public struct Configure: Hashable, Sendable {
     public var pane: Pane
     public var orientation: Orientation
     public var arrangement: Arrangement
+    /// Pixels per point (pixelWidth ÷ frame width).
+    public var scale: Double
+    /// What of the pane the system covers, in points (the status bar over its top).
+    public var safeAreaInsets: EdgeInsets
 
-    public init(serial: UInt32, pane: Pane, orientation: Orientation, arrangement: Arrangement) {
+    public init(serial: UInt32, pane: Pane, orientation: Orientation, arrangement: Arrangement, scale: Double = 1, safeAreaInsets: EdgeInsets = .zero) {
         self.serial = serial
         self.pane = pane
         self.orientation = orientation
         self.arrangement = arrangement
+        self.scale = scale
+        self.safeAreaInsets = safeAreaInsets
     }
 
     public var role: Role { pane.role }
@@ -169,14 +180,18 @@ public enum ClientMessage: Sendable, Equatable {
     }
 }
 
-/// Events from the compositor to a client (SPEC §5; names binding).
+/// Events from the compositor to a client (names as in event logs).
 public enum ServerEvent: Sendable, Equatable {
     case configure(Configure)
     case sizeClassChanged(horizontal: SizeClass, vertical: SizeClass, previousHorizontal: SizeClass, previousVertical: SizeClass)
     case lifecycle(LifecycleEvent)
     case snapshotRequest(serial: UInt32, frame: Rect, pixelWidth: Int, pixelHeight: Int, horizontalSizeClass: SizeClass)
-    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
-    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
+    /// A finger, in points of the pane; `time` is the input's own timestamp in milliseconds
+    /// (the compositor's virtual clock when a scenario plays).
+    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double, time: Double)
+    /// The pen, in points of the pane, with its pressure (0…1), tilt (degrees), timestamp
+    /// (milliseconds), the end that touches and the barrel buttons held.
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: Double, tool: PenTool, buttons: PenButtons)
     /// The committed buffer reached the screen at `time` (milliseconds, monotonic clock).
     case frameDone(time: UInt64)
     /// The client broke the protocol; the connection closes after this.
@@ -227,7 +242,7 @@ public enum ServerEvent: Sendable, Equatable {
         }
     }
 
-    /// The event's fields as JSON pairs, in the order of SPEC §5 (for event logs).
+    /// The event's fields as JSON pairs, in their wire order (for event logs).
     public var jsonFields: [(String, JSONValue)] {
         switch self {
         case .configure(let c):
@@ -235,7 +250,8 @@ public enum ServerEvent: Sendable, Equatable {
              ("pixelWidth", .int(c.pixelWidth)), ("pixelHeight", .int(c.pixelHeight)),
              ("horizontalSizeClass", .string(c.horizontalSizeClass.rawValue)),
              ("verticalSizeClass", .string(c.verticalSizeClass.rawValue)),
-             ("orientation", .string(c.orientation.rawValue)), ("arrangement", .string(c.arrangement.rawValue))]
+             ("orientation", .string(c.orientation.rawValue)), ("arrangement", .string(c.arrangement.rawValue)),
+             ("scale", .double(c.scale)), ("safeAreaInsets", c.safeAreaInsets.json)]
         case .sizeClassChanged(let h, let v, let ph, let pv):
             [("horizontalSizeClass", .string(h.rawValue)), ("verticalSizeClass", .string(v.rawValue)),
              ("previousHorizontal", .string(ph.rawValue)), ("previousVertical", .string(pv.rawValue))]
@@ -243,11 +259,12 @@ public enum ServerEvent: Sendable, Equatable {
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
             [("serial", .int(Int(serial))), ("frame", frame.json), ("pixelWidth", .int(pw)), ("pixelHeight", .int(ph)),
              ("horizontalSizeClass", .string(hc.rawValue))]
-        case .touch(let id, let phase, let x, let y):
-            [("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y))]
-        case .pen(let phase, let x, let y, let p, let tx, let ty):
+        case .touch(let id, let phase, let x, let y, let time):
+            [("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time))]
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons):
             [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
-             ("tiltX", .double(tx)), ("tiltY", .double(ty))]
+             ("tiltX", .double(tx)), ("tiltY", .double(ty)), ("time", .double(time)), ("tool", .string(tool.name)),
+             ("buttons", .int(Int(buttons.rawValue)))]
         case .frameDone(let t): [("time", .int(Int(clamping: t)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
         case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]

@@ -27,14 +27,40 @@ enum Apps {
         return args
     }
 
-    /// A CMD: a built-in app name (optionally followed by demo flags, e.g.
-    /// `pattern:#993366 --snapshot-delay-ms 200`), or any command line, split on spaces.
-    static func command(_ text: String, eventLog: String?) throws -> (arguments: [String], label: String) {
-        let words = text.split(separator: " ").map(String.init)
-        guard let first = words.first else { throw UsageError("empty client command") }
-        if let app = try? DemoApp.named(first) {
-            return (demoCommand(app, eventLog: eventLog) + words.dropFirst(), text)
+    /// How to start an app: a built-in demo app (its first word, demo flags may follow, e.g.
+    /// `pattern:#993366 --snapshot-delay-ms 200`), which logs its own events to `eventLog`, or
+    /// any other command line as it is (the compositor logs what it sends it).
+    static func launch(_ app: AppCommandLine, eventLog: String?) -> (arguments: [String], logsItself: Bool) {
+        if let demo = app.demoApp { return (demoCommand(demo, eventLog: eventLog) + app.arguments.dropFirst(), true) }
+        return (app.arguments, false)
+    }
+
+    /// An APP or CMD as given on the command line (shell-style quoting), named by `option` in
+    /// errors (exit 2). A program that is a path must exist and be executable.
+    static func parse(_ text: String, option: String) throws -> AppCommandLine {
+        let app: AppCommandLine
+        do { app = try AppCommandLine(parsing: text) } catch { throw UsageError("\(option): \(error)") }
+        try check(app, what: option)
+        return app
+    }
+
+    /// Refuses, before anything starts, an app whose program cannot run: a bad demo colour,
+    /// a path that is not an executable file, or a name not found on PATH.
+    static func check(_ app: AppCommandLine, what: String) throws {
+        if app.program.hasPrefix("pattern:") {
+            do { _ = try DemoApp.named(app.program) } catch { throw UsageError("\(what): \(error)") }
         }
-        return (words, text)
+        if app.demoApp != nil { return }
+        let program = app.program
+        if program.contains("/") {
+            guard access(program, X_OK) == 0, !Files.isDirectory(program) else {
+                throw UsageError("\(what): the app '\(program)' \(Files.exists(program) ? "is not an executable file" : "does not exist")")
+            }
+            return
+        }
+        let path = Files.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
+        guard path.split(separator: ":").contains(where: { access("\($0)/\(program)", X_OK) == 0 }) else {
+            throw UsageError("\(what): the app '\(program)' is not a demo app (\(DemoApp.validChoices)) and no program of that name is on PATH")
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import DiptychCore
+import DiptychServer
 
 struct DeviceOptions: ParsableArguments {
     @Option(help: "The device profile: \(DeviceProfile.validChoices).")
@@ -48,6 +49,25 @@ struct OutputOptions: ParsableArguments {
 
     @Option(help: "Draw the status bar (on or off).")
     var statusBar: Switch = .on
+
+    @Option(help: "The status bar's title at its left (default: the device's name, e.g. iPad; none for a WxH@S device; '' for none).")
+    var statusBarTitle: String?
+
+    @Option(help: "The status bar's battery: auto (the system's, from /sys/class/power_supply; none when there is no battery), none, or a charge from 0 to 100 (default: auto for a live run, none for render and scenarios, whose pictures must not depend on the machine).")
+    var battery: String?
+
+    /// The battery the status bar shows; `live` for a live run (default auto), else none.
+    func batterySource(live: Bool = false) throws -> BatterySource {
+        switch battery ?? (live ? "auto" : "none") {
+        case "auto": return .system
+        case "none": return .none
+        default:
+            guard let n = Int(battery ?? ""), (0...100).contains(n) else {
+                throw UsageError("bad --battery '\(battery ?? "")': expected auto, none, or a charge from 0 to 100")
+            }
+            return .fixed(n)
+        }
+    }
 
     @Option(help: "A second screen of WxH pixels (headless; on DRM a second connected connector is used): render also writes X.screen2.png.")
     var secondScreen: String?

@@ -55,7 +55,7 @@ struct ProfileCommand: ParsableCommand {
                 defer { Files.removeTree(dir) }
                 do {
                     result = try Profiler.run(scenario: parsed, file: path, outputDirectory: dir, tracing: trace != nil, logger: logger) { app, log in
-                        try Apps.command(app, eventLog: log).arguments
+                        Apps.launch(app, eventLog: log)
                     }
                 } catch { throw RuntimeFailure("\(path): \(error)") }
             } else {
@@ -63,7 +63,7 @@ struct ProfileCommand: ParsableCommand {
                 let name = w.rawValue
                 do {
                     result = try Profiler.run(w, frames: frames, present: present, tracing: trace != nil, logger: logger) { app in
-                        try Apps.command(app, eventLog: nil).arguments
+                        Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments
                     }
                 } catch { throw RuntimeFailure("profile \(name): \(error)") }
             }

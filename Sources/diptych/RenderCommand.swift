@@ -18,10 +18,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "The arrangement.")
     var arrangement: Arrangement
 
-    @Option(help: "The primary app: \(DemoApp.validChoices).")
+    @Option(help: "The primary app: a demo app (\(DemoApp.validChoices)) or any app's command line (shell-style quoting).")
     var primary: String
 
-    @Option(help: "The secondary app (needed unless the arrangement is full).")
+    @Option(help: "The secondary app, as --primary (needed unless the arrangement is full).")
     var secondary: String?
 
     @Option(help: "The PNG file to write.")
@@ -29,7 +29,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var outputOptions: OutputOptions
 
-    @Option(help: "Write each app's event log to DIR/events-primary.jsonl and DIR/events-secondary.jsonl.")
+    @Option(name: [.customLong("event-log-dir"), .customLong("event-logs", withSingleDash: false)],
+            help: "Write each app's event log to DIR/events-primary.jsonl and DIR/events-secondary.jsonl.")
     var eventLogs: String?
 
     @Option(help: "Seconds to wait for the apps to draw.")
@@ -39,20 +40,16 @@ struct RenderCommand: ParsableCommand {
         try reportingErrors {
             let (profile, orientation) = try device.resolve()
             let a = try checkArrangement(arrangement, orientation: orientation)
-            var apps: [(Role, DemoApp)] = []
-            do {
-                apps.append((.primary, try DemoApp.named(primary)))
-                if let secondary { apps.append((.secondary, try DemoApp.named(secondary))) }
-            } catch {
-                throw UsageError("\(error)")
-            }
+            var apps: [(Role, AppCommandLine)] = [(.primary, try Apps.parse(primary, option: "--primary"))]
+            if let secondary { apps.append((.secondary, try Apps.parse(secondary, option: "--secondary"))) }
             if a.showsSecondary && secondary == nil {
                 throw UsageError("arrangement '\(a.rawValue)' shows a secondary app: give --secondary APP")
             }
             try checkWritableDirectory(of: out, what: "--out")
-            if let dir = eventLogs { try checkDirectory(dir, what: "--event-logs") }
+            if let dir = eventLogs { try checkDirectory(dir, what: "--event-log-dir") }
             guard timeout > 0 else { throw UsageError("--timeout must be at least 1 second") }
             let (emulateOn, rotation) = try outputOptions.resolve()
+            let battery = try outputOptions.batterySource()
             let secondScreen = try outputOptions.secondScreenSize()
 
             let logger = Logger(label: "diptych.render")
@@ -62,6 +59,8 @@ struct RenderCommand: ParsableCommand {
                 configuration.emulateOn = emulateOn
                 configuration.outputRotation = rotation
                 configuration.statusBar = outputOptions.statusBar.isOn
+                configuration.statusBarTitle = outputOptions.statusBarTitle
+                configuration.battery = battery
                 configuration.statusBarTime = StatusBar.clock(milliseconds: 0)
                 configuration.secondScreen = secondScreen
                 compositor = try Compositor(configuration: configuration, logger: logger)
@@ -76,7 +75,8 @@ struct RenderCommand: ParsableCommand {
             for (role, app) in apps {
                 let log = eventLogs.map { "\($0)/events-\(role.rawValue).jsonl" }
                 if let log { Files.remove(log) }
-                do { try compositor.launch(Apps.demoCommand(app, eventLog: log), role: role, label: app.description) } catch {
+                let launch = Apps.launch(app, eventLog: log)
+                do { try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log) } catch {
                     throw RuntimeFailure("cannot launch app '\(app)': \(error)")
                 }
             }

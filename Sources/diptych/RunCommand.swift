@@ -154,6 +154,7 @@ struct RunCommand: ParsableCommand {
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
             _ = try outputOptions.resolve()
+            let battery = try outputOptions.batterySource(live: true)
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
@@ -172,6 +173,8 @@ struct RunCommand: ParsableCommand {
                 configuration.penHoldoff = holdoff
                 configuration.debugDamage = debugDamage
                 configuration.statusBar = outputOptions.statusBar.isOn
+                configuration.statusBarTitle = outputOptions.statusBarTitle
+                configuration.battery = battery
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
                 if drm == nil { configuration.secondScreen = secondSize }
                 configuration.relaunch = relaunch ?? .onFailure
@@ -192,8 +195,10 @@ struct RunCommand: ParsableCommand {
             if let out { Files.remove("\(out)/frame.png") }
             for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
                 guard let cmd else { continue }
-                let (args, label) = try Apps.command(cmd, eventLog: out.map { "\($0)/events-\(role.rawValue).jsonl" })
-                try compositor.launch(args, role: role, label: label)
+                let app = try Apps.parse(cmd, option: "--\(role.rawValue)")
+                let log = out.map { "\($0)/events-\(role.rawValue).jsonl" }
+                let launch = Apps.launch(app, eventLog: log)
+                try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log)
             }
             Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops\n")
             var stop = false
@@ -236,6 +241,14 @@ struct RunCommand: ParsableCommand {
         var scenario: Scenario
         do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }
         if let size = try outputOptions.secondScreenSize() { scenario.secondScreen = size }
+        // --primary and --secondary play the scenario with other apps (paths from here, not
+        // from the scenario's folder).
+        if let primary { scenario.primary = try Apps.parse(primary, option: "--primary") }
+        if let secondary { scenario.secondary = try Apps.parse(secondary, option: "--secondary") }
+        for (role, app) in [("primary", scenario.primary), ("secondary", scenario.secondary)] {
+            if let app { try Apps.check(app, what: "\(path): field '\(role)'") }
+        }
+        _ = try outputOptions.batterySource()
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
         let logger = Logger(label: "diptych.scenario")
@@ -251,10 +264,12 @@ struct RunCommand: ParsableCommand {
         }
         defer { second?.restore() }
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: logger) { app, log in
-            try Apps.command(app, eventLog: log).arguments
+            Apps.launch(app, eventLog: log)
         }
         player.debugDamage = debugDamage
         player.statusBar = outputOptions.statusBar.isOn
+        player.statusBarTitle = outputOptions.statusBarTitle
+        player.battery = try outputOptions.batterySource()
         player.backend = drm
         player.secondBackend = second
         var injector: UinputInjector?

@@ -39,14 +39,14 @@ struct InputTranslationTests {
         var t = InputTranslator(panel: panel)
         let recorded: [RawInput] = [
             .tabletAxis(x: 0.1, y: 0.1, pressure: 0, tiltX: 0, tiltY: 0, time: 1),  // not in proximity yet: dropped
-            .tabletProximity(entering: true, x: 0.1, y: 0.2, pressure: 0, tiltX: 5, tiltY: -5, time: 2),
+            .tabletProximity(entering: true, x: 0.1, y: 0.2, pressure: 0, tiltX: 5, tiltY: -5, tool: .pen, time: 2),
             .tabletTip(down: true, x: 0.1, y: 0.2, pressure: 0.3, tiltX: 5, tiltY: -5, time: 3),
             .tabletAxis(x: 0.2, y: 0.2, pressure: 0.6, tiltX: 10, tiltY: -8, time: 4),
             .tabletTip(down: false, x: 0.2, y: 0.2, pressure: 0, tiltX: 10, tiltY: -8, time: 5),
-            .tabletProximity(entering: false, x: 0.2, y: 0.2, pressure: 0, tiltX: 0, tiltY: 0, time: 6),
+            .tabletProximity(entering: false, x: 0.2, y: 0.2, pressure: 0, tiltX: 0, tiltY: 0, tool: .pen, time: 6),
         ]
         let phases = recorded.flatMap { t.translate($0) }.map { e -> String in
-            guard case .pen(let phase, _, _, _, _, _) = e else { return "touch" }
+            guard case .pen(let phase, _, _, _, _, _, _, _) = e else { return "touch" }
             return phase.name
         }
         #expect(phases == ["proximityIn", "down", "motion", "up", "proximityOut"])
@@ -56,13 +56,30 @@ struct InputTranslationTests {
         #expect(u.translate(recorded[3]) == [.pen(phase: .motion, x: 409.6, y: 307.2, pressure: 0.6, tiltX: 10, tiltY: -8)])
     }
 
+    /// The eraser end and the barrel buttons reach the pen events: a button press is told
+    /// where the pen is, and leaving proximity lets go of the buttons.
+    @Test func eraserAndBarrelButtons() {
+        var t = InputTranslator(panel: panel)
+        _ = t.translate(.tabletProximity(entering: true, x: 0.5, y: 0.5, pressure: 0, tiltX: 0, tiltY: 0, tool: .eraser, time: 1))
+        let pressed = t.translate(.tabletButton(.primary, pressed: true, time: 2))
+        #expect(pressed == [.pen(phase: .motion, x: 1024, y: 768, pressure: 0, tiltX: 0, tiltY: 0, tool: .eraser, buttons: .primary)])
+        let down = t.translate(.tabletTip(down: true, x: 0.5, y: 0.5, pressure: 0.4, tiltX: 0, tiltY: 0, time: 3))
+        #expect(down.last == .pen(phase: .down, x: 1024, y: 768, pressure: 0.4, tiltX: 0, tiltY: 0, tool: .eraser, buttons: .primary))
+        _ = t.translate(.tabletButton(.primary, pressed: false, time: 4))
+        let axis = t.translate(.tabletAxis(x: 0.5, y: 0.5, pressure: 0.4, tiltX: 0, tiltY: 0, time: 5))
+        #expect(axis == [.pen(phase: .motion, x: 1024, y: 768, pressure: 0.4, tiltX: 0, tiltY: 0, tool: .eraser, buttons: [])])
+        // Out of proximity, a button is not told.
+        _ = t.translate(.tabletProximity(entering: false, x: 0.5, y: 0.5, pressure: 0, tiltX: 0, tiltY: 0, tool: .eraser, time: 6))
+        #expect(t.translate(.tabletButton(.secondary, pressed: true, time: 7)).isEmpty)
+    }
+
     /// A pen that leaves proximity while touching is lifted first; a tip without proximity
     /// (some tablets) brings the pen into proximity.
     @Test func penEdgeCases() {
         var t = InputTranslator(panel: panel)
         let a = t.translate(.tabletTip(down: true, x: 0, y: 0, pressure: 0.5, tiltX: 0, tiltY: 0, time: 1))
         #expect(a.count == 2)
-        let b = t.translate(.tabletProximity(entering: false, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0, time: 2))
+        let b = t.translate(.tabletProximity(entering: false, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0, tool: .pen, time: 2))
         #expect(b == [.pen(phase: .up, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0), .pen(phase: .proximityOut, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0)])
     }
 
@@ -92,7 +109,7 @@ struct InputTranslationTests {
         ]
         let text = Scenario.recording(device: "ipad", orientation: .landscape, events: events)
         let s = try Scenario.parse(text, file: "recorded.json")
-        #expect(s.primary == "notes" && s.profile.name == "ipad")
+        #expect(s.primary.description == "notes" && s.profile.name == "ipad")
         #expect(s.steps.count == 5)
         #expect(s.steps[0] == ScenarioStep(at: 0, action: .touch(id: 0, phase: .down, x: 100.5, y: 200)))
         #expect(s.steps[2] == ScenarioStep(at: 40, action: .pen(phase: .proximityIn, x: 1, y: 2, pressure: 0, tiltX: 3, tiltY: 4)))

@@ -73,8 +73,6 @@ final class PumpedApp {
                 paint(b, color)
                 try connection.snapshot(b, serial: serial)
                 snapshotBuffers.append(b.id)
-            case .sync(let serial, _):
-                try connection.send(.syncDone(serial: serial))
             default:
                 break
             }
@@ -196,8 +194,8 @@ struct BufferObjectTests {
     }
 
     /// A client of the first protocol version is told, in its own framing, that this
-    /// compositor speaks version 2.
-    @Test func aVersionOneClientIsToldToSpeakVersionTwo() throws {
+    /// compositor speaks version 3.
+    @Test func aVersionOneClientIsToldTheCurrentVersion() throws {
         let f = try Fixture()
         try f.connect(["pattern:#00AA00"], log: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
@@ -206,7 +204,7 @@ struct BufferObjectTests {
         #expect(old.exitStatus == 1)
         let error = try #require(try f.events("v1.jsonl").last)
         #expect(error["code"]?.stringValue == "unsupported-version")
-        #expect(error["message"]?.stringValue?.contains("speaks version 2") == true)
+        #expect(error["message"]?.stringValue?.contains("speaks version 3") == true)
         #expect(f.compositor.protocolErrors.map(\.error.code) == [.unsupportedVersion])
         #expect(f.compositor.isConnected(.primary))
     }

@@ -112,7 +112,7 @@ struct HardeningTests {
         for i in 0..<300 {
             let c = try v.connect()
             // Half of a 60 KiB message: what a connection may hold before hello is bounded.
-            if i % 3 == 1 { _ = try? UnixSocket.send(c.rawValue, ArraySlice([0x60, 0xEA, 0, 0, 2, 0, 1, 0] + [UInt8](repeating: 9, count: 15_000)), nonBlocking: true) }
+            if i % 3 == 1 { _ = try? UnixSocket.send(c.rawValue, ArraySlice([0x60, 0xEA, 0, 0, UInt8(Wire.version), 0, 1, 0] + [UInt8](repeating: 9, count: 15_000)), nonBlocking: true) }
             if i % 3 == 2 { _ = try? UnixSocket.send(c.rawValue, ArraySlice([0]), descriptors: [spare.rawValue], nonBlocking: true) }
             held.append(c)
         }

@@ -64,7 +64,7 @@ struct RenderCommandTests {
         let dir = Harness.temporaryDirectory("render-status-bar")
         let r = try Harness.run([
             Harness.diptych, "render", "--device", "ipad-pro", "--arrangement", "split-2/3",
-            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--out", "\(dir)/bar.png",
+            "--primary", "pattern:#336699", "--secondary", "pattern:#993366", "--battery", "76", "--out", "\(dir)/bar.png",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         let png = try PixelImage.readPNG(from: "\(dir)/bar.png")
@@ -105,7 +105,7 @@ struct BadInputTests {
         (["--device", "ipad", "--orientation", "sideways", "--arrangement", "full"], ["'sideways'", "landscape", "portrait"]),
         (["--device", "ipad", "--orientation", "portrait", "--arrangement", "split-1/2"], ["landscape only"]),
         (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "pattern:#GG0000"], ["bad colour '#GG0000'", "pattern:#RRGGBB"]),
-        (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "photos"], ["unknown app 'photos'", "notes, markets"]),
+        (["--device", "ipad", "--arrangement", "split-2/3", "--secondary", "photos"], ["--secondary: the app 'photos' is not a demo app", "notes, markets"]),
         (["--device", "ipad", "--arrangement", "split-2/3"], ["--secondary"]),
         (["--device", "ipad", "--arrangement", "full", "--bogus"], ["--bogus"]),
     ]

@@ -78,7 +78,7 @@ struct StatusBarSceneTests {
     /// The bar lies over the apps (their frames unchanged) in the top 20 pt, and a new minute
     /// repaints the clock, not the screen.
     @Test func theClockRepaintsOnlyItself() {
-        let before = graph(StatusBar(style: .dark, time: "09:41"))
+        let before = graph(StatusBar(style: .dark, time: "09:41", title: "iPad", battery: 80))
         let bar = before.nodes.filter { if case .status = $0.key { true } else { false } }
         #expect(bar.count >= 4 && bar.allSatisfy { $0.clip.maxY <= StatusBar.height * profile.scale })
         // Above every app's node.
@@ -89,7 +89,7 @@ struct StatusBarSceneTests {
         let geometry = OutputGeometry.native(logical: profile.pixelSize(.landscape))
         var damage = DamageTracker(geometry: geometry)
         _ = damage.take(before)
-        let after = graph(StatusBar(style: .dark, time: "09:42"))
+        let after = graph(StatusBar(style: .dark, time: "09:42", title: "iPad", battery: 80))
         let region = damage.take(after)!
         var both = Region(before.nodes.first { $0.key == .status(.time) }!.clip)
         both.formUnion(after.nodes.first { $0.key == .status(.time) }!.clip)

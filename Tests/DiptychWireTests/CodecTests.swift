@@ -10,11 +10,15 @@ struct CodecTests {
 
     static let events: [ServerEvent] = [
         .configure(Configure(serial: 7, pane: pane, orientation: .portrait, arrangement: .split23)),
+        .configure(Configure(
+            serial: 8, pane: pane, orientation: .landscape, arrangement: .slideOver, scale: 2,
+            safeAreaInsets: EdgeInsets(top: 20, left: 0.5, bottom: 3, right: 4))),
         .sizeClassChanged(horizontal: .compact, vertical: .regular, previousHorizontal: .regular, previousVertical: .regular),
         .lifecycle(.willResignActive), .lifecycle(.didBecomeActive), .lifecycle(.didEnterBackground), .lifecycle(.willEnterForeground),
         .snapshotRequest(serial: 9, frame: Rect(x: 0, y: 0, width: 507, height: 768), pixelWidth: 1014, pixelHeight: 1536, horizontalSizeClass: .compact),
-        .touch(id: -3, phase: .cancel, x: 10.25, y: -1.5),
-        .pen(phase: .motion, x: 1, y: 2, pressure: 0.5, tiltX: -30, tiltY: 12.5),
+        .touch(id: -3, phase: .cancel, x: 10.25, y: -1.5, time: 1234.5),
+        .pen(phase: .motion, x: 1, y: 2, pressure: 0.5, tiltX: -30, tiltY: 12.5, time: 99.125, tool: .pen, buttons: []),
+        .pen(phase: .down, x: 1, y: 2, pressure: 1, tiltX: 0, tiltY: 0, time: 0, tool: .eraser, buttons: [.primary, .secondary]),
         .frameDone(time: 123_456_789_012),
         .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
         .sync(serial: 3, time: 1_000_016),
@@ -77,9 +81,13 @@ struct CodecTests {
     @Test func eventLogFieldsUseSpecNames() {
         let c = Self.events[0]
         #expect(c.name == "configure")
-        #expect(JSONValue.object(c.jsonFields).serialized == #"{"serial":7,"role":"secondary","frame":{"x":704,"y":0,"width":320,"height":768},"pixelWidth":640,"pixelHeight":1536,"horizontalSizeClass":"compact","verticalSizeClass":"regular","orientation":"portrait","arrangement":"split-2/3"}"#)
-        #expect(Self.events[2].name == "willResignActive" && Self.events[2].jsonFields.isEmpty)
-        #expect(Self.events[7].jsonFields.map(\.0) == ["id", "phase", "x", "y"])
+        #expect(JSONValue.object(c.jsonFields).serialized == #"{"serial":7,"role":"secondary","frame":{"x":704,"y":0,"width":320,"height":768},"pixelWidth":640,"pixelHeight":1536,"horizontalSizeClass":"compact","verticalSizeClass":"regular","orientation":"portrait","arrangement":"split-2/3","scale":1,"safeAreaInsets":{"top":0,"left":0,"bottom":0,"right":0}}"#)
+        let lifecycle = Self.events.first { $0.name == "willResignActive" }
+        #expect(lifecycle?.jsonFields.isEmpty == true)
+        #expect(Self.events.first { $0.name == "touch" }?.jsonFields.map(\.0) == ["id", "phase", "x", "y", "time"])
+        let eraser = Self.events.last { $0.name == "pen" }
+        let eraserLine = JSONValue.object(eraser?.jsonFields ?? []).serialized
+        #expect(eraserLine.hasSuffix(#""time":0,"tool":"eraser","buttons":3}"#))
     }
 
     func decodeError(_ bytes: [UInt8]) -> ProtocolError.Code? {
@@ -95,29 +103,29 @@ struct CodecTests {
     }
 
     @Test func refusals() {
-        #expect(decodeError([12, 0, 0, 0, 2, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
+        #expect(decodeError([12, 0, 0, 0, 3, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
         #expect(decodeError([0x47, 0x41, 0x52, 0x42, 0x41, 0x47, 0x45, 0x21]) == .messageTooLong)  // "GARBAGE!"
-        #expect(decodeError([4, 0, 0, 0, 2, 0, 1, 0]) == .malformedMessage)  // length below the header
+        #expect(decodeError([4, 0, 0, 0, 3, 0, 1, 0]) == .malformedMessage)  // length below the header
         #expect(decodeError([8, 0, 0, 0, 9, 0, 1, 0]) == .unsupportedVersion)
-        #expect(decodeError([8, 0, 0, 0, 2, 0, 99, 0]) == .unknownOpcode)
-        #expect(decodeError([16, 0, 0, 0, 2, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
+        #expect(decodeError([8, 0, 0, 0, 3, 0, 99, 0]) == .unknownOpcode)
+        #expect(decodeError([16, 0, 0, 0, 3, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
         var hello = ClientMessage.hello(name: "x", requiresFullScreen: false).encoded()
         hello[hello.count - 4] = 6  // unknown flag bits
         #expect(decodeError(hello) == .malformedMessage)
         // A string that claims more bytes than the message holds.
-        #expect(decodeError([16, 0, 0, 0, 2, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
+        #expect(decodeError([16, 0, 0, 0, 3, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
         // Invalid UTF-8 in a name.
-        #expect(decodeError([17, 0, 0, 0, 2, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
+        #expect(decodeError([17, 0, 0, 0, 3, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
         // Too many damage rectangles: buffer 1, then a count of 100000.
         var w = [UInt8]()
         for v: UInt32 in [1, 100_000] { for s in [0, 8, 16, 24] { w.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
         let len = UInt32(8 + w.count)
-        #expect(decodeError([UInt8(len), 0, 0, 0, 2, 0, 3, 0] + w) == .malformedMessage)
+        #expect(decodeError([UInt8(len), 0, 0, 0, 3, 0, 3, 0] + w) == .malformedMessage)
     }
 
-    /// A version 1 client (memfd per commit) is refused with a reason that names version 2,
+    /// A version 1 client (memfd per commit) is refused with a reason that names version 3,
     /// framed so that it can read it.
-    @Test func versionOneIsRefusedByNamingVersionTwo() throws {
+    @Test func versionOneIsRefusedByNamingTheCurrentVersion() throws {
         var v1 = ClientMessage.hello(name: "old", requiresFullScreen: false).encoded()
         v1[4] = 1
         var a = MessageAssembler()
@@ -126,7 +134,7 @@ struct CodecTests {
         #expect(a.peerVersion == 1)
         do { _ = try Wire.header(v1[...]) } catch {
             #expect(error.code == .unsupportedVersion)
-            #expect(error.message.contains("version 1 is not supported") && error.message.contains("speaks version 2"))
+            #expect(error.message.contains("version 1 is not supported") && error.message.contains("speaks version 3"))
             let reply = ServerEvent.error(error).encoded(version: 1)
             #expect(reply[4] == 1 && reply[5] == 0)
         }

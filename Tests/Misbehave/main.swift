@@ -42,7 +42,7 @@ enum Mode: String, CaseIterable {
     case tooManyBuffers = "too-many-buffers"
     /// Registers two sparse 16384x16384 buffers: 2 GiB mapped, over the 1 GiB an app may hold.
     case tooManyBytes = "too-many-bytes"
-    /// Speaks protocol version 1 (memfd per commit): refused, naming version 2.
+    /// Speaks protocol version 1 (memfd per commit): refused, naming the current version.
     case versionOne = "version-1"
     /// Shows a buffer, destroys it while it is on screen (allowed: it stays shown), and after
     /// the next frameDone commits a second buffer that replaces it.
@@ -188,7 +188,7 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .garbage:
         try connection.send(.ack(serial: c.serial))
         // A commit header whose body is four bytes of noise.
-        try connection.sendRaw([12, 0, 0, 0, 2, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
+        try connection.sendRaw([12, 0, 0, 0, UInt8(Wire.version), 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF])
     case .unknownBuffer:
         try connection.send(.ack(serial: c.serial))
         try connection.send(.commit(buffer: 4242, damage: []))
@@ -310,8 +310,6 @@ do {
                 try connection.commit(b)
                 shown = b
             }
-        case .sync(let serial, _):
-            try connection.send(.syncDone(serial: serial))
         default:
             break
         }

@@ -39,7 +39,7 @@ public struct RGB: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible 
     }
 }
 
-/// A built-in demo app, as named by `APP` on the command line (SPEC §4).
+/// A built-in demo app, as named by `APP` on the command line.
 public enum DemoApp: Hashable, Sendable, CustomStringConvertible {
     case pattern(RGB)
     case notes

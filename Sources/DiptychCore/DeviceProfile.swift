@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Device profiles (SPEC §2): screen size in points, scale, compact pane width, divider width.
+// Device profiles: screen size in points, scale, compact pane width, divider width.
 
 /// The orientation of the logical screen.
 public enum Orientation: String, Sendable, CaseIterable, Hashable {

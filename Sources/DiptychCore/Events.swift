@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // App lifecycle notifications and input phases, shared by the shell, the wire and the apps.
 
-/// The lifecycle notifications of SPEC §7, in iOS's names.
+/// The lifecycle notifications of the contract, in iOS's names.
 public enum LifecycleEvent: UInt8, Sendable, CaseIterable {
     case willResignActive = 0
     case didBecomeActive = 1

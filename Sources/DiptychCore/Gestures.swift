@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The shell's gesture recognisers (SPEC §7), each a value with its own state and decision:
+// The shell's gesture recognisers, each a value with its own state and decision:
 // the divider drag, a Slide Over dragged (or tapped) by its left edge, and the swipe in from
 // the right edge that brings a Slide Over in. The shell routes touches to them.
 
-/// Gesture constants, in points and milliseconds (SPEC §7).
+/// Gesture constants, in points and milliseconds.
 public enum GestureMetrics {
     /// A touch this close to the divider (each side) drags it.
     public static let dividerGrab = 12.0
@@ -62,7 +62,7 @@ public struct DividerDrag: Equatable, Sendable {
         case split(Arrangement)
     }
 
-    /// SPEC §7's snap rule, for a screen `screenWidth` points wide whose splits put the divider
+    /// the contract's snap rule, for a screen `screenWidth` points wide whose splits put the divider
     /// at `splits` (arrangement, divider x).
     func outcome(cancelled: Bool, screenWidth w: Double, dividerWidth dw: Double, compactWidth c: Double, splits: [(Arrangement, Int)]) -> Outcome {
         let x = cancelled ? Double(startX) : min(max(0, self.x), w - dw)
@@ -108,7 +108,7 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
 }
 
 /// A touch that began in the right edge zone while a Slide Over could come in: held back from
-/// the app under it until the swipe claims it or it is given to the app (SPEC §9).
+/// the app under it until the swipe claims it or it is given to the app.
 public struct EdgeHold: Equatable, Sendable {
     /// A touch position in points.
     struct Sample: Equatable, Sendable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The layout engine (SPEC §3): arrangements, pane frames, the divider and size classes.
+// The layout engine: arrangements, pane frames, the divider and size classes.
 // This is the "shell" in Weston's sense: policy only, no mechanism.
 
 /// How the two apps share the screen.
@@ -102,7 +102,7 @@ public struct Layout: Hashable, Sendable {
     /// The pane with the given role, if shown.
     public func pane(_ role: Role) -> Pane? { panes.first { $0.role == role } }
 
-    /// The JSON form printed by `diptych layout --json` (SPEC §4; keys binding).
+    /// The JSON form printed by `diptych layout --json` (keys binding).
     public var json: JSONValue {
         .object([
             ("device", .string(profile.name)),

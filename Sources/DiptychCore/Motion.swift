@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Motion (SPEC §9): how panes move from where a gesture left them to where the shell put them.
+// Motion: how panes move from where a gesture left them to where the shell put them.
 // A transition holds the panes as drawn when it began and as they end, and gives the panes of
 // any instant between, eased by a critically damped spring. Time is a parameter (virtual in
 // scenarios, monotonic in `run`), so the same inputs give the same frames.
 
-/// Motion constants (SPEC §9).
+/// Motion constants.
 public enum MotionMetrics {
     /// How long a settle (snap, pin, dismissal, Slide Over coming to rest) takes.
     public static let settleMilliseconds: UInt64 = 350

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Palm rejection with pen priority (SPEC §7), as a pure state machine with time passed in, in
+// Palm rejection with pen priority, as a pure state machine with time passed in, in
 // the manner of libinput's pen/touch arbitration: while a pen is in proximity or down, and for a
 // hold-off after it leaves, finger touches are cancelled and new ones are not delivered.
 

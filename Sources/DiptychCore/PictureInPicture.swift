@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Picture in Picture (SPEC §10): the floating windows apps open over both panes, where they sit
+// Picture in Picture: the floating windows apps open over both panes, where they sit
 // (a corner, 10 pt in from the edges and below the status bar), how big they are (about a
 // quarter of the screen wide, with their buffer's aspect), and the drag that moves one and
 // settles it in the nearest corner with the §9 spring. Pure: the screen and the time come in

@@ -38,7 +38,7 @@ public struct AppContent: Sendable {
     }
 }
 
-/// Chrome the renderer draws from a description (SPEC §9), sized by the node's `imageRect`.
+/// Chrome the renderer draws from a description, sized by the node's `imageRect`.
 public enum Chrome: Hashable, Sendable, BitwiseCopyable {
     /// A soft shadow cast to the left of an edge: black, `alpha` at its right side fading to
     /// nothing at its left.
@@ -140,7 +140,7 @@ public struct SceneGraph: Equatable, Sendable {
     public var surfaces: [SceneNode] { nodes.filter { $0.image != nil } }
 }
 
-/// The chrome's look (SPEC §9), in points unless said otherwise.
+/// The chrome's look, in points unless said otherwise.
 public enum ChromeStyle {
     /// The divider: dark, with a light rounded handle centred on it.
     public static let dividerColor = RGB(red: 0x1C, green: 0x1C, blue: 0x1E)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The multitasking shell (SPEC §3, §7): which app holds which role, the arrangement, and the
+// The multitasking shell (§7): which app holds which role, the arrangement, and the
 // gestures that change them (divider drag, Slide Over swipe, pin and dismiss), as a pure state
 // machine. Time comes in as a parameter, so every gesture replays exactly in tests.
 
@@ -91,7 +91,7 @@ public struct Shell: Sendable {
         case app(AppID)
         case divider(DividerDrag)
         case slideEdge(SlideOverEdgeDrag)
-        /// Held back at the right edge until claimed or given to the app (SPEC §9).
+        /// Held back at the right edge until claimed or given to the app.
         case held(EdgeHold)
         /// Claimed: the Slide Over follows the finger in.
         case slideIn(SlideIn)
@@ -364,7 +364,7 @@ public struct Shell: Sendable {
     }
 
     /// Rotates the screen; every shown app is told its new bounds. A divider drag in progress
-    /// goes on in the new orientation (SPEC §9): the divider keeps its place in proportion,
+    /// goes on in the new orientation: the divider keeps its place in proportion,
     /// the apps are asked for snapshots at the new sizes, and the release snaps there. Other
     /// gestures end.
     public mutating func rotate(to o: Orientation) -> [ShellEffect] {

@@ -180,7 +180,7 @@ extension Shell {
         }
     }
 
-    /// Snaps a released divider (SPEC §7): near the right edge dismisses the secondary, the left
+    /// Snaps a released divider: near the right edge dismisses the secondary, the left
     /// quarter dismisses the primary, else the nearest allowed split. The panes settle from
     /// where the finger left them, still showing the drag's snapshots; apps get their
     /// configure now and are activated once the settle and their commit are done.

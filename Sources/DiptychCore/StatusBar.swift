@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The status bar (SPEC §10): 20 pt across the top of the screen, over the apps (their frames do
+// The status bar: 20 pt across the top of the screen, over the apps (their frames do
 // not change), with the time; its text dark or light as the primary app asks, or hidden.
 
 /// How the primary app wants the status bar drawn.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The one transform from the logical screen to the panel (SPEC §6): output rotation composed
+// The one transform from the logical screen to the panel: output rotation composed
 // with a uniform, centred scale for resolution-scaling emulation. Pure; the renderer turns it
 // into a pixman transform, and input goes through its inverse.
 

@@ -160,7 +160,7 @@ public struct NotesModel: DemoModel {
         let s = canvas.scale
         image.fill(Rect(x: 0, y: 0, width: image.width, height: image.height), color: Self.paper)
         var rules: [Rect] = []
-        // The top 20 pt are the status bar's (SPEC §10): the title sits below it.
+        // The top 20 pt are the status bar's: the title sits below it.
         var y = 56 * s
         while y < image.height {
             rules.append(Rect(x: 0, y: y, width: image.width, height: max(1, s / 2)))

@@ -3,7 +3,7 @@
 
 import Glibc
 
-/// The socket directory and socket names (SPEC §5).
+/// The socket directory and socket names.
 public enum RuntimeDirectory {
     /// The environment variable that names the socket explicitly.
     public static let socketVariable = "DIPTYCH_SOCKET"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The chrome's pictures (SPEC §9), drawn once and kept: rounded-corner masks, the Slide Over's
+// The chrome's pictures, drawn once and kept: rounded-corner masks, the Slide Over's
 // shadow, pills (the divider's handle, the grabber) and placeholder labels. Each is a small
 // premultiplied ARGB image that pixman composites like any translucent surface, so chrome is
 // part of the scene and of the damage.

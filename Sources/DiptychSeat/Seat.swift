@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The seat (SPEC §11): the card and the input devices are opened through libseat (logind,
+// The seat: the card and the input devices are opened through libseat (logind,
 // seatd or its built-in backend), so the compositor runs as an ordinary user of the seat, the
 // VT is in graphics mode with its keyboard kept from the shell behind it, and a VT switch
 // reaches us as the seat being disabled and enabled again.

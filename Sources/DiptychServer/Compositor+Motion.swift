@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Motion the compositor owns (SPEC §9): the cross-fade of a rotation (or of a change of
+// Motion the compositor owns: the cross-fade of a rotation (or of a change of
 // emulated device) from the old orientation's last frame, and what frames record of the panes
 // they showed. Pane settles are the shell's (`Motion.swift` in DiptychCore).
 

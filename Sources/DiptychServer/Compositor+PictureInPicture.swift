@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Picture in Picture (SPEC §10): a second surface an app commits like its main one, shown in a
+// Picture in Picture: a second surface an app commits like its main one, shown in a
 // floating window over both panes. Opening one is the primary's privilege (or, for automatic
 // invocation, the app's that was primary when it went to the background); once open it stays
 // on screen whatever the app's role until the app closes it or goes away. Touches on a window

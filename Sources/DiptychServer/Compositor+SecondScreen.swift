@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The second physical screen (SPEC §10): an output of its own (a second KMS connector with its
+// The second physical screen: an output of its own (a second KMS connector with its
 // CRTC, or a headless image), given to the primary app alone. The primary hears
 // `screenConnected` and may commit buffers to it (fitted to the screen); until it does, and once
 // it gives the screen back, the screen mirrors the main one: the same scene graph drawn through

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Supervision (SPEC §11): an app the compositor launched that exits or crashes is relaunched
+// Supervision: an app the compositor launched that exits or crashes is relaunched
 // with exponential back-off (0.5 s doubling to 30 s, reset after 60 s of running) and takes its
 // role back. While it is away its pane keeps its place, showing a placeholder in its colour
 // with its name, so the other app is never disturbed (no configure, no resize). A connection

@@ -33,11 +33,11 @@ public struct CompositorConfiguration: Sendable {
     public var outputRotation: OutputRotation = .none
     /// Tint repainted regions (a debugging aid).
     public var debugDamage = false
-    /// Draw the status bar (SPEC §10).
+    /// Draw the status bar.
     public var statusBar = true
-    /// A headless second screen of this many pixels (SPEC §10).
+    /// A headless second screen of this many pixels.
     public var secondScreen: Size?
-    /// Whether launched apps that go away are started again (SPEC §11).
+    /// Whether launched apps that go away are started again.
     public var relaunch: RelaunchPolicy = .never
     /// The status bar's time, when fixed (`render` shows 09:41, as a scenario starts);
     /// otherwise the virtual clock in a scenario and the local time live.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `diptych profile`: frame times per stage on real workloads, with the baselines measured in
-// the same run on the same scene (SPEC §8).
+// the same run on the same scene.
 
 import DiptychCore
 import DiptychLinux
@@ -113,7 +113,7 @@ public struct ProfileResult {
     /// Copies of a whole frame timed apart from the frames.
     public var memcpyApart: [Double] = []
 
-    /// The report with SPEC §8's binding keys, and more.
+    /// The report with the contract's binding keys, and more.
     public var json: JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
         let latencies = records.compactMap(\.inputLatency)

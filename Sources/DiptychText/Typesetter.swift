@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Real type for the chrome (SPEC §10): glyphs rasterised with FreeType from a packaged font,
+// Real type for the chrome: glyphs rasterised with FreeType from a packaged font,
 // anti-aliased, kept in pixman's glyph cache and drawn with `pixman_composite_glyphs`. The
 // status bar's clock and the placeholders' names go through here.
 

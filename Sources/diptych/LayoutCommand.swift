@@ -13,7 +13,7 @@ struct LayoutCommand: ParsableCommand {
     @Option(help: "The arrangement.")
     var arrangement: Arrangement
 
-    @Flag(help: "Print JSON (keys as in SPEC §4).")
+    @Flag(help: "Print JSON (keys in the Profiling and CommandLine articles of the documentation).")
     var json = false
 
     func run() throws {

@@ -39,7 +39,7 @@ func checkArrangement(_ a: Arrangement, orientation: Orientation) throws -> Arra
     return a
 }
 
-/// The panel: resolution-scaling emulation and output rotation (SPEC §6).
+/// The panel: resolution-scaling emulation and output rotation.
 struct OutputOptions: ParsableArguments {
     @Option(help: "Emulate the device on a panel of WxH pixels (uniform scale, centred).")
     var emulateOn: String?

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `diptych profile`: per-stage frame times with baselines from the same run (SPEC §8).
+// `diptych profile`: per-stage frame times with baselines from the same run.
 
 import ArgumentParser
 import DiptychCore
@@ -29,7 +29,7 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "Frames to measure (built-in workloads).")
     var frames: Int = 300
 
-    @Flag(help: "Print JSON (keys as in SPEC §8).")
+    @Flag(help: "Print JSON (keys in the Profiling and CommandLine articles of the documentation).")
     var json = false
 
     @Option(help: "Write a Chrome trace-event file (opens in Perfetto).")

@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Before each scenario capture, write DIR/NAME.ready and wait for DIR/NAME.done (a host reading the screen back).", visibility: .hidden))
     var captureSync: String?
 
-    /// The seat the card and the input devices are opened through (SPEC §11), when the DRM
+    /// The seat the card and the input devices are opened through, when the DRM
     /// backend may be used. As root without a seat manager the devices are opened directly
     /// (said once); anyone else gets an error naming what is missing.
     func openSeat(logger: Logger) throws -> Seat? {
@@ -111,7 +111,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The secondary client: a demo app name or a command line.")
     var secondary: String?
 
-    @Option(help: "Play this scenario (SPEC §8) in virtual time and exit.")
+    @Option(help: "Play this scenario in virtual time and exit.")
     var scenario: String?
 
     @Option(help: "Relaunch a launched app that exits: on-failure (a status other than 0, or a signal), always, or never (default: on-failure; never with a scenario).")

@@ -64,7 +64,7 @@ struct LayoutPropertyTests {
                         #expect(p.frame.maxX == d.x && d.x + d.width == s.frame.minX, "\(context)")
                         #expect(p.frame.width + d.width + s.frame.width == l.screen.width, "\(context)")
                         // Only the primary may take two thirds: it is never narrower (a half split
-                        // gives the odd point after the divider to the secondary, per SPEC §3).
+                        // gives the odd point after the divider to the secondary, per the contract).
                         #expect(p.frame.width + (arrangement == .split12 ? 1 : 0) >= s.frame.width, "\(context)")
                     } else {
                         #expect(l.divider == nil)

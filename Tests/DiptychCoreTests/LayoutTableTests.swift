@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Table-driven layout tests: every profile × orientation × arrangement against SPEC §2–§3.
+// Table-driven layout tests: every profile × orientation × arrangement against the contract.
 
 import DiptychCore
 import Testing
@@ -12,7 +12,7 @@ struct Expected {
     var secondaryClass: SizeClass?
 }
 
-/// The contract's numbers, written out by hand from SPEC §2–§3 (not computed by the engine).
+/// The contract's numbers, written out by hand from the contract (not computed by the engine).
 let table: [String: Expected] = [
     // ipad landscape: W 1024, c 320, d 10.
     "ipad landscape full": Expected(primary: (0, 1024), primaryClass: .regular),

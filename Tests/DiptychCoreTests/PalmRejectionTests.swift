@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Palm rejection timelines, step by step (SPEC §7; libinput's pen/touch arbitration).
+// Palm rejection timelines, step by step (libinput's pen/touch arbitration).
 
 import DiptychCore
 import Testing

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Picture in Picture windows (SPEC §10) as a pure model: size, corners, drags and settles.
+// Picture in Picture windows as a pure model: size, corners, drags and settles.
 
 import DiptychCore
 import Testing

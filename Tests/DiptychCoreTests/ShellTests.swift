@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The multitasking shell driven by timed touches, as SPEC §7 describes each gesture.
+// The multitasking shell driven by timed touches, as the contract describes each gesture.
 
 import DiptychCore
 import Testing

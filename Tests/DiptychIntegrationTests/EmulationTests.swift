@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Resolution-scaling emulation and panel rotation (SPEC §6) end to end: golden frames at the
+// Resolution-scaling emulation and panel rotation end to end: golden frames at the
 // non-integer scale and letterboxed, damage exactness under scaling, and soft relaunch.
 
 import DiptychCore

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Picture in Picture (SPEC §10) end to end: the `tv` app, dismissed as the primary, opens its
+// Picture in Picture end to end: the `tv` app, dismissed as the primary, opens its
 // window by itself; a finger drags the window and it settles in the nearest corner; touches on
 // it never reach the app below; the window stays while tv is in the background and goes when
 // tv comes back. Judged by frames.json, the apps' event logs and the captures' pixels.

@@ -141,7 +141,7 @@ struct DividerScenarioTests {
 struct SlideOverScenarioTests {
     @Test func inDismissInAgainAndPin() throws {
         let p = try play("slide-over")
-        // Dismissed by its edge: inactive first, then in the background (SPEC §9).
+        // Dismissed by its edge: inactive first, then in the background.
         #expect(p.names("secondary") == [
             "didEnterBackground", "willEnterForeground", "configure", "didBecomeActive",
             "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive",

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The second physical screen (SPEC §10) on the headless backend, end to end: only the primary
+// The second physical screen on the headless backend, end to end: only the primary
 // hears of it and may draw on it; otherwise it mirrors the main screen fitted to it; it passes
 // to the new primary; `render` writes X.screen2.png and a scenario captures it with "screen": 2.
 

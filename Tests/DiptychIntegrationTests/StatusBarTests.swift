@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The status bar (SPEC §10) end to end: real apps ask for its style over the socket; the
+// The status bar end to end: real apps ask for its style over the socket; the
 // primary's is drawn, a secondary's is refused with `not-primary` (that app only).
 
 import DiptychCore

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Supervision (SPEC §11): a launched app that exits or crashes is relaunched with back-off and
+// Supervision: a launched app that exits or crashes is relaunched with back-off and
 // takes its place back, while the other app sees nothing but its usual frames.
 
 import DiptychCore

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Real type (SPEC §10): FreeType glyphs through pixman's glyph cache, and the status bar's place
+// Real type: FreeType glyphs through pixman's glyph cache, and the status bar's place
 // in the scene and its damage.
 
 import DiptychCore

@@ -203,7 +203,7 @@ extension Compositor {
         for id in targets {
             guard let c = sessions[id], c.syncAnswered != serial else { continue }
             c.unresponsive = true
-            logger.warning("client error: no answer to a round trip; not waiting for it again", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
+            logger.warning("client error: no answer to a round trip (sync) within the time allowed; not waiting for it again. An app answers each sync with syncDone after handling the events before it (DiptychClient does it in nextEvent and pollEvent)", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
         }
         return answered
     }

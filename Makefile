@@ -2,11 +2,17 @@
 # Both install the Debian -dev packages they need first (as root), or print the apt-get line.
 
 SWIFT ?= swift
-DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev pkg-config
+DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev pkg-config \
+	gcc libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0
+# The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
+# pkg-config finds these; the compositor itself never needs them.
+WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server
+WEB_SRC := Sources/diptych-web/diptych-web.c Sources/CDiptychClient/diptych-client.c
+CONFIG ?= debug
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
-.PHONY: all deps build run test test-fast fuzz check-pure clean
+.PHONY: all deps build web run test test-fast fuzz check-pure clean
 
 all: build
 
@@ -26,6 +32,16 @@ deps:
 
 build: deps
 	$(SWIFT) build
+	@$(MAKE) --no-print-directory web
+
+# diptych-web into the Swift build's folder (CONFIG=release: the release one), where the
+# compositor looks for it.
+web:
+	@dir=$$($(SWIFT) build -c $(CONFIG) --show-bin-path) && mkdir -p "$$dir" && \
+	if pkg-config --exists $(WEB_PKGS); then \
+	  cc -std=gnu11 -O2 -Wall -o "$$dir/diptych-web" $(WEB_SRC) -ISources/CDiptychClient/include \
+	    $$(pkg-config --cflags --libs $(WEB_PKGS)) -lm && echo "make: built $$dir/diptych-web"; \
+	else echo "make: WPE WebKit not found ($(WEB_PKGS)): web:URL apps are not available"; fi
 
 # The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
 # played with real apps, then every arrangement of ipad-pro in both orientations.
@@ -48,6 +64,7 @@ check-pure:
 
 test: deps check-pure
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build
 	FUZZ_SECONDS=15 bash Tests/Fuzz/run.sh
 	bash Tests/VM/vm-test.sh
@@ -59,6 +76,7 @@ fuzz:
 # The suite without the VM test (a few seconds instead of a few minutes).
 test-fast: deps check-pure
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build
 
 clean:

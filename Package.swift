@@ -60,6 +60,8 @@ let package = Package(
                 "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
                 argumentParser, logging,
             ]),
+        // The client library in C (libc only): the web client's, and any C app's.
+        .target(name: "CDiptychClient"),
         // The client guide's example: an app that needs nothing but the client library.
         .executableTarget(name: "diptych-hello", dependencies: ["DiptychClient"]),
         .executableTarget(

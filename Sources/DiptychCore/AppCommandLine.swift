@@ -59,6 +59,9 @@ public struct AppCommandLine: Equatable, Sendable, CustomStringConvertible {
     /// The program (the first word).
     public var program: String { arguments[0] }
 
+    /// Whether this is a web app, `web:URL` (a URL, or a file path from the working directory).
+    public var isWebApp: Bool { program.hasPrefix("web:") }
+
     /// The demo app this names (its first word; demo flags may follow), if it is one.
     public var demoApp: DemoApp? { try? DemoApp.named(program) }
 
@@ -66,7 +69,7 @@ public struct AppCommandLine: Equatable, Sendable, CustomStringConvertible {
     /// taken from `folder` instead of the current directory; a bare name is looked up on PATH
     /// as usual, and a demo app is left as it is.
     public func resolved(against folder: String) -> AppCommandLine {
-        guard demoApp == nil, program.contains("/"), !program.hasPrefix("/") else { return self }
+        guard demoApp == nil, !isWebApp, program.contains("/"), !program.hasPrefix("/") else { return self }
         var copy = self
         let trimmed = program.hasPrefix("./") ? String(program.dropFirst(2)) : program
         copy.arguments[0] = (folder.hasSuffix("/") ? folder : folder + "/") + trimmed

@@ -7,17 +7,27 @@ import Glibc
 
 enum Apps {
     /// The demo client binary: beside this executable if it is there, else on PATH.
-    static var demoBinary: String {
+    static var demoBinary: String { sibling("diptych-demo") }
+
+    /// A program installed with this one: beside this executable if it is there, else its
+    /// bare name (looked up on PATH).
+    static func sibling(_ name: String) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if n > 0 {
             let path = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let slash = path.lastIndex(of: "/") {
-                let candidate = String(path[..<slash]) + "/diptych-demo"
+                let candidate = String(path[..<slash]) + "/" + name
                 if Files.exists(candidate) { return candidate }
             }
         }
-        return "diptych-demo"
+        return name
+    }
+
+    /// Whether an executable of that name is on PATH.
+    static func onPath(_ program: String) -> Bool {
+        let path = Files.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
     }
 
     /// The command line of a built-in demo app, logging its events to `eventLog`.
@@ -32,6 +42,10 @@ enum Apps {
     /// any other command line as it is (the compositor logs what it sends it).
     static func launch(_ app: AppCommandLine, eventLog: String?) -> (arguments: [String], logsItself: Bool) {
         if let demo = app.demoApp { return (demoCommand(demo, eventLog: eventLog) + app.arguments.dropFirst(), true) }
+        if app.isWebApp {
+            let url = String(app.program.dropFirst(4))
+            return ([sibling("diptych-web"), url] + (eventLog.map { ["--event-log", $0] } ?? []) + app.arguments.dropFirst(), true)
+        }
         return (app.arguments, false)
     }
 
@@ -51,6 +65,14 @@ enum Apps {
             do { _ = try DemoApp.named(app.program) } catch { throw UsageError("\(what): \(error)") }
         }
         if app.demoApp != nil { return }
+        if app.isWebApp {
+            guard app.program.count > 4 else { throw UsageError("\(what): web: needs a URL or a file, e.g. web:Assets/web/markets.html") }
+            let web = sibling("diptych-web")
+            guard web.contains("/") || onPath(web) else {
+                throw UsageError("\(what): web apps need diptych-web, which was not built: it needs WPE WebKit (apt-get install libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev, then make)")
+            }
+            return
+        }
         let program = app.program
         if program.contains("/") {
             guard access(program, X_OK) == 0, !Files.isDirectory(program) else {
@@ -58,8 +80,7 @@ enum Apps {
             }
             return
         }
-        let path = Files.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
-        guard path.split(separator: ":").contains(where: { access("\($0)/\(program)", X_OK) == 0 }) else {
+        guard onPath(program) else {
             throw UsageError("\(what): the app '\(program)' is not a demo app (\(DemoApp.validChoices)) and no program of that name is on PATH")
         }
     }

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
+ * (memfds sealed against shrinking, registered once, committed by id, released by the
+ * compositor), snapshots and every event of protocol version 3. Plain C99 and libc; one
+ * connection per thread.
+ *
+ *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);
+ *   dc_event e;
+ *   while (dc_next_event(c, &e, 1) > 0) {
+ *       if (e.type == DC_CONFIGURE) {
+ *           dc_ack(c, e.configure.serial);
+ *           dc_buffer *b = dc_buffer_get(c, e.configure.pixel_width, e.configure.pixel_height);
+ *           ... draw into b->pixels (b->stride bytes a row, 0xXXRRGGBB) ...
+ *           dc_commit(c, b, NULL, 0);
+ *       }
+ *   }
+ */
+#ifndef DIPTYCH_CLIENT_H
+#define DIPTYCH_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DC_PROTOCOL_VERSION 3
+
+typedef struct dc_connection dc_connection;
+
+typedef struct dc_rect { int32_t x, y, width, height; } dc_rect;
+
+enum dc_size_class { DC_COMPACT = 0, DC_REGULAR = 1 };
+enum dc_role { DC_PRIMARY = 0, DC_SECONDARY = 1 };
+enum dc_lifecycle { DC_WILL_RESIGN_ACTIVE = 0, DC_DID_BECOME_ACTIVE = 1, DC_DID_ENTER_BACKGROUND = 2, DC_WILL_ENTER_FOREGROUND = 3 };
+enum dc_touch_phase { DC_TOUCH_DOWN = 0, DC_TOUCH_MOTION = 1, DC_TOUCH_UP = 2, DC_TOUCH_CANCEL = 3 };
+enum dc_pen_phase { DC_PEN_PROXIMITY_IN = 0, DC_PEN_DOWN = 1, DC_PEN_MOTION = 2, DC_PEN_UP = 3, DC_PEN_PROXIMITY_OUT = 4 };
+enum dc_status_bar_style { DC_STATUS_BAR_DARK = 0, DC_STATUS_BAR_LIGHT = 1, DC_STATUS_BAR_HIDDEN = 2 };
+
+/* Event types: the wire opcodes. */
+enum dc_event_type {
+    DC_CONFIGURE = 100, DC_SIZE_CLASS_CHANGED = 101, DC_LIFECYCLE = 102, DC_SNAPSHOT_REQUEST = 103,
+    DC_TOUCH = 104, DC_PEN = 105, DC_FRAME_DONE = 106, DC_ERROR = 107, DC_SYNC = 108, DC_RELEASE = 109,
+    DC_SCREEN_CONNECTED = 110, DC_SCREEN_DISCONNECTED = 111,
+};
+
+typedef struct dc_event {
+    enum dc_event_type type;
+    union {
+        struct {
+            uint32_t serial;
+            int role;                       /* enum dc_role */
+            dc_rect frame;                  /* points of the screen */
+            int pixel_width, pixel_height;  /* the size to draw at */
+            int horizontal_size_class, vertical_size_class;
+            int orientation;                /* 0 landscape, 1 portrait */
+            int arrangement;                /* 0 full, 1 slide-over, 2 split-2/3, 3 split-1/2 */
+            double scale;                   /* pixels per point */
+            double safe_top, safe_left, safe_bottom, safe_right;  /* points */
+        } configure;
+        struct { int horizontal, vertical, previous_horizontal, previous_vertical; } size_class_changed;
+        int lifecycle;                      /* enum dc_lifecycle */
+        struct { uint32_t serial; dc_rect frame; int pixel_width, pixel_height, horizontal_size_class; } snapshot_request;
+        struct { int32_t id; int phase; double x, y, time; } touch;
+        struct { int phase; double x, y, pressure, tilt_x, tilt_y, time; int tool; uint32_t buttons; } pen;
+        struct { uint64_t time; } frame_done;
+        struct { int code; char message[4097]; } error;
+        struct { uint32_t serial; uint64_t time; } sync;
+        struct { uint32_t buffer; } release;
+        struct { uint32_t screen; int pixel_width, pixel_height; } screen;
+    };
+} dc_event;
+
+/* A buffer object: a sealed memfd mapped writable, registered with the compositor. Draw into it
+   only while `busy` is 0 (from a commit or snapshot until the compositor's release it reads it). */
+typedef struct dc_buffer {
+    uint32_t id;
+    int width, height, stride;  /* stride in bytes */
+    uint32_t *pixels;           /* XRGB8888: 0xXXRRGGBB, blue in the low byte */
+    int busy;
+} dc_buffer;
+
+/* Connects as a launched app should (the inherited $DIPTYCH_SOCKET_FD, else $DIPTYCH_SOCKET,
+   else diptych-0 in $XDG_RUNTIME_DIR or /tmp/diptych-runtime-UID) and says hello. NULL on
+   failure, with the reason in err. */
+dc_connection *dc_connect(const char *name, int requires_full_screen, char *err, size_t err_size);
+void dc_disconnect(dc_connection *c);
+/* The socket, for the app's own poll loop: when readable, call dc_next_event(c, &e, 0) until 0. */
+int dc_fd(const dc_connection *c);
+
+/* The next event: 1 with *e filled, 0 when none is there without blocking (blocking = 0), -1
+   when the connection is closed or broken (dc_error says why). A release frees its buffer
+   before it is returned. */
+int dc_next_event(dc_connection *c, dc_event *e, int blocking);
+const char *dc_error(const dc_connection *c);
+
+int dc_ack(dc_connection *c, uint32_t serial);
+int dc_sync_done(dc_connection *c, uint32_t serial);
+int dc_status_bar_style(dc_connection *c, int style);
+
+/* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
+   while fewer than 3 of that size exist; NULL when all are busy (wait for a release). */
+dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
+/* Shows the buffer; damage in buffer pixels (n = 0: the whole buffer). Busy until released. */
+int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n);
+/* Answers snapshot request `serial` with the buffer. Busy until released. */
+int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,747 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diptych-web URL [--event-log FILE] [--requires-full-screen]
+ *
+ * A web page as a Diptych app: WPE WebKit renders it (wpebackend-fdo's exportable SHM path, Mesa's
+ * software GL; no GPU, no display server) and every frame is copied into a Diptych buffer.
+ *
+ *   pane of W x H points      -> a viewport of W x H CSS px at devicePixelRatio = the scale
+ *   size classes              -> data-horizontal-size-class / data-vertical-size-class on <html>,
+ *                                and a `diptychsizeclasschange` event on window
+ *   safe area                 -> --diptych-safe-area-inset-top/left/bottom/right on <html>
+ *   willResignActive / didBecomeActive          -> blur / focus
+ *   didEnterBackground / willEnterForeground    -> visibilityState hidden / visible (no frames)
+ *   snapshotRequest           -> the page rendered at that size, then its live size restored
+ *   touch                     -> touch events (ids kept); the pen -> pointer (mouse) events
+ *   frameDone                 -> the page's next frame (never faster than the screen shows it)
+ *   sync (scenarios)          -> answered once WebKit has delivered what the frame asked for
+ *   <meta name="apple-mobile-web-app-status-bar-style"> or a dark theme-color -> statusBarStyle
+ *
+ * The web process crashing reloads the page with back-off; a page that fails to load shows an
+ * error page naming the URL and the reason, and is retried with back-off.
+ */
+#define _GNU_SOURCE
+#include "diptych-client.h"
+
+#include <glib-unix.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-server.h>
+#include <wpe/fdo.h>
+#include <wpe/unstable/fdo-shm.h>
+#include <wpe/webkit.h>
+
+#define MAX_SNAPSHOTS 8
+#define MAX_TOUCHES 10
+/* How long a frame's round trip may wait for WebKit (ms), and how long without a frame after
+   input counts as "nothing more to draw". */
+#define SYNC_TIMEOUT_MS 3000
+#define INPUT_QUIET_MS 120
+#define LOAD_SETTLE_MS 150
+
+struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h; };
+
+static struct {
+    dc_connection *dc;
+    GMainLoop *loop;
+    const char *uri;
+    const char *log_path;
+    char app_label[1024];
+    struct wpe_view_backend_exportable_fdo *exportable;
+    struct wpe_view_backend *backend;
+    WebKitWebView *view;
+    WebKitUserContentManager *content;
+
+    /* The live pane. */
+    int configured;
+    int role, css_w, css_h, px_w, px_h, hclass, vclass;
+    double scale, safe[4];
+    /* Frames: one committed and not yet shown holds WebKit's next (frame_complete owed). */
+    int frame_complete_owed;
+    /* Until the page has loaded and painted, frames are kept (the last one) rather than shown:
+       the frames before the load, and often the first after it, are a blank page. The first
+       frame after the load is shown only if no other follows within LOAD_SETTLE_MS. */
+    int loaded, frames_since_load;
+    dc_buffer *held;
+    guint settle_source;
+    int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
+    gint64 last_frame_us;       /* monotonic time of the last frame exported */
+    int last_frame_w, last_frame_h;
+
+    /* Snapshots asked for, done one after another. */
+    struct snapshot snapshots[MAX_SNAPSHOTS];
+    int nsnapshots, snapshotting;
+
+    /* The compositor's round trip waiting for WebKit. */
+    int sync_pending;
+    uint32_t sync_serial;
+    gint64 sync_deadline_us;
+    gint64 input_at_us;         /* last input dispatched, 0 once a frame followed it */
+
+    /* Touch points down, in CSS px. */
+    struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
+    int ntouches;
+    int pen_down;
+
+    /* Activity. */
+    int visible, focused;
+    /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
+    int wanted_style, sent_style;
+    /* Faults. */
+    int load_retries, crash_retries, showing_error;
+    guint retry_source;
+} app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1 };
+
+
+static void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void say(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "diptych-web: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- the event log (the same lines as the other apps', plus the page's title) ---- */
+
+static void json_string(GString *s, const char *v) {
+    g_string_append_c(s, '"');
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\') g_string_append_printf(s, "\\%c", *p);
+        else if (*p < 0x20) g_string_append_printf(s, "\\u%04x", *p);
+        else g_string_append_c(s, (char)*p);
+    }
+    g_string_append_c(s, '"');
+}
+
+static void json_number(GString *s, double v) {
+    if (v == floor(v) && fabs(v) < 1e15) g_string_append_printf(s, "%.0f", v);
+    else g_string_append_printf(s, "%.17g", v);
+}
+
+static void log_line(GString *line) {
+    if (!app.log_path) return;
+    g_string_append(line, "}\n");
+    FILE *f = fopen(app.log_path, "a");
+    if (f) {
+        fwrite(line->str, 1, line->len, f);
+        fclose(f);
+    }
+}
+
+static GString *log_start(const char *event) {
+    GString *s = g_string_new("{\"app\":");
+    json_string(s, app.app_label);
+    g_string_append(s, ",\"event\":");
+    json_string(s, event);
+    return s;
+}
+
+static const char *class_name(int c) { return c == DC_REGULAR ? "regular" : "compact"; }
+
+static void log_event(const dc_event *e) {
+    static const char *lifecycle[] = { "willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground" };
+    static const char *touch_phase[] = { "down", "motion", "up", "cancel" };
+    static const char *pen_phase[] = { "proximityIn", "down", "motion", "up", "proximityOut" };
+    static const char *arrangement[] = { "full", "slide-over", "split-2/3", "split-1/2" };
+    GString *s;
+    switch (e->type) {
+    case DC_CONFIGURE:
+        s = log_start("configure");
+        g_string_append_printf(s, ",\"serial\":%u,\"role\":\"%s\",\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}",
+            e->configure.serial, e->configure.role == DC_PRIMARY ? "primary" : "secondary", e->configure.frame.x,
+            e->configure.frame.y, e->configure.frame.width, e->configure.frame.height);
+        g_string_append_printf(s, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\"",
+            e->configure.pixel_width, e->configure.pixel_height, class_name(e->configure.horizontal_size_class),
+            class_name(e->configure.vertical_size_class));
+        g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\",\"scale\":",
+            e->configure.orientation ? "portrait" : "landscape", arrangement[e->configure.arrangement & 3]);
+        json_number(s, e->configure.scale);
+        g_string_append(s, ",\"safeAreaInsets\":{\"top\":");
+        json_number(s, e->configure.safe_top);
+        g_string_append(s, ",\"left\":");
+        json_number(s, e->configure.safe_left);
+        g_string_append(s, ",\"bottom\":");
+        json_number(s, e->configure.safe_bottom);
+        g_string_append(s, ",\"right\":");
+        json_number(s, e->configure.safe_right);
+        g_string_append(s, "}");
+        break;
+    case DC_SIZE_CLASS_CHANGED:
+        s = log_start("sizeClassChanged");
+        g_string_append_printf(s, ",\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\",\"previousHorizontal\":\"%s\",\"previousVertical\":\"%s\"",
+            class_name(e->size_class_changed.horizontal), class_name(e->size_class_changed.vertical),
+            class_name(e->size_class_changed.previous_horizontal), class_name(e->size_class_changed.previous_vertical));
+        break;
+    case DC_LIFECYCLE:
+        s = log_start(lifecycle[e->lifecycle & 3]);
+        break;
+    case DC_SNAPSHOT_REQUEST:
+        s = log_start("snapshotRequest");
+        g_string_append_printf(s, ",\"serial\":%u,\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d},\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\"",
+            e->snapshot_request.serial, e->snapshot_request.frame.x, e->snapshot_request.frame.y, e->snapshot_request.frame.width,
+            e->snapshot_request.frame.height, e->snapshot_request.pixel_width, e->snapshot_request.pixel_height,
+            class_name(e->snapshot_request.horizontal_size_class));
+        break;
+    case DC_TOUCH:
+        s = log_start("touch");
+        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\",\"x\":", e->touch.id, touch_phase[e->touch.phase & 3]);
+        json_number(s, e->touch.x);
+        g_string_append(s, ",\"y\":");
+        json_number(s, e->touch.y);
+        g_string_append(s, ",\"time\":");
+        json_number(s, e->touch.time);
+        break;
+    case DC_PEN:
+        s = log_start("pen");
+        g_string_append_printf(s, ",\"phase\":\"%s\",\"x\":", pen_phase[e->pen.phase % 5]);
+        json_number(s, e->pen.x);
+        g_string_append(s, ",\"y\":");
+        json_number(s, e->pen.y);
+        g_string_append(s, ",\"pressure\":");
+        json_number(s, e->pen.pressure);
+        g_string_append(s, ",\"tiltX\":");
+        json_number(s, e->pen.tilt_x);
+        g_string_append(s, ",\"tiltY\":");
+        json_number(s, e->pen.tilt_y);
+        g_string_append(s, ",\"time\":");
+        json_number(s, e->pen.time);
+        g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", e->pen.tool ? "eraser" : "pen", e->pen.buttons);
+        break;
+    case DC_FRAME_DONE:
+        s = log_start("frameDone");
+        g_string_append_printf(s, ",\"time\":%llu", (unsigned long long)e->frame_done.time);
+        break;
+    case DC_ERROR:
+        s = log_start("protocolError");
+        g_string_append_printf(s, ",\"code\":%d,\"message\":", e->error.code);
+        json_string(s, e->error.message);
+        break;
+    case DC_RELEASE:
+        s = log_start("release");
+        g_string_append_printf(s, ",\"buffer\":%u", e->release.buffer);
+        break;
+    case DC_SCREEN_CONNECTED:
+    case DC_SCREEN_DISCONNECTED:
+        s = log_start(e->type == DC_SCREEN_CONNECTED ? "screenConnected" : "screenDisconnected");
+        g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
+            e->screen.pixel_height);
+        break;
+    default:
+        return;  /* sync is not logged */
+    }
+    log_line(s);
+    g_string_free(s, TRUE);
+}
+
+/* ---- the page's state ---- */
+
+static char *classes_script(void) {
+    return g_strdup_printf(
+        "(function(){var r=document.documentElement;if(!r)return;"
+        "var h='%s',v='%s',ph=r.dataset.horizontalSizeClass,pv=r.dataset.verticalSizeClass;"
+        "r.dataset.horizontalSizeClass=h;r.dataset.verticalSizeClass=v;"
+        "r.style.setProperty('--diptych-safe-area-inset-top','%gpx');r.style.setProperty('--diptych-safe-area-inset-left','%gpx');"
+        "r.style.setProperty('--diptych-safe-area-inset-bottom','%gpx');r.style.setProperty('--diptych-safe-area-inset-right','%gpx');"
+        "if(ph&&(ph!==h||pv!==v))window.dispatchEvent(new CustomEvent('diptychsizeclasschange',"
+        "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));})();",
+        class_name(app.hclass), class_name(app.vclass), app.safe[0], app.safe[1], app.safe[2], app.safe[3]);
+}
+
+/* The user script that sets the classes before the page's own scripts (on every load), and the
+   stylesheet that hides the overlay scrollbars (they animate for seconds after every scroll). */
+static void install_user_content(void) {
+    webkit_user_content_manager_remove_all_scripts(app.content);
+    char *source = classes_script();
+    WebKitUserScript *script = webkit_user_script_new(
+        source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
+    g_free(source);
+}
+
+static void update_classes(void) {
+    install_user_content();
+    char *source = classes_script();
+    webkit_web_view_run_javascript(app.view, source, NULL, NULL, NULL);
+    g_free(source);
+}
+
+static void send_status_bar_style(void) {
+    if (app.wanted_style < 0 || app.role != DC_PRIMARY || !app.configured || app.sent_style == app.wanted_style) return;
+    dc_status_bar_style(app.dc, app.wanted_style);
+    app.sent_style = app.wanted_style;
+}
+
+static void on_style_read(GObject *object, GAsyncResult *result, gpointer data) {
+    (void)data;
+    WebKitJavascriptResult *r = webkit_web_view_run_javascript_finish(WEBKIT_WEB_VIEW(object), result, NULL);
+    if (!r) return;
+    char *style = jsc_value_to_string(webkit_javascript_result_get_js_value(r));
+    int wanted = -1;
+    if (style && strcmp(style, "light") == 0) wanted = DC_STATUS_BAR_LIGHT;
+    else if (style && strcmp(style, "dark") == 0) wanted = DC_STATUS_BAR_DARK;
+    g_free(style);
+    webkit_javascript_result_unref(r);
+    if (wanted >= 0) {
+        app.wanted_style = wanted;
+        send_status_bar_style();
+    }
+}
+
+/* iOS's meta tag (black and black-translucent want light text), else a dark theme-color. */
+static const char *style_probe =
+    "(function(){var m=document.querySelector('meta[name=\"apple-mobile-web-app-status-bar-style\"]');"
+    "if(m){var c=(m.content||'').trim();return c==='black'||c==='black-translucent'?'light':'dark';}"
+    "var t=document.querySelector('meta[name=\"theme-color\"]');if(!t)return 'none';"
+    "var d=document.createElement('div');d.style.color=t.content;document.documentElement.appendChild(d);"
+    "var m2=getComputedStyle(d).color.match(/\\d+(\\.\\d+)?/g);d.remove();if(!m2)return 'none';"
+    "var l=0.2126*m2[0]+0.7152*m2[1]+0.0722*m2[2];return l<128?'light':'dark';})()";
+
+/* ---- frames ---- */
+
+static void answer_sync_if_done(void);
+
+static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
+    int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
+    wl_shm_buffer_begin_access(shm);
+    const uint8_t *src = wl_shm_buffer_get_data(shm);
+    for (int y = 0; y < h && y < b->height; y++)
+        memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)y * (size_t)stride,
+               (size_t)(w < b->width ? w : b->width) * 4);
+    wl_shm_buffer_end_access(shm);
+}
+
+static void set_view_size(int css_w, int css_h) {
+    wpe_view_backend_dispatch_set_size(app.backend, (uint32_t)css_w, (uint32_t)css_h);
+}
+
+static void next_snapshot(void) {
+    if (app.snapshotting < app.nsnapshots) {
+        set_view_size(app.snapshots[app.snapshotting].css_w, app.snapshots[app.snapshotting].css_h);
+    } else {
+        /* All answered: the live size again. */
+        app.nsnapshots = app.snapshotting = 0;
+        set_view_size(app.css_w, app.css_h);
+        answer_sync_if_done();
+    }
+}
+
+static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
+    (void)data;
+    struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
+    int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+    if (getenv("DIPTYCH_WEB_DEBUG")) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
+    app.last_frame_us = g_get_monotonic_time();
+    app.last_frame_w = w;
+    app.last_frame_h = h;
+    app.input_at_us = 0;
+    int hold = 0;
+    if (app.snapshotting < app.nsnapshots) {
+        struct snapshot *s = &app.snapshots[app.snapshotting];
+        if (w == s->px_w && h == s->px_h) {
+            dc_buffer *b = dc_buffer_get(app.dc, w, h);
+            if (b) {
+                copy_frame(shm, b);
+                dc_snapshot(app.dc, b, s->serial);
+            }
+            app.snapshotting++;
+            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
+            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
+            next_snapshot();
+            return;
+        }
+    } else if (app.configured && w == app.px_w && h == app.px_h) {
+        dc_buffer *b = app.held && app.held->width == w && app.held->height == h ? app.held : dc_buffer_get(app.dc, w, h);
+        if (b) {
+            copy_frame(shm, b);
+            if (app.loaded && app.frames_since_load++ > 0) {
+                app.held = NULL;
+                dc_commit(app.dc, b, NULL, 0);
+                /* Live, WebKit's next frame waits for this one to reach the screen. */
+                hold = !app.virtual_clock;
+            } else {
+                app.held = b;
+            }
+        }
+    }
+    wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
+    if (hold) app.frame_complete_owed = 1;
+    else wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
+    answer_sync_if_done();
+}
+
+/* ---- the compositor's round trip ---- */
+
+/* Whether WebKit still owes what the compositor asked for: snapshots, a frame at the live size,
+   or the answer to input dispatched lately. */
+static int webkit_busy(void) {
+    if (!app.configured) return 0;
+    if (app.snapshotting < app.nsnapshots) return 1;
+    if (!app.loaded || (app.frames_since_load < 2 && app.settle_source)) return 1;
+    if (app.visible && (app.last_frame_w != app.px_w || app.last_frame_h != app.px_h)) return 1;
+    if (app.input_at_us && g_get_monotonic_time() - app.input_at_us < INPUT_QUIET_MS * 1000) return 1;
+    return 0;
+}
+
+static void answer_sync_if_done(void) {
+    if (!app.sync_pending) return;
+    if (webkit_busy() && g_get_monotonic_time() < app.sync_deadline_us) return;
+    app.sync_pending = 0;
+    dc_sync_done(app.dc, app.sync_serial);
+}
+
+static gboolean sync_tick(gpointer data) {
+    (void)data;
+    answer_sync_if_done();
+    return G_SOURCE_CONTINUE;
+}
+
+/* ---- input ---- */
+
+static void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
+    enum wpe_input_touch_event_type type = phase == DC_TOUCH_DOWN ? wpe_input_touch_event_type_down
+        : phase == DC_TOUCH_MOTION ? wpe_input_touch_event_type_motion : wpe_input_touch_event_type_up;
+    int at = -1;
+    for (int i = 0; i < app.ntouches; i++) if (app.touches[i].id == id) at = i;
+    if (at < 0) {
+        if (phase != DC_TOUCH_DOWN || app.ntouches == MAX_TOUCHES) return;
+        at = app.ntouches++;
+    }
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, (uint32_t)time, id, (int32_t)lround(x), (int32_t)lround(y) };
+    struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, (uint32_t)time, 0 };
+    wpe_view_backend_dispatch_touch_event(app.backend, &event);
+    if (type == wpe_input_touch_event_type_up) {
+        app.touches[at] = app.touches[--app.ntouches];
+    } else {
+        app.touches[at].type = wpe_input_touch_event_type_motion;
+    }
+    app.input_at_us = g_get_monotonic_time();
+}
+
+static void dispatch_pen(int phase, double x, double y, double time) {
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, (uint32_t)time, (int)lround(x), (int)lround(y), 0, 0, 0 };
+    if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
+        e.type = wpe_input_pointer_event_type_button;
+        e.button = 1;
+        e.state = phase == DC_PEN_DOWN;
+        app.pen_down = phase == DC_PEN_DOWN;
+        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+        /* The position first, then the button there. */
+        struct wpe_input_pointer_event move = e;
+        move.type = wpe_input_pointer_event_type_motion;
+        move.button = move.state = 0;
+        move.modifiers = phase == DC_PEN_UP ? wpe_input_pointer_modifier_button1 : 0;
+        wpe_view_backend_dispatch_pointer_event(app.backend, &move);
+    } else {
+        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+    }
+    wpe_view_backend_dispatch_pointer_event(app.backend, &e);
+    app.input_at_us = g_get_monotonic_time();
+}
+
+/* ---- faults ---- */
+
+static gboolean retry_load(gpointer data) {
+    (void)data;
+    app.retry_source = 0;
+    webkit_web_view_load_uri(app.view, app.uri);
+    return G_SOURCE_REMOVE;
+}
+
+static guint backoff_ms(int attempt) {
+    guint ms = 500;
+    for (int i = 0; i < attempt && ms < 30000; i++) ms *= 2;
+    return ms > 30000 ? 30000 : ms;
+}
+
+static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar *uri, GError *error, gpointer data) {
+    (void)event; (void)data;
+    if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return FALSE;
+    if (app.load_retries == 0) say("cannot load %s: %s; showing an error page and retrying", uri, error->message);
+    char *u = g_markup_escape_text(uri, -1), *m = g_markup_escape_text(error->message, -1);
+    char *html = g_strdup_printf(
+        "<!doctype html><meta name=viewport content='width=device-width'><title>error</title>"
+        "<style>html{background:#1c1c1e;color:#f2f2f7;font:17px sans-serif}body{margin:0;padding:calc(40px + var(--diptych-safe-area-inset-top,0px)) 24px}"
+        "h1{font-size:22px;margin:0 0 12px}p{word-break:break-all;color:#aeaeb2}</style>"
+        "<h1>This page could not be loaded</h1><p id=url>%s</p><p id=reason>%s</p><p>Trying again in %u s.</p>",
+        u, m, backoff_ms(app.load_retries) / 1000);
+    app.showing_error = 1;
+    webkit_web_view_load_alternate_html(view, html, uri, NULL);
+    g_free(html); g_free(u); g_free(m);
+    if (!app.retry_source) app.retry_source = g_timeout_add(backoff_ms(app.load_retries++), retry_load, NULL);
+    return TRUE;
+}
+
+/* The page loaded and no second frame came: the one kept goes on screen. */
+static gboolean show_held_frame(gpointer data) {
+    (void)data;
+    app.settle_source = 0;
+    app.frames_since_load = 1;
+    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
+        dc_commit(app.dc, app.held, NULL, 0);
+    app.held = NULL;
+    answer_sync_if_done();
+    return G_SOURCE_REMOVE;
+}
+
+static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
+    (void)data;
+    if (getenv("DIPTYCH_WEB_DEBUG")) say("load event %d", (int)event);
+    if (event == WEBKIT_LOAD_STARTED) app.loaded = 0;
+    if (event != WEBKIT_LOAD_FINISHED) return;
+    app.loaded = 1;
+    app.frames_since_load = 0;
+    if (app.settle_source) g_source_remove(app.settle_source);
+    app.settle_source = g_timeout_add(LOAD_SETTLE_MS, show_held_frame, NULL);
+    const char *loaded = webkit_web_view_get_uri(view);
+    if (app.showing_error && loaded && strcmp(loaded, app.uri) == 0 && app.retry_source == 0) app.showing_error = 0;
+    if (!app.showing_error) {
+        app.load_retries = 0;
+        app.crash_retries = 0;
+    }
+    webkit_web_view_run_javascript(view, style_probe, NULL, on_style_read, NULL);
+}
+
+static gboolean reload_after_crash(gpointer data) {
+    (void)data;
+    app.retry_source = 0;
+    webkit_web_view_reload(app.view);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_web_process_terminated(WebKitWebView *view, WebKitWebProcessTerminationReason reason, gpointer data) {
+    (void)view; (void)data;
+    if (app.crash_retries == 0)
+        say("the web process ended (%s); reloading %s", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "out of memory", app.uri);
+    if (app.retry_source) g_source_remove(app.retry_source);
+    app.retry_source = g_timeout_add(app.crash_retries ? backoff_ms(app.crash_retries - 1) : 0, reload_after_crash, NULL);
+    app.crash_retries++;
+}
+
+static void on_title(WebKitWebView *view, GParamSpec *spec, gpointer data) {
+    (void)spec; (void)data;
+    GString *s = log_start("pageTitle");
+    g_string_append(s, ",\"title\":");
+    json_string(s, webkit_web_view_get_title(view) ? webkit_web_view_get_title(view) : "");
+    log_line(s);
+    g_string_free(s, TRUE);
+}
+
+/* ---- the view ---- */
+
+static void create_view(void) {
+    static struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
+    app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.css_w, (uint32_t)app.css_h);
+    app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
+    WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
+    WebKitWebContext *context = webkit_web_context_new_ephemeral();
+    app.content = webkit_user_content_manager_new();
+    WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
+        WEBKIT_USER_STYLE_LEVEL_USER, NULL, NULL);
+    webkit_user_content_manager_add_style_sheet(app.content, sheet);
+    webkit_user_style_sheet_unref(sheet);
+    install_user_content();
+    WebKitSettings *settings = webkit_settings_new();
+    webkit_settings_set_enable_developer_extras(settings, FALSE);
+    app.view = g_object_new(WEBKIT_TYPE_WEB_VIEW, "backend", backend, "web-context", context, "settings", settings,
+        "user-content-manager", app.content, NULL);
+    g_object_unref(context);
+    g_object_unref(settings);
+    /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
+    wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
+    /* All three bits once (the backend starts at none while the view assumes all). */
+    wpe_view_backend_add_activity_state(app.backend,
+        wpe_view_activity_state_visible | wpe_view_activity_state_focused | wpe_view_activity_state_in_window);
+    if (!app.visible) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_visible);
+    if (!app.focused) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_focused);
+    g_signal_connect(app.view, "load-failed", G_CALLBACK(on_load_failed), NULL);
+    g_signal_connect(app.view, "load-changed", G_CALLBACK(on_load_changed), NULL);
+    g_signal_connect(app.view, "web-process-terminated", G_CALLBACK(on_web_process_terminated), NULL);
+    g_signal_connect(app.view, "notify::title", G_CALLBACK(on_title), NULL);
+    webkit_web_view_load_uri(app.view, app.uri);
+}
+
+static void set_activity(int visible, int focused) {
+    if (app.backend) {
+        if (visible && !app.visible) wpe_view_backend_add_activity_state(app.backend, wpe_view_activity_state_visible);
+        if (!visible && app.visible) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_visible);
+        if (focused && !app.focused) wpe_view_backend_add_activity_state(app.backend, wpe_view_activity_state_focused);
+        if (!focused && app.focused) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_focused);
+    }
+    app.visible = visible;
+    app.focused = focused;
+}
+
+/* ---- the compositor's events ---- */
+
+static void handle(const dc_event *e) {
+    log_event(e);
+    switch (e->type) {
+    case DC_CONFIGURE: {
+        int first = !app.configured;
+        int was_primary = app.role == DC_PRIMARY;
+        dc_ack(app.dc, e->configure.serial);
+        app.configured = 1;
+        app.role = e->configure.role;
+        app.css_w = e->configure.frame.width;
+        app.css_h = e->configure.frame.height;
+        app.px_w = e->configure.pixel_width;
+        app.px_h = e->configure.pixel_height;
+        app.hclass = e->configure.horizontal_size_class;
+        app.vclass = e->configure.vertical_size_class;
+        double scale = e->configure.scale > 0 ? e->configure.scale : (double)app.px_w / app.css_w;
+        app.safe[0] = e->configure.safe_top; app.safe[1] = e->configure.safe_left;
+        app.safe[2] = e->configure.safe_bottom; app.safe[3] = e->configure.safe_right;
+        /* The drag that asked for snapshots is over. */
+        app.nsnapshots = app.snapshotting = 0;
+        if (first) {
+            app.scale = scale;
+            create_view();
+        } else {
+            if (scale != app.scale) {
+                app.scale = scale;
+                wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)scale);
+            }
+            set_view_size(app.css_w, app.css_h);
+            update_classes();
+        }
+        if (app.role == DC_PRIMARY && !was_primary) app.sent_style = -1;
+        send_status_bar_style();
+        break;
+    }
+    case DC_LIFECYCLE:
+        switch (e->lifecycle) {
+        case DC_WILL_RESIGN_ACTIVE: set_activity(app.visible, 0); break;
+        case DC_DID_BECOME_ACTIVE: set_activity(1, 1); break;
+        case DC_DID_ENTER_BACKGROUND: set_activity(0, 0); break;
+        case DC_WILL_ENTER_FOREGROUND: set_activity(1, app.focused); break;
+        }
+        break;
+    case DC_SNAPSHOT_REQUEST: {
+        if (!app.view || app.nsnapshots == MAX_SNAPSHOTS) break;
+        struct snapshot *s = &app.snapshots[app.nsnapshots++];
+        s->serial = e->snapshot_request.serial;
+        s->css_w = e->snapshot_request.frame.width;
+        s->css_h = e->snapshot_request.frame.height;
+        s->px_w = e->snapshot_request.pixel_width;
+        s->px_h = e->snapshot_request.pixel_height;
+        if (app.nsnapshots == 1) next_snapshot();
+        break;
+    }
+    case DC_TOUCH:
+        if (app.view) dispatch_touch(e->touch.id, e->touch.phase, e->touch.x, e->touch.y, e->touch.time);
+        break;
+    case DC_PEN:
+        if (app.view && e->pen.phase != DC_PEN_PROXIMITY_OUT) dispatch_pen(e->pen.phase, e->pen.x, e->pen.y, e->pen.time);
+        break;
+    case DC_FRAME_DONE:
+        if (app.frame_complete_owed) {
+            app.frame_complete_owed = 0;
+            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
+        }
+        break;
+    case DC_SYNC:
+        /* A scenario: frames are not held for frameDone (the clock is the compositor's). */
+        app.virtual_clock = 1;
+        if (app.frame_complete_owed) {
+            app.frame_complete_owed = 0;
+            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
+        }
+        app.sync_pending = 1;
+        app.sync_serial = e->sync.serial;
+        app.sync_deadline_us = g_get_monotonic_time() + SYNC_TIMEOUT_MS * 1000;
+        answer_sync_if_done();
+        break;
+    case DC_ERROR:
+        say("the compositor reported a protocol error: %s", e->error.message);
+        g_main_loop_quit(app.loop);
+        break;
+    default:
+        break;
+    }
+}
+
+static gboolean on_socket(gint fd, GIOCondition condition, gpointer data) {
+    (void)fd; (void)condition; (void)data;
+    dc_event e;
+    int r;
+    while ((r = dc_next_event(app.dc, &e, 0)) > 0) handle(&e);
+    if (r < 0) {
+        g_main_loop_quit(app.loop);
+        return G_SOURCE_REMOVE;
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_signal(gpointer data) {
+    (void)data;
+    g_main_loop_quit(app.loop);
+    return G_SOURCE_REMOVE;
+}
+
+static char *uri_of(const char *arg) {
+    if (strstr(arg, "://") || g_str_has_prefix(arg, "about:") || g_str_has_prefix(arg, "data:")) return g_strdup(arg);
+    char *absolute = g_canonicalize_filename(arg, NULL);
+    char *uri = g_filename_to_uri(absolute, NULL, NULL);
+    g_free(absolute);
+    return uri ? uri : g_strdup(arg);
+}
+
+int main(int argc, char **argv) {
+    const char *url = NULL;
+    int full_screen = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--event-log") == 0 && i + 1 < argc) app.log_path = argv[++i];
+        else if (strcmp(argv[i], "--requires-full-screen") == 0) full_screen = 1;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n"
+                   "A web page (http(s)://, file://, or a file path) as a Diptych app, rendered by WPE WebKit.\n");
+            return 0;
+        } else if (argv[i][0] == '-' || url) {
+            fprintf(stderr, "diptych-web: unexpected argument '%s'\nusage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n", argv[i]);
+            return 2;
+        } else url = argv[i];
+    }
+    if (!url) {
+        fprintf(stderr, "diptych-web: no URL\nusage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n");
+        return 2;
+    }
+    char *uri = uri_of(url);
+    app.uri = uri;
+    snprintf(app.app_label, sizeof app.app_label, "web:%s", url);
+    /* No GPU: Mesa's software rasteriser in the web process (inherited). */
+    setenv("LIBGL_ALWAYS_SOFTWARE", "1", 0);
+    if (!wpe_loader_init("libWPEBackend-fdo-1.0.so.1")) {
+        say("cannot load libWPEBackend-fdo-1.0.so.1 (install libwpebackend-fdo-1.0-1)");
+        return 1;
+    }
+    if (!wpe_fdo_initialize_shm()) {
+        say("wpebackend-fdo's shared-memory path did not initialise");
+        return 1;
+    }
+    char error[512];
+    app.dc = dc_connect(app.app_label, full_screen, error, sizeof error);
+    if (!app.dc) {
+        say("%s", error);
+        return 1;
+    }
+    app.loop = g_main_loop_new(NULL, FALSE);
+    g_unix_fd_add(dc_fd(app.dc), G_IO_IN | G_IO_HUP | G_IO_ERR, on_socket, NULL);
+    g_unix_signal_add(SIGTERM, on_signal, NULL);
+    g_unix_signal_add(SIGINT, on_signal, NULL);
+    g_unix_signal_add(SIGHUP, on_signal, NULL);
+    g_timeout_add(10, sync_tick, NULL);
+    g_main_loop_run(app.loop);
+    /* The view goes first: its web and network processes end with it. */
+    if (app.view) g_object_unref(app.view);
+    dc_disconnect(app.dc);
+    g_free(uri);
+    return 0;
+}

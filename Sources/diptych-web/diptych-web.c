@@ -41,10 +41,12 @@
 /* How long a frame's round trip may wait for WebKit (ms), and how long without a frame after
    input counts as "nothing more to draw". */
 #define SYNC_TIMEOUT_MS 3000
-#define INPUT_QUIET_MS 120
+#define QUIET_MS 80
+/* How long after a stimulus (input, a resize) the round trip waits for WebKit to go quiet. */
+#define STIR_MS 1000
 #define LOAD_SETTLE_MS 150
 
-struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h; };
+struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h, hclass; };
 
 static struct {
     dc_connection *dc;
@@ -72,18 +74,23 @@ static struct {
     int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
     gint64 last_frame_us;       /* monotonic time of the last frame exported */
     int last_frame_w, last_frame_h;
+    /* A frame of the live size went on screen since the size last changed. */
+    int shown_live_size;
 
     /* Snapshots asked for, done one after another. */
     struct snapshot snapshots[MAX_SNAPSHOTS];
     int nsnapshots, snapshotting;
+    /* The newest frame of the snapshot being taken: sent once WebKit has been quiet for
+       QUIET_MS (a resize lays the page out, then its resize handlers may change it again). */
+    dc_buffer *candidate;
 
     /* The compositor's round trip waiting for WebKit. */
     int sync_pending;
     uint32_t sync_serial;
     gint64 sync_deadline_us;
-    gint64 input_at_us;         /* last input dispatched, 0 once a frame followed it */
+    gint64 stir_us;             /* the last input or resize dispatched to WebKit */
 
-    /* Touch points down, in CSS px. */
+    /* Touch points down, in device pixels. */
     struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
     int ntouches;
     int pen_down;
@@ -242,16 +249,49 @@ static void log_event(const dc_event *e) {
 
 /* ---- the page's state ---- */
 
+/* The sizes (CSS px) the compositor named, with their classes: a pane's and each snapshot's. */
+#define MAX_CLASS_SIZES 32
+static struct { int width, height, hclass, vclass; } class_sizes[MAX_CLASS_SIZES];
+static int nclass_sizes;
+
+static void note_class_size(int width, int height, int hclass, int vclass) {
+    for (int i = 0; i < nclass_sizes; i++)
+        if (class_sizes[i].width == width && class_sizes[i].height == height) {
+            class_sizes[i].hclass = hclass;
+            class_sizes[i].vclass = vclass;
+            return;
+        }
+    if (nclass_sizes == MAX_CLASS_SIZES) memmove(class_sizes, class_sizes + 1, sizeof class_sizes[0] * --nclass_sizes);
+    class_sizes[nclass_sizes].width = width;
+    class_sizes[nclass_sizes].height = height;
+    class_sizes[nclass_sizes].hclass = hclass;
+    class_sizes[nclass_sizes++].vclass = vclass;
+}
+
+/* The page sets its classes itself in the first `resize` listener, from its viewport (the
+   sizes the compositor named, else its thresholds), so every frame is laid out with the
+   classes of its own size, however WebKit orders this script and a resize. */
 static char *classes_script(void) {
-    return g_strdup_printf(
-        "(function(){var r=document.documentElement;if(!r)return;"
-        "var h='%s',v='%s',ph=r.dataset.horizontalSizeClass,pv=r.dataset.verticalSizeClass;"
+    GString *w = g_string_new(""), *h = g_string_new("");
+    for (int i = 0; i < nclass_sizes; i++) {
+        g_string_append_printf(w, "%s%d:'%s'", w->len ? "," : "", class_sizes[i].width, class_name(class_sizes[i].hclass));
+        g_string_append_printf(h, "%s%d:'%s'", h->len ? "," : "", class_sizes[i].height, class_name(class_sizes[i].vclass));
+    }
+    char *source = g_strdup_printf(
+        "(function(){var D=window.__diptych||(window.__diptych={w:{},h:{}});"
+        "Object.assign(D.w,{%s});Object.assign(D.h,{%s});D.safe=[%g,%g,%g,%g];"
+        "if(!D.apply){D.apply=function(){var r=document.documentElement;if(!r)return;"
+        "var h=D.w[innerWidth]||(innerWidth>=678?'regular':'compact'),v=D.h[innerHeight]||(innerHeight>=678?'regular':'compact');"
+        "var ph=r.dataset.horizontalSizeClass,pv=r.dataset.verticalSizeClass;"
         "r.dataset.horizontalSizeClass=h;r.dataset.verticalSizeClass=v;"
-        "r.style.setProperty('--diptych-safe-area-inset-top','%gpx');r.style.setProperty('--diptych-safe-area-inset-left','%gpx');"
-        "r.style.setProperty('--diptych-safe-area-inset-bottom','%gpx');r.style.setProperty('--diptych-safe-area-inset-right','%gpx');"
+        "['top','left','bottom','right'].forEach(function(k,i){r.style.setProperty('--diptych-safe-area-inset-'+k,D.safe[i]+'px');});"
         "if(ph&&(ph!==h||pv!==v))window.dispatchEvent(new CustomEvent('diptychsizeclasschange',"
-        "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));})();",
-        class_name(app.hclass), class_name(app.vclass), app.safe[0], app.safe[1], app.safe[2], app.safe[3]);
+        "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));};"
+        "window.addEventListener('resize',D.apply,true);}D.apply();})();",
+        w->str, h->str, app.safe[0], app.safe[1], app.safe[2], app.safe[3]);
+    g_string_free(w, TRUE);
+    g_string_free(h, TRUE);
+    return source;
 }
 
 /* The user script that sets the classes before the page's own scripts (on every load), and the
@@ -265,6 +305,8 @@ static void install_user_content(void) {
     webkit_user_script_unref(script);
     g_free(source);
 }
+
+static void answer_sync_if_done(void);
 
 static void update_classes(void) {
     install_user_content();
@@ -304,9 +346,13 @@ static const char *style_probe =
     "var m2=getComputedStyle(d).color.match(/\\d+(\\.\\d+)?/g);d.remove();if(!m2)return 'none';"
     "var l=0.2126*m2[0]+0.7152*m2[1]+0.0722*m2[2];return l<128?'light':'dark';})()";
 
-/* ---- frames ---- */
-
-static void answer_sync_if_done(void);
+/* Whether WebKit has gone quiet since it was last stirred (or was stirred long enough ago). */
+static int quiet(void) {
+    gint64 now = g_get_monotonic_time();
+    if (now - app.stir_us >= STIR_MS * 1000) return 1;
+    gint64 last = app.last_frame_us > app.stir_us ? app.last_frame_us : app.stir_us;
+    return now - last >= QUIET_MS * 1000;
+}
 
 static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
@@ -320,13 +366,16 @@ static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
 
 static void set_view_size(int css_w, int css_h) {
     wpe_view_backend_dispatch_set_size(app.backend, (uint32_t)css_w, (uint32_t)css_h);
+    app.stir_us = g_get_monotonic_time();
 }
 
+/* The page at the next snapshot's size and size class (as iOS resizes an app offscreen for
+   its snapshots), or back at its live size and class once all are taken. */
 static void next_snapshot(void) {
     if (app.snapshotting < app.nsnapshots) {
-        set_view_size(app.snapshots[app.snapshotting].css_w, app.snapshots[app.snapshotting].css_h);
+        struct snapshot *s = &app.snapshots[app.snapshotting];
+        set_view_size(s->css_w, s->css_h);
     } else {
-        /* All answered: the live size again. */
         app.nsnapshots = app.snapshotting = 0;
         set_view_size(app.css_w, app.css_h);
         answer_sync_if_done();
@@ -341,20 +390,15 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     app.last_frame_us = g_get_monotonic_time();
     app.last_frame_w = w;
     app.last_frame_h = h;
-    app.input_at_us = 0;
     int hold = 0;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
         if (w == s->px_w && h == s->px_h) {
-            dc_buffer *b = dc_buffer_get(app.dc, w, h);
-            if (b) {
-                copy_frame(shm, b);
-                dc_snapshot(app.dc, b, s->serial);
-            }
-            app.snapshotting++;
+            dc_buffer *b = app.candidate && app.candidate->width == w && app.candidate->height == h ? app.candidate : dc_buffer_get(app.dc, w, h);
+            if (b) copy_frame(shm, b);
+            app.candidate = b;
             wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
             wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
-            next_snapshot();
             return;
         }
     } else if (app.configured && w == app.px_w && h == app.px_h) {
@@ -364,6 +408,7 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
             if (app.loaded && app.frames_since_load++ > 0) {
                 app.held = NULL;
                 dc_commit(app.dc, b, NULL, 0);
+                app.shown_live_size = 1;
                 /* Live, WebKit's next frame waits for this one to reach the screen. */
                 hold = !app.virtual_clock;
             } else {
@@ -384,9 +429,9 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
 static int webkit_busy(void) {
     if (!app.configured) return 0;
     if (app.snapshotting < app.nsnapshots) return 1;
+    if (!quiet()) return 1;
     if (!app.loaded || (app.frames_since_load < 2 && app.settle_source)) return 1;
-    if (app.visible && (app.last_frame_w != app.px_w || app.last_frame_h != app.px_h)) return 1;
-    if (app.input_at_us && g_get_monotonic_time() - app.input_at_us < INPUT_QUIET_MS * 1000) return 1;
+    if (app.visible && !app.shown_live_size) return 1;
     return 0;
 }
 
@@ -394,11 +439,20 @@ static void answer_sync_if_done(void) {
     if (!app.sync_pending) return;
     if (webkit_busy() && g_get_monotonic_time() < app.sync_deadline_us) return;
     app.sync_pending = 0;
+    if (getenv("DIPTYCH_WEB_DEBUG")) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
     dc_sync_done(app.dc, app.sync_serial);
 }
 
 static gboolean sync_tick(gpointer data) {
     (void)data;
+    /* A snapshot frame kept from before the classes changed, and nothing newer came. */
+    if (app.candidate && app.snapshotting < app.nsnapshots && quiet()) {
+        struct snapshot *s = &app.snapshots[app.snapshotting];
+        if (app.candidate->width == s->px_w && app.candidate->height == s->px_h) dc_snapshot(app.dc, app.candidate, s->serial);
+        app.candidate = NULL;
+        app.snapshotting++;
+        next_snapshot();
+    }
     answer_sync_if_done();
     return G_SOURCE_CONTINUE;
 }
@@ -414,7 +468,8 @@ static void dispatch_touch(int32_t id, int phase, double x, double y, double tim
         if (phase != DC_TOUCH_DOWN || app.ntouches == MAX_TOUCHES) return;
         at = app.ntouches++;
     }
-    app.touches[at] = (struct wpe_input_touch_event_raw){ type, (uint32_t)time, id, (int32_t)lround(x), (int32_t)lround(y) };
+    /* WebKit takes input in device pixels (it divides by the scale factor). */
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, (uint32_t)time, id, (int32_t)lround(x * app.scale), (int32_t)lround(y * app.scale) };
     struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, (uint32_t)time, 0 };
     wpe_view_backend_dispatch_touch_event(app.backend, &event);
     if (type == wpe_input_touch_event_type_up) {
@@ -422,11 +477,11 @@ static void dispatch_touch(int32_t id, int phase, double x, double y, double tim
     } else {
         app.touches[at].type = wpe_input_touch_event_type_motion;
     }
-    app.input_at_us = g_get_monotonic_time();
+    app.stir_us = g_get_monotonic_time();
 }
 
 static void dispatch_pen(int phase, double x, double y, double time) {
-    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, (uint32_t)time, (int)lround(x), (int)lround(y), 0, 0, 0 };
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, (uint32_t)time, (int)lround(x * app.scale), (int)lround(y * app.scale), 0, 0, 0 };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
         e.button = 1;
@@ -443,7 +498,7 @@ static void dispatch_pen(int phase, double x, double y, double time) {
         e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
     }
     wpe_view_backend_dispatch_pointer_event(app.backend, &e);
-    app.input_at_us = g_get_monotonic_time();
+    app.stir_us = g_get_monotonic_time();
 }
 
 /* ---- faults ---- */
@@ -484,8 +539,10 @@ static gboolean show_held_frame(gpointer data) {
     (void)data;
     app.settle_source = 0;
     app.frames_since_load = 1;
-    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
+    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots) {
         dc_commit(app.dc, app.held, NULL, 0);
+        app.shown_live_size = 1;
+    }
     app.held = NULL;
     answer_sync_if_done();
     return G_SOURCE_REMOVE;
@@ -583,6 +640,7 @@ static void set_activity(int visible, int focused) {
 
 static void handle(const dc_event *e) {
     log_event(e);
+    if (getenv("DIPTYCH_WEB_DEBUG") && e->type != DC_SYNC) say("event %d", (int)e->type);
     switch (e->type) {
     case DC_CONFIGURE: {
         int first = !app.configured;
@@ -590,6 +648,7 @@ static void handle(const dc_event *e) {
         dc_ack(app.dc, e->configure.serial);
         app.configured = 1;
         app.role = e->configure.role;
+        if (e->configure.pixel_width != app.px_w || e->configure.pixel_height != app.px_h) app.shown_live_size = 0;
         app.css_w = e->configure.frame.width;
         app.css_h = e->configure.frame.height;
         app.px_w = e->configure.pixel_width;
@@ -601,16 +660,19 @@ static void handle(const dc_event *e) {
         app.safe[2] = e->configure.safe_bottom; app.safe[3] = e->configure.safe_right;
         /* The drag that asked for snapshots is over. */
         app.nsnapshots = app.snapshotting = 0;
+        app.candidate = NULL;
         if (first) {
             app.scale = scale;
+            note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
             create_view();
         } else {
             if (scale != app.scale) {
                 app.scale = scale;
                 wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)scale);
             }
-            set_view_size(app.css_w, app.css_h);
+            note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
             update_classes();
+            set_view_size(app.css_w, app.css_h);
         }
         if (app.role == DC_PRIMARY && !was_primary) app.sent_style = -1;
         send_status_bar_style();
@@ -632,6 +694,9 @@ static void handle(const dc_event *e) {
         s->css_h = e->snapshot_request.frame.height;
         s->px_w = e->snapshot_request.pixel_width;
         s->px_h = e->snapshot_request.pixel_height;
+        s->hclass = e->snapshot_request.horizontal_size_class;
+        note_class_size(s->css_w, s->css_h, s->hclass, app.vclass);
+        update_classes();
         if (app.nsnapshots == 1) next_snapshot();
         break;
     }

@@ -53,6 +53,7 @@ static struct {
     GMainLoop *loop;
     const char *uri;
     const char *log_path;
+    int log_frames;             /* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line per frame WebKit makes */
     char app_label[1024];
     struct wpe_view_backend_exportable_fdo *exportable;
     struct wpe_view_backend *backend;
@@ -387,6 +388,12 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
     if (getenv("DIPTYCH_WEB_DEBUG")) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
+    if (app.log_frames) {
+        GString *line = log_start("webFrame");
+        g_string_append_printf(line, ",\"pixelWidth\":%d,\"pixelHeight\":%d", w, h);
+        log_line(line);
+        g_string_free(line, TRUE);
+    }
     app.last_frame_us = g_get_monotonic_time();
     app.last_frame_w = w;
     app.last_frame_h = h;
@@ -781,6 +788,7 @@ int main(int argc, char **argv) {
     char *uri = uri_of(url);
     app.uri = uri;
     snprintf(app.app_label, sizeof app.app_label, "web:%s", url);
+    app.log_frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
     /* No GPU: Mesa's software rasteriser in the web process (inherited). */
     setenv("LIBGL_ALWAYS_SOFTWARE", "1", 0);
     if (!wpe_loader_init("libWPEBackend-fdo-1.0.so.1")) {

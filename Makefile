@@ -44,7 +44,7 @@ web:
 	else echo "make: WPE WebKit not found ($(WEB_PKGS)): web:URL apps are not available"; fi
 
 # The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
-# played with real apps, then every arrangement of ipad-pro in both orientations.
+# played with real apps, every arrangement of ipad-pro in both orientations, and a web app.
 run: build
 	@mkdir -p $(OUT)
 	$(BIN)/diptych run --backend headless --scenario Assets/scenarios/demo.json --out $(OUT)
@@ -57,6 +57,13 @@ run: build
 	      --primary 'pattern:#336699' --secondary 'pattern:#993366' --out $(OUT)/$$name.png; \
 	  done; \
 	done
+	@# A web app (WPE WebKit) beside a native one: in Slide Over, then in a split dragged to half
+	@# (its snapshots mid-drag) and back, its selection kept.
+	@if [ -x $(BIN)/diptych-web ]; then \
+	  $(BIN)/diptych render --device ipad-pro --arrangement slide-over --primary notes \
+	    --secondary web:Assets/web/markets.html --out $(OUT)/web-slide-over.png && \
+	  mkdir -p $(OUT)/web && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-drag.json --out $(OUT)/web; \
+	else echo "make: diptych-web not built: no web apps in the tour"; fi
 
 # The pure tier (DiptychCore, DiptychWire) imports no C module, Glibc, Musl or Foundation.
 check-pure:

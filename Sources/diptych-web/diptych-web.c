@@ -355,7 +355,19 @@ static int quiet(void) {
     return now - last >= QUIET_MS * 1000;
 }
 
+/* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line for each frame WebKit made, with the time the copy
+   into the compositor's buffer took (for the tests and the benchmark). */
+static void log_frame(int w, int h, double copy_ms) {
+    if (!app.log_frames) return;
+    GString *line = log_start("webFrame");
+    g_string_append_printf(line, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"copyMs\":%.3f,\"at\":%.3f", w, h, copy_ms,
+        (double)g_get_monotonic_time() / 1000.0);
+    log_line(line);
+    g_string_free(line, TRUE);
+}
+
 static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
+    gint64 t0 = g_get_monotonic_time();
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
     wl_shm_buffer_begin_access(shm);
     const uint8_t *src = wl_shm_buffer_get_data(shm);
@@ -363,6 +375,7 @@ static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
         memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)y * (size_t)stride,
                (size_t)(w < b->width ? w : b->width) * 4);
     wl_shm_buffer_end_access(shm);
+    log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
 }
 
 static void set_view_size(int css_w, int css_h) {
@@ -388,12 +401,6 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
     if (getenv("DIPTYCH_WEB_DEBUG")) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
-    if (app.log_frames) {
-        GString *line = log_start("webFrame");
-        g_string_append_printf(line, ",\"pixelWidth\":%d,\"pixelHeight\":%d", w, h);
-        log_line(line);
-        g_string_free(line, TRUE);
-    }
     app.last_frame_us = g_get_monotonic_time();
     app.last_frame_w = w;
     app.last_frame_h = h;

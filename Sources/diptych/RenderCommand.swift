@@ -18,7 +18,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "The arrangement.")
     var arrangement: Arrangement
 
-    @Option(help: "The primary app: a demo app (\(DemoApp.validChoices)) or any app's command line (shell-style quoting).")
+    @Option(help: "The primary app: a demo app (\(DemoApp.validChoices)), a web page (web:URL), or any app's command line (shell-style quoting).")
     var primary: String
 
     @Option(help: "The secondary app, as --primary (needed unless the arrangement is full).")

@@ -105,7 +105,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The arrangement to start in (default: split-2/3 with a secondary, else full).")
     var arrangement: Arrangement?
 
-    @Option(help: "The primary app: a demo app (notes, markets, tv, pattern:#RRGGBB, with demo flags) or any app's command line (shell-style quoting); with --scenario, it replaces the scenario's.")
+    @Option(help: "The primary app: a demo app (notes, markets, tv, pattern:#RRGGBB, with demo flags), a web page (web:URL), or any app's command line (shell-style quoting); with --scenario, it replaces the scenario's.")
     var primary: String?
 
     @Option(help: "The secondary app, as --primary.")

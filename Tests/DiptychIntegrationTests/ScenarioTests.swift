@@ -329,11 +329,13 @@ struct DeterminismTests {
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
         "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen",
     ]
+    /// Scenarios with web apps: played (twice, for their PNGs) by `WebAppTests`, when WebKit is there.
+    static let webScenarios = ["web-drag", "web-sketch"]
 
     @Test func everyShippedScenarioIsListed() throws {
         let r = try Harness.run(["sh", "-c", "ls \(repositoryRoot)/Assets/scenarios"])
         let files = r.stdout.split(separator: "\n").map { String($0.dropLast(".json".count)) }.sorted()
-        #expect(files == Self.scenarios.sorted())
+        #expect(files == (Self.scenarios + Self.webScenarios).sorted())
     }
 
     /// Every scenario, played twice, gives byte-identical event logs and identical captures.

@@ -123,6 +123,19 @@ struct WebAppTests {
         #expect(names[(background + 1)...].filter { $0 == "webFrame" }.count <= 1, "\(names[(background + 1)...])")
     }
 
+    /// The pen draws through pointer events and a finger through touch events (sketch.html
+    /// counts its strokes in its title), and both show in the pane.
+    @Test func thePenAndAFingerDrawOnAWebCanvas() throws {
+        let dir = Harness.temporaryDirectory("web-sketch")
+        let r = try Harness.run(
+            [Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/web-sketch.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(titles("\(dir)/events-primary.jsonl").last?.hasPrefix("sketch strokes=2 ") == true, "\(titles("\(dir)/events-primary.jsonl"))")
+        let png = try PixelImage.readPNG(from: "\(dir)/sketch.png")
+        #expect(png.pixel(x: 500, y: 700) & 0xFFFFFF == 0x1D1D1F)  // on the pen's line
+        #expect(png.pixel(x: 450, y: 1050) & 0xFFFFFF == 0xD0403A)  // on the finger's
+    }
+
     /// A URL that cannot be loaded shows an error page naming it, and says so on stderr.
     @Test func aBadURLShowsTheErrorPage() throws {
         let dir = Harness.temporaryDirectory("web-bad")

@@ -298,7 +298,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->pen.phase = r8(&r); e->pen.x = rf64(&r); e->pen.y = rf64(&r); e->pen.pressure = rf64(&r);
         e->pen.tilt_x = rf64(&r); e->pen.tilt_y = rf64(&r); e->pen.time = rf64(&r); e->pen.tool = r8(&r); e->pen.buttons = r32(&r);
         break;
-    case DC_FRAME_DONE: e->frame_done.time = r64(&r); break;
+    case DC_FRAME_DONE: e->frame_done.time = r64(&r); e->frame_done.refresh = rf64(&r); e->frame_done.seq = r64(&r); break;
     case DC_ERROR: {
         e->error.code = r16(&r);
         uint32_t len = r32(&r);

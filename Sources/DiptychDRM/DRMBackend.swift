@@ -16,6 +16,7 @@ public final class DRMBackend: OutputBackend {
     public let mode: DisplayMode
     public let crtc: UInt32
     public var size: Size { Size(width: mode.width, height: mode.height) }
+    public var refreshMillihertz: Int { mode.refreshMillihertz }
     public private(set) var flipsCompleted = 0
     public private(set) var flipFailures = 0
     /// The primary plane when atomic modesetting is in use; nil for the legacy API.

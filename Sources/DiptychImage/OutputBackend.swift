@@ -54,6 +54,8 @@ public protocol OutputBackend: AnyObject {
     /// Gives the output a new size; false when its size is not the compositor's to choose (a
     /// panel). A headless output follows the logical screen when it is not emulating a panel.
     func resize(to size: Size) -> Bool
+    /// The refresh rate in millihertz (a panel's mode; 60 Hz for an output in memory).
+    var refreshMillihertz: Int { get }
 }
 
 extension OutputBackend {
@@ -63,6 +65,7 @@ extension OutputBackend {
     public var pollInterval: UInt64? { nil }
     public func poll() -> [OutputEvent] { [] }
     public func resize(to size: Size) -> Bool { false }
+    public var refreshMillihertz: Int { 60_000 }
 }
 
 /// An output in memory: frames are kept, and written to PNG on request. Presents at once

@@ -125,6 +125,7 @@ extension Compositor {
         damageHistory.push(lastFrameDamage, keeping: Self.damageHistoryLength)
         frameCount += 1
         let time = virtualTime ?? shown
+        let refresh = 1_000_000 / Double(max(1, backend.refreshMillihertz)), seq = UInt64(frameCount)
         // Apps that wait for one (most frames of a settle have none).
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
@@ -133,12 +134,12 @@ extension Compositor {
             guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
             told.insert(c.id)
-            send(.frameDone(time: time), to: c)
+            send(.frameDone(time: time, refresh: refresh, seq: seq), to: c)
         }
         for w in pip.windows {
             guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.pipFrameDonePending = false
-            if told.insert(c.id).inserted { send(.frameDone(time: time), to: c) }
+            if told.insert(c.id).inserted { send(.frameDone(time: time, refresh: refresh, seq: seq), to: c) }
         }
         return result
     }

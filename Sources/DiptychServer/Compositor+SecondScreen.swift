@@ -29,6 +29,8 @@ final class SecondScreen {
     var history: [Region?] = []
     /// Whether the owner's last commit waits for a frame that shows it.
     var frameDonePending = false
+    /// Frames presented on it.
+    var frames: UInt64 = 0
 
     init(backend: any OutputBackend, logical: Size) {
         self.backend = backend
@@ -160,11 +162,12 @@ extension Compositor {
             return false
         }
         s.history.push(changed, keeping: Self.damageHistoryLength)
+        s.frames += 1
         s.full = false
         s.pending = Region()
         if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
             s.frameDonePending = false
-            send(.frameDone(time: virtualTime ?? shown), to: owner)
+            send(.frameDone(time: virtualTime ?? shown, refresh: 1_000_000 / Double(max(1, s.backend.refreshMillihertz)), seq: s.frames), to: owner)
         }
         return true
     }

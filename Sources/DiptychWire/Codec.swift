@@ -196,8 +196,8 @@ extension ServerEvent {
         case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons):
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(p); w.f64(tx); w.f64(ty)
             w.f64(time); w.u8(tool.rawValue); w.u32(buttons.rawValue)
-        case .frameDone(let t):
-            w.u64(t)
+        case .frameDone(let t, let refresh, let seq):
+            w.u64(t); w.f64(refresh); w.u64(seq)
         case .error(let e):
             w.u16(e.code.rawValue); w.string(e.message)
         case .sync(let serial, let time):
@@ -250,7 +250,7 @@ extension ServerEvent {
                 pressure: try r.f64(), tiltX: try r.f64(), tiltY: try r.f64(), time: try r.f64(),
                 tool: try enumCode(try r.u8(), PenTool.self, "pen tool"), buttons: PenButtons(rawValue: try r.u32()))
         case 106:
-            e = .frameDone(time: try r.u64())
+            e = .frameDone(time: try r.u64(), refresh: try r.f64(), seq: try r.u64())
         case 107:
             let raw = try r.u16()
             guard let c = ProtocolError.Code(rawValue: raw) else { throw ProtocolError(.malformedMessage, "unknown error code \(raw)") }

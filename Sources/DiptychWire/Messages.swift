@@ -17,7 +17,7 @@ public enum Wire {
     public static let version: UInt16 = 3
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, and tool and buttons to pen"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -192,8 +192,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// The pen, in points of the pane, with its pressure (0…1), tilt (degrees), timestamp
     /// (milliseconds), the end that touches and the barrel buttons held.
     case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: Double, tool: PenTool, buttons: PenButtons)
-    /// The committed buffer reached the screen at `time` (milliseconds, monotonic clock).
-    case frameDone(time: UInt64)
+    /// The committed buffer reached the screen at `time` (milliseconds, monotonic clock; the
+    /// virtual clock in a scenario), on an output refreshing every `refresh` milliseconds, in
+    /// its frame number `seq` (as wp_presentation's feedback: an app can aim at the next frame).
+    case frameDone(time: UInt64, refresh: Double, seq: UInt64)
     /// The client broke the protocol; the connection closes after this.
     case error(ProtocolError)
     /// A round trip: answer with `syncDone` after handling every earlier event. `time` is the
@@ -265,7 +267,7 @@ public enum ServerEvent: Sendable, Equatable {
             [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
              ("tiltX", .double(tx)), ("tiltY", .double(ty)), ("time", .double(time)), ("tool", .string(tool.name)),
              ("buttons", .int(Int(buttons.rawValue)))]
-        case .frameDone(let t): [("time", .int(Int(clamping: t)))]
+        case .frameDone(let t, let refresh, let seq): [("time", .int(Int(clamping: t))), ("refresh", .double(refresh)), ("seq", .int(Int(clamping: seq)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
         case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]
         case .release(let buffer): [("buffer", .int(Int(buffer)))]

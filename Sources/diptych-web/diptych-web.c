@@ -41,10 +41,11 @@
 /* How long a frame's round trip may wait for WebKit (ms), and how long without a frame after
    input counts as "nothing more to draw". */
 #define SYNC_TIMEOUT_MS 3000
-#define QUIET_MS 80
-/* How long after a stimulus (input, a resize) the round trip waits for WebKit to go quiet. */
-#define STIR_MS 1000
-#define LOAD_SETTLE_MS 150
+/* After the page has drawn what an input or a resize asked for (two animation frames later),
+   how long its frame may take to arrive; and how long WebKit takes to synthesise a tap's click. */
+#define GRACE_MS 150
+#define TAP_MS 60
+#define BLANK_MS 1000
 
 struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h, hclass; };
 
@@ -67,11 +68,11 @@ static struct {
     /* Frames: one committed and not yet shown holds WebKit's next (frame_complete owed). */
     int frame_complete_owed;
     /* Until the page has loaded and painted, frames are kept (the last one) rather than shown:
-       the frames before the load, and often the first after it, are a blank page. The first
-       frame after the load is shown only if no other follows within LOAD_SETTLE_MS. */
-    int loaded, frames_since_load;
+       the frames before the load, and often the first after it, are a blank page. After the
+       load a frame of one colour is kept back for up to BLANK_MS, in case the page's first
+       paint is on its way. */
+    int loaded;
     dc_buffer *held;
-    guint settle_source;
     int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
     gint64 last_frame_us;       /* monotonic time of the last frame exported */
     int last_frame_w, last_frame_h;
@@ -81,15 +82,24 @@ static struct {
     /* Snapshots asked for, done one after another. */
     struct snapshot snapshots[MAX_SNAPSHOTS];
     int nsnapshots, snapshotting;
-    /* The newest frame of the snapshot being taken: sent once WebKit has been quiet for
-       QUIET_MS (a resize lays the page out, then its resize handlers may change it again). */
+    /* The size the view is being given (CSS px): the page is told its classes first, and the
+       view resized once that script has run, so the first frame of the new size is laid out
+       with them. */
+    int target_w, target_h, resize_pending;
+    /* The newest frame of the snapshot being taken: sent once the page has settled at its size
+       (the first frames of a new size can still show the old layout). */
     dc_buffer *candidate;
+    guint resize_epoch;
+    gint64 loaded_us;
 
     /* The compositor's round trip waiting for WebKit. */
     int sync_pending;
     uint32_t sync_serial;
     gint64 sync_deadline_us;
-    gint64 stir_us;             /* the last input or resize dispatched to WebKit */
+    /* Input or a resize stirs the page; a script then waits two animation frames and posts
+       the stir's number back: the page has drawn what it asked for. */
+    guint stirs, settled;
+    gint64 settled_us;
 
     /* Touch points down, in device pixels. */
     struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
@@ -133,6 +143,12 @@ static void json_number(GString *s, double v) {
     else g_string_append_printf(s, "%.17g", v);
 }
 
+/* `,"key":number` */
+static void json_field(GString *s, const char *key, double v) {
+    g_string_append_printf(s, ",\"%s\":", key);
+    json_number(s, v);
+}
+
 static void log_line(GString *line) {
     if (!app.log_path) return;
     g_string_append(line, "}\n");
@@ -168,17 +184,14 @@ static void log_event(const dc_event *e) {
         g_string_append_printf(s, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\"",
             e->configure.pixel_width, e->configure.pixel_height, class_name(e->configure.horizontal_size_class),
             class_name(e->configure.vertical_size_class));
-        g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\",\"scale\":",
+        g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\"",
             e->configure.orientation ? "portrait" : "landscape", arrangement[e->configure.arrangement & 3]);
-        json_number(s, e->configure.scale);
+        json_field(s, "scale", e->configure.scale);
         g_string_append(s, ",\"safeAreaInsets\":{\"top\":");
         json_number(s, e->configure.safe_top);
-        g_string_append(s, ",\"left\":");
-        json_number(s, e->configure.safe_left);
-        g_string_append(s, ",\"bottom\":");
-        json_number(s, e->configure.safe_bottom);
-        g_string_append(s, ",\"right\":");
-        json_number(s, e->configure.safe_right);
+        json_field(s, "left", e->configure.safe_left);
+        json_field(s, "bottom", e->configure.safe_bottom);
+        json_field(s, "right", e->configure.safe_right);
         g_string_append(s, "}");
         break;
     case DC_SIZE_CLASS_CHANGED:
@@ -199,32 +212,27 @@ static void log_event(const dc_event *e) {
         break;
     case DC_TOUCH:
         s = log_start("touch");
-        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\",\"x\":", e->touch.id, touch_phase[e->touch.phase & 3]);
-        json_number(s, e->touch.x);
-        g_string_append(s, ",\"y\":");
-        json_number(s, e->touch.y);
-        g_string_append(s, ",\"time\":");
-        json_number(s, e->touch.time);
+        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\"", e->touch.id, touch_phase[e->touch.phase & 3]);
+        json_field(s, "x", e->touch.x);
+        json_field(s, "y", e->touch.y);
+        json_field(s, "time", e->touch.time);
         break;
     case DC_PEN:
         s = log_start("pen");
-        g_string_append_printf(s, ",\"phase\":\"%s\",\"x\":", pen_phase[e->pen.phase % 5]);
-        json_number(s, e->pen.x);
-        g_string_append(s, ",\"y\":");
-        json_number(s, e->pen.y);
-        g_string_append(s, ",\"pressure\":");
-        json_number(s, e->pen.pressure);
-        g_string_append(s, ",\"tiltX\":");
-        json_number(s, e->pen.tilt_x);
-        g_string_append(s, ",\"tiltY\":");
-        json_number(s, e->pen.tilt_y);
-        g_string_append(s, ",\"time\":");
-        json_number(s, e->pen.time);
+        g_string_append_printf(s, ",\"phase\":\"%s\"", pen_phase[e->pen.phase % 5]);
+        json_field(s, "x", e->pen.x);
+        json_field(s, "y", e->pen.y);
+        json_field(s, "pressure", e->pen.pressure);
+        json_field(s, "tiltX", e->pen.tilt_x);
+        json_field(s, "tiltY", e->pen.tilt_y);
+        json_field(s, "time", e->pen.time);
         g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", e->pen.tool ? "eraser" : "pen", e->pen.buttons);
         break;
     case DC_FRAME_DONE:
         s = log_start("frameDone");
         g_string_append_printf(s, ",\"time\":%llu", (unsigned long long)e->frame_done.time);
+        json_field(s, "refresh", e->frame_done.refresh);
+        g_string_append_printf(s, ",\"seq\":%llu", (unsigned long long)e->frame_done.seq);
         break;
     case DC_ERROR:
         s = log_start("protocolError");
@@ -281,15 +289,16 @@ static char *classes_script(void) {
     char *source = g_strdup_printf(
         "(function(){var D=window.__diptych||(window.__diptych={w:{},h:{}});"
         "Object.assign(D.w,{%s});Object.assign(D.h,{%s});D.safe=[%g,%g,%g,%g];"
-        "if(!D.apply){D.apply=function(){var r=document.documentElement;if(!r)return;"
-        "var h=D.w[innerWidth]||(innerWidth>=678?'regular':'compact'),v=D.h[innerHeight]||(innerHeight>=678?'regular':'compact');"
+        "if(!D.apply){D.apply=function(W,H){var r=document.documentElement;if(!r)return;"
+        "W=typeof W==='number'?W:innerWidth;H=typeof H==='number'?H:innerHeight;"
+        "var h=D.w[W]||(W>=678?'regular':'compact'),v=D.h[H]||(H>=678?'regular':'compact');"
         "var ph=r.dataset.horizontalSizeClass,pv=r.dataset.verticalSizeClass;"
         "r.dataset.horizontalSizeClass=h;r.dataset.verticalSizeClass=v;"
         "['top','left','bottom','right'].forEach(function(k,i){r.style.setProperty('--diptych-safe-area-inset-'+k,D.safe[i]+'px');});"
         "if(ph&&(ph!==h||pv!==v))window.dispatchEvent(new CustomEvent('diptychsizeclasschange',"
         "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));};"
-        "window.addEventListener('resize',D.apply,true);}D.apply();})();",
-        w->str, h->str, app.safe[0], app.safe[1], app.safe[2], app.safe[3]);
+        "window.addEventListener('resize',function(){D.apply()},true);}D.apply(%d,%d);})();",
+        w->str, h->str, app.safe[0], app.safe[1], app.safe[2], app.safe[3], app.target_w, app.target_h);
     g_string_free(w, TRUE);
     g_string_free(h, TRUE);
     return source;
@@ -309,12 +318,6 @@ static void install_user_content(void) {
 
 static void answer_sync_if_done(void);
 
-static void update_classes(void) {
-    install_user_content();
-    char *source = classes_script();
-    webkit_web_view_run_javascript(app.view, source, NULL, NULL, NULL);
-    g_free(source);
-}
 
 static void send_status_bar_style(void) {
     if (app.wanted_style < 0 || app.role != DC_PRIMARY || !app.configured || app.sent_style == app.wanted_style) return;
@@ -347,12 +350,41 @@ static const char *style_probe =
     "var m2=getComputedStyle(d).color.match(/\\d+(\\.\\d+)?/g);d.remove();if(!m2)return 'none';"
     "var l=0.2126*m2[0]+0.7152*m2[1]+0.0722*m2[2];return l<128?'light':'dark';})()";
 
-/* Whether WebKit has gone quiet since it was last stirred (or was stirred long enough ago). */
-static int quiet(void) {
-    gint64 now = g_get_monotonic_time();
-    if (now - app.stir_us >= STIR_MS * 1000) return 1;
-    gint64 last = app.last_frame_us > app.stir_us ? app.last_frame_us : app.stir_us;
-    return now - last >= QUIET_MS * 1000;
+static gboolean send_stir(gpointer n) {
+    char *source = g_strdup_printf(
+        "requestAnimationFrame(function(){requestAnimationFrame(function(){window.webkit.messageHandlers.diptych.postMessage(%u)})})",
+        GPOINTER_TO_UINT(n));
+    webkit_web_view_run_javascript(app.view, source, NULL, NULL, NULL);
+    g_free(source);
+    return G_SOURCE_REMOVE;
+}
+
+/* Asks the page to say when it has drawn what was just sent to it; `later`: once WebKit has
+   had TAP_MS to turn a lifted touch into the click it synthesises. */
+static void stir_after(guint later_ms) {
+    if (!app.view) return;
+    app.stirs++;
+    if (later_ms) g_timeout_add(later_ms, send_stir, GUINT_TO_POINTER(app.stirs));
+    else send_stir(GUINT_TO_POINTER(app.stirs));
+}
+
+static void stir(void) { stir_after(0); }
+
+static void on_script_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager; (void)data;
+    guint n = (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result));
+    if (n == app.stirs) {
+        app.settled = n;
+        app.settled_us = g_get_monotonic_time();
+    }
+}
+
+/* Whether the page has drawn what it was last sent (a hidden or unloaded page draws nothing:
+   nothing to wait for), and its frame had GRACE_MS to arrive. */
+static int settled(void) {
+    if (!app.visible || !app.loaded) return 1;
+    if (app.settled != app.stirs) return 0;
+    return app.last_frame_us > app.settled_us || g_get_monotonic_time() - app.settled_us >= GRACE_MS * 1000;
 }
 
 /* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line for each frame WebKit made, with the time the copy
@@ -378,22 +410,55 @@ static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
     log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
 }
 
-static void set_view_size(int css_w, int css_h) {
-    wpe_view_backend_dispatch_set_size(app.backend, (uint32_t)css_w, (uint32_t)css_h);
-    app.stir_us = g_get_monotonic_time();
+static void on_classes_told(GObject *object, GAsyncResult *result, gpointer epoch) {
+    WebKitJavascriptResult *r = webkit_web_view_run_javascript_finish(WEBKIT_WEB_VIEW(object), result, NULL);
+    if (r) webkit_javascript_result_unref(r);
+    if (GPOINTER_TO_UINT(epoch) != app.resize_epoch) return;  /* a newer size was asked for */
+    app.resize_pending = 0;
+    wpe_view_backend_dispatch_set_size(app.backend, (uint32_t)app.target_w, (uint32_t)app.target_h);
+    stir();
+}
+
+/* Gives the view css_w x css_h: the page's classes for that size first, then the size. */
+static void resize_to(int css_w, int css_h) {
+    app.target_w = css_w;
+    app.target_h = css_h;
+    app.resize_pending = 1;
+    app.resize_epoch++;
+    install_user_content();
+    char *source = classes_script();
+    webkit_web_view_run_javascript(app.view, source, NULL, on_classes_told, GUINT_TO_POINTER(app.resize_epoch));
+    g_free(source);
 }
 
 /* The page at the next snapshot's size and size class (as iOS resizes an app offscreen for
    its snapshots), or back at its live size and class once all are taken. */
 static void next_snapshot(void) {
+    app.candidate = NULL;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
-        set_view_size(s->css_w, s->css_h);
+        resize_to(s->css_w, s->css_h);
     } else {
         app.nsnapshots = app.snapshotting = 0;
-        set_view_size(app.css_w, app.css_h);
+        resize_to(app.css_w, app.css_h);
         answer_sync_if_done();
     }
+}
+
+/* Whether a frame is all one colour (the blank page WebKit shows before the first paint). */
+static int one_colour(const dc_buffer *b) {
+    uint32_t first = b->pixels[0];
+    for (int y = 0; y < b->height; y++) {
+        const uint32_t *row = (const uint32_t *)((const uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
+        for (int x = 0; x < b->width; x++) if (row[x] != first) return 0;
+    }
+    return 1;
+}
+
+static void commit_live(dc_buffer *b) {
+    app.held = NULL;
+    dc_commit(app.dc, b, NULL, 0);
+    app.shown_live_size = 1;
 }
 
 static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
@@ -407,22 +472,21 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     int hold = 0;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
-        if (w == s->px_w && h == s->px_h) {
-            dc_buffer *b = app.candidate && app.candidate->width == w && app.candidate->height == h ? app.candidate : dc_buffer_get(app.dc, w, h);
+        if (!app.resize_pending && w == s->px_w && h == s->px_h) {
+            dc_buffer *b = app.candidate ? app.candidate : dc_buffer_get(app.dc, w, h);
             if (b) copy_frame(shm, b);
             app.candidate = b;
             wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
             wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
             return;
         }
-    } else if (app.configured && w == app.px_w && h == app.px_h) {
+    } else if (app.configured && !app.resize_pending && w == app.px_w && h == app.px_h) {
         dc_buffer *b = app.held && app.held->width == w && app.held->height == h ? app.held : dc_buffer_get(app.dc, w, h);
         if (b) {
             copy_frame(shm, b);
-            if (app.loaded && app.frames_since_load++ > 0) {
-                app.held = NULL;
-                dc_commit(app.dc, b, NULL, 0);
-                app.shown_live_size = 1;
+            int blank = app.loaded && !app.shown_live_size && g_get_monotonic_time() - app.loaded_us < BLANK_MS * 1000 && one_colour(b);
+            if (app.loaded && !blank) {
+                commit_live(b);
                 /* Live, WebKit's next frame waits for this one to reach the screen. */
                 hold = !app.virtual_clock;
             } else {
@@ -442,9 +506,9 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
    or the answer to input dispatched lately. */
 static int webkit_busy(void) {
     if (!app.configured) return 0;
-    if (app.snapshotting < app.nsnapshots) return 1;
-    if (!quiet()) return 1;
-    if (!app.loaded || (app.frames_since_load < 2 && app.settle_source)) return 1;
+    if (app.snapshotting < app.nsnapshots || app.resize_pending) return 1;
+    if (!settled()) return 1;
+    if (!app.loaded) return 1;
     if (app.visible && !app.shown_live_size) return 1;
     return 0;
 }
@@ -459,14 +523,17 @@ static void answer_sync_if_done(void) {
 
 static gboolean sync_tick(gpointer data) {
     (void)data;
-    /* A snapshot frame kept from before the classes changed, and nothing newer came. */
-    if (app.candidate && app.snapshotting < app.nsnapshots && quiet()) {
-        struct snapshot *s = &app.snapshots[app.snapshotting];
-        if (app.candidate->width == s->px_w && app.candidate->height == s->px_h) dc_snapshot(app.dc, app.candidate, s->serial);
+    /* The snapshot's page has settled at its size: its newest frame is the snapshot. */
+    if (app.candidate && app.snapshotting < app.nsnapshots && !app.resize_pending && settled()) {
+        dc_snapshot(app.dc, app.candidate, app.snapshots[app.snapshotting].serial);
         app.candidate = NULL;
         app.snapshotting++;
         next_snapshot();
     }
+    /* The page is loaded and only drew one colour: that may be all it is. */
+    if (app.held && app.loaded && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
+        app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
+        commit_live(app.held);
     answer_sync_if_done();
     return G_SOURCE_CONTINUE;
 }
@@ -491,7 +558,7 @@ static void dispatch_touch(int32_t id, int phase, double x, double y, double tim
     } else {
         app.touches[at].type = wpe_input_touch_event_type_motion;
     }
-    app.stir_us = g_get_monotonic_time();
+    stir_after(type == wpe_input_touch_event_type_up ? TAP_MS : 0);
 }
 
 static void dispatch_pen(int phase, double x, double y, double time) {
@@ -512,7 +579,7 @@ static void dispatch_pen(int phase, double x, double y, double time) {
         e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
     }
     wpe_view_backend_dispatch_pointer_event(app.backend, &e);
-    app.stir_us = g_get_monotonic_time();
+    stir_after(phase == DC_PEN_UP ? TAP_MS : 0);
 }
 
 /* ---- faults ---- */
@@ -548,29 +615,17 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
     return TRUE;
 }
 
-/* The page loaded and no second frame came: the one kept goes on screen. */
-static gboolean show_held_frame(gpointer data) {
-    (void)data;
-    app.settle_source = 0;
-    app.frames_since_load = 1;
-    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots) {
-        dc_commit(app.dc, app.held, NULL, 0);
-        app.shown_live_size = 1;
-    }
-    app.held = NULL;
-    answer_sync_if_done();
-    return G_SOURCE_REMOVE;
-}
-
 static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
     (void)data;
     if (getenv("DIPTYCH_WEB_DEBUG")) say("load event %d", (int)event);
     if (event == WEBKIT_LOAD_STARTED) app.loaded = 0;
     if (event != WEBKIT_LOAD_FINISHED) return;
     app.loaded = 1;
-    app.frames_since_load = 0;
-    if (app.settle_source) g_source_remove(app.settle_source);
-    app.settle_source = g_timeout_add(LOAD_SETTLE_MS, show_held_frame, NULL);
+    app.loaded_us = g_get_monotonic_time();
+    /* A frame drawn while it loaded, not blank, goes on screen now. */
+    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots && !one_colour(app.held))
+        commit_live(app.held);
+    answer_sync_if_done();
     const char *loaded = webkit_web_view_get_uri(view);
     if (app.showing_error && loaded && strcmp(loaded, app.uri) == 0 && app.retry_source == 0) app.showing_error = 0;
     if (!app.showing_error) {
@@ -617,6 +672,8 @@ static void create_view(void) {
     WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_STYLE_LEVEL_USER, NULL, NULL);
     webkit_user_content_manager_add_style_sheet(app.content, sheet);
+    webkit_user_content_manager_register_script_message_handler(app.content, "diptych");
+    g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
     webkit_user_style_sheet_unref(sheet);
     install_user_content();
     WebKitSettings *settings = webkit_settings_new();
@@ -678,6 +735,8 @@ static void handle(const dc_event *e) {
         if (first) {
             app.scale = scale;
             note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
+            app.target_w = app.css_w;
+            app.target_h = app.css_h;
             create_view();
         } else {
             if (scale != app.scale) {
@@ -685,8 +744,7 @@ static void handle(const dc_event *e) {
                 wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)scale);
             }
             note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
-            update_classes();
-            set_view_size(app.css_w, app.css_h);
+            resize_to(app.css_w, app.css_h);
         }
         if (app.role == DC_PRIMARY && !was_primary) app.sent_style = -1;
         send_status_bar_style();
@@ -710,7 +768,6 @@ static void handle(const dc_event *e) {
         s->px_h = e->snapshot_request.pixel_height;
         s->hclass = e->snapshot_request.horizontal_size_class;
         note_class_size(s->css_w, s->css_h, s->hclass, app.vclass);
-        update_classes();
         if (app.nsnapshots == 1) next_snapshot();
         break;
     }

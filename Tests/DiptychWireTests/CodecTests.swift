@@ -19,7 +19,7 @@ struct CodecTests {
         .touch(id: -3, phase: .cancel, x: 10.25, y: -1.5, time: 1234.5),
         .pen(phase: .motion, x: 1, y: 2, pressure: 0.5, tiltX: -30, tiltY: 12.5, time: 99.125, tool: .pen, buttons: []),
         .pen(phase: .down, x: 1, y: 2, pressure: 1, tiltX: 0, tiltY: 0, time: 0, tool: .eraser, buttons: [.primary, .secondary]),
-        .frameDone(time: 123_456_789_012),
+        .frameDone(time: 123_456_789_012, refresh: 16.666666666666668, seq: 42),
         .error(ProtocolError(.unsealedBuffer, "not sealed ✗")),
         .sync(serial: 3, time: 1_000_016),
         .release(buffer: 0xFFFF_FFFE),
@@ -74,7 +74,8 @@ struct CodecTests {
 
     /// Found by the fuzzer: a frameDone time past Int.max must not trap when logged.
     @Test func hugeTimesAreLoggedWithoutTrapping() {
-        #expect(ServerEvent.frameDone(time: .max).jsonFields.first?.1 == .int(.max))
+        #expect(ServerEvent.frameDone(time: .max, refresh: 8.333, seq: 7).jsonFields.first?.1 == .int(.max))
+        #expect(ServerEvent.frameDone(time: 5, refresh: 8.333, seq: 7).jsonFields.map(\.0) == ["time", "refresh", "seq"])
         #expect(ServerEvent.sync(serial: 1, time: .max).jsonFields.last?.1 == .int(.max))
     }
 

@@ -65,7 +65,7 @@ typedef struct dc_event {
         struct { uint32_t serial; dc_rect frame; int pixel_width, pixel_height, horizontal_size_class; } snapshot_request;
         struct { int32_t id; int phase; double x, y, time; } touch;
         struct { int phase; double x, y, pressure, tilt_x, tilt_y, time; int tool; uint32_t buttons; } pen;
-        struct { uint64_t time; } frame_done;
+        struct { uint64_t time; double refresh; uint64_t seq; } frame_done;  /* ms; ms; the output's frame number */
         struct { int code; char message[4097]; } error;
         struct { uint32_t serial; uint64_t time; } sync;
         struct { uint32_t buffer; } release;

@@ -59,7 +59,7 @@ extension Compositor {
             if case .pip = n.key { return c.pipFrameDonePending }
             return c.frameDonePending
         }
-        return pending || damage.wouldRepaint(graph) || fade != nil ? graph : nil
+        return pending || main.damage.wouldRepaint(graph) || fade != nil ? graph : nil
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -79,10 +79,9 @@ extension Compositor {
     public func prepareFrame(_ built: SceneGraph? = nil) -> Frame {
         let graph = built ?? sceneGraph()
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
-        if fade != nil { damage.invalidate() }
-        let frameDamage = damage.take(graph)
-        let target = backend.beginFrame()
-        let repaint = target.repaintRegion(frameDamage, history: damageHistory)
+        if fade != nil { main.damage.invalidate() }
+        let frameDamage = main.damage.take(graph)
+        let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)
         if let op = fadeOperation() { ops.append(op) }
@@ -104,7 +103,6 @@ extension Compositor {
             // Tint what was repainted, so a person can see the damage.
             frame.target.image.tint(d.rects)
         }
-        lastFrameDamage = frame.damage
         lastFrameCommits = frame.commits
         lastFrameGraph = frame.graph
         return frame.stats
@@ -115,17 +113,13 @@ extension Compositor {
     /// output dropped sends none, and its damage is repainted with the next.
     @discardableResult
     public func present() -> PresentResult {
-        let result = backend.present(damage: lastFrameDamage)
+        let result = main.present()
         // The second screen shows this frame's scene too, whatever became of the main one.
         defer { presentSecondScreen(mirroring: lastFrameGraph) }
-        guard case .presented(let shown) = result else {
-            damage.keep(lastFrameDamage)
-            return result
-        }
-        damageHistory.push(lastFrameDamage, keeping: Self.damageHistoryLength)
+        guard case .presented(let shown) = result else { return result }
         frameCount += 1
         let time = virtualTime ?? shown
-        let refresh = 1_000_000 / Double(max(1, backend.refreshMillihertz)), seq = UInt64(frameCount)
+        let refresh = main.refreshMilliseconds, seq = main.frames
         // Apps that wait for one (most frames of a settle have none).
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.

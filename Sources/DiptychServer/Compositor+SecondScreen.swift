@@ -16,25 +16,21 @@ import DiptychWire
 final class SecondScreen {
     /// Its number on the wire (the main screen is 1).
     static let number: UInt32 = 2
-    let backend: any OutputBackend
+    /// The screen; its damage tracker is the mirror's: the main scene's changes, through the
+    /// fit to this screen.
+    let output: Output
+    var backend: any OutputBackend { output.backend }
     /// The app that was told `screenConnected` (the primary), if any.
     var owner: ClientID?
-    /// What the mirror must repaint: the main scene's changes, through the fit to this screen.
-    var mirror: DamageTracker
     /// The owner's commits since the last frame, in this screen's pixels.
     var pending = Region()
     /// The next frame repaints everything (the content's source changed).
     var full = true
-    /// The damage of the frames presented lately, for buffers older than one frame.
-    var history: [Region?] = []
     /// Whether the owner's last commit waits for a frame that shows it.
     var frameDonePending = false
-    /// Frames presented on it.
-    var frames: UInt64 = 0
 
     init(backend: any OutputBackend, logical: Size) {
-        self.backend = backend
-        mirror = DamageTracker(geometry: Self.fit(logical, into: backend.size))
+        output = Output(backend: backend, geometry: Self.fit(logical, into: backend.size))
     }
 
     /// A picture of `size` fitted to a screen of `screen`: uniform scale, centred.
@@ -118,8 +114,8 @@ extension Compositor {
 
     /// A commit to a surface the main screen shows at `node`: both screens' damage.
     func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
-        damage.commit(bufferDamage, at: node)
-        secondScreen?.mirror.commit(bufferDamage, at: node)
+        main.damage.commit(bufferDamage, at: node)
+        secondScreen?.output.damage.commit(bufferDamage, at: node)
     }
 
     /// Draws and presents the second screen's frame if it has one to show and can take it:
@@ -135,39 +131,33 @@ extension Compositor {
         guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
         let held = s.owner.flatMap { sessions[$0]?.screenSurface }
         let mirrored = held == nil ? (graph ?? sceneGraph()) : nil
-        guard s.full || !s.pending.isEmpty || s.frameDonePending || mirrored.map({ s.mirror.wouldRepaint($0) }) == true else { return false }
+        guard s.full || !s.pending.isEmpty || s.frameDonePending || mirrored.map({ s.output.damage.wouldRepaint($0) }) == true else { return false }
         let size = s.backend.size
-        let target = s.backend.beginFrame()
-        let scene: Scene
-        let changed: Region?
         if let surface = held {
             let pixels = surface.image.pixels
             let source = Size(width: pixels.width, height: pixels.height)
-            changed = s.full ? nil : s.pending
-            scene = Scene(
+            let (target, repaint) = s.output.beginFrame(changed: s.full ? nil : s.pending)
+            let scene = Scene(
                 size: source, surfaces: [SceneSurface(image: pixels, origin: (0, 0), clip: Rect(x: 0, y: 0, width: source.width, height: source.height))],
-                transform: SecondScreen.fit(source, into: size).transform, outputSize: size, damage: target.repaintRegion(changed, history: s.history))
+                transform: SecondScreen.fit(source, into: size).transform, outputSize: size, damage: repaint)
+            PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
         } else {
-            let graph = mirrored!
-            if s.full { s.mirror.invalidate() }
-            changed = s.mirror.take(graph)
+            if s.full { s.output.damage.invalidate() }
+            let (target, repaint) = s.output.beginFrame(changed: s.output.damage.take(mirrored!))
             // Built for its damage, as the main frame is (what lies outside is left out).
-            scene = Scene(
-                graph, images: pixels(of:), chrome: renderer.chrome, transform: s.mirror.geometry.transform, outputSize: size,
-                damage: target.repaintRegion(changed, history: s.history))
+            let scene = Scene(
+                mirrored!, images: pixels(of:), chrome: renderer.chrome, transform: s.output.damage.geometry.transform, outputSize: size, damage: repaint)
+            PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
         }
-        PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
-        guard case .presented(let shown) = s.backend.present(damage: changed) else {
+        guard case .presented(let shown) = s.output.present() else {
             s.full = true
             return false
         }
-        s.history.push(changed, keeping: Self.damageHistoryLength)
-        s.frames += 1
         s.full = false
         s.pending = Region()
         if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
             s.frameDonePending = false
-            send(.frameDone(time: virtualTime ?? shown, refresh: 1_000_000 / Double(max(1, s.backend.refreshMillihertz)), seq: s.frames), to: owner)
+            send(.frameDone(time: virtualTime ?? shown, refresh: s.output.refreshMilliseconds, seq: s.output.frames), to: owner)
         }
         return true
     }
@@ -182,7 +172,7 @@ extension Compositor {
     /// The main screen's logical size changed (rotation, emulation): the mirror is refitted.
     func refitSecondScreen() {
         guard let s = secondScreen else { return }
-        s.mirror.setGeometry(SecondScreen.fit(geometry.logical, into: s.backend.size))
+        s.output.damage.setGeometry(SecondScreen.fit(geometry.logical, into: s.backend.size))
     }
 
     /// What the second screen's output reported (a hotplug): the screen comes or goes.

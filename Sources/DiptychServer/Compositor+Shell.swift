@@ -184,7 +184,7 @@ extension Compositor {
     /// Redraws the whole output (and the second screen) at the next frame (after the output
     /// came back).
     public func redrawAll() {
-        damage.invalidate()
+        main.damage.invalidate()
         secondScreen?.full = true
     }
 
@@ -212,7 +212,7 @@ extension Compositor {
         if backend.size != geometry.panel, !backend.resize(to: geometry.panel) {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
         }
-        damage.setGeometry(geometry)
+        main.damage.setGeometry(geometry)
         refitSecondScreen()
     }
 }

@@ -77,14 +77,10 @@ public final class Compositor {
     public internal(set) var geometry: OutputGeometry
     var emulateOn: Size?
     var outputRotation: OutputRotation
-    /// What to repaint at the next frame.
-    var damage: DamageTracker
-    /// The damage of the last frame drawn (nil: everything), for the present.
-    public internal(set) var lastFrameDamage: Region?
-    /// The damage of the frames presented lately, oldest first (for buffers older than one
-    /// frame).
-    var damageHistory: [Region?] = []
-    static let damageHistoryLength = 4
+    /// The main screen: its backend, damage and frames.
+    let main: Output
+    /// What the last frame drawn repainted since the one before (nil: everything).
+    public var lastFrameDamage: Region? { main.drawing }
     /// The scene of the last frame drawn (what the second screen mirrors).
     var lastFrameGraph: SceneGraph?
     /// Commits of every app so far, counted together: an app's last commit is stamped with it.
@@ -95,7 +91,7 @@ public final class Compositor {
     /// The configured layout.
     public var layout: Layout { shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
-    public let backend: any OutputBackend
+    public var backend: any OutputBackend { main.backend }
     /// The last frame drawn.
     public var output: PixelImage { backend.lastFrame }
     public let logger: Logger
@@ -198,8 +194,7 @@ public final class Compositor {
         relaunch = configuration.relaunch
         emulateOn = backend?.size ?? configuration.emulateOn
         geometry = Self.geometry(logical: configuration.profile.pixelSize(configuration.orientation), panel: emulateOn, rotation: configuration.outputRotation)
-        damage = DamageTracker(geometry: geometry)
-        self.backend = backend ?? HeadlessBackend(size: geometry.panel)
+        main = Output(backend: backend ?? HeadlessBackend(size: geometry.panel), geometry: geometry)
         loop = try Epoll()
         ignoreBrokenPipes()
         if configuration.listen {
@@ -219,7 +214,7 @@ public final class Compositor {
             listener = nil
             socketLock = nil
         }
-        for fd in self.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
+        for fd in main.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
         renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
         if let size = configuration.secondScreen { try attachSecondScreen(HeadlessBackend(size: size)) }
     }

@@ -117,7 +117,6 @@ extension Compositor {
         // The second screen shows this frame's scene too, whatever became of the main one.
         defer { presentSecondScreen(mirroring: lastFrameGraph) }
         guard case .presented(let shown) = result else { return result }
-        frameCount += 1
         let time = virtualTime ?? shown
         let refresh = main.refreshMilliseconds, seq = main.frames
         // Apps that wait for one (most frames of a settle have none).

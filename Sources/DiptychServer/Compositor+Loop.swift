@@ -83,7 +83,10 @@ extension Compositor {
 
     /// What the output reported: one that came back is repainted whole.
     public func handle(_ events: [OutputEvent]) {
-        for e in events where e == .reconnected { main.damage.invalidate() }
+        for e in events where e == .reconnected {
+            main.damage.invalidate()
+            scheduleFrame()
+        }
         // A hotplug may concern the second screen: it is looked for, or re-read.
         if events.contains(.connectorsChanged) { connectorsChanged() }
     }

@@ -50,6 +50,13 @@ extension Compositor {
         updateSecondScreen()
     }
 
+    /// Whether the second screen has a frame to show of its own (its holder's commit, or all
+    /// of it again): a mirror otherwise follows the main screen's frames.
+    var secondScreenWantsFrame: Bool {
+        guard let s = secondScreen else { return false }
+        return s.full || !s.pending.isEmpty || s.frameDonePending
+    }
+
     /// Whether a second screen is there now.
     public var secondScreenConnected: Bool { secondScreen?.backend.isConnected ?? false }
 
@@ -114,6 +121,7 @@ extension Compositor {
 
     /// A commit to a surface the main screen shows at `node`: both screens' damage.
     func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
+        scheduleFrame()
         main.damage.commit(bufferDamage, at: node)
         secondScreen?.output.damage.commit(bufferDamage, at: node)
     }

@@ -8,6 +8,7 @@ import DiptychWire
 extension Compositor {
     /// Carries out what the shell decided.
     func apply(_ effects: [ShellEffect]) {
+        scheduleFrame()
         for effect in effects {
             switch effect {
             case .touch(let app, let id, let phase, let x, let y):
@@ -122,6 +123,8 @@ extension Compositor {
     /// Input in panel pixels (a touchscreen mapped to the panel, or a scenario step), taken
     /// into the logical screen: the one entry point for scripted and real input.
     public func panelInput(_ input: PanelInput) {
+        // A finger may move a pane, the divider or a window.
+        scheduleFrame()
         let scale = Double(shell.profile.scale)
         switch input {
         case .touch(let id, let phase, let x, let y):
@@ -184,6 +187,7 @@ extension Compositor {
     /// Redraws the whole output (and the second screen) at the next frame (after the output
     /// came back).
     public func redrawAll() {
+        scheduleFrame()
         main.damage.invalidate()
         secondScreen?.full = true
     }
@@ -208,6 +212,7 @@ extension Compositor {
     }
 
     private func updateGeometry() {
+        scheduleFrame()
         geometry = Self.geometry(logical: shell.profile.pixelSize(shell.orientation), panel: emulateOn, rotation: outputRotation)
         if backend.size != geometry.panel, !backend.resize(to: geometry.panel) {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])

@@ -79,6 +79,12 @@ public final class Compositor {
     var outputRotation: OutputRotation
     /// The main screen: its backend, damage and frames.
     let main: Output
+    /// Asks for a frame: something changed the picture (a commit, the layout, input, the
+    /// output). The live loop draws it as soon as the output can take it.
+    func scheduleFrame() { main.wantsFrame = true }
+    /// Frames the live loop found wanted though none was asked for (debug builds look on every
+    /// idle turn): a place that changes the picture without `scheduleFrame`. Zero, or a bug.
+    public internal(set) var unscheduledFrames = 0
     /// What the last frame drawn repainted since the one before (nil: everything).
     public var lastFrameDamage: Region? { main.drawing }
     /// The scene of the last frame drawn (what the second screen mirrors).
@@ -140,7 +146,7 @@ public final class Compositor {
     public private(set) var protocolErrors: [(client: String, error: ProtocolError)] = []
     public static let protocolErrorLimit = 64
     /// Frames presented so far.
-    public internal(set) var frameCount = 0
+    public var frameCount: Int { Int(main.frames) }
     var watchers: [UInt64: () -> Void] = [:]
     /// Sessions with events queued since the loop last wrote them (`flushClients`): at most
     /// one entry per session (added when its queue stops being empty).
@@ -364,6 +370,8 @@ public final class Compositor {
             protocolErrors.push((c.label, error), keeping: Self.protocolErrorLimit)
         }
         sessions[c.id] = nil
+        // Its pane shows its placeholder, or the partner takes the screen.
+        scheduleFrame()
         pendingActivation[c.id] = nil
         // Its Picture in Picture window goes with it.
         pip.close(c.app)
@@ -390,6 +398,11 @@ public final class Compositor {
             // Nothing before hello: a connection that has not said who it is can make the
             // compositor hold or do nothing.
             guard case .hello = message else { throw ProtocolError(.badState, "\(message.name) before hello") }
+        }
+        switch message {
+        case .ack, .syncDone, .createBuffer, .destroyBuffer, .hello: break
+        // Whatever shows something new (or stops showing it) asks for a frame.
+        default: scheduleFrame()
         }
         switch message.boundingDamage {
         case .hello(let name, let requiresFullScreen):

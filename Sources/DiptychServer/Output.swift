@@ -18,6 +18,9 @@ final class Output {
     private(set) var drawing: Region?
     /// Frames presented on it.
     private(set) var frames: UInt64 = 0
+    /// Something changed its picture since its last frame was drawn (frames are asked for,
+    /// not polled: the live loop draws an output only when this is set and it is ready).
+    var wantsFrame = true
     /// Frames of damage kept: as many as a swap chain has buffers, and one more.
     static let historyLength = 4
 

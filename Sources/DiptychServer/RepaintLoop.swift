@@ -38,23 +38,44 @@ public final class RepaintLoop {
                 compositor.pollSecondScreen()
                 nextPoll = now + interval
             }
-            // The scene is built once a frame: to see whether one is wanted, then drawn (its
-            // time counted in the frame's layout).
+            // The clock's minute changes the status bar.
+            if let due = compositor.nextClockDeadline, now >= due { compositor.scheduleFrame() }
+            // Frames are asked for (`scheduleFrame`): an output that wants one and can take it
+            // gets it; the scene is built once, to see what changed, then drawn (its time counted
+            // in the frame's layout).
             let b0 = MonotonicClock.nanoseconds
-            if backend.readyForFrame && now >= notBefore, let scene = compositor.wantedFrame() {
+            let ready = backend.readyForFrame && now >= notBefore
+            let asked = ready && compositor.main.wantsFrame
+            if asked { compositor.main.wantsFrame = false }
+            if ready, let scene = asked ? compositor.wantedFrame() : unscheduledFrame() {
                 let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
                 let (input, hadInput) = compositor.takeInputTime()
                 let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
                 if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                 notBefore = now + refreshInterval
+                // What moves by itself (a settle, a cross-fade, a window held) asks for the next.
+                if compositor.isInMotion || compositor.fade != nil || result == .dropped { compositor.scheduleFrame() }
             } else {
-                // Only the second screen may have changed (its holder committed): it is drawn
-                // alone if so.
-                compositor.presentSecondScreen()
+                // Only the second screen may have changed (its holder committed, or it came
+                // back): it is drawn alone if so.
+                if compositor.secondScreenWantsFrame { compositor.presentSecondScreen() }
             }
             now = MonotonicClock.milliseconds
             try compositor.dispatch(timeoutMilliseconds: sleep(now: now, nextPoll: nextPoll, notBefore: notBefore))
         }
+    }
+
+    /// A frame wanted though none was asked for. Debug builds look on every turn the loop
+    /// would otherwise idle (the pull the loop used to do), count it, and draw it: the tests
+    /// assert the count stays zero. Release builds trust the requests.
+    private func unscheduledFrame() -> SceneGraph? {
+        #if DEBUG
+        guard let scene = compositor.wantedFrame() else { return nil }
+        compositor.unscheduledFrames += 1
+        return scene
+        #else
+        return nil
+        #endif
     }
 
     /// How long to sleep: until the earliest of the backend's poll, an activation deadline,
@@ -62,7 +83,7 @@ public final class RepaintLoop {
     /// frame's earliest start; nil (until an event) when nothing is due.
     private func sleep(now: UInt64, nextPoll: UInt64?, notBefore: UInt64) -> Int? {
         var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline, compositor.nextClockDeadline].compactMap { $0 }
-        if compositor.backend.readyForFrame && compositor.needsRepaint { wake.append(notBefore) }
+        if compositor.backend.readyForFrame && compositor.main.wantsFrame { wake.append(notBefore) }
         return wake.min().map { Int($0 > now ? $0 - now : 0) }
     }
 }

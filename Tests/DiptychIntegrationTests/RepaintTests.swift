@@ -97,6 +97,38 @@ struct RepaintTests {
         // Drawing the frame, then sleeping in epoll until the timer: a handful of turns, not
         // one every few milliseconds.
         #expect(turns <= 6, "\(turns) turns")
+        #expect(c.unscheduledFrames == 0)
+    }
+
+    /// Frames are asked for: an app drawing after every frameDone, a divider drag and its
+    /// settle, and a rotation all get their frames from what asked for them (debug builds also
+    /// pull on every idle turn, and count the frames that were wanted but not asked for).
+    @Test func everyFrameTheLiveLoopDrawsWasAskedFor() throws {
+        let f = try Fixture(arrangement: .split23)
+        try f.connect(["pattern:#00AA00", "--animate"], log: "good.jsonl")
+        try f.connect(["pattern:#0000AA"], log: "other.jsonl")
+        let loop = RepaintLoop(compositor: f.compositor)
+        var turns = 0, step = 0
+        let steps: [PanelInput] = [
+            .touch(id: 1, phase: .down, x: 1398, y: 700), .touch(id: 1, phase: .motion, x: 1300, y: 700),
+            .touch(id: 1, phase: .motion, x: 1100, y: 700), .touch(id: 1, phase: .up, x: 1040, y: 700),
+        ]
+        try loop.run {
+            turns += 1
+            let frames = (try? f.events("good.jsonl"))?.filter { $0["event"]?.stringValue == "frameDone" }.count ?? 0
+            if frames >= 10 && step < steps.count && turns % 3 == 0 {
+                f.compositor.panelInput(steps[step])
+                step += 1
+            }
+            if step == steps.count && frames >= 40 && f.compositor.isSettled {
+                f.compositor.rotate(to: .portrait)
+                step += 1
+            }
+            return step > steps.count && !f.compositor.isInMotion && frames >= 60 || turns > 20_000
+        }
+        #expect(turns <= 20_000)
+        #expect(loop.framesDrawn >= 60)
+        #expect(f.compositor.unscheduledFrames == 0, "\(f.compositor.unscheduledFrames) frames wanted but not asked for")
     }
 
     @Test func loopTokensRoundTrip() {

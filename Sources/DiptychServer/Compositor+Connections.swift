@@ -43,10 +43,10 @@ extension Compositor {
                 continue
             }
             session.connectedAt = MonotonicClock.milliseconds
-            logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(session.credentials?.pid ?? -1)"])
+            logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(session.connection.credentials?.pid ?? -1)"])
             // Only the compositor's own user may connect (SO_PEERCRED), whatever the socket's
             // permissions say.
-            let uid = session.credentials?.uid
+            let uid = session.connection.credentials?.uid
             if uid != getuid() {
                 session.fail(ProtocolError(.badState, "connections from uid \(uid.map(String.init) ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
                 continue

@@ -29,7 +29,7 @@ extension Compositor {
         // What this turn's handlers and the frame since the last wait queued goes out first.
         flushClients()
         // Apps with messages left from the last turn are served again at once.
-        let backlogged = sessions.values.filter(\.hasBacklog).map(\.id)
+        let backlogged = sessions.values.filter(\.connection.hasBacklog).map(\.id)
         var served: Set<ClientID> = []
         for (raw, readiness) in try loop.wait(timeoutMilliseconds: backlogged.isEmpty ? timeoutMilliseconds : 0) {
             guard let token = LoopToken(rawValue: raw) else { continue }
@@ -56,7 +56,7 @@ extension Compositor {
             }
         }
         for id in backlogged where !served.contains(id) {
-            if let c = sessions[id], c.hasBacklog { read(c) }
+            if let c = sessions[id], c.connection.hasBacklog { read(c) }
         }
         enforceHelloDeadlines()
         reapLaunchedApps()

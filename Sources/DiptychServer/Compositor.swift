@@ -277,9 +277,9 @@ public final class Compositor {
         let session = ClientSession(id: id, socket: socket, role: role, label: label, loop: loop) { [weak self] s, end in
             self?.sessionEnded(s, end)
         }
-        try loop.add(session.socket.rawValue, token: session.token.rawValue)
-        session.onTableFull = { [weak self] in self?.descriptorTableFull() }
-        session.onQueued = { [weak self] in self?.unflushed.append($0) }
+        try loop.add(session.connection.socket.rawValue, token: session.token.rawValue)
+        session.connection.onTableFull = { [weak self] in self?.descriptorTableFull() }
+        session.connection.onQueued = { [weak self, weak session] in if let session { self?.unflushed.append(session) } }
         sessions[id] = session
         return session
     }
@@ -294,7 +294,7 @@ public final class Compositor {
         let id = newClientID()
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
         let session = try register(socket, id: id, role: role, label: label)
-        session.eventLog = eventLog
+        session.connection.eventLog = eventLog
         let now = MonotonicClock.milliseconds
         if supervised[role] == nil {
             supervised[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, startedAt: now)

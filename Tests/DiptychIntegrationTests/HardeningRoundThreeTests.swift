@@ -88,18 +88,18 @@ struct HardeningRoundThreeTests {
         var last = 0, mostInOneTurn = 0, turnsWithWork = 0
         let framesBefore = f.count("frameDone", in: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 120_000) {
-            let handled = f.compositor.session(.secondary)?.messagesHandled ?? 0
+            let handled = f.compositor.session(.secondary)?.connection.messagesHandled ?? 0
             if handled > last { turnsWithWork += 1 }
             mostInOneTurn = max(mostInOneTurn, handled - last)
             last = handled
             f.compositor.repaint()
             return handled >= expected
         })
-        #expect(mostInOneTurn <= 256 && ClientSession.messagesPerTurn == 256, "\(mostInOneTurn) messages in one turn")
-        #expect(turnsWithWork >= expected / ClientSession.messagesPerTurn)
+        #expect(mostInOneTurn <= 256 && ClientConnection.messagesPerTurn == 256, "\(mostInOneTurn) messages in one turn")
+        #expect(turnsWithWork >= expected / ClientConnection.messagesPerTurn)
         // Nothing lost or doubled: every commit was taken.
         #expect(try f.compositor.run(timeoutMilliseconds: 2000) { false } == false)
-        #expect(f.compositor.session(.secondary)?.messagesHandled == expected)
+        #expect(f.compositor.session(.secondary)?.connection.messagesHandled == expected)
         #expect(f.compositor.session(.secondary)?.commits == 1 + 4096 / 64 * 64)
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
             f.compositor.repaint()

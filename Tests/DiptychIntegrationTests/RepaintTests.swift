@@ -186,7 +186,7 @@ struct ClientWriteTests {
         c.flushClients()
         let sessions = c.sessions.values.sorted { $0.id.rawValue < $1.id.rawValue }
         #expect(sessions.count == 2)
-        let before = sessions.map { (events: $0.eventsQueued, writes: $0.writes) }
+        let before = sessions.map { (events: $0.connection.eventsQueued, writes: $0.connection.writes) }
         // Grab the divider, drag it most of the way to the right, let go: every app hears of
         // the drag (lifecycle, snapshot requests, its new size) without a turn of the loop.
         let x = Double(try #require(c.layout.divider).x) + 5
@@ -194,11 +194,11 @@ struct ClientWriteTests {
         c.touch(id: 1, phase: .down, x: x, y: 300)
         for k in 1...5 { c.touch(id: 1, phase: .motion, x: x + (width * 0.9 - x) * Double(k) / 5, y: 300) }
         c.touch(id: 1, phase: .up, x: width * 0.9, y: 300)
-        let queued = zip(sessions, before).map { $0.eventsQueued - $1.events }
+        let queued = zip(sessions, before).map { $0.connection.eventsQueued - $1.events }
         #expect(queued.allSatisfy { $0 >= 3 }, "events queued per app: \(queued)")
-        #expect(zip(sessions, before).allSatisfy { $0.writes == $1.writes }, "nothing is written before the loop turns")
+        #expect(zip(sessions, before).allSatisfy { $0.connection.writes == $1.writes }, "nothing is written before the loop turns")
         c.flushClients()
-        let written = zip(sessions, before).map { $0.writes - $1.writes }
+        let written = zip(sessions, before).map { $0.connection.writes - $1.writes }
         #expect(written == [1, 1], "writes per app: \(written)")
         // All of them arrive, in order: each app acts on its last configure.
         #expect(try c.run(timeoutMilliseconds: 20_000) { c.hasCommittedForConfigure(.primary) && c.hasCommittedForConfigure(.secondary) })

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// A client's connection: its socket, the messages it sends assembled and handled within the
+// per-turn bounds, the descriptors that come with them, the events queued for it (written once
+// per turn of the loop, an unwritten one replaceable by a newer one), its event log, and its end.
+// A connection that breaks the protocol is told so and closed, alone.
+
+import DiptychCore
+import DiptychLinux
+import DiptychWire
+import Glibc
+
+/// The socket side of a client. Confined to the compositor's thread.
+final class ClientConnection {
+    let socket: SharedDescriptor
+    let credentials: PeerCredentials?
+    let token: LoopToken
+    /// A label for its log lines (the app's).
+    var label: String
+    private var assembler = MessageAssembler()
+    /// Descriptors received and not yet claimed by a message; owned here.
+    private var queuedDescriptors: [Int32] = []
+    private var outgoing: [UInt8] = []
+    private var wantsWritable = false
+    private let loop: Epoll
+    /// Called once when the connection closes, with the reason.
+    var onClose: (SessionEnd) -> Void = { _ in }
+    /// Why it ended; nil while it is open.
+    private(set) var end: SessionEnd?
+    /// The protocol error being reported: if telling the client fails, it is still the reason.
+    private var violation: ProtocolError?
+
+    /// The most bytes queued for a client that does not read before it is dropped.
+    static let outgoingLimit = 1 << 20
+    /// The most descriptors held for messages not yet read.
+    static let descriptorLimit = 28
+    /// Reads of one client per loop turn.
+    static let readsPerTurn = 4
+    /// Messages of one client handled per loop turn, and the time they may take (ns; at least
+    /// one is handled): the rest wait for the next turn, so frames keep their time whatever a
+    /// message costs (a commit of 256 damage rectangles costs far more than a `syncDone`).
+    static let messagesPerTurn = 256
+    static let timePerTurn: UInt64 = 2_000_000
+    /// The most bytes a connection may send before its hello is read.
+    static let preHelloBytes = 16 * 1024
+    /// Whether whole messages wait to be handled next turn (the socket is not read meanwhile).
+    private(set) var hasBacklog = false
+    /// The app closed its end; what it sent before is still being handled.
+    private var peerClosed = false
+    /// Messages handled since it opened.
+    private(set) var messagesHandled = 0
+    /// Called when descriptors were lost because the compositor's table is full.
+    var onTableFull: () -> Void = {}
+    /// Called when bytes are queued for a connection that had none: the owner writes them
+    /// (`flush`) before it next waits, so that all the events of one turn of the loop go in
+    /// one write and wake the app once (as libwayland flushes its clients before polling).
+    var onQueued: () -> Void = {}
+    /// Where the events written to the app are logged, one JSON line each (`sync` aside), as
+    /// the demo apps log theirs: for an app that keeps no log of its own.
+    var eventLog: String?
+    /// Lines for `eventLog` of events queued and not yet written, each with where its event
+    /// ends in `outgoing`: a line goes to the log once its event is written, so the log says
+    /// what the app was sent (never an event replaced before it went).
+    private var unloggedLines: [(end: Int, line: String)] = []
+    /// Where the replaceable events (see `sendReplaceable`) lie in `outgoing`, while unwritten.
+    private var replaceable: Range<Int>?
+    /// Called when the replaceable events begin to be written (they can no longer be replaced).
+    var onReplaceableWritten: () -> Void = {}
+    /// Events queued, and writes that sent the app bytes, since it opened.
+    private(set) var eventsQueued = 0
+    private(set) var writes = 0
+
+    init(socket: consuming FileDescriptor, token: LoopToken, label: String, loop: Epoll) {
+        credentials = try? UnixSocket.peerCredentials(socket.rawValue)
+        self.socket = SharedDescriptor(socket)
+        self.token = token
+        self.label = label
+        self.loop = loop
+    }
+
+    deinit {
+        for fd in queuedDescriptors { Glibc.close(fd) }
+    }
+
+    var isOpen: Bool { end == nil }
+
+    // MARK: - Reading
+
+    /// Handles up to `messagesPerTurn` messages (or `timePerTurn`), in order: those left from the last turn
+    /// first, then what the socket has (at most `readsPerTurn` reads). What is left stays
+    /// assembled for the next turn (`hasBacklog`), and the socket is not read again until it
+    /// is handled, so a flooding app fills its own socket and waits: one client cannot keep
+    /// the loop from the others, from frames or from signals, and nothing it sent is lost. A
+    /// message that does not decode, or that `handle` refuses, fails the session. Before hello
+    /// a connection may hold little: one descriptor, `preHelloBytes` of unread messages.
+    func receive(helloSaid: Bool, _ handle: (ClientMessage) throws(ProtocolError) -> Void) {
+        var budget = Self.messagesPerTurn
+        let deadline = MonotonicClock.nanoseconds + Self.timePerTurn
+        defer { hasBacklog = isOpen && assembler.hasWholeMessage }
+        func handleAssembled() -> Bool {
+            do {
+                while isOpen, budget > 0, let (opcode, body) = try assembler.next() {
+                    budget -= 1
+                    // Out of time (at least one message a turn): the rest waits.
+                    if MonotonicClock.nanoseconds > deadline { budget = 0 }
+                    messagesHandled += 1
+                    try handle(try ClientMessage.decode(opcode: opcode, body: body))
+                }
+            } catch {
+                fail(error)
+                return false
+            }
+            return isOpen && budget > 0
+        }
+        guard handleAssembled() else { return }
+        if peerClosed {
+            close(reason: "the app closed its connection")
+            return
+        }
+        var reads = 0
+        while isOpen && reads < Self.readsPerTurn {
+            reads += 1
+            let received: Received?
+            do {
+                received = try UnixSocket.receive(socket.rawValue, capacity: helloSaid ? 65536 : Self.preHelloBytes, nonBlocking: true)
+            } catch {
+                close(reason: "socket error: \(error)")
+                return
+            }
+            guard let r = received else { return }
+            if r.endOfStream {
+                // What it sent before it went is still handled, over as many turns as it takes.
+                if handleAssembled() {
+                    close(reason: "the app closed its connection")
+                } else if isOpen {
+                    peerClosed = true
+                }
+                return
+            }
+            queuedDescriptors += r.descriptors
+            if r.descriptorsTruncated && !Self.descriptorTableHasRoom() {
+                // The kernel could not give us the descriptors because our table is full: not
+                // this client's doing, so it is not blamed (its message will miss them).
+                onTableFull()
+            } else if r.descriptorsTruncated || queuedDescriptors.count > (helloSaid ? Self.descriptorLimit : 1) {
+                fail(ProtocolError(.tooManyFDs, "more file descriptors were sent than messages use"))
+                return
+            }
+            assembler.append(r.bytes)
+            guard handleAssembled() else { return }
+            if !helloSaid && assembler.pendingBytes > Self.preHelloBytes {
+                fail(ProtocolError(.messageTooLong, "\(assembler.pendingBytes) bytes sent before hello; hello takes at most \(Self.preHelloBytes)"))
+                return
+            }
+        }
+    }
+
+    /// Whether another descriptor could be opened now (a probe: dup of stdin, closed at once).
+    static func descriptorTableHasRoom() -> Bool {
+        let fd = fcntl(0, F_DUPFD_CLOEXEC, 0)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno != EMFILE && errno != ENFILE
+    }
+
+    /// Takes the oldest queued descriptor, now owned by the caller.
+    func takeDescriptor() throws(ProtocolError) -> FileDescriptor {
+        guard !queuedDescriptors.isEmpty else {
+            throw ProtocolError(.missingFD, "the message needs a file descriptor and none was sent with it")
+        }
+        return FileDescriptor(taking: queuedDescriptors.removeFirst())
+    }
+
+
+    // MARK: - Writing
+
+    /// Queues an event, written with the others of this turn of the loop (`onQueued`); what
+    /// the socket does not take goes when it is writable. A client that lets more than
+    /// `outgoingLimit` bytes pile up is closed.
+    func send(_ event: ServerEvent, version: UInt16 = Wire.version) {
+        guard isOpen else { return }
+        let wasEmpty = outgoing.isEmpty
+        outgoing += event.encoded(version: version)
+        eventsQueued += 1
+        if eventLog != nil, event.opcode != ServerEvent.sync(serial: 0, time: 0).opcode {
+            let fields = [("app", JSONValue.string(label)), ("event", .string(event.name))] + event.jsonFields
+            unloggedLines.append((outgoing.count, JSONValue.object(fields).serialized))
+        }
+        if outgoing.count > Self.outgoingLimit {
+            close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
+            return
+        }
+        if wasEmpty { onQueued() }
+    }
+
+    /// Queues `events` as the replaceable ones: until they begin to be written,
+    /// `withdrawReplaceable` takes them back (as xdg-shell coalesces configures).
+    func sendReplaceable(_ events: [ServerEvent]) {
+        let start = outgoing.count
+        for e in events { send(e) }
+        replaceable = isOpen && outgoing.count > start ? start..<outgoing.count : nil
+    }
+
+    /// Takes back the replaceable events if none of their bytes was written; returns whether
+    /// it did (they are then never sent, nor logged).
+    func withdrawReplaceable() -> Bool {
+        guard let r = replaceable else { return false }
+        outgoing.removeSubrange(r)
+        unloggedLines.removeAll { r.lowerBound < $0.end && $0.end <= r.upperBound }
+        for i in unloggedLines.indices where unloggedLines[i].end > r.upperBound { unloggedLines[i].end -= r.count }
+        replaceable = nil
+        return true
+    }
+
+    /// Writes queued bytes until the socket would block.
+    func flush() {
+        while isOpen && !outgoing.isEmpty {
+            let n: Int
+            do { n = try UnixSocket.send(socket.rawValue, outgoing[...], nonBlocking: true) } catch {
+                close(reason: "socket error: \(error)")
+                return
+            }
+            if n == 0 { break }
+            writes += 1
+            outgoing.removeFirst(n)
+            logWritten(n)
+            if let r = replaceable {
+                // Begun to be written: they stay; else they move down with the rest.
+                if n > r.lowerBound {
+                    replaceable = nil
+                    onReplaceableWritten()
+                } else {
+                    replaceable = (r.lowerBound - n)..<(r.upperBound - n)
+                }
+            }
+        }
+        let wants = isOpen && !outgoing.isEmpty
+        if wants != wantsWritable {
+            wantsWritable = wants
+            try? loop.modify(socket.rawValue, token: token.rawValue, writable: wants)
+        }
+    }
+
+    /// Logs the lines of the events the last `n` bytes written completed.
+    private func logWritten(_ n: Int) {
+        guard let eventLog, !unloggedLines.isEmpty else { return }
+        var done = 0
+        for (end, line) in unloggedLines {
+            if end > n { break }
+            done += 1
+            do { try Files.appendLine(eventLog, line) } catch {
+                self.eventLog = nil
+                break
+            }
+        }
+        unloggedLines.removeFirst(min(done, unloggedLines.count))
+        for i in unloggedLines.indices { unloggedLines[i].end -= n }
+    }
+
+    // MARK: - Ending
+
+    /// Tells the client what it did wrong, then closes the connection.
+    func fail(_ error: ProtocolError) {
+        guard isOpen else { return }
+        violation = error
+        // A client refused for its version is told in the version it spoke (the error event's
+        // layout is the same in every version), so it can read why.
+        send(.error(error), version: error.code == .unsupportedVersion ? assembler.peerVersion ?? Wire.version : Wire.version)
+        // Written now: the socket closes next.
+        flush()
+        finish(.violation(error))
+    }
+
+    /// Closes the connection once: stops watching the socket and tells the owner.
+    func close(reason: String) { finish(violation.map(SessionEnd.violation) ?? .closed(reason)) }
+
+    private func finish(_ why: SessionEnd) {
+        guard isOpen else { return }
+        end = why
+        loop.remove(socket.rawValue)
+        onClose(why)
+    }
+}

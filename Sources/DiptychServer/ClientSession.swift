@@ -53,14 +53,9 @@ final class ClientSession {
     let connection: ClientConnection
 
     /// The app's name from hello (nil before hello).
-    var name: String? {
-        didSet {
-            displayName = TextLine(name ?? label)
-            contentCache = nil
-        }
-    }
-    /// The name its placeholder shows (every frame that shows one reads it).
-    private(set) var displayName = TextLine("")
+    var name: String? { didSet { updateContent() } }
+    /// The name its placeholder shows.
+    var displayName: TextLine { content.name }
     var requiresFullScreen = false
     /// The role asked for at launch (apps that connect by themselves take the first free one).
     let launchRole: Role?
@@ -71,14 +66,7 @@ final class ClientSession {
     /// Snapshot requests sent and not answered, by serial.
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
-    var snapshots: [HeldImage] = [] {
-        didSet {
-            snapshotRefs = snapshots.map(\.ref)
-            contentCache = nil
-        }
-    }
-    /// What the scene needs of the snapshots, kept as they change (every frame reads it).
-    private(set) var snapshotRefs: [ImageRef] = []
+    var snapshots: [HeldImage] = [] { didSet { updateContent() } }
     /// The last `sync` serial answered, and when (monotonic ns).
     var syncAnswered: UInt32 = 0
     var syncAnsweredAt: UInt64 = 0
@@ -90,8 +78,8 @@ final class ClientSession {
     /// A label for messages: the launch name or the hello name.
     var label: String {
         didSet {
-            displayName = TextLine(name ?? label)
             connection.label = label
+            updateContent()
         }
     }
     /// The last configure sent, and the serials sent but not yet acked (the newest
@@ -109,7 +97,15 @@ final class ClientSession {
     private var writtenConfigure: Configure?
     /// Configures replaced before they were written, since the session began.
     private(set) var configuresSuperseded = 0
-    var surface: CommittedSurface? { didSet { contentCache = nil } }
+    /// The live surface; its dominant colour (its placeholder's tile) is worked out once per
+    /// commit, from an 8×8 grid of samples.
+    var surface: CommittedSurface? {
+        didSet {
+            if surface?.image.ref.id != oldValue?.image.ref.id { tint = surface?.image.pixels.dominantColor() }
+            updateContent()
+        }
+    }
+    private(set) var tint: RGB?
     /// The buffer shown in the app's Picture in Picture window, while one is open.
     var pipSurface: CommittedSurface?
     var pipFrameDonePending = false
@@ -128,7 +124,7 @@ final class ClientSession {
         self.id = id
         launchRole = role
         self.label = label
-        displayName = TextLine(label)
+        content = AppContent(live: nil, name: TextLine(label))
         connection = ClientConnection(socket: socket, token: .client(id), label: label, loop: loop)
         connection.onClose = { [weak self] end in if let self { onClose(self, end) } }
         connection.onReplaceableWritten = { [unowned self] in
@@ -157,25 +153,12 @@ final class ClientSession {
         return s.serial == c.serial
     }
 
-    /// What the app can show in a scene now (every frame reads it: kept until the surface,
-    /// the snapshots or the name change).
-    var content: AppContent {
-        if let c = contentCache { return c }
-        let c = AppContent(live: surface?.image.ref, snapshots: snapshotRefs, name: displayName, tint: tint)
-        contentCache = c
-        return c
-    }
-    private var contentCache: AppContent?
+    /// What the app can show in a scene now (every frame reads it): kept up to date by what
+    /// changes it (a commit, snapshots, its name).
+    private(set) var content: AppContent
 
-    /// The dominant colour of the live surface (its placeholder's tile), worked out once per
-    /// commit from an 8×8 grid of samples.
-    private var tintCache: (id: UInt64, color: RGB?)?
-    var tint: RGB? {
-        guard let s = surface else { return nil }
-        if let c = tintCache, c.id == s.image.ref.id { return c.color }
-        let color = s.image.pixels.dominantColor()
-        tintCache = (s.image.ref.id, color)
-        return color
+    private func updateContent() {
+        content = AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: TextLine(name ?? label), tint: tint)
     }
 
     /// Bytes held in snapshots.

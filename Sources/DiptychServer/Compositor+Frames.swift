@@ -118,7 +118,7 @@ extension Compositor {
         defer { presentSecondScreen(mirroring: lastFrameGraph) }
         guard case .presented(let shown) = result else { return result }
         let time = virtualTime ?? shown
-        let refresh = main.refreshMilliseconds, seq = main.frames
+        let refresh = refreshMilliseconds(of: main), seq = main.frames
         // Apps that wait for one (most frames of a settle have none).
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
@@ -148,6 +148,12 @@ extension Compositor {
         let image = PixelImage(width: size.width, height: size.height)
         PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
         return image
+    }
+
+    /// The refresh period `frameDone` tells of `output`: its own, or in virtual time the
+    /// scenario's frame interval (so a scenario's logs are the same on any output).
+    func refreshMilliseconds(of output: Output) -> Double {
+        virtualTime == nil ? output.refreshMilliseconds : Double(ScenarioPlayer.frameInterval)
     }
 
     /// Bytes held in snapshots by all apps now.

@@ -165,7 +165,7 @@ extension Compositor {
         s.pending = Region()
         if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
             s.frameDonePending = false
-            send(.frameDone(time: virtualTime ?? shown, refresh: s.output.refreshMilliseconds, seq: s.output.frames), to: owner)
+            send(.frameDone(time: virtualTime ?? shown, refresh: refreshMilliseconds(of: s.output), seq: s.output.frames), to: owner)
         }
         return true
     }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// What apps ask for: each message of a session read, checked against its state and carried
+// out (hello, acks, buffers, commits, snapshots, round trips, the primary's requests), and the
+// damage of a commit bounded as the compositor takes it.
+
+import DiptychCore
+import DiptychLinux
+import DiptychWire
+
+extension Compositor {
+    func read(_ c: ClientSession) {
+        c.receive { message throws(ProtocolError) in try handle(message, from: c) }
+    }
+
+    private func handle(_ message: ClientMessage, from c: ClientSession) throws(ProtocolError) {
+        if c.name == nil {
+            // Nothing before hello: a connection that has not said who it is can make the
+            // compositor hold or do nothing.
+            guard case .hello = message else { throw ProtocolError(.badState, "\(message.name) before hello") }
+        }
+        switch message {
+        case .ack, .syncDone, .createBuffer, .destroyBuffer, .hello: break
+        // Whatever shows something new (or stops showing it) asks for a frame.
+        default: scheduleFrame()
+        }
+        switch message.boundingDamage {
+        case .hello(let name, let requiresFullScreen):
+            guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
+            c.name = name
+            c.requiresFullScreen = requiresFullScreen
+            // What a client sends is escaped before it reaches a log line.
+            if c.launchRole == nil { c.label = name.escapedForLog }
+            logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
+            if admitsAtHello, let effects = join(c) { apply(effects) }
+        case .ack(let serial):
+            try c.acknowledge(serial)
+        case .createBuffer(let id, let layout):
+            try c.createBuffer(id, layout)
+        case .destroyBuffer(let id):
+            try c.destroyBuffer(id)
+        case .commit(let id, let bufferDamage):
+            guard let acked = c.ackedSerial else {
+                throw ProtocolError(.badState, "commit before acking a configure")
+            }
+            c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
+            c.commits += 1
+            commitCount += 1
+            c.lastCommit = commitCount
+            c.frameDonePending = true
+            if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
+            activateIfDrawn(c)
+            if c.commits == 1 { sendDeferredConfigures() }
+        case .snapshot(let serial, let id):
+            let buffer = try c.buffers.buffer(id, for: "snapshot")
+            guard let pane = c.snapshotRequests.removeValue(forKey: serial) else {
+                throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
+            }
+            // A snapshot that arrives after its drag ended, or for an orientation the screen
+            // has left, is simply not used.
+            let current = pane.frame.height == layout.screen.height
+            c.takeSnapshot(hold(buffer), duringDrag: shell.drag != nil && current)
+        case .syncDone(let serial):
+            c.syncAnswered = serial
+            c.syncAnsweredAt = MonotonicClock.nanoseconds
+        case .statusBarStyle(let style):
+            try setStatusBarStyle(style, from: c)
+        case .pipCommit(let id, let bufferDamage):
+            try pipCommit(id, damage: bufferDamage, from: c)
+        case .pipClose:
+            pipClose(from: c)
+        case .screenCommit(let screen, let id, let bufferDamage):
+            try screenCommit(screen, buffer: id, damage: bufferDamage, from: c)
+        case .screenRelease(let screen):
+            try screenRelease(screen, from: c)
+        }
+    }
+
+    /// Gives a buffer's content an identity for scenes, for as long as it is held.
+    func hold(_ buffer: ClientBuffer) -> HeldImage {
+        defer { nextImageID += 1 }
+        return HeldImage(ref: ImageRef(id: nextImageID, width: buffer.pixels.width, height: buffer.pixels.height), buffer: buffer)
+    }
+
+    func send(_ event: ServerEvent, to c: ClientSession) { c.send(event) }
+}
+extension ClientMessage {
+    /// The message with its damage as the compositor takes it: past
+    /// `Region.commitRectangleLimit` rectangles, their bounding box (the message stays legal;
+    /// per-glyph damage costs one rectangle, not hundreds).
+    var boundingDamage: ClientMessage {
+        switch self {
+        case .commit(let b, let d) where d.count > Region.commitRectangleLimit: .commit(buffer: b, damage: Region.bounded(d))
+        case .pipCommit(let b, let d) where d.count > Region.commitRectangleLimit: .pipCommit(buffer: b, damage: Region.bounded(d))
+        case .screenCommit(let s, let b, let d) where d.count > Region.commitRectangleLimit:
+            .screenCommit(screen: s, buffer: b, damage: Region.bounded(d))
+        default: self
+        }
+    }
+}

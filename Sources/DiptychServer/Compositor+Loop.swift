@@ -139,9 +139,14 @@ extension Compositor {
     // MARK: - Waits
 
     /// Runs the loop until the output can take a frame (its last page flip completed), or
-    /// at once when the output is away (its frames are dropped).
+    /// at once when the output is away (its frames are dropped). In a scenario the second
+    /// screen keeps step too (its last flip is waited for here, before the frame, not inside
+    /// its present), so both outputs show the same frames as headless.
     public func waitUntilOutputReady(timeoutMilliseconds: Int = 1000) throws {
-        try run(timeoutMilliseconds: timeoutMilliseconds) { backend.readyForFrame || !backend.isConnected }
+        func ready(_ b: any OutputBackend) -> Bool { b.readyForFrame || !b.isConnected }
+        try run(timeoutMilliseconds: timeoutMilliseconds) {
+            ready(backend) && (virtualTime == nil || secondScreen.map { ready($0.backend) } ?? true)
+        }
     }
 
     /// Waits until every shown app has committed a buffer for its configure.

@@ -131,11 +131,6 @@ extension Compositor {
     /// scene when called as it is presented; nil: the scene as presented now, built once).
     @discardableResult
     public func presentSecondScreen(mirroring graph: SceneGraph? = nil) -> Bool {
-        // In a scenario the second screen keeps step with the frames (as the main output
-        // does): its last flip is waited for, so both outputs show the same frames as headless.
-        if virtualTime != nil, let s = secondScreen, s.backend.isConnected, !s.backend.readyForFrame {
-            _ = try? run(timeoutMilliseconds: 2000) { s.backend.readyForFrame || !s.backend.isConnected }
-        }
         guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
         let held = s.owner.flatMap { sessions[$0]?.screenSurface }
         let mirrored = held == nil ? (graph ?? sceneGraph()) : nil

@@ -17,6 +17,9 @@ public final class DRMBackend: OutputBackend {
     public let crtc: UInt32
     public var size: Size { Size(width: mode.width, height: mode.height) }
     public var refreshMillihertz: Int { mode.refreshMillihertz }
+    /// The main output's frames reach the screen at its flip events (a second output's flips
+    /// only make it ready again).
+    public var reportsPresentation: Bool { !isSecond }
     public private(set) var flipsCompleted = 0
     public private(set) var flipFailures = 0
     /// The primary plane when atomic modesetting is in use; nil for the legacy API.
@@ -113,9 +116,9 @@ public final class DRMBackend: OutputBackend {
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] {
         if descriptor == device.descriptor {
             var events: [OutputEvent] = []
-            for token in device.readEvents() {
+            for (token, time) in device.readEvents() {
                 if flipCompleted(token) {
-                    events.append(.frameDone)
+                    events.append(.frameDone(time: time))
                 } else {
                     _ = sibling?.flipCompleted(token)
                 }

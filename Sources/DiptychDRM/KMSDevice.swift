@@ -43,7 +43,7 @@ public protocol KMSDevice: AnyObject {
     /// Queues a flip to `framebuffer` at the next vblank, with an event carrying `token`.
     func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws
     /// Reads pending events; returns the tokens of completed flips.
-    func readEvents() -> [UInt64]
+    func readEvents() -> [(token: UInt64, time: UInt64)]
 
     // MARK: Atomic modesetting (optional: `enableAtomic` false means legacy only)
 

@@ -13,7 +13,7 @@ import Glibc
 /// handler is a C function pointer that cannot capture; it runs only inside `readEvents`, on
 /// the compositor's single thread, so this storage is never shared.
 private enum FlipEvents {
-    nonisolated(unsafe) static var completed: [UInt64] = []
+    nonisolated(unsafe) static var completed: [(UInt64, UInt64)] = []
 }
 
 /// The mapping of a dumb buffer, unmapped when its image goes.
@@ -287,11 +287,13 @@ public final class LibdrmDevice: KMSDevice {
         }, flags: UInt32(DRM_MODE_PAGE_FLIP_EVENT) | UInt32(DRM_MODE_ATOMIC_NONBLOCK), token: token, what: "atomic flip")
     }
 
-    public func readEvents() -> [UInt64] {
+    /// Completed flips: each one's token, and when it reached the screen (the kernel's
+    /// CLOCK_MONOTONIC timestamp of the vblank, in milliseconds).
+    public func readEvents() -> [(token: UInt64, time: UInt64)] {
         var context = drmEventContext()
         context.version = 2
-        context.page_flip_handler = { _, _, _, _, data in
-            FlipEvents.completed.append(UInt64(UInt(bitPattern: data)))
+        context.page_flip_handler = { _, _, seconds, microseconds, data in
+            FlipEvents.completed.append((UInt64(UInt(bitPattern: data)), UInt64(seconds) * 1000 + UInt64(microseconds) / 1000))
         }
         FlipEvents.completed = []
         _ = drmHandleEvent(fd, &context)

@@ -14,8 +14,9 @@ public enum PresentResult: Equatable, Sendable {
 
 /// Something an output reports from its descriptors or its periodic check.
 public enum OutputEvent: Equatable, Sendable {
-    /// The last frame reached the screen (a page flip completed): the output takes another.
-    case frameDone
+    /// The last frame reached the screen at `time` (a page flip completed; monotonic ms, the
+    /// kernel's timestamp): the output takes another.
+    case frameDone(time: UInt64)
     /// The output went away: frames are dropped until it returns.
     case disconnected
     /// The output came back with what it shows lost: the next frame repaints everything.
@@ -56,6 +57,9 @@ public protocol OutputBackend: AnyObject {
     func resize(to size: Size) -> Bool
     /// The refresh rate in millihertz (a panel's mode; 60 Hz for an output in memory).
     var refreshMillihertz: Int { get }
+    /// Whether a presented frame reaches the screen later, told by a `frameDone` event with
+    /// its time (a page flip); false when `present` shows it at once.
+    var reportsPresentation: Bool { get }
 }
 
 extension OutputBackend {
@@ -66,6 +70,7 @@ extension OutputBackend {
     public func poll() -> [OutputEvent] { [] }
     public func resize(to size: Size) -> Bool { false }
     public var refreshMillihertz: Int { 60_000 }
+    public var reportsPresentation: Bool { false }
 }
 
 /// An output in memory: frames are kept, and written to PNG on request. Presents at once

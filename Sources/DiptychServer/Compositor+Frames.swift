@@ -117,24 +117,34 @@ extension Compositor {
         // The second screen shows this frame's scene too, whatever became of the main one.
         defer { presentSecondScreen(mirroring: lastFrameGraph) }
         guard case .presented(let shown) = result else { return result }
-        let time = virtualTime ?? shown
-        let refresh = refreshMilliseconds(of: main), seq = main.frames
         // Apps that wait for one (most frames of a settle have none).
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
-        var told: Set<ClientID> = []
+        var shownTo: [ClientID] = []
         for p in presentedPanes {
             guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.frameDonePending = false
-            told.insert(c.id)
-            send(.frameDone(time: time, refresh: refresh, seq: seq), to: c)
+            shownTo.append(c.id)
         }
         for w in pip.windows {
             guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= lastFrameCommits else { continue }
             c.pipFrameDonePending = false
-            if told.insert(c.id).inserted { send(.frameDone(time: time, refresh: refresh, seq: seq), to: c) }
+            if !shownTo.contains(c.id) { shownTo.append(c.id) }
+        }
+        // Live on a panel the frame reaches the screen at its flip: the apps hear then, with
+        // the flip's time. In memory, or in a scenario's virtual time, it is on screen now.
+        if virtualTime == nil && backend.reportsPresentation {
+            awaitingPresentation += shownTo.filter { !awaitingPresentation.contains($0) }
+        } else {
+            tellFrameShown(to: shownTo, at: virtualTime ?? shown)
         }
         return result
+    }
+
+    /// Sends `frameDone` (with the time the frame reached the screen) to the apps it showed.
+    func tellFrameShown(to apps: [ClientID], at time: UInt64) {
+        let refresh = refreshMilliseconds(of: main), seq = main.frames
+        for id in apps { if let c = sessions[id] { send(.frameDone(time: time, refresh: refresh, seq: seq), to: c) } }
     }
 
     /// The scene as presented now drawn whole into a new image, for measurements (not

@@ -83,6 +83,10 @@ extension Compositor {
 
     /// What the output reported: one that came back is repainted whole.
     public func handle(_ events: [OutputEvent]) {
+        for case .frameDone(let time) in events where !awaitingPresentation.isEmpty {
+            tellFrameShown(to: awaitingPresentation, at: time)
+            awaitingPresentation = []
+        }
         for e in events where e == .reconnected {
             main.damage.invalidate()
             scheduleFrame()

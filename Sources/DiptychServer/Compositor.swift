@@ -79,6 +79,9 @@ public final class Compositor {
     var outputRotation: OutputRotation
     /// The main screen: its backend, damage and frames.
     let main: Output
+    /// Apps whose commits the frame presented last shows, told `frameDone` when its flip
+    /// completes (on a panel, live).
+    var awaitingPresentation: [ClientID] = []
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
     func scheduleFrame() { main.wantsFrame = true }

@@ -300,9 +300,9 @@ public final class Compositor {
         session.connection.eventLog = eventLog
         let now = MonotonicClock.milliseconds
         if supervised[role] == nil {
-            supervised[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, startedAt: now)
+            supervised[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, schedule: RelaunchSchedule(startedAt: now))
         } else {
-            supervised[role]?.startedAt = now
+            supervised[role]?.schedule.started(at: now)
         }
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(launcher.app(role)?.process.pid ?? -1)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }

@@ -11,10 +11,6 @@ public struct DamageTracker: Sendable {
     /// What each node showed in the last frame drawn (a handful: an array searched by key
     /// costs less per frame than a dictionary).
     private var last: [SceneNode] = []
-    /// What `wouldRepaint` found between `last` and the nodes it was asked about (the live
-    /// loop asks, then takes the same scene: the diff is not run twice). Held with the nodes'
-    /// array, whose storage cannot be reused while held: the same storage is the same scene.
-    private var probe: (nodes: [SceneNode], changed: [Rect])?
 
     /// A tracker whose first frame repaints everything.
     public init(geometry: OutputGeometry) { self.geometry = geometry }
@@ -75,31 +71,20 @@ public struct DamageTracker: Sendable {
             last = scene.nodes
             full = false
             pending = Region()
-            probe = nil
         }
         if full { return nil }
-        if let p = probe, Self.sameStorage(p.nodes, scene.nodes) {
-            for r in p.changed { add(r) }
-        } else {
-            Self.changes(from: last, to: scene.nodes) { add($0) }
-        }
+        Self.changes(from: last, to: scene.nodes) { add($0) }
         return pending
     }
 
     /// Whether a frame showing `scene` would repaint anything: damage is pending, or a pane
-    /// moved, appeared, went away or shows another image since the last frame. What changed
-    /// is kept for `take` of the same scene.
-    public mutating func wouldRepaint(_ scene: SceneGraph) -> Bool {
+    /// moved, appeared, went away or shows another image since the last frame (a look that
+    /// takes nothing: the live loop's frames take their damage once, with `take`).
+    public func wouldRepaint(_ scene: SceneGraph) -> Bool {
         if hasDamage { return true }
-        var changed: [Rect] = []
-        Self.changes(from: last, to: scene.nodes) { changed.append($0) }
-        probe = (scene.nodes, changed)
-        return !changed.isEmpty
-    }
-
-    /// Whether two arrays share their storage (and so hold the same nodes).
-    private static func sameStorage(_ a: [SceneNode], _ b: [SceneNode]) -> Bool {
-        a.count == b.count && a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in pa.baseAddress == pb.baseAddress } }
+        var changed = false
+        Self.changes(from: last, to: scene.nodes) { _ in changed = true }
+        return changed
     }
 
     /// A frame that was not shown: its damage is repainted with the next one.

@@ -47,19 +47,34 @@ extension Compositor {
 
     /// Whether something waits to be shown: an app committed since the last frame, the scene
     /// changed (a gesture moved a pane, an app came or went), or the output must be repainted.
-    /// A finger resting on the divider asks for nothing.
+    /// A finger resting on the divider asks for nothing. (A look: nothing is taken.)
     public var needsRepaint: Bool { wantedFrame() != nil }
 
-    /// The scene of the frame that waits to be shown, if one does (see `needsRepaint`): the
-    /// live loop hands it to `prepareFrame` rather than building it twice.
+    /// The scene of the frame that waits to be shown, if one does (see `needsRepaint`).
     public func wantedFrame() -> SceneGraph? {
         let graph = sceneGraph()
-        let pending = graph.nodes.contains { n in
+        return framePending(graph) || main.damage.wouldRepaint(graph) || fade != nil ? graph : nil
+    }
+
+    /// Whether an app waits for a frame that shows its commit.
+    private func framePending(_ graph: SceneGraph) -> Bool {
+        graph.nodes.contains { n in
             guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
             if case .pip = n.key { return c.pipFrameDonePending }
             return c.frameDonePending
         }
-        return pending || main.damage.wouldRepaint(graph) || fade != nil ? graph : nil
+    }
+
+    /// The scene as presented now and what changed since the last frame, taken (diffed once),
+    /// when a frame would show something; nil, with the (empty) damage taken, when nothing
+    /// changed on screen and no app waits for a frame. The live loop's frames begin here.
+    public func takeWantedFrame() -> (graph: SceneGraph, damage: Region?)? {
+        let graph = sceneGraph()
+        // A cross-fade repaints the whole output while it runs, and once more when it ends.
+        if fade != nil { main.damage.invalidate() }
+        let damage = main.damage.take(graph)
+        if let d = damage, d.isEmpty, fade == nil, !framePending(graph) { return nil }
+        return (graph, damage)
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -74,13 +89,18 @@ extension Compositor {
     /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
     /// what the output buffer it goes into lacks besides (by the buffer's age), and the pixman
     /// operations that draw it. The damage is taken: commits from here on belong to the next
-    /// frame. Nothing is drawn, so the output need not be ready yet. `built` is the scene as
-    /// `wantedFrame` just built it, if nothing happened since.
-    public func prepareFrame(_ built: SceneGraph? = nil) -> Frame {
-        let graph = built ?? sceneGraph()
-        // A cross-fade repaints the whole output while it runs, and once more when it ends.
-        if fade != nil { main.damage.invalidate() }
-        let frameDamage = main.damage.take(graph)
+    /// frame. Nothing is drawn, so the output need not be ready yet. `taken`: the scene and
+    /// damage `takeWantedFrame` just took.
+    public func prepareFrame(_ taken: (graph: SceneGraph, damage: Region?)? = nil) -> Frame {
+        let graph: SceneGraph, frameDamage: Region?
+        if let taken {
+            (graph, frameDamage) = taken
+        } else {
+            graph = sceneGraph()
+            // A cross-fade repaints the whole output while it runs, and once more when it ends.
+            if fade != nil { main.damage.invalidate() }
+            frameDamage = main.damage.take(graph)
+        }
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)

@@ -215,13 +215,15 @@ public final class FrameDriver {
     /// Times one frame of a live compositor (no round trip: apps run at their own pace):
     /// layout, composite and present, with `input` the time spent handling input since the
     /// last frame. Kept in `records` for `frames.json`. `scene` is the frame's scene if the
-    /// caller just built it (`Compositor.wantedFrame`), with the time that took (layout).
+    /// caller just took it (`Compositor.takeWantedFrame`), with the time that took (layout).
     @discardableResult
-    public func liveFrame(inputMilliseconds: Double, hadInput: Bool, scene: (graph: SceneGraph, milliseconds: Double)? = nil) -> (FrameRecord, PresentResult) {
+    public func liveFrame(
+        inputMilliseconds: Double, hadInput: Bool, scene: (taken: (graph: SceneGraph, damage: Region?), milliseconds: Double)? = nil
+    ) -> (FrameRecord, PresentResult) {
         let built = scene?.milliseconds ?? 0
         let motion = compositor.motionKind
         let t2 = MonotonicClock.nanoseconds
-        let prepared = compositor.prepareFrame(scene?.graph)
+        let prepared = compositor.prepareFrame(scene?.taken)
         let t3 = MonotonicClock.nanoseconds
         let stats = compositor.composite(prepared)
         let t4 = MonotonicClock.nanoseconds

@@ -47,7 +47,7 @@ public final class RepaintLoop {
             let ready = backend.readyForFrame && now >= notBefore
             let asked = ready && compositor.main.wantsFrame
             if asked { compositor.main.wantsFrame = false }
-            if ready, let scene = asked ? compositor.wantedFrame() : unscheduledFrame() {
+            if ready, asked || unscheduledFrame(), let scene = compositor.takeWantedFrame() {
                 let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
                 let (input, hadInput) = compositor.takeInputTime()
                 let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
@@ -68,13 +68,13 @@ public final class RepaintLoop {
     /// A frame wanted though none was asked for. Debug builds look on every turn the loop
     /// would otherwise idle (the pull the loop used to do), count it, and draw it: the tests
     /// assert the count stays zero. Release builds trust the requests.
-    private func unscheduledFrame() -> SceneGraph? {
+    private func unscheduledFrame() -> Bool {
         #if DEBUG
-        guard let scene = compositor.wantedFrame() else { return nil }
+        guard compositor.wantedFrame() != nil else { return false }
         compositor.unscheduledFrames += 1
-        return scene
+        return true
         #else
-        return nil
+        return false
         #endif
     }
 

@@ -132,7 +132,7 @@ struct DamageTrackerTests {
         #expect(t.take(scene(clock("09:42")))?.area == 30 * 12)
     }
 
-    /// The live loop asks whether a scene would repaint, then takes it: the damage is the same
+    /// Asking whether a scene would repaint takes nothing: the damage then taken is the same
     /// as taking it without asking, and asking about another scene does not leak into it.
     @Test func askingBeforeTakingGivesTheSameDamage() {
         func divider(_ x: Int) -> SceneNode {

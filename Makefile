@@ -7,7 +7,7 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreety
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server
-WEB_SRC := Sources/diptych-web/diptych-web.c Sources/CDiptychClient/diptych-client.c
+WEB_SRC := $(wildcard Sources/diptych-web/*.c) Sources/CDiptychClient/diptych-client.c
 CONFIG ?= debug
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out

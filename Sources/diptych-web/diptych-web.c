@@ -21,7 +21,7 @@
  * error page naming the URL and the reason, and is retried with back-off.
  */
 #define _GNU_SOURCE
-#include "diptych-client.h"
+#include "diptych-web.h"
 
 #include <glib-unix.h>
 #include <limits.h>
@@ -31,93 +31,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <wayland-server.h>
-#include <wpe/fdo.h>
-#include <wpe/unstable/fdo-shm.h>
-#include <wpe/webkit.h>
 
-#define MAX_SNAPSHOTS 8
-#define MAX_TOUCHES 10
-/* How long a frame's round trip may wait for WebKit (ms), and how long without a frame after
-   input counts as "nothing more to draw". */
-#define SYNC_TIMEOUT_MS 3000
-/* After the page has drawn what an input or a resize asked for (two animation frames later),
-   how long its frame may take to arrive; and how long WebKit takes to synthesise a tap's click. */
-#define GRACE_MS 150
-#define TAP_MS 60
-#define BLANK_MS 1000
-
-struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h, hclass; };
-
-static struct {
-    dc_connection *dc;
-    GMainLoop *loop;
-    const char *uri;
-    const char *log_path;
-    int log_frames;             /* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line per frame WebKit makes */
-    char app_label[1024];
-    struct wpe_view_backend_exportable_fdo *exportable;
-    struct wpe_view_backend *backend;
-    WebKitWebView *view;
-    WebKitUserContentManager *content;
-
-    /* The live pane. */
-    int configured;
-    int role, css_w, css_h, px_w, px_h, hclass, vclass;
-    double scale, safe[4];
-    /* Frames: one committed and not yet shown holds WebKit's next (frame_complete owed). */
-    int frame_complete_owed;
-    /* Until the page has loaded and painted, frames are kept (the last one) rather than shown:
-       the frames before the load, and often the first after it, are a blank page. After the
-       load a frame of one colour is kept back for up to BLANK_MS, in case the page's first
-       paint is on its way. */
-    int loaded;
-    dc_buffer *held;
-    int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
-    gint64 last_frame_us;       /* monotonic time of the last frame exported */
-    int last_frame_w, last_frame_h;
-    /* A frame of the live size went on screen since the size last changed. */
-    int shown_live_size;
-
-    /* Snapshots asked for, done one after another. */
-    struct snapshot snapshots[MAX_SNAPSHOTS];
-    int nsnapshots, snapshotting;
-    /* The size the view is being given (CSS px): the page is told its classes first, and the
-       view resized once that script has run, so the first frame of the new size is laid out
-       with them. */
-    int target_w, target_h, resize_pending;
-    /* The newest frame of the snapshot being taken: sent once the page has settled at its size
-       (the first frames of a new size can still show the old layout). */
-    dc_buffer *candidate;
-    guint resize_epoch;
-    gint64 loaded_us;
-
-    /* The compositor's round trip waiting for WebKit. */
-    int sync_pending;
-    uint32_t sync_serial;
-    gint64 sync_deadline_us;
-    /* Input or a resize stirs the page; a script then waits two animation frames and posts
-       the stir's number back: the page has drawn what it asked for. */
-    guint stirs, settled;
-    gint64 settled_us;
-
-    /* Touch points down, in device pixels. */
-    struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
-    int ntouches;
-    int pen_down;
-
-    /* Activity. */
-    int visible, focused;
-    /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
-    int wanted_style, sent_style;
-    /* Faults. */
-    int load_retries, crash_retries, showing_error;
-    guint retry_source;
-} app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1 };
+struct web_app app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1 };
 
 
-static void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static void say(const char *fmt, ...) {
+void say(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "diptych-web: ");
@@ -126,277 +44,6 @@ static void say(const char *fmt, ...) {
     va_end(ap);
 }
 
-/* ---- the event log (the same lines as the other apps', plus the page's title) ---- */
-
-static void json_string(GString *s, const char *v) {
-    g_string_append_c(s, '"');
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\') g_string_append_printf(s, "\\%c", *p);
-        else if (*p < 0x20) g_string_append_printf(s, "\\u%04x", *p);
-        else g_string_append_c(s, (char)*p);
-    }
-    g_string_append_c(s, '"');
-}
-
-static void json_number(GString *s, double v) {
-    if (v == floor(v) && fabs(v) < 1e15) g_string_append_printf(s, "%.0f", v);
-    else g_string_append_printf(s, "%.17g", v);
-}
-
-/* `,"key":number` */
-static void json_field(GString *s, const char *key, double v) {
-    g_string_append_printf(s, ",\"%s\":", key);
-    json_number(s, v);
-}
-
-static void log_line(GString *line) {
-    if (!app.log_path) return;
-    g_string_append(line, "}\n");
-    FILE *f = fopen(app.log_path, "a");
-    if (f) {
-        fwrite(line->str, 1, line->len, f);
-        fclose(f);
-    }
-}
-
-static GString *log_start(const char *event) {
-    GString *s = g_string_new("{\"app\":");
-    json_string(s, app.app_label);
-    g_string_append(s, ",\"event\":");
-    json_string(s, event);
-    return s;
-}
-
-static const char *class_name(int c) { return c == DC_REGULAR ? "regular" : "compact"; }
-
-static void log_event(const dc_event *e) {
-    static const char *lifecycle[] = { "willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground" };
-    static const char *touch_phase[] = { "down", "motion", "up", "cancel" };
-    static const char *pen_phase[] = { "proximityIn", "down", "motion", "up", "proximityOut" };
-    static const char *arrangement[] = { "full", "slide-over", "split-2/3", "split-1/2" };
-    GString *s;
-    switch (e->type) {
-    case DC_CONFIGURE:
-        s = log_start("configure");
-        g_string_append_printf(s, ",\"serial\":%u,\"role\":\"%s\",\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}",
-            e->configure.serial, e->configure.role == DC_PRIMARY ? "primary" : "secondary", e->configure.frame.x,
-            e->configure.frame.y, e->configure.frame.width, e->configure.frame.height);
-        g_string_append_printf(s, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\"",
-            e->configure.pixel_width, e->configure.pixel_height, class_name(e->configure.horizontal_size_class),
-            class_name(e->configure.vertical_size_class));
-        g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\"",
-            e->configure.orientation ? "portrait" : "landscape", arrangement[e->configure.arrangement & 3]);
-        json_field(s, "scale", e->configure.scale);
-        g_string_append(s, ",\"safeAreaInsets\":{\"top\":");
-        json_number(s, e->configure.safe_top);
-        json_field(s, "left", e->configure.safe_left);
-        json_field(s, "bottom", e->configure.safe_bottom);
-        json_field(s, "right", e->configure.safe_right);
-        g_string_append(s, "}");
-        break;
-    case DC_SIZE_CLASS_CHANGED:
-        s = log_start("sizeClassChanged");
-        g_string_append_printf(s, ",\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\",\"previousHorizontal\":\"%s\",\"previousVertical\":\"%s\"",
-            class_name(e->size_class_changed.horizontal), class_name(e->size_class_changed.vertical),
-            class_name(e->size_class_changed.previous_horizontal), class_name(e->size_class_changed.previous_vertical));
-        break;
-    case DC_LIFECYCLE:
-        s = log_start(lifecycle[e->lifecycle & 3]);
-        break;
-    case DC_SNAPSHOT_REQUEST:
-        s = log_start("snapshotRequest");
-        g_string_append_printf(s, ",\"serial\":%u,\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d},\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\"",
-            e->snapshot_request.serial, e->snapshot_request.frame.x, e->snapshot_request.frame.y, e->snapshot_request.frame.width,
-            e->snapshot_request.frame.height, e->snapshot_request.pixel_width, e->snapshot_request.pixel_height,
-            class_name(e->snapshot_request.horizontal_size_class));
-        break;
-    case DC_TOUCH:
-        s = log_start("touch");
-        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\"", e->touch.id, touch_phase[e->touch.phase & 3]);
-        json_field(s, "x", e->touch.x);
-        json_field(s, "y", e->touch.y);
-        json_field(s, "time", e->touch.time);
-        break;
-    case DC_PEN:
-        s = log_start("pen");
-        g_string_append_printf(s, ",\"phase\":\"%s\"", pen_phase[e->pen.phase % 5]);
-        json_field(s, "x", e->pen.x);
-        json_field(s, "y", e->pen.y);
-        json_field(s, "pressure", e->pen.pressure);
-        json_field(s, "tiltX", e->pen.tilt_x);
-        json_field(s, "tiltY", e->pen.tilt_y);
-        json_field(s, "time", e->pen.time);
-        g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", e->pen.tool ? "eraser" : "pen", e->pen.buttons);
-        break;
-    case DC_FRAME_DONE:
-        s = log_start("frameDone");
-        g_string_append_printf(s, ",\"time\":%llu", (unsigned long long)e->frame_done.time);
-        json_field(s, "refresh", e->frame_done.refresh);
-        g_string_append_printf(s, ",\"seq\":%llu", (unsigned long long)e->frame_done.seq);
-        break;
-    case DC_ERROR:
-        s = log_start("protocolError");
-        g_string_append_printf(s, ",\"code\":%d,\"message\":", e->error.code);
-        json_string(s, e->error.message);
-        break;
-    case DC_RELEASE:
-        s = log_start("release");
-        g_string_append_printf(s, ",\"buffer\":%u", e->release.buffer);
-        break;
-    case DC_SCREEN_CONNECTED:
-    case DC_SCREEN_DISCONNECTED:
-        s = log_start(e->type == DC_SCREEN_CONNECTED ? "screenConnected" : "screenDisconnected");
-        g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
-            e->screen.pixel_height);
-        break;
-    default:
-        return;  /* sync is not logged */
-    }
-    log_line(s);
-    g_string_free(s, TRUE);
-}
-
-/* ---- the page's state ---- */
-
-/* The sizes (CSS px) the compositor named, with their classes: a pane's and each snapshot's. */
-#define MAX_CLASS_SIZES 32
-static struct { int width, height, hclass, vclass; } class_sizes[MAX_CLASS_SIZES];
-static int nclass_sizes;
-
-static void note_class_size(int width, int height, int hclass, int vclass) {
-    for (int i = 0; i < nclass_sizes; i++)
-        if (class_sizes[i].width == width && class_sizes[i].height == height) {
-            class_sizes[i].hclass = hclass;
-            class_sizes[i].vclass = vclass;
-            return;
-        }
-    if (nclass_sizes == MAX_CLASS_SIZES) memmove(class_sizes, class_sizes + 1, sizeof class_sizes[0] * --nclass_sizes);
-    class_sizes[nclass_sizes].width = width;
-    class_sizes[nclass_sizes].height = height;
-    class_sizes[nclass_sizes].hclass = hclass;
-    class_sizes[nclass_sizes++].vclass = vclass;
-}
-
-/* The page sets its classes itself in the first `resize` listener, from its viewport (the
-   sizes the compositor named, else its thresholds), so every frame is laid out with the
-   classes of its own size, however WebKit orders this script and a resize. */
-static char *classes_script(void) {
-    GString *w = g_string_new(""), *h = g_string_new("");
-    for (int i = 0; i < nclass_sizes; i++) {
-        g_string_append_printf(w, "%s%d:'%s'", w->len ? "," : "", class_sizes[i].width, class_name(class_sizes[i].hclass));
-        g_string_append_printf(h, "%s%d:'%s'", h->len ? "," : "", class_sizes[i].height, class_name(class_sizes[i].vclass));
-    }
-    char *source = g_strdup_printf(
-        "(function(){var D=window.__diptych||(window.__diptych={w:{},h:{}});"
-        "Object.assign(D.w,{%s});Object.assign(D.h,{%s});D.safe=[%g,%g,%g,%g];"
-        "if(!D.apply){D.apply=function(W,H){var r=document.documentElement;if(!r)return;"
-        "W=typeof W==='number'?W:innerWidth;H=typeof H==='number'?H:innerHeight;"
-        "var h=D.w[W]||(W>=678?'regular':'compact'),v=D.h[H]||(H>=678?'regular':'compact');"
-        "var ph=r.dataset.horizontalSizeClass,pv=r.dataset.verticalSizeClass;"
-        "r.dataset.horizontalSizeClass=h;r.dataset.verticalSizeClass=v;"
-        "['top','left','bottom','right'].forEach(function(k,i){r.style.setProperty('--diptych-safe-area-inset-'+k,D.safe[i]+'px');});"
-        "if(ph&&(ph!==h||pv!==v))window.dispatchEvent(new CustomEvent('diptychsizeclasschange',"
-        "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));};"
-        "window.addEventListener('resize',function(){D.apply()},true);}D.apply(%d,%d);})();",
-        w->str, h->str, app.safe[0], app.safe[1], app.safe[2], app.safe[3], app.target_w, app.target_h);
-    g_string_free(w, TRUE);
-    g_string_free(h, TRUE);
-    return source;
-}
-
-/* The user script that sets the classes before the page's own scripts (on every load), and the
-   stylesheet that hides the overlay scrollbars (they animate for seconds after every scroll). */
-static void install_user_content(void) {
-    webkit_user_content_manager_remove_all_scripts(app.content);
-    char *source = classes_script();
-    WebKitUserScript *script = webkit_user_script_new(
-        source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
-    webkit_user_content_manager_add_script(app.content, script);
-    webkit_user_script_unref(script);
-    g_free(source);
-}
-
-static void answer_sync_if_done(void);
-
-
-static void send_status_bar_style(void) {
-    if (app.wanted_style < 0 || app.role != DC_PRIMARY || !app.configured || app.sent_style == app.wanted_style) return;
-    dc_status_bar_style(app.dc, app.wanted_style);
-    app.sent_style = app.wanted_style;
-}
-
-static void on_style_read(GObject *object, GAsyncResult *result, gpointer data) {
-    (void)data;
-    WebKitJavascriptResult *r = webkit_web_view_run_javascript_finish(WEBKIT_WEB_VIEW(object), result, NULL);
-    if (!r) return;
-    char *style = jsc_value_to_string(webkit_javascript_result_get_js_value(r));
-    int wanted = -1;
-    if (style && strcmp(style, "light") == 0) wanted = DC_STATUS_BAR_LIGHT;
-    else if (style && strcmp(style, "dark") == 0) wanted = DC_STATUS_BAR_DARK;
-    g_free(style);
-    webkit_javascript_result_unref(r);
-    if (wanted >= 0) {
-        app.wanted_style = wanted;
-        send_status_bar_style();
-    }
-}
-
-/* iOS's meta tag (black and black-translucent want light text), else a dark theme-color. */
-static const char *style_probe =
-    "(function(){var m=document.querySelector('meta[name=\"apple-mobile-web-app-status-bar-style\"]');"
-    "if(m){var c=(m.content||'').trim();return c==='black'||c==='black-translucent'?'light':'dark';}"
-    "var t=document.querySelector('meta[name=\"theme-color\"]');if(!t)return 'none';"
-    "var d=document.createElement('div');d.style.color=t.content;document.documentElement.appendChild(d);"
-    "var m2=getComputedStyle(d).color.match(/\\d+(\\.\\d+)?/g);d.remove();if(!m2)return 'none';"
-    "var l=0.2126*m2[0]+0.7152*m2[1]+0.0722*m2[2];return l<128?'light':'dark';})()";
-
-static gboolean send_stir(gpointer n) {
-    char *source = g_strdup_printf(
-        "requestAnimationFrame(function(){requestAnimationFrame(function(){window.webkit.messageHandlers.diptych.postMessage(%u)})})",
-        GPOINTER_TO_UINT(n));
-    webkit_web_view_run_javascript(app.view, source, NULL, NULL, NULL);
-    g_free(source);
-    return G_SOURCE_REMOVE;
-}
-
-/* Asks the page to say when it has drawn what was just sent to it; `later`: once WebKit has
-   had TAP_MS to turn a lifted touch into the click it synthesises. */
-static void stir_after(guint later_ms) {
-    if (!app.view) return;
-    app.stirs++;
-    if (later_ms) g_timeout_add(later_ms, send_stir, GUINT_TO_POINTER(app.stirs));
-    else send_stir(GUINT_TO_POINTER(app.stirs));
-}
-
-static void stir(void) { stir_after(0); }
-
-static void on_script_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
-    (void)manager; (void)data;
-    guint n = (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result));
-    if (n == app.stirs) {
-        app.settled = n;
-        app.settled_us = g_get_monotonic_time();
-    }
-}
-
-/* Whether the page has drawn what it was last sent (a hidden or unloaded page draws nothing:
-   nothing to wait for), and its frame had GRACE_MS to arrive. */
-static int settled(void) {
-    if (!app.visible || !app.loaded) return 1;
-    if (app.settled != app.stirs) return 0;
-    return app.last_frame_us > app.settled_us || g_get_monotonic_time() - app.settled_us >= GRACE_MS * 1000;
-}
-
-/* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line for each frame WebKit made, with the time the copy
-   into the compositor's buffer took (for the tests and the benchmark). */
-static void log_frame(int w, int h, double copy_ms) {
-    if (!app.log_frames) return;
-    GString *line = log_start("webFrame");
-    g_string_append_printf(line, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"copyMs\":%.3f,\"at\":%.3f", w, h, copy_ms,
-        (double)g_get_monotonic_time() / 1000.0);
-    log_line(line);
-    g_string_free(line, TRUE);
-}
 
 static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
     gint64 t0 = g_get_monotonic_time();
@@ -446,7 +93,7 @@ static void next_snapshot(void) {
 }
 
 /* Whether a frame is all one colour (the blank page WebKit shows before the first paint). */
-static int one_colour(const dc_buffer *b) {
+int one_colour(const dc_buffer *b) {
     uint32_t first = b->pixels[0];
     for (int y = 0; y < b->height; y++) {
         const uint32_t *row = (const uint32_t *)((const uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
@@ -455,13 +102,13 @@ static int one_colour(const dc_buffer *b) {
     return 1;
 }
 
-static void commit_live(dc_buffer *b) {
+void commit_live(dc_buffer *b) {
     app.held = NULL;
     dc_commit(app.dc, b, NULL, 0);
     app.shown_live_size = 1;
 }
 
-static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
+void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     (void)data;
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
@@ -513,7 +160,7 @@ static int webkit_busy(void) {
     return 0;
 }
 
-static void answer_sync_if_done(void) {
+void answer_sync_if_done(void) {
     if (!app.sync_pending) return;
     if (webkit_busy() && g_get_monotonic_time() < app.sync_deadline_us) return;
     app.sync_pending = 0;
@@ -580,131 +227,6 @@ static void dispatch_pen(int phase, double x, double y, double time) {
     }
     wpe_view_backend_dispatch_pointer_event(app.backend, &e);
     stir_after(phase == DC_PEN_UP ? TAP_MS : 0);
-}
-
-/* ---- faults ---- */
-
-static gboolean retry_load(gpointer data) {
-    (void)data;
-    app.retry_source = 0;
-    webkit_web_view_load_uri(app.view, app.uri);
-    return G_SOURCE_REMOVE;
-}
-
-static guint backoff_ms(int attempt) {
-    guint ms = 500;
-    for (int i = 0; i < attempt && ms < 30000; i++) ms *= 2;
-    return ms > 30000 ? 30000 : ms;
-}
-
-static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar *uri, GError *error, gpointer data) {
-    (void)event; (void)data;
-    if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return FALSE;
-    if (app.load_retries == 0) say("cannot load %s: %s; showing an error page and retrying", uri, error->message);
-    char *u = g_markup_escape_text(uri, -1), *m = g_markup_escape_text(error->message, -1);
-    char *html = g_strdup_printf(
-        "<!doctype html><meta name=viewport content='width=device-width'><title>error</title>"
-        "<style>html{background:#1c1c1e;color:#f2f2f7;font:17px sans-serif}body{margin:0;padding:calc(40px + var(--diptych-safe-area-inset-top,0px)) 24px}"
-        "h1{font-size:22px;margin:0 0 12px}p{word-break:break-all;color:#aeaeb2}</style>"
-        "<h1>This page could not be loaded</h1><p id=url>%s</p><p id=reason>%s</p><p>Trying again in %u s.</p>",
-        u, m, backoff_ms(app.load_retries) / 1000);
-    app.showing_error = 1;
-    webkit_web_view_load_alternate_html(view, html, uri, NULL);
-    g_free(html); g_free(u); g_free(m);
-    if (!app.retry_source) app.retry_source = g_timeout_add(backoff_ms(app.load_retries++), retry_load, NULL);
-    return TRUE;
-}
-
-static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
-    (void)data;
-    if (getenv("DIPTYCH_WEB_DEBUG")) say("load event %d", (int)event);
-    if (event == WEBKIT_LOAD_STARTED) app.loaded = 0;
-    if (event != WEBKIT_LOAD_FINISHED) return;
-    app.loaded = 1;
-    app.loaded_us = g_get_monotonic_time();
-    /* A frame drawn while it loaded, not blank, goes on screen now. */
-    if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots && !one_colour(app.held))
-        commit_live(app.held);
-    answer_sync_if_done();
-    const char *loaded = webkit_web_view_get_uri(view);
-    if (app.showing_error && loaded && strcmp(loaded, app.uri) == 0 && app.retry_source == 0) app.showing_error = 0;
-    if (!app.showing_error) {
-        app.load_retries = 0;
-        app.crash_retries = 0;
-    }
-    webkit_web_view_run_javascript(view, style_probe, NULL, on_style_read, NULL);
-}
-
-static gboolean reload_after_crash(gpointer data) {
-    (void)data;
-    app.retry_source = 0;
-    webkit_web_view_reload(app.view);
-    return G_SOURCE_REMOVE;
-}
-
-static void on_web_process_terminated(WebKitWebView *view, WebKitWebProcessTerminationReason reason, gpointer data) {
-    (void)view; (void)data;
-    if (app.crash_retries == 0)
-        say("the web process ended (%s); reloading %s", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "out of memory", app.uri);
-    if (app.retry_source) g_source_remove(app.retry_source);
-    app.retry_source = g_timeout_add(app.crash_retries ? backoff_ms(app.crash_retries - 1) : 0, reload_after_crash, NULL);
-    app.crash_retries++;
-}
-
-static void on_title(WebKitWebView *view, GParamSpec *spec, gpointer data) {
-    (void)spec; (void)data;
-    GString *s = log_start("pageTitle");
-    g_string_append(s, ",\"title\":");
-    json_string(s, webkit_web_view_get_title(view) ? webkit_web_view_get_title(view) : "");
-    log_line(s);
-    g_string_free(s, TRUE);
-}
-
-/* ---- the view ---- */
-
-static void create_view(void) {
-    static struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
-    app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.css_w, (uint32_t)app.css_h);
-    app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
-    WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
-    WebKitWebContext *context = webkit_web_context_new_ephemeral();
-    app.content = webkit_user_content_manager_new();
-    WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-        WEBKIT_USER_STYLE_LEVEL_USER, NULL, NULL);
-    webkit_user_content_manager_add_style_sheet(app.content, sheet);
-    webkit_user_content_manager_register_script_message_handler(app.content, "diptych");
-    g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
-    webkit_user_style_sheet_unref(sheet);
-    install_user_content();
-    WebKitSettings *settings = webkit_settings_new();
-    webkit_settings_set_enable_developer_extras(settings, FALSE);
-    app.view = g_object_new(WEBKIT_TYPE_WEB_VIEW, "backend", backend, "web-context", context, "settings", settings,
-        "user-content-manager", app.content, NULL);
-    g_object_unref(context);
-    g_object_unref(settings);
-    /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
-    wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
-    /* All three bits once (the backend starts at none while the view assumes all). */
-    wpe_view_backend_add_activity_state(app.backend,
-        wpe_view_activity_state_visible | wpe_view_activity_state_focused | wpe_view_activity_state_in_window);
-    if (!app.visible) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_visible);
-    if (!app.focused) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_focused);
-    g_signal_connect(app.view, "load-failed", G_CALLBACK(on_load_failed), NULL);
-    g_signal_connect(app.view, "load-changed", G_CALLBACK(on_load_changed), NULL);
-    g_signal_connect(app.view, "web-process-terminated", G_CALLBACK(on_web_process_terminated), NULL);
-    g_signal_connect(app.view, "notify::title", G_CALLBACK(on_title), NULL);
-    webkit_web_view_load_uri(app.view, app.uri);
-}
-
-static void set_activity(int visible, int focused) {
-    if (app.backend) {
-        if (visible && !app.visible) wpe_view_backend_add_activity_state(app.backend, wpe_view_activity_state_visible);
-        if (!visible && app.visible) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_visible);
-        if (focused && !app.focused) wpe_view_backend_add_activity_state(app.backend, wpe_view_activity_state_focused);
-        if (!focused && app.focused) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_focused);
-    }
-    app.visible = visible;
-    app.focused = focused;
 }
 
 /* ---- the compositor's events ---- */
@@ -834,7 +356,7 @@ int main(int argc, char **argv) {
     const char *url = NULL;
     int full_screen = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--event-log") == 0 && i + 1 < argc) app.log_path = argv[++i];
+        if (strcmp(argv[i], "--event-log") == 0 && i + 1 < argc) event_log.path = argv[++i];
         else if (strcmp(argv[i], "--requires-full-screen") == 0) full_screen = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n"
@@ -851,8 +373,8 @@ int main(int argc, char **argv) {
     }
     char *uri = uri_of(url);
     app.uri = uri;
-    snprintf(app.app_label, sizeof app.app_label, "web:%s", url);
-    app.log_frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
+    snprintf(event_log.label, sizeof event_log.label, "web:%s", url);
+    event_log.frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
     /* No GPU: Mesa's software rasteriser in the web process (inherited). */
     setenv("LIBGL_ALWAYS_SOFTWARE", "1", 0);
     if (!wpe_loader_init("libWPEBackend-fdo-1.0.so.1")) {
@@ -864,7 +386,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     char error[512];
-    app.dc = dc_connect(app.app_label, full_screen, error, sizeof error);
+    app.dc = dc_connect(event_log.label, full_screen, error, sizeof error);
     if (!app.dc) {
         say("%s", error);
         return 1;

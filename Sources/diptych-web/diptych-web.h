@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* diptych-web's state, shared by its parts: diptych-web.c (the compositor's events, frames,
+   round trips, input) and page.c (the page: its classes, settling, status bar, faults, view). */
+#ifndef DIPTYCH_WEB_H
+#define DIPTYCH_WEB_H
+
+#include "diptych-client.h"
+#include "event-log.h"
+
+#include <wayland-server.h>
+#include <wpe/fdo.h>
+#include <wpe/unstable/fdo-shm.h>
+#include <wpe/webkit.h>
+
+#define MAX_SNAPSHOTS 8
+#define MAX_TOUCHES 10
+/* How long a frame's round trip may wait for WebKit (ms), and how long without a frame after
+   input counts as "nothing more to draw". */
+#define SYNC_TIMEOUT_MS 3000
+/* After the page has drawn what an input or a resize asked for (two animation frames later),
+   how long its frame may take to arrive; and how long WebKit takes to synthesise a tap's click. */
+#define GRACE_MS 150
+#define TAP_MS 60
+#define BLANK_MS 1000
+
+struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h, hclass; };
+
+struct web_app {
+    dc_connection *dc;
+    GMainLoop *loop;
+    const char *uri;
+
+    struct wpe_view_backend_exportable_fdo *exportable;
+    struct wpe_view_backend *backend;
+    WebKitWebView *view;
+    WebKitUserContentManager *content;
+
+    /* The live pane. */
+    int configured;
+    int role, css_w, css_h, px_w, px_h, hclass, vclass;
+    double scale, safe[4];
+    /* Frames: one committed and not yet shown holds WebKit's next (frame_complete owed). */
+    int frame_complete_owed;
+    /* Until the page has loaded and painted, frames are kept (the last one) rather than shown:
+       the frames before the load, and often the first after it, are a blank page. After the
+       load a frame of one colour is kept back for up to BLANK_MS, in case the page's first
+       paint is on its way. */
+    int loaded;
+    dc_buffer *held;
+    int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
+    gint64 last_frame_us;       /* monotonic time of the last frame exported */
+    int last_frame_w, last_frame_h;
+    /* A frame of the live size went on screen since the size last changed. */
+    int shown_live_size;
+
+    /* Snapshots asked for, done one after another. */
+    struct snapshot snapshots[MAX_SNAPSHOTS];
+    int nsnapshots, snapshotting;
+    /* The size the view is being given (CSS px): the page is told its classes first, and the
+       view resized once that script has run, so the first frame of the new size is laid out
+       with them. */
+    int target_w, target_h, resize_pending;
+    /* The newest frame of the snapshot being taken: sent once the page has settled at its size
+       (the first frames of a new size can still show the old layout). */
+    dc_buffer *candidate;
+    guint resize_epoch;
+    gint64 loaded_us;
+
+    /* The compositor's round trip waiting for WebKit. */
+    int sync_pending;
+    uint32_t sync_serial;
+    gint64 sync_deadline_us;
+    /* Input or a resize stirs the page; a script then waits two animation frames and posts
+       the stir's number back: the page has drawn what it asked for. */
+    guint stirs, settled;
+    gint64 settled_us;
+
+    /* Touch points down, in device pixels. */
+    struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
+    int ntouches;
+    int pen_down;
+
+    /* Activity. */
+    int visible, focused;
+    /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
+    int wanted_style, sent_style;
+    /* Faults. */
+    int load_retries, crash_retries, showing_error;
+    guint retry_source;
+};
+extern struct web_app app;
+
+void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+
+/* page.c: the page */
+void note_class_size(int width, int height, int hclass, int vclass);
+char *classes_script(void);
+void install_user_content(void);
+void send_status_bar_style(void);
+void stir(void);
+void stir_after(guint later_ms);
+int settled(void);
+void create_view(void);
+void set_activity(int visible, int focused);
+
+/* diptych-web.c: frames and round trips */
+void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported);
+void answer_sync_if_done(void);
+int one_colour(const dc_buffer *b);
+void commit_live(dc_buffer *b);
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* diptych-web's event log: one JSON object per line for every event the compositor sends, as
+   the other apps log theirs, plus `pageTitle` lines (the page's own state) and, for the tests and
+   the benchmark, `webFrame` lines. */
+#include "event-log.h"
+
+#include <math.h>
+#include <stdio.h>
+
+struct event_log event_log;
+
+
+void json_string(GString *s, const char *v) {
+    g_string_append_c(s, '"');
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\') g_string_append_printf(s, "\\%c", *p);
+        else if (*p < 0x20) g_string_append_printf(s, "\\u%04x", *p);
+        else g_string_append_c(s, (char)*p);
+    }
+    g_string_append_c(s, '"');
+}
+
+static void json_number(GString *s, double v) {
+    if (v == floor(v) && fabs(v) < 1e15) g_string_append_printf(s, "%.0f", v);
+    else g_string_append_printf(s, "%.17g", v);
+}
+
+/* `,"key":number` */
+void json_field(GString *s, const char *key, double v) {
+    g_string_append_printf(s, ",\"%s\":", key);
+    json_number(s, v);
+}
+
+void log_line(GString *line) {
+    if (!event_log.path) return;
+    g_string_append(line, "}\n");
+    FILE *f = fopen(event_log.path, "a");
+    if (f) {
+        fwrite(line->str, 1, line->len, f);
+        fclose(f);
+    }
+}
+
+GString *log_start(const char *event) {
+    GString *s = g_string_new("{\"app\":");
+    json_string(s, event_log.label);
+    g_string_append(s, ",\"event\":");
+    json_string(s, event);
+    return s;
+}
+
+const char *class_name(int c) { return c == DC_REGULAR ? "regular" : "compact"; }
+
+void log_event(const dc_event *e) {
+    static const char *lifecycle[] = { "willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground" };
+    static const char *touch_phase[] = { "down", "motion", "up", "cancel" };
+    static const char *pen_phase[] = { "proximityIn", "down", "motion", "up", "proximityOut" };
+    static const char *arrangement[] = { "full", "slide-over", "split-2/3", "split-1/2" };
+    GString *s;
+    switch (e->type) {
+    case DC_CONFIGURE:
+        s = log_start("configure");
+        g_string_append_printf(s, ",\"serial\":%u,\"role\":\"%s\",\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}",
+            e->configure.serial, e->configure.role == DC_PRIMARY ? "primary" : "secondary", e->configure.frame.x,
+            e->configure.frame.y, e->configure.frame.width, e->configure.frame.height);
+        g_string_append_printf(s, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\"",
+            e->configure.pixel_width, e->configure.pixel_height, class_name(e->configure.horizontal_size_class),
+            class_name(e->configure.vertical_size_class));
+        g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\"",
+            e->configure.orientation ? "portrait" : "landscape", arrangement[e->configure.arrangement & 3]);
+        json_field(s, "scale", e->configure.scale);
+        g_string_append(s, ",\"safeAreaInsets\":{\"top\":");
+        json_number(s, e->configure.safe_top);
+        json_field(s, "left", e->configure.safe_left);
+        json_field(s, "bottom", e->configure.safe_bottom);
+        json_field(s, "right", e->configure.safe_right);
+        g_string_append(s, "}");
+        break;
+    case DC_SIZE_CLASS_CHANGED:
+        s = log_start("sizeClassChanged");
+        g_string_append_printf(s, ",\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\",\"previousHorizontal\":\"%s\",\"previousVertical\":\"%s\"",
+            class_name(e->size_class_changed.horizontal), class_name(e->size_class_changed.vertical),
+            class_name(e->size_class_changed.previous_horizontal), class_name(e->size_class_changed.previous_vertical));
+        break;
+    case DC_LIFECYCLE:
+        s = log_start(lifecycle[e->lifecycle & 3]);
+        break;
+    case DC_SNAPSHOT_REQUEST:
+        s = log_start("snapshotRequest");
+        g_string_append_printf(s, ",\"serial\":%u,\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d},\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\"",
+            e->snapshot_request.serial, e->snapshot_request.frame.x, e->snapshot_request.frame.y, e->snapshot_request.frame.width,
+            e->snapshot_request.frame.height, e->snapshot_request.pixel_width, e->snapshot_request.pixel_height,
+            class_name(e->snapshot_request.horizontal_size_class));
+        break;
+    case DC_TOUCH:
+        s = log_start("touch");
+        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\"", e->touch.id, touch_phase[e->touch.phase & 3]);
+        json_field(s, "x", e->touch.x);
+        json_field(s, "y", e->touch.y);
+        json_field(s, "time", e->touch.time);
+        break;
+    case DC_PEN:
+        s = log_start("pen");
+        g_string_append_printf(s, ",\"phase\":\"%s\"", pen_phase[e->pen.phase % 5]);
+        json_field(s, "x", e->pen.x);
+        json_field(s, "y", e->pen.y);
+        json_field(s, "pressure", e->pen.pressure);
+        json_field(s, "tiltX", e->pen.tilt_x);
+        json_field(s, "tiltY", e->pen.tilt_y);
+        json_field(s, "time", e->pen.time);
+        g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", e->pen.tool ? "eraser" : "pen", e->pen.buttons);
+        break;
+    case DC_FRAME_DONE:
+        s = log_start("frameDone");
+        g_string_append_printf(s, ",\"time\":%llu", (unsigned long long)e->frame_done.time);
+        json_field(s, "refresh", e->frame_done.refresh);
+        g_string_append_printf(s, ",\"seq\":%llu", (unsigned long long)e->frame_done.seq);
+        break;
+    case DC_ERROR:
+        s = log_start("protocolError");
+        g_string_append_printf(s, ",\"code\":%d,\"message\":", e->error.code);
+        json_string(s, e->error.message);
+        break;
+    case DC_RELEASE:
+        s = log_start("release");
+        g_string_append_printf(s, ",\"buffer\":%u", e->release.buffer);
+        break;
+    case DC_SCREEN_CONNECTED:
+    case DC_SCREEN_DISCONNECTED:
+        s = log_start(e->type == DC_SCREEN_CONNECTED ? "screenConnected" : "screenDisconnected");
+        g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
+            e->screen.pixel_height);
+        break;
+    default:
+        return;  /* sync is not logged */
+    }
+    log_line(s);
+    g_string_free(s, TRUE);
+}
+
+/* DIPTYCH_WEB_LOG_FRAMES=1: a webFrame line for each frame WebKit made, with the time the copy
+   into the compositor's buffer took (for the tests and the benchmark). */
+void log_frame(int w, int h, double copy_ms) {
+    if (!event_log.frames) return;
+    GString *line = log_start("webFrame");
+    g_string_append_printf(line, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"copyMs\":%.3f,\"at\":%.3f", w, h, copy_ms,
+        (double)g_get_monotonic_time() / 1000.0);
+    log_line(line);
+    g_string_free(line, TRUE);
+}
+

@@ -95,8 +95,6 @@ final class ClientSession {
     private var unwrittenConfigure: Configure?
     /// The newest configure written to the socket: what the app has been told.
     private var writtenConfigure: Configure?
-    /// Configures replaced before they were written, since the session began.
-    private(set) var configuresSuperseded = 0
     /// The live surface; its dominant colour (its placeholder's tile) is worked out once per
     /// commit, from an 8×8 grid of samples.
     var surface: CommittedSurface? {
@@ -276,7 +274,6 @@ final class ClientSession {
         guard isOpen else { return }
         if connection.withdrawReplaceable(), let old = unwrittenConfigure {
             unackedSerials.removeAll { $0 == old.serial }
-            configuresSuperseded += 1
             unwrittenConfigure = nil
             configure = writtenConfigure
             if let told = writtenConfigure, told.pane == new.pane { return }

@@ -69,12 +69,17 @@ extension Compositor {
     /// when a frame would show something; nil, with the (empty) damage taken, when nothing
     /// changed on screen and no app waits for a frame. The live loop's frames begin here.
     public func takeWantedFrame() -> (graph: SceneGraph, damage: Region?)? {
+        let (graph, damage) = takeFrame()
+        if let d = damage, d.isEmpty, fade == nil, !framePending(graph) { return nil }
+        return (graph, damage)
+    }
+
+    /// The scene as presented now and its damage since the last frame, taken.
+    private func takeFrame() -> (graph: SceneGraph, damage: Region?) {
         let graph = sceneGraph()
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
         if fade != nil { main.damage.invalidate() }
-        let damage = main.damage.take(graph)
-        if let d = damage, d.isEmpty, fade == nil, !framePending(graph) { return nil }
-        return (graph, damage)
+        return (graph, main.damage.take(graph))
     }
 
     /// Draws a frame into the output and tells the apps whose commits it shows.
@@ -92,15 +97,7 @@ extension Compositor {
     /// frame. Nothing is drawn, so the output need not be ready yet. `taken`: the scene and
     /// damage `takeWantedFrame` just took.
     public func prepareFrame(_ taken: (graph: SceneGraph, damage: Region?)? = nil) -> Frame {
-        let graph: SceneGraph, frameDamage: Region?
-        if let taken {
-            (graph, frameDamage) = taken
-        } else {
-            graph = sceneGraph()
-            // A cross-fade repaints the whole output while it runs, and once more when it ends.
-            if fade != nil { main.damage.invalidate() }
-            frameDamage = main.damage.take(graph)
-        }
+        let (graph, frameDamage) = taken ?? takeFrame()
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)

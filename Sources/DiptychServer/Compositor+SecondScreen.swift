@@ -121,7 +121,6 @@ extension Compositor {
 
     /// A commit to a surface the main screen shows at `node`: both screens' damage.
     func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
-        scheduleFrame()
         main.damage.commit(bufferDamage, at: node)
         secondScreen?.output.damage.commit(bufferDamage, at: node)
     }
@@ -134,7 +133,14 @@ extension Compositor {
         guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
         let held = s.owner.flatMap { sessions[$0]?.screenSurface }
         let mirrored = held == nil ? (graph ?? sceneGraph()) : nil
-        guard s.full || !s.pending.isEmpty || s.frameDonePending || mirrored.map({ s.output.damage.wouldRepaint($0) }) == true else { return false }
+        // The mirror's damage is taken once, here: nothing changed there and nothing else to
+        // show, no frame.
+        var mirrorDamage: Region?
+        if let mirrored {
+            if s.full { s.output.damage.invalidate() }
+            mirrorDamage = s.output.damage.take(mirrored)
+        }
+        guard secondScreenWantsFrame || mirrorDamage.map({ !$0.isEmpty }) ?? (mirrored != nil) else { return false }
         let size = s.backend.size
         if let surface = held {
             let pixels = surface.image.pixels
@@ -145,8 +151,7 @@ extension Compositor {
                 transform: SecondScreen.fit(source, into: size).transform, outputSize: size, damage: repaint)
             PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
         } else {
-            if s.full { s.output.damage.invalidate() }
-            let (target, repaint) = s.output.beginFrame(changed: s.output.damage.take(mirrored!))
+            let (target, repaint) = s.output.beginFrame(changed: mirrorDamage)
             // Built for its damage, as the main frame is (what lies outside is left out).
             let scene = Scene(
                 mirrored!, images: pixels(of:), chrome: renderer.chrome, transform: s.output.damage.geometry.transform, outputSize: size, damage: repaint)

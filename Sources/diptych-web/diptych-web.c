@@ -112,10 +112,8 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     (void)data;
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
-    if (getenv("DIPTYCH_WEB_DEBUG")) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
+    if (app.debug) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
     app.last_frame_us = g_get_monotonic_time();
-    app.last_frame_w = w;
-    app.last_frame_h = h;
     int hold = 0;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
@@ -164,7 +162,7 @@ void answer_sync_if_done(void) {
     if (!app.sync_pending) return;
     if (webkit_busy() && g_get_monotonic_time() < app.sync_deadline_us) return;
     app.sync_pending = 0;
-    if (getenv("DIPTYCH_WEB_DEBUG")) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
+    if (app.debug) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
     dc_sync_done(app.dc, app.sync_serial);
 }
 
@@ -233,7 +231,7 @@ static void dispatch_pen(int phase, double x, double y, double time) {
 
 static void handle(const dc_event *e) {
     log_event(e);
-    if (getenv("DIPTYCH_WEB_DEBUG") && e->type != DC_SYNC) say("event %d", (int)e->type);
+    if (app.debug && e->type != DC_SYNC) say("event %d", (int)e->type);
     switch (e->type) {
     case DC_CONFIGURE: {
         int first = !app.configured;
@@ -373,6 +371,7 @@ int main(int argc, char **argv) {
     }
     char *uri = uri_of(url);
     app.uri = uri;
+    app.debug = getenv("DIPTYCH_WEB_DEBUG") != NULL;
     snprintf(event_log.label, sizeof event_log.label, "web:%s", url);
     event_log.frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
     /* No GPU: Mesa's software rasteriser in the web process (inherited). */

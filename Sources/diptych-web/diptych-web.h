@@ -48,8 +48,8 @@ struct web_app {
     int loaded;
     dc_buffer *held;
     int virtual_clock;          /* a scenario: syncs come, frames are not held for frameDone */
+    int debug;                  /* DIPTYCH_WEB_DEBUG set: say what happens on stderr */
     gint64 last_frame_us;       /* monotonic time of the last frame exported */
-    int last_frame_w, last_frame_h;
     /* A frame of the live size went on screen since the size last changed. */
     int shown_live_size;
 

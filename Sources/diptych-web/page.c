@@ -174,7 +174,7 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
 
 static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
     (void)data;
-    if (getenv("DIPTYCH_WEB_DEBUG")) say("load event %d", (int)event);
+    if (app.debug) say("load event %d", (int)event);
     if (event == WEBKIT_LOAD_STARTED) app.loaded = 0;
     if (event != WEBKIT_LOAD_FINISHED) return;
     app.loaded = 1;

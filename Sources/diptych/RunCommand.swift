@@ -248,7 +248,7 @@ struct RunCommand: ParsableCommand {
         for (role, app) in [("primary", scenario.primary), ("secondary", scenario.secondary)] {
             if let app { try Apps.check(app, what: "\(path): field '\(role)'") }
         }
-        _ = try outputOptions.batterySource()
+        let battery = try outputOptions.batterySource()
         let dir = out ?? "out"
         do { try Files.makeDirectories(dir) } catch { throw UsageError("--out: cannot create \(dir): \(error)") }
         let logger = Logger(label: "diptych.scenario")
@@ -269,7 +269,7 @@ struct RunCommand: ParsableCommand {
         player.debugDamage = debugDamage
         player.statusBar = outputOptions.statusBar.isOn
         player.statusBarTitle = outputOptions.statusBarTitle
-        player.battery = try outputOptions.batterySource()
+        player.battery = battery
         player.backend = drm
         player.secondBackend = second
         var injector: UinputInjector?

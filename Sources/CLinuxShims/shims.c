@@ -153,6 +153,15 @@ int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns) {
     return timerfd_settime(fd, 0, &spec, NULL);
 }
 
+int dp_timerfd_arm_at(int fd, uint64_t at_ns, uint64_t interval_ns) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(at_ns / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(at_ns % 1000000000ull);
+    spec.it_interval.tv_sec = (time_t)(interval_ns / 1000000000ull);
+    spec.it_interval.tv_nsec = (long)(interval_ns % 1000000000ull);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
 uint64_t dp_timerfd_read(int fd) {
     uint64_t count = 0;
     if (read(fd, &count, sizeof count) != sizeof count) return 0;

@@ -169,6 +169,8 @@ public final class Connection {
             // A compositor that refused an earlier request closed the connection after saying
             // why: the reason is waiting to be read, and matters more than the broken pipe.
             if let refusal = queuedError() { throw .refused(refusal) }
+            // Otherwise a broken pipe is the compositor gone (it shut down).
+            if error.errno == EPIPE || error.errno == ECONNRESET { throw .closed }
             throw .system(error)
         }
     }

@@ -118,7 +118,7 @@ public final class DRMBackend: OutputBackend {
             var events: [OutputEvent] = []
             for (token, time) in device.readEvents() {
                 if flipCompleted(token) {
-                    events.append(.frameDone(time: time))
+                    events.append(.frameDone(nanoseconds: time))
                 } else {
                     _ = sibling?.flipCompleted(token)
                 }

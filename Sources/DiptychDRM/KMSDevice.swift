@@ -42,7 +42,7 @@ public protocol KMSDevice: AnyObject {
     func restoreCRTC(_ state: CRTCState, connector: UInt32) throws
     /// Queues a flip to `framebuffer` at the next vblank, with an event carrying `token`.
     func pageFlip(_ crtc: UInt32, framebuffer: UInt32, token: UInt64) throws
-    /// Reads pending events; returns the tokens of completed flips.
+    /// Reads pending events; returns the tokens of completed flips with their times (monotonic ns).
     func readEvents() -> [(token: UInt64, time: UInt64)]
 
     // MARK: Atomic modesetting (optional: `enableAtomic` false means legacy only)

@@ -293,7 +293,7 @@ public final class LibdrmDevice: KMSDevice {
         var context = drmEventContext()
         context.version = 2
         context.page_flip_handler = { _, _, seconds, microseconds, data in
-            FlipEvents.completed.append((UInt64(UInt(bitPattern: data)), UInt64(seconds) * 1000 + UInt64(microseconds) / 1000))
+            FlipEvents.completed.append((UInt64(UInt(bitPattern: data)), UInt64(seconds) * 1_000_000_000 + UInt64(microseconds) * 1000))
         }
         FlipEvents.completed = []
         _ = drmHandleEvent(fd, &context)

@@ -46,6 +46,9 @@ public struct DemoOptions: Sendable {
     public var recolorDamage: Rect?
     /// Draw a new full-damage frame after every `frameDone` (a busy app, for profiling).
     public var animate = false
+    /// Draw a dot where each pen event lands and commit it at once, taking this many
+    /// milliseconds a dot (the latency workload's app); nil: the app's own drawing.
+    public var penDots: Double?
     /// Ask for this status bar style once the first frame is on screen.
     public var statusBarStyle: StatusBarStyle?
     /// Open Picture in Picture once the first frame is on screen (as the primary may), not
@@ -123,6 +126,9 @@ public struct DemoRunner {
                 try handle(event)
             }
             return 0
+        } catch .closed {
+            // The compositor went away while the app drew: the session ended.
+            return 0
         } catch .refused(let e) {
             log(.error(e))
             printError("diptych-demo: the compositor reported a protocol error: \(e)")
@@ -159,6 +165,10 @@ public struct DemoRunner {
             if model.touch(id: id, phase: phase, x: x, y: y, canvas: canvas) { try present() }
         case .pen(let phase, let x, let y, let pressure, _, _, _, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
+            if let ms = options.penDots {
+                if phase == .down || phase == .motion { try dot(x: x, y: y, canvas: canvas, milliseconds: ms) }
+                return
+            }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
         case .screenConnected(let screen, let w, let h):
             // A playing app sends its picture to the second screen.
@@ -307,6 +317,21 @@ public struct DemoRunner {
         let band = (animationFrame * 8 * canvas.scale) % max(1, canvas.pixelHeight)
         image.fill(Rect(x: 0, y: band, width: canvas.pixelWidth, height: 8 * canvas.scale), color: RGB(red: 0xFF, green: 0xFF, blue: 0xFF))
         try connection.commit(buffer)
+    }
+
+    /// A dot at (x, y) in points, drawn into a free buffer and committed with its damage, the
+    /// drawing taking `milliseconds` from now (a busy wait: an app's own drawing time).
+    func dot(x: Double, y: Double, canvas: Canvas, milliseconds: Double) throws(ClientError) {
+        let start = MonotonicClock.nanoseconds
+        let buffer = try connection.buffer(width: canvas.pixelWidth, height: canvas.pixelHeight)
+        let r = 4 * canvas.scale
+        let box = Rect(x: Int(x) * canvas.scale - r, y: Int(y) * canvas.scale - r, width: 2 * r, height: 2 * r)
+            .intersection(Rect(x: 0, y: 0, width: canvas.pixelWidth, height: canvas.pixelHeight))
+        guard let box else { return }
+        buffer.image.fill(box, color: RGB(red: 0x20, green: 0x20, blue: 0x20))
+        let until = start + UInt64(milliseconds * 1_000_000)
+        while MonotonicClock.nanoseconds < until {}
+        try connection.commit(buffer, damage: [box])
     }
 
     /// Draws the whole canvas into a buffer the compositor is not reading.

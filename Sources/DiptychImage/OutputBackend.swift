@@ -14,9 +14,10 @@ public enum PresentResult: Equatable, Sendable {
 
 /// Something an output reports from its descriptors or its periodic check.
 public enum OutputEvent: Equatable, Sendable {
-    /// The last frame reached the screen at `time` (a page flip completed; monotonic ms, the
-    /// kernel's timestamp): the output takes another.
-    case frameDone(time: UInt64)
+    /// The last frame reached the screen at the vblank `nanoseconds` (a page flip completed,
+    /// with the kernel's timestamp; or the simulated vblank of a headless output; monotonic
+    /// clock): the output takes another.
+    case frameDone(nanoseconds: UInt64)
     /// The output went away: frames are dropped until it returns.
     case disconnected
     /// The output came back with what it shows lost: the next frame repaints everything.
@@ -74,11 +75,17 @@ extension OutputBackend {
 }
 
 /// An output in memory: frames are kept, and written to PNG on request. Presents at once
-/// (refresh on demand, as Weston's headless backend with refresh 0). With `scanout`, frames go
-/// into two buffers shown in turn through a `SwapChain`, as on a KMS output (what `profile
-/// --present scanout` measures).
+/// (refresh on demand, as Weston's headless backend with refresh 0), or, with a refresh rate,
+/// at a simulated vblank on the monotonic clock: a frame presented is shown at the next vblank,
+/// told by a `frameDone` event then, and the output takes no other frame before it (as a page
+/// flip). With `scanout`, frames go into two buffers shown in turn through a `SwapChain`, as on
+/// a KMS output (what `profile --present scanout` measures).
 public final class HeadlessBackend: OutputBackend {
     public private(set) var size: Size
+    /// The simulated vblank, if any, and the vblank the frame presented last waits for.
+    private let vblank: SimulatedVblank?
+    private var flipAt: UInt64?
+    public let refreshMillihertz: Int
     /// One image that always holds the last frame, or buffers shown in turn.
     private enum Buffers {
         case single(PixelImage)
@@ -86,10 +93,39 @@ public final class HeadlessBackend: OutputBackend {
     }
     private var buffers: Buffers
 
-    /// An output of `size` pixels, black until the first frame.
+    /// An output of `size` pixels that presents at once, black until the first frame.
     public init(size: Size, scanout: Bool = false) {
         self.size = size
         buffers = Self.buffers(size, scanout: scanout)
+        refreshMillihertz = 60_000
+        vblank = nil
+    }
+
+    /// An output of `size` pixels whose frames are shown at a simulated vblank of
+    /// `refreshMillihertz`, the first at the time it is made.
+    public init(size: Size, scanout: Bool = false, refreshMillihertz: Int) throws(SystemError) {
+        self.size = size
+        buffers = Self.buffers(size, scanout: scanout)
+        self.refreshMillihertz = max(1, refreshMillihertz)
+        vblank = try SimulatedVblank(period: 1_000_000_000_000 / UInt64(self.refreshMillihertz))
+    }
+
+    /// The next simulated vblank after `time` (nanoseconds), if there is a simulated vblank.
+    public func nextVblank(after time: UInt64) -> UInt64? {
+        guard let v = vblank, time >= v.origin else { return vblank?.origin }
+        return v.origin + ((time - v.origin) / v.period + 1) * v.period
+    }
+
+    public var eventDescriptors: [Int32] { vblank.map { [$0.timer.fd.rawValue] } ?? [] }
+    public var reportsPresentation: Bool { vblank != nil }
+
+    /// The simulated vblank came: the frame waiting for it is on screen.
+    public func dispatch(_ descriptor: Int32) -> [OutputEvent] {
+        guard let v = vblank, descriptor == v.timer.fd.rawValue else { return [] }
+        _ = v.timer.acknowledge()
+        guard let at = flipAt, MonotonicClock.nanoseconds >= at else { return [] }
+        flipAt = nil
+        return [.frameDone(nanoseconds: at)]
     }
 
     private static func buffers(_ size: Size, scanout: Bool) -> Buffers {
@@ -106,9 +142,13 @@ public final class HeadlessBackend: OutputBackend {
 
     public func present(damage: Region?) -> PresentResult {
         if case .chain(let chain) = buffers { chain.presented() }
-        return .presented(time: MonotonicClock.milliseconds)
+        let now = MonotonicClock.nanoseconds
+        guard let v = vblank, let at = nextVblank(after: now) else { return .presented(time: now / 1_000_000) }
+        flipAt = at
+        do { try v.timer.arm(atNanoseconds: at) } catch { flipAt = nil }
+        return .presented(time: at / 1_000_000)
     }
-    public var readyForFrame: Bool { true }
+    public var readyForFrame: Bool { flipAt == nil }
     public var lastFrame: PixelImage {
         switch buffers {
         case .single(let image): image
@@ -129,4 +169,17 @@ public final class HeadlessBackend: OutputBackend {
 
     /// Writes the last frame as PNG, atomically.
     public func capture(to path: String) throws(PNGError) { try lastFrame.writePNG(to: path) }
+}
+
+/// A vblank on the monotonic clock: every `period` nanoseconds from when it was made, with a
+/// timer to wake the loop at the one a frame waits for.
+final class SimulatedVblank {
+    let period: UInt64
+    let origin = MonotonicClock.nanoseconds
+    let timer: TimerDescriptor
+
+    init(period: UInt64) throws(SystemError) {
+        self.period = period
+        timer = try TimerDescriptor()
+    }
 }

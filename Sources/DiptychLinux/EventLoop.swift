@@ -63,6 +63,12 @@ public struct TimerDescriptor: ~Copyable {
         try retrying("timerfd_settime") { dp_timerfd_arm(fd.rawValue, nanoseconds, interval) }
     }
 
+    /// Fires once at the monotonic time `nanoseconds` (a time already past fires at once; 0
+    /// disarms), then every `interval` nanoseconds if given.
+    public func arm(atNanoseconds nanoseconds: UInt64, interval: UInt64 = 0) throws(SystemError) {
+        try retrying("timerfd_settime") { dp_timerfd_arm_at(fd.rawValue, nanoseconds, interval) }
+    }
+
     /// Clears the expirations and returns how many there were.
     public func acknowledge() -> UInt64 { dp_timerfd_read(fd.rawValue) }
 }

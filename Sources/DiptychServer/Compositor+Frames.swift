@@ -5,6 +5,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychLinux
 import DiptychRender
 
 extension Compositor {
@@ -134,6 +135,8 @@ extension Compositor {
         // The second screen shows this frame's scene too, whatever became of the main one.
         defer { presentSecondScreen(mirroring: lastFrameGraph) }
         guard case .presented(let shown) = result else { return result }
+        let atFlip = virtualTime == nil && backend.reportsPresentation
+        if atFlip { flipCommits = lastFrameCommits } else { onFrameShown?(lastFrameCommits, MonotonicClock.nanoseconds) }
         // Apps that wait for one (most frames of a settle have none).
         guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
@@ -150,7 +153,7 @@ extension Compositor {
         }
         // Live on a panel the frame reaches the screen at its flip: the apps hear then, with
         // the flip's time. In memory, or in a scenario's virtual time, it is on screen now.
-        if virtualTime == nil && backend.reportsPresentation {
+        if atFlip {
             awaitingPresentation += shownTo.filter { !awaitingPresentation.contains($0) }
         } else {
             tellFrameShown(to: shownTo, at: virtualTime ?? shown)

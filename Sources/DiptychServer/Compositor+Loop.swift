@@ -46,6 +46,9 @@ extension Compositor {
                 readInput(i)
             case .watch(let n):
                 watchers[n]?()
+            case .repaintTimer:
+                // The loop looks at its wanted frames after every turn.
+                _ = repaintTimer.acknowledge()
             case .client(let id):
                 guard let c = sessions[id] else { continue }
                 if readiness.contains(.writable) { c.flush() }
@@ -83,8 +86,11 @@ extension Compositor {
 
     /// What the output reported: one that came back is repainted whole.
     public func handle(_ events: [OutputEvent]) {
-        for case .frameDone(let time) in events where !awaitingPresentation.isEmpty {
-            tellFrameShown(to: awaitingPresentation, at: time)
+        for case .frameDone(let time) in events {
+            main.shown(at: time)
+            onFrameShown?(flipCommits, time)
+            guard !awaitingPresentation.isEmpty else { continue }
+            tellFrameShown(to: awaitingPresentation, at: time / 1_000_000)
             awaitingPresentation = []
         }
         for e in events where e == .reconnected {

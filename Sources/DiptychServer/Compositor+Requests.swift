@@ -47,6 +47,7 @@ extension Compositor {
             commitCount += 1
             c.lastCommit = commitCount
             c.frameDonePending = true
+            onCommit?(c.id, commitCount)
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
             if c.commits == 1 { sendDeferredConfigures() }

@@ -186,7 +186,13 @@ extension Compositor {
     /// What the second screen's output reported (a hotplug): the screen comes or goes.
     func handleSecondScreen(_ events: [OutputEvent]) {
         guard let s = secondScreen else { return }
-        for e in events where e == .reconnected || e == .disconnected { s.full = true }
+        for e in events {
+            switch e {
+            case .reconnected, .disconnected: s.full = true
+            case .frameDone(let time): s.output.shown(at: time)
+            case .connectorsChanged: break
+            }
+        }
         updateSecondScreen()
     }
 }

@@ -46,6 +46,12 @@ public struct CompositorConfiguration: Sendable {
     public var statusBarTitle: String?
     /// The battery the status bar shows.
     public var battery: BatterySource = .none
+    /// How long before the vblank frames are composed (on an output that shows frames at its
+    /// vblank: a panel, or headless with a simulated refresh).
+    public var repaintWindow: RepaintWindow = .auto
+    /// A headless output made by the compositor shows its frames at a simulated vblank of this
+    /// rate (nil: at once, as `render` and scenarios want).
+    public var headlessRefreshMillihertz: Int?
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -82,6 +88,13 @@ public final class Compositor {
     /// Apps whose commits the frame presented last shows, told `frameDone` when its flip
     /// completes (on a panel, live).
     var awaitingPresentation: [ClientID] = []
+    /// `commitCount` when the frame waiting for its flip was laid out.
+    var flipCommits: UInt64 = 0
+    /// For measurements (`profile --workload latency`): told of every commit (the app and its
+    /// stamp in `commitCount`), and of every frame that reached the main screen (the stamp of
+    /// the newest commit it shows, and its vblank in monotonic ns).
+    public var onCommit: ((ClientID, UInt64) -> Void)?
+    public var onFrameShown: ((UInt64, UInt64) -> Void)?
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
     func scheduleFrame() { main.wantsFrame = true }
@@ -127,6 +140,9 @@ public final class Compositor {
     var deferredConfigures = false
 
     let loop: Epoll
+    /// Wakes the loop at a wanted frame's deadline (nanosecond precision, as epoll's timeout
+    /// has not).
+    let repaintTimer: TimerDescriptor
     private let socketLock: SocketLock?
     let listener: SharedDescriptor?
     var sessions: [ClientID: ClientSession] = [:] { didSet { recentSessions = (nil, nil) } }
@@ -203,8 +219,12 @@ public final class Compositor {
         relaunch = configuration.relaunch
         emulateOn = backend?.size ?? configuration.emulateOn
         geometry = Self.geometry(logical: configuration.profile.pixelSize(configuration.orientation), panel: emulateOn, rotation: configuration.outputRotation)
-        main = Output(backend: backend ?? HeadlessBackend(size: geometry.panel), geometry: geometry)
+        let panel = geometry.panel
+        let headless = try configuration.headlessRefreshMillihertz.map { try HeadlessBackend(size: panel, refreshMillihertz: $0) } ?? HeadlessBackend(size: panel)
+        main = Output(backend: backend ?? headless, geometry: geometry, window: configuration.repaintWindow)
         loop = try Epoll()
+        repaintTimer = try TimerDescriptor()
+        try loop.add(repaintTimer.fd.rawValue, token: LoopToken.repaintTimer.rawValue)
         ignoreBrokenPipes()
         if configuration.listen {
             let lock: SocketLock

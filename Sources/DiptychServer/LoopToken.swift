@@ -14,6 +14,8 @@ enum LoopToken: Hashable, CustomStringConvertible {
     case input(Int)
     /// A descriptor watched for the caller (signals), by its watch number.
     case watch(UInt64)
+    /// The repaint timer: a wanted frame's deadline came.
+    case repaintTimer
 
     private static let valueMask: UInt64 = (1 << 56) - 1
 
@@ -24,6 +26,7 @@ enum LoopToken: Hashable, CustomStringConvertible {
         case .client(let id): 3 << 56 | (id.rawValue & Self.valueMask)
         case .input(let i): 4 << 56 | UInt64(i)
         case .watch(let n): 5 << 56 | (n & Self.valueMask)
+        case .repaintTimer: 6 << 56
         }
     }
 
@@ -35,6 +38,7 @@ enum LoopToken: Hashable, CustomStringConvertible {
         case 3: self = .client(ClientID(rawValue: value))
         case 4: self = .input(Int(value))
         case 5: self = .watch(value)
+        case 6: self = .repaintTimer
         default: return nil
         }
     }
@@ -46,6 +50,7 @@ enum LoopToken: Hashable, CustomStringConvertible {
         case .client(let id): "\(id)"
         case .input(let i): "input \(i)"
         case .watch(let n): "watch \(n)"
+        case .repaintTimer: "repaint timer"
         }
     }
 }

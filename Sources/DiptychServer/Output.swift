@@ -2,10 +2,12 @@
 // One screen the compositor draws on: its backend, what changed on it since the frame on
 // screen (a damage tracker in its own geometry), the damage of the frames shown lately (for a
 // buffer older than one frame), and its frame count. The main screen and the second screen are
-// two of them, drawn through the same two calls: `beginFrame` and `present`.
+// two of them, drawn through the same two calls: `beginFrame` and `present`. Its repaint
+// schedule says when a wanted frame is composed: at a deadline before the next vblank.
 
 import DiptychCore
 import DiptychImage
+import DiptychLinux
 
 /// A screen. Confined to the compositor's thread.
 final class Output {
@@ -21,12 +23,57 @@ final class Output {
     /// Something changed its picture since its last frame was drawn (frames are asked for,
     /// not polled: the live loop draws an output only when this is set and it is ready).
     var wantsFrame = true
+    /// When frames are composed: its refresh, the vblank it last presented at, the window.
+    var schedule: RepaintSchedule
     /// Frames of damage kept: as many as a swap chain has buffers, and one more.
     static let historyLength = 4
 
-    init(backend: any OutputBackend, geometry: OutputGeometry) {
+    init(backend: any OutputBackend, geometry: OutputGeometry, window: RepaintWindow = .off) {
         self.backend = backend
         damage = DamageTracker(geometry: geometry)
+        schedule = RepaintSchedule(refresh: 1_000_000_000_000 / UInt64(max(1, backend.refreshMillihertz)), window: window)
+    }
+
+    /// The deadline of the frame wanted now, once the loop has set it, and the vblank it aims
+    /// at (nil with the window off).
+    private var deadline: UInt64?
+    private var aim: UInt64?
+    /// The vblank the frame on its way to the screen aimed at.
+    private var flightAim: UInt64?
+    /// Frames composed at a deadline that reached the screen by the vblank they aimed at, and
+    /// those that came later.
+    var framesOnTime = 0, framesLate = 0
+
+    /// When to compose the frame wanted since `now` (monotonic ns): at the repaint window
+    /// before the next vblank the frame can make, for an output that shows frames at its vblank;
+    /// at once for one that shows them as soon as they are given. Set once per frame (a wake a
+    /// little past it still draws for that vblank), until `drew()`.
+    func repaintDeadline(now: UInt64) -> UInt64 {
+        if let deadline { return deadline }
+        var d = now
+        aim = nil
+        if backend.reportsPresentation, schedule.windowNanoseconds > 0, schedule.lastPresentation != nil {
+            d = schedule.deadline(now: now)
+            aim = d + schedule.windowNanoseconds
+        }
+        deadline = d
+        return d
+    }
+
+    /// The wanted frame was drawn (or found to show nothing new).
+    func drew() {
+        wantsFrame = false
+        deadline = nil
+    }
+
+    /// The frame presented last reached the screen at the vblank `nanoseconds`.
+    func shown(at nanoseconds: UInt64) {
+        schedule.presented(at: nanoseconds)
+        if let a = flightAim {
+            // Within a millisecond of it: the kernel's timestamp of a vblank is not the grid's.
+            if nanoseconds <= a + 1_000_000 { framesOnTime += 1 } else { framesLate += 1 }
+        }
+        flightAim = nil
     }
 
     /// The buffer the next frame goes into, and what of it to repaint: what `changed` since the
@@ -44,6 +91,10 @@ final class Output {
         if case .presented = result {
             history.push(drawing, keeping: Self.historyLength)
             frames += 1
+            flightAim = aim
+            aim = nil
+            // An output that shows a frame at once: it is on screen now.
+            if !backend.reportsPresentation { schedule.presented(at: MonotonicClock.nanoseconds) }
         } else {
             damage.keep(drawing)
         }

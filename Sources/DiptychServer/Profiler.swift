@@ -25,6 +25,9 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     /// `ipad-pro` split-2/3, both apps idle, the primary (`tv --pip`) playing in a Picture in
     /// Picture window at 30 frames a second: the figures are those of the frames that repaint.
     case pip
+    /// Pen-to-screen latency through a real app on the wall clock, with the repaint window and
+    /// as soon as ready (`LatencyProfiler`).
+    case latency
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
     /// (`motion` set) that repaint something, against full-frame repaints of the same screen
@@ -253,6 +256,7 @@ public enum Profiler {
     public static func run(
         _ workload: ProfileWorkload, frames: Int, present: PresentMode = .memory, tracing: Bool, logger: Logger, command: (String) throws -> [String]
     ) throws -> ProfileResult {
+        if workload == .latency { throw CompositorError("the latency workload is LatencyProfiler's") }
         let profile = try DeviceProfile.named("ipad-pro")
         var configuration = CompositorConfiguration(
             profile: profile, orientation: .landscape, arrangement: workload == .slideOverIn ? .full : .split23, listen: false)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The live repaint loop, as libweston schedules repaints and wlroots emits an output's frame
 // event: a frame is drawn when something asks for one (a commit, a gesture, an output that
-// came back) and the output can take it (its last flip completed), at most one per refresh
-// interval; between frames the loop sleeps until its next event or deadline.
+// came back) and the output can take it (its last flip completed), at its repaint deadline:
+// the window before the next vblank (Weston's repaint-window), so that what arrives until then
+// is on screen at that vblank. Between frames the loop sleeps until its next event or deadline
+// (the repaint timer wakes it at the frame's).
 
 import DiptychCore
 import DiptychImage
@@ -14,7 +16,7 @@ public final class RepaintLoop {
     /// Every frame's record, for `frames.json`.
     public let frames: FrameDriver
     /// The shortest time between two frames' starts, in milliseconds: paces an output without
-    /// page-flip events (headless), and a retry after a dropped frame.
+    /// presentation events (headless without a simulated refresh).
     public var refreshInterval: UInt64 = 16
     /// Frames drawn and dropped so far.
     public private(set) var framesDrawn = 0
@@ -29,6 +31,7 @@ public final class RepaintLoop {
     /// of events; a signal handler watched by the compositor sets it).
     public func run(until stop: () -> Bool) throws {
         let backend = compositor.backend
+        let main = compositor.main
         var nextPoll = backend.pollInterval.map { MonotonicClock.milliseconds + $0 }
         var notBefore: UInt64 = 0
         while !stop() {
@@ -41,21 +44,36 @@ public final class RepaintLoop {
             // The clock's minute changes the status bar.
             if let due = compositor.nextClockDeadline, now >= due { compositor.scheduleFrame() }
             // Frames are asked for (`scheduleFrame`): an output that wants one and can take it
-            // gets it; the scene is built once, to see what changed, then drawn (its time counted
-            // in the frame's layout).
-            let b0 = MonotonicClock.nanoseconds
+            // gets it at its repaint deadline (the window before the vblank it can make); the
+            // scene is built once, to see what changed, then drawn.
             let ready = backend.readyForFrame && now >= notBefore
-            let asked = ready && compositor.main.wantsFrame
-            if asked { compositor.main.wantsFrame = false }
-            if ready, asked || unscheduledFrame(), let scene = compositor.takeWantedFrame() {
-                let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
-                let (input, hadInput) = compositor.takeInputTime()
-                let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
-                if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
-                notBefore = now + refreshInterval
-                // What moves by itself (a settle, a cross-fade, a window held) asks for the next.
-                if compositor.isInMotion || compositor.fade != nil || result == .dropped { compositor.scheduleFrame() }
-            } else {
+            var draw = false
+            if ready && main.wantsFrame {
+                let nowNs = MonotonicClock.nanoseconds, deadline = main.repaintDeadline(now: nowNs)
+                if nowNs >= deadline {
+                    draw = true
+                } else {
+                    try compositor.repaintTimer.arm(atNanoseconds: deadline)
+                }
+            } else if ready {
+                draw = unscheduledFrame()
+            }
+            if draw {
+                main.drew()
+                let b0 = MonotonicClock.nanoseconds
+                if let scene = compositor.takeWantedFrame() {
+                    let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
+                    let (input, hadInput) = compositor.takeInputTime()
+                    let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
+                    main.schedule.worked(MonotonicClock.nanoseconds - b0)
+                    if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
+                    // An output without presentation events is paced by the refresh interval, and
+                    // a dropped frame is retried after one.
+                    if !backend.reportsPresentation || result == .dropped { notBefore = now + refreshInterval }
+                    // What moves by itself (a settle, a cross-fade, a window held) asks for the next.
+                    if compositor.isInMotion || compositor.fade != nil || result == .dropped { compositor.scheduleFrame() }
+                }
+            } else if !ready || !main.wantsFrame {
                 // Only the second screen may have changed (its holder committed, or it came
                 // back): it is drawn alone if so.
                 if compositor.secondScreenWantsFrame { compositor.presentSecondScreen() }
@@ -83,7 +101,8 @@ public final class RepaintLoop {
     /// frame's earliest start; nil (until an event) when nothing is due.
     private func sleep(now: UInt64, nextPoll: UInt64?, notBefore: UInt64) -> Int? {
         var wake = [nextPoll, compositor.nextTickDeadline, compositor.palm.nextDeadline, compositor.nextClockDeadline].compactMap { $0 }
-        if compositor.backend.readyForFrame && compositor.main.wantsFrame { wake.append(notBefore) }
+        // (A deadline of the repaint window is the repaint timer's.)
+        if compositor.backend.readyForFrame && compositor.main.wantsFrame && notBefore > now { wake.append(notBefore) }
         return wake.min().map { Int($0 > now ? $0 - now : 0) }
     }
 }

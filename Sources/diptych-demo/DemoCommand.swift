@@ -42,6 +42,9 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: "Once the first frame is on screen, ask for this status bar style (dark, light or hidden; the primary's is shown).")
     var statusBarStyle: String?
 
+    @Option(name: .long, help: ArgumentHelp("Draw a dot where each pen event lands, taking MS milliseconds, and commit it at once (the latency workload's app).", visibility: .hidden))
+    var penDotsMs: Double?
+
     @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
     var recolorDamage: String?
 
@@ -49,6 +52,7 @@ struct DemoCommand: ParsableCommand {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
         if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
         if let s = statusBarStyle, StatusBarStyle(rawValue: s) == nil { throw ValidationError("bad --status-bar-style '\(s)': expected dark, light or hidden") }
+        if let ms = penDotsMs, !(0...100).contains(ms) { throw ValidationError("--pen-dots-ms must be from 0 to 100") }
         if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
     }
 
@@ -65,6 +69,7 @@ struct DemoCommand: ParsableCommand {
         var opts = options
         opts.recolorDamage = recolorDamage.flatMap(parseBox)
         opts.animate = animate
+        opts.penDots = penDotsMs
         opts.pictureInPicture = pip
         opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)

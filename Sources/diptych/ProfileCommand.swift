@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import DiptychCore
+import DiptychDRM
 import DiptychLinux
 import DiptychServer
 import Logging
@@ -29,6 +30,24 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "Frames to measure (built-in workloads).")
     var frames: Int = 300
 
+    @Option(help: "latency: the simulated vblank's rate in Hz.")
+    var refresh: Double = 60
+
+    @Option(help: "latency: how long the app takes to draw a dot, in ms.")
+    var drawMs: Double = 1
+
+    @Option(help: "latency: the pen's event rate in Hz.")
+    var penHz: Double = 240
+
+    @Option(help: "latency: the repaint window (milliseconds, auto or off), measured against as soon as ready.")
+    var repaintWindow: String = "auto"
+
+    @Option(help: ArgumentHelp("latency: draw on this DRM card's first connected connector instead of a headless output with a simulated vblank.", valueName: "path"))
+    var card: String?
+
+    @Option(help: "latency: with --card, the display mode WxH or WxH@Hz (default: the connector's preferred mode).")
+    var mode: String?
+
     @Flag(help: "Print JSON (keys in the Profiling and CommandLine articles of the documentation).")
     var json = false
 
@@ -45,6 +64,10 @@ struct ProfileCommand: ParsableCommand {
             if let trace { try checkWritableDirectory(of: trace, what: "--trace") }
             if let plot { try checkWritableDirectory(of: plot, what: "--plot") }
             let logger = Logger(label: "diptych.profile")
+            if workload == .latency {
+                try runLatency(logger: logger)
+                return
+            }
             let result: ProfileResult
             if let path = scenario {
                 let bytes: [UInt8]
@@ -71,5 +94,33 @@ struct ProfileCommand: ParsableCommand {
             if let plot { try result.plot().writePNG(to: plot) }
             print(json ? result.json.serialized : result.text)
         }
+    }
+
+    /// `--workload latency`: pen to screen through a real app, with the repaint window and as
+    /// soon as ready in the same run.
+    func runLatency(logger: Logger) throws {
+        if trace != nil || plot != nil || present != .memory { throw UsageError("--trace, --plot and --present do not apply to the latency workload") }
+        let window = try RunCommand.repaintWindow(repaintWindow)
+        let mhz = try RunCommand.refreshMillihertz(refresh)
+        guard drawMs.isFinite, (0...50).contains(drawMs) else { throw UsageError("bad --draw-ms \(drawMs): expected 0 to 50") }
+        guard penHz.isFinite, (1...2000).contains(penHz) else { throw UsageError("bad --pen-hz \(penHz): expected 1 to 2000") }
+        var requested: ModeRequest?
+        if let mode {
+            guard let m = ModeRequest.parse(mode) else { throw UsageError("bad --mode '\(mode)': expected WxH or WxH@Hz") }
+            requested = m
+        }
+        if let card, !Files.exists(card) { throw UsageError("--card: \(card) does not exist") }
+        let drm: DRMBackend?
+        do { drm = try card.map { try DRMBackend(device: try LibdrmDevice(path: $0, opener: nil), requestedMode: requested, logger: logger) } } catch {
+            throw RuntimeFailure("\(card ?? ""): \(error)")
+        }
+        defer { drm?.restore() }
+        let result: LatencyResult
+        do {
+            result = try LatencyProfiler.run(
+                refreshHz: Double(mhz) / 1000, drawMilliseconds: drawMs, penHz: penHz, window: window, frames: frames, backend: drm, logger: logger
+            ) { app in Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments }
+        } catch { throw RuntimeFailure("profile latency: \(error)") }
+        print(json ? result.json.serialized : result.text)
     }
 }

@@ -133,12 +133,30 @@ struct RunCommand: ParsableCommand {
     @Option(help: "How long fingers stay held off after the pen leaves, in ms.")
     var penHoldoffMs: Int = 90
 
+    @Option(help: "Headless: the simulated vblank's rate in Hz (a panel runs at its mode's; default 60).")
+    var refresh: Double = 60
+
+    @Option(help: "Compose each frame this many ms before the vblank it is shown at: a number, auto (the recent p99 of a frame's own work plus 1 ms, at least 1 ms) or off (as soon as the output can take one).")
+    var repaintWindow: String = "auto"
+
     @Flag(help: "Tint the regions each frame repaints (a debugging aid).")
     var debugDamage = false
 
     func palmSettings() throws -> (PalmRejection.Mode, UInt64) {
         guard (0...10_000).contains(penHoldoffMs) else { throw UsageError("--pen-holdoff-ms must be from 0 to 10000") }
         return (palmRejection, UInt64(penHoldoffMs))
+    }
+
+    /// `--repaint-window`'s value.
+    static func repaintWindow(_ text: String) throws -> RepaintWindow {
+        guard let w = RepaintWindow(parsing: text) else { throw UsageError("bad --repaint-window '\(text)': expected auto, off, or milliseconds from 0 to 100") }
+        return w
+    }
+
+    /// `--refresh`'s value in millihertz.
+    static func refreshMillihertz(_ hz: Double) throws -> Int {
+        guard hz.isFinite, (1...1000).contains(hz) else { throw UsageError("bad --refresh \(hz): expected a rate from 1 to 1000 Hz") }
+        return Int((hz * 1000).rounded())
     }
 
     func run() throws {
@@ -155,6 +173,8 @@ struct RunCommand: ParsableCommand {
             let calibration = try inputOptions.calibration()
             _ = try outputOptions.resolve()
             let battery = try outputOptions.batterySource(live: true)
+            let window = try Self.repaintWindow(repaintWindow)
+            let refreshMillihertz = try Self.refreshMillihertz(refresh)
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
@@ -176,7 +196,11 @@ struct RunCommand: ParsableCommand {
                 configuration.statusBarTitle = outputOptions.statusBarTitle
                 configuration.battery = battery
                 (configuration.emulateOn, configuration.outputRotation) = try outputOptions.resolve()
-                if drm == nil { configuration.secondScreen = secondSize }
+                if drm == nil {
+                    configuration.secondScreen = secondSize
+                    configuration.headlessRefreshMillihertz = refreshMillihertz
+                }
+                configuration.repaintWindow = window
                 configuration.relaunch = relaunch ?? .onFailure
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
                 if let second { try compositor.attachSecondScreen(second) }

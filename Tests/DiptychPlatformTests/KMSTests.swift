@@ -150,7 +150,7 @@ struct DRMBackendTests {
         #expect(!backend.readyForFrame)  // no second flip before the event
         #expect(backend.present(damage: nil) == .dropped)
         #expect(fake.calls.count == 1)
-        #expect(backend.dispatch(fake.descriptor) == [.frameDone(time: 1001)])  // the flip's own timestamp
+        #expect(backend.dispatch(fake.descriptor) == [.frameDone(nanoseconds: 1001)])  // the flip's own timestamp
         #expect(backend.readyForFrame && backend.flipsCompleted == 1)
         _ = backend.present(damage: Region(Rect(x: 0, y: 0, width: 4, height: 4)))
         _ = backend.dispatch(fake.descriptor)
@@ -264,7 +264,7 @@ struct DRMBackendTests {
         #expect(fake.calls == ["flip 40 fb102 event 1", "flip 41 fb104 event \(UInt64(1) << 40)"])
         #expect(!first.readyForFrame && !second.readyForFrame)
         // One read of the card's events completes both flips; only the first's is its event.
-        #expect(first.dispatch(fake.descriptor) == [.frameDone(time: 1001)])
+        #expect(first.dispatch(fake.descriptor) == [.frameDone(nanoseconds: 1001)])
         #expect(first.readyForFrame && second.readyForFrame && second.flipsCompleted == 1)
         _ = second.present(damage: Region(Rect(x: 0, y: 0, width: 2, height: 2)))
         #expect(first.dispatch(fake.descriptor).isEmpty && second.readyForFrame && second.flipsCompleted == 2)

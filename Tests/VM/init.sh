@@ -53,6 +53,11 @@ kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-after.txt
+# Pen-to-screen latency on real page flips: frames composed at the repaint deadline, shown at the
+# flip they aimed at, with the window and as soon as ready in the same run.
+/bin/diptych profile --workload latency --card /dev/dri/card0 --mode 1024x768 --frames 60 --json \
+    > /out/latency.json 2> /out/latency.stderr
+echo $? > /out/latency.rc
 
 # The kiosk session: seatd for the seat, the compositor as uid 1000 with no access to the
 # device nodes of its own, a VT switch away and back, an app killed and relaunched.

@@ -188,6 +188,19 @@ grep -q "second screen reconnected; mode restored" "$OUT/sigterm.stderr" || fail
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged2.txt" && fail "hotplug: after the second screen came back its CRTC shows the console, not the compositor"
 step "hotplug: the second connector went off and came back, and its mode was set again"
 
+[ "$(cat "$OUT/latency.rc")" = 0 ] || fail "latency on DRM exited $(cat "$OUT/latency.rc"): $(tail -3 "$OUT/latency.stderr")"
+latency=$(python3 - "$OUT/latency.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+n, m = j["frames_at_deadline"], j["frames_shown_at_aimed_vblank"]
+ok = j["output"] == "drm" and j["samples"] > 20 and j["asap_samples"] > 20 and n > 20 and m >= 0.9 * n
+print(f"{m} of {n} frames composed at the deadline shown at the flip they aimed at; window {j['window_ms']} ms, "
+      f"p50 {j['latency']['p50_ms']} / p99 {j['latency']['p99_ms']} ms (as soon as ready {j['asap']['p50_ms']} / {j['asap']['p99_ms']})")
+sys.exit(0 if ok else 1)
+PY
+) || fail "latency on DRM: $latency ($(cat "$OUT/latency.json"))"
+step "latency on real flips: $latency"
+
 # The kiosk session: an ordinary user through seatd, a VT switch away and back, a killed app.
 K=$OUT/kiosk.stderr
 [ -f "$K" ] || fail "kiosk: the run as an ordinary user did not happen (guest log)"

@@ -46,6 +46,8 @@ int dp_epoll_wait(int epfd, uint64_t *tokens, uint32_t *ready, int max, int time
 int dp_timerfd_create(void);
 /// Arms a one-shot timer `ns` nanoseconds from now (0 disarms); with `interval_ns` it repeats.
 int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns);
+/// Fires once at the monotonic time `at_ns` (TFD_TIMER_ABSTIME), then every `interval_ns` if not 0.
+int dp_timerfd_arm_at(int fd, uint64_t at_ns, uint64_t interval_ns);
 /// Reads the expiration count (0 when not expired).
 uint64_t dp_timerfd_read(int fd);
 

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// `diptych profile --workload latency`: pen-to-screen latency through a real app, on the wall
+// clock. A pen moves at a fixed rate at a random phase to the vblank; the app draws a dot where
+// each event lands (taking a set time) and commits it at once; each event's latency runs from
+// its timestamp to the vblank of the first frame that shows the commit answering it. The same
+// run measures the repaint window and "as soon as ready" in turns.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import Logging
+
+/// What the latency workload measured.
+public struct LatencyResult: Sendable {
+    public var refreshHz: Double
+    public var drawMilliseconds: Double
+    public var penHz: Double
+    /// The window in effect at the end of the run, in milliseconds.
+    public var windowMilliseconds: Double
+    /// Input-to-present latencies in milliseconds: with the window, and as soon as ready.
+    public var latency: [Double]
+    public var asap: [Double]
+    /// With the window: frames composed at a deadline, and of those, the ones that reached the
+    /// screen by the vblank they aimed at.
+    public var framesAtDeadline = 0
+    public var framesShownAtAimedVblank = 0
+    /// Where the frames went: "headless" (a simulated vblank) or the DRM connector.
+    public var output = "headless"
+
+    static func summary(_ values: [Double]) -> JSONValue {
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        return .object([
+            ("p50_ms", r(ProfileResult.quantile(values, 0.5))), ("p99_ms", r(ProfileResult.quantile(values, 0.99))),
+            ("max_ms", r(values.max() ?? 0)),
+        ])
+    }
+
+    public var json: JSONValue {
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        return .object([
+            ("workload", .string("latency")), ("refresh_hz", r(refreshHz)), ("draw_ms", r(drawMilliseconds)), ("pen_hz", r(penHz)),
+            ("samples", .int(latency.count)), ("asap_samples", .int(asap.count)), ("window_ms", r(windowMilliseconds)),
+            ("latency", Self.summary(latency)), ("asap", Self.summary(asap)), ("output", .string(output)),
+            ("frames_at_deadline", .int(framesAtDeadline)), ("frames_shown_at_aimed_vblank", .int(framesShownAtAimedVblank)),
+        ])
+    }
+
+    /// The targets: p50 ≤ ½ refresh + D + W + 1 ms, p99 ≤ refresh + D + W + 1 ms, W ≤ 3 ms, p99
+    /// below the as-soon-as-ready p99.
+    public var targets: [(String, Bool)] {
+        let refresh = 1000 / refreshHz, w = windowMilliseconds, d = drawMilliseconds
+        let p50 = ProfileResult.quantile(latency, 0.5), p99 = ProfileResult.quantile(latency, 0.99)
+        let asap99 = ProfileResult.quantile(asap, 0.99)
+        return [
+            ("p50 \(fixed(p50)) ≤ \(fixed(refresh / 2 + d + w + 1)) ms", p50 <= refresh / 2 + d + w + 1),
+            ("p99 \(fixed(p99)) ≤ \(fixed(refresh + d + w + 1)) ms", p99 <= refresh + d + w + 1),
+            ("window \(fixed(w)) ≤ 3 ms", w <= 3),
+            ("p99 \(fixed(p99)) < as soon as ready \(fixed(asap99)) ms", p99 < asap99),
+        ]
+    }
+
+    public var text: String {
+        func row(_ name: String, _ v: [Double]) -> String {
+            let q = { (p: Double) in fixed(ProfileResult.quantile(v, p)) }
+            return "\(name)  p50 \(q(0.5)) ms  p99 \(q(0.99)) ms  max \(fixed(v.max() ?? 0)) ms  (\(v.count) pen events)"
+        }
+        var lines = [
+            "latency: pen at \(fixed(penHz, 0)) Hz to the screen through an app drawing \(fixed(drawMilliseconds)) ms a dot; output \(fixed(refreshHz, 1)) Hz",
+            row("repaint window \(fixed(windowMilliseconds)) ms:", latency),
+            row("as soon as ready:      ", asap),
+        ]
+        lines.append("frames composed at the deadline shown at the vblank they aimed at: \(framesShownAtAimedVblank) of \(framesAtDeadline) (\(output))")
+        for (what, met) in targets { lines.append("  \(met ? "met" : "NOT met"): \(what)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `value` with `digits` decimals.
+func fixed(_ value: Double, _ digits: Int = 3) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let v = (value * scale).rounded() / scale
+    var s = "\(v)"
+    if let dot = s.firstIndex(of: ".") {
+        let decimals = s.distance(from: dot, to: s.endIndex) - 1
+        if digits == 0 { s = String(s[..<dot]) } else if decimals < digits { s += String(repeating: "0", count: digits - decimals) }
+    }
+    return s
+}
+
+/// A pen moving at a mean rate, as a tablet reports it: each event a period from the last,
+/// give or take half a period at random, so events land at every phase to the vblank. The first
+/// event puts the tip down, every later one moves it. Each event's time is its timer's expiry,
+/// as a device stamps its events.
+final class SyntheticPen: InputSource {
+    let timer: TimerDescriptor
+    let period: UInt64
+    private var next: UInt64
+    private var random: UInt64
+    private var sent: UInt64 = 0
+    /// Each event's time (monotonic ns), in order.
+    private(set) var times: [UInt64] = []
+
+    init(hz: Double, seed: UInt64) throws(SystemError) {
+        period = UInt64(1_000_000_000 / hz)
+        random = seed | 1
+        next = MonotonicClock.nanoseconds + 100_000_000
+        timer = try TimerDescriptor()
+        try timer.arm(atNanoseconds: next)
+    }
+
+    var descriptor: Int32 { timer.fd.rawValue }
+
+    /// A number from 0 to 1 (xorshift).
+    private func uniform() -> Double {
+        random ^= random << 13
+        random ^= random >> 7
+        random ^= random << 17
+        return Double(random >> 11) / Double(1 << 53)
+    }
+
+    func read() -> [RawInput] {
+        _ = timer.acknowledge()
+        var out: [RawInput] = []
+        let now = MonotonicClock.nanoseconds
+        while next <= now {
+            let a = Double(sent) * 0.02
+            // A slow loop around the middle of the screen, clear of the edges' gestures.
+            let x = 0.5 + 0.25 * sin(a), y = 0.5 + 0.25 * sin(a * 1.3)
+            let micros = next / 1000
+            if sent == 0 {
+                out.append(.tabletProximity(entering: true, x: x, y: y, pressure: 0, tiltX: 0, tiltY: 0, tool: .pen, time: micros))
+                out.append(.tabletTip(down: true, x: x, y: y, pressure: 0.5, tiltX: 0, tiltY: 0, time: micros))
+            } else {
+                out.append(.tabletAxis(x: x, y: y, pressure: 0.5, tiltX: 0, tiltY: 0, time: micros))
+            }
+            times.append(next)
+            sent += 1
+            next += UInt64(Double(period) * (0.5 + uniform()))
+        }
+        try? timer.arm(atNanoseconds: next)
+        return out
+    }
+}
+
+/// A sine without Foundation (the pen's path only).
+private func sin(_ x: Double) -> Double {
+    var r = x.truncatingRemainder(dividingBy: 2 * Double.pi)
+    if r > Double.pi { r -= 2 * Double.pi } else if r < -Double.pi { r += 2 * Double.pi }
+    var term = r, sum = r
+    for n in 1..<10 {
+        term *= -r * r / Double((2 * n) * (2 * n + 1))
+        sum += term
+    }
+    return sum
+}
+
+public enum LatencyProfiler {
+    /// Runs the workload: `rounds` turns of `frames` refreshes with the window, then as many as
+    /// soon as ready, after a warm-up. `command` turns an app (a demo app with its
+    /// flags) into the command line to launch.
+    public static func run(
+        refreshHz: Double, drawMilliseconds: Double, penHz: Double, window: RepaintWindow, frames: Int, rounds: Int = 2,
+        backend: (any OutputBackend)? = nil, logger: Logger, command: (String) throws -> [String]
+    ) throws -> LatencyResult {
+        var configuration = CompositorConfiguration(profile: try DeviceProfile.named("ipad-pro"), orientation: .landscape, arrangement: .full, listen: false)
+        configuration.headlessRefreshMillihertz = Int((refreshHz * 1000).rounded())
+        configuration.repaintWindow = window
+        configuration.relaunch = .never
+        let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
+        let refreshHz = Double(compositor.backend.refreshMillihertz) / 1000
+        defer { compositor.shutdown(graceMilliseconds: 500) }
+        try compositor.launch(try command("notes --pen-dots-ms \(drawMilliseconds)"), role: .primary, label: "dots")
+        try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 10_000)
+        guard let app = compositor.session(.primary)?.id else { throw CompositorError("the latency app went away") }
+
+        let pen = try SyntheticPen(hz: penHz, seed: MonotonicClock.nanoseconds &* 6364136223846793005 &+ 1442695040888963407)
+        try compositor.addInput(pen)
+        // The app's commits after the pen's first event, in order (one per pen event), and the
+        // frames shown: the stamp of the newest commit each shows, and its vblank.
+        var commits: [UInt64] = []
+        var shown: [(commits: UInt64, at: UInt64)] = []
+        var penStarted = false
+        compositor.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
+        compositor.onFrameShown = { stamp, at in shown.append((stamp, at)) }
+
+        let loop = RepaintLoop(compositor: compositor)
+        let turn = UInt64(frames) * UInt64(1_000_000_000 / refreshHz)
+        // Phases: warm-up, then window and as soon as ready in turns; pen events are told apart
+        // by their time (each phase's first 100 ms left out: the switch's own frames).
+        var phases: [(start: UInt64, end: UInt64, windowed: Bool)] = []
+        var onTime = 0, late = 0
+        func play(_ nanoseconds: UInt64) throws {
+            let until = MonotonicClock.nanoseconds + nanoseconds
+            try loop.run { MonotonicClock.nanoseconds >= until || compositor.session(.primary) == nil }
+        }
+        try compositor.run(timeoutMilliseconds: 2000) { !pen.times.isEmpty }
+        penStarted = true
+        // Warm-up: long enough for the automatic window to forget the first frames (whole
+        // repaints) and measure dots alone.
+        try play(max(1_000_000_000, UInt64(Double(RepaintSchedule.workSamples + 10) * 1e9 / refreshHz)))
+        for _ in 0..<max(1, rounds) {
+            for windowed in [true, false] {
+                compositor.main.schedule.window = windowed ? window : .off
+                let start = MonotonicClock.nanoseconds
+                let (on0, late0) = (compositor.main.framesOnTime, compositor.main.framesLate)
+                try play(turn)
+                if windowed {
+                    onTime += compositor.main.framesOnTime - on0
+                    late += compositor.main.framesLate - late0
+                }
+                phases.append((start + 100_000_000, MonotonicClock.nanoseconds, windowed))
+            }
+        }
+        // The last events' frames.
+        try play(200_000_000)
+        guard compositor.session(.primary) != nil else { throw CompositorError("the latency app went away: \(compositor.disconnections[.primary] ?? "")") }
+
+        compositor.main.schedule.window = window
+        var windowed: [Double] = [], asap: [Double] = []
+        var f = 0
+        for (k, t) in pen.times.enumerated() where k < commits.count {
+            let stamp = commits[k]
+            while f < shown.count && shown[f].commits < stamp { f += 1 }
+            guard f < shown.count, let phase = phases.first(where: { t >= $0.start && t < $0.end }) else { continue }
+            let ms = Double(Int64(bitPattern: shown[f].at &- t)) / 1_000_000
+            if phase.windowed { windowed.append(ms) } else { asap.append(ms) }
+        }
+        var result = LatencyResult(
+            refreshHz: refreshHz, drawMilliseconds: drawMilliseconds, penHz: penHz,
+            windowMilliseconds: Double(compositor.main.schedule.windowNanoseconds) / 1_000_000, latency: windowed, asap: asap)
+        result.framesAtDeadline = onTime + late
+        result.framesShownAtAimedVblank = onTime
+        if backend != nil { result.output = "drm" }
+        return result
+    }
+}

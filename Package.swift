@@ -95,11 +95,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Release builds leave memory exclusivity to the compiler's static checks: the dynamic ones
-// (a runtime call on every access to a class's stored property) were 13 % of the instructions
-// a settle frame spends outside pixman, measured with callgrind (README, figures). Debug
-// builds, which the tests run, keep them.
-for target in package.targets where target.name.lowercased().hasPrefix("diptych") && target.type != .test {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-}

@@ -11,6 +11,71 @@ import DiptychWire
 import Glibc
 import Logging
 
+/// The listening socket with its lock (the socket's name is this compositor's while it runs),
+/// and what keeps a full descriptor table from making the loop spin: a reserve descriptor given
+/// up to take one connection and close it, or else a rest of a second without watching it.
+final class Listener {
+    let socket: SharedDescriptor
+    private let lock: SocketLock
+    private var reserve: Int32
+    /// While the table is full, the socket is not watched until this time (monotonic ms).
+    private(set) var pausedUntil: UInt64?
+
+    /// Listens at `path` (nil: the first free default name).
+    init(path: String?) throws {
+        if let path {
+            guard let l = try SocketLock.claim(path) else { throw CompositorError("socket \(path) belongs to a running compositor") }
+            lock = l
+        } else {
+            lock = try SocketLock.claimDefault()
+        }
+        socket = SharedDescriptor(try UnixSocket.listen(path: lock.path))
+        reserve = Self.openReserve()
+    }
+
+    deinit { if reserve >= 0 { Glibc.close(reserve) } }
+
+    var path: String { lock.path }
+
+    private static func openReserve() -> Int32 { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }
+
+    /// The table is full: the reserve is given up to take one connection and close it at once
+    /// (the socket then stops reporting it), and taken again. Returns whether one was taken, and
+    /// whether the socket must rest (no reserve to give up, or none to be had again).
+    func shed(at now: UInt64) -> (took: Bool, rest: Bool) {
+        guard reserve >= 0 else { return (false, pause(at: now)) }
+        Glibc.close(reserve)
+        reserve = -1
+        var took = false
+        if let taken = try? UnixSocket.accept(socket.rawValue) {
+            taken.close()
+            took = true
+        }
+        reserve = Self.openReserve()
+        if reserve < 0 { return (took, pause(at: now)) }
+        return (took, false)
+    }
+
+    /// Rests a second from `now`; whether it was not resting already (so the loop stops
+    /// watching it).
+    private func pause(at now: UInt64) -> Bool {
+        guard pausedUntil == nil else { return false }
+        pausedUntil = now + 1000
+        return true
+    }
+
+    /// Whether its rest is over at `now` (the loop watches it again; the reserve is taken again).
+    func restOver(at now: UInt64) -> Bool {
+        guard let until = pausedUntil, now >= until else { return false }
+        pausedUntil = nil
+        if reserve < 0 { reserve = Self.openReserve() }
+        return true
+    }
+
+    /// The loop could not watch it again: another second's rest.
+    func restAgain(at now: UInt64) { pausedUntil = now + 1000 }
+}
+
 extension Compositor {
     /// The most connections waiting to say hello at once (launched apps, whose role is
     /// reserved, are not counted).
@@ -18,25 +83,23 @@ extension Compositor {
     /// How long a connection may take to say hello (milliseconds).
     public static let helloTimeout: UInt64 = 2000
 
-    static func openReserve() -> Int32 { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }
-
     /// Takes every pending connection. Only the compositor's own user may connect.
     func accept() {
         guard let listener else { return }
         while true {
             let fd: FileDescriptor?
             do {
-                fd = try UnixSocket.accept(listener.rawValue)
+                fd = try UnixSocket.accept(listener.socket.rawValue)
             } catch {
                 if error.errno == EMFILE || error.errno == ENFILE {
-                    if !shedConnection(listener.rawValue) { return }
+                    if !shedConnection(listener) { return }
                     continue
                 }
                 warnLimited("accept", "system error: accept failed", ["error": "\(error)"])
                 return
             }
             guard let fd else { return }
-            let id = newClientID()
+            let id = clients.newClientID()
             let session: ClientSession
             do { session = try register(fd, id: id, role: nil, label: "\(id)") } catch {
                 warnLimited("watch", "system error: cannot watch a client", ["error": "\(error)"])
@@ -58,42 +121,21 @@ extension Compositor {
         }
     }
 
-    /// The descriptor table is full: the reserve is given up to take one connection and close
-    /// it at once (the listener then stops reporting it), and taken again. Without a reserve
-    /// the listener rests for a second. Returns whether to go on accepting: only when one was
+    /// The descriptor table is full: one connection is taken and closed (see `Listener.shed`),
+    /// or the listener rests a second. Returns whether to go on accepting: only when one was
     /// taken (accept reports a full table even when no connection waits).
-    private func shedConnection(_ listener: Int32) -> Bool {
+    private func shedConnection(_ listener: Listener) -> Bool {
         warnLimited("emfile", "system error: out of file descriptors: connections are refused", ["limit.waiting_for_hello": "\(Self.helloWaitLimit)"])
-        guard reserveDescriptor >= 0 else {
-            pauseListener()
-            return false
-        }
-        Glibc.close(reserveDescriptor)
-        reserveDescriptor = -1
-        var took = false
-        if let taken = try? UnixSocket.accept(listener) {
-            taken.close()
-            took = true
-        }
-        reserveDescriptor = Self.openReserve()
-        if reserveDescriptor < 0 {
-            pauseListener()
-            return false
-        }
-        return took
-    }
-
-    private func pauseListener() {
-        guard let listener, listenerPausedUntil == nil else { return }
-        loop.remove(listener.rawValue)
-        listenerPausedUntil = MonotonicClock.milliseconds + 1000
+        let (took, rest) = listener.shed(at: MonotonicClock.milliseconds)
+        if rest { loop.remove(listener.socket.rawValue) }
+        return took && listener.pausedUntil == nil
     }
 
     /// Reaps launched apps that exited (no zombie is left): each whose connection is gone is
     /// asked, without waiting, until it has.
     func reapLaunchedApps() {
-        guard relaunch != .never else {
-            for app in launcher.apps where sessions[app.client] == nil { app.process.poll() }
+        guard supervision.policy != .never else {
+            for app in launcher.apps where clients[app.client] == nil { app.process.poll() }
             return
         }
         superviseLaunchedApps()
@@ -101,7 +143,7 @@ extension Compositor {
 
     /// Connections that have not said hello (launched apps aside), oldest first.
     var helloWaiting: [ClientSession] {
-        sessions.values.filter { $0.name == nil && $0.launchRole == nil }.sorted { $0.id.rawValue < $1.id.rawValue }
+        clients.all.filter { $0.name == nil && $0.launchRole == nil }.sorted { $0.id.rawValue < $1.id.rawValue }
     }
 
     /// Closes connections that did not say hello in time, and watches a rested listener again.
@@ -110,11 +152,9 @@ extension Compositor {
         for c in helloWaiting where now >= c.connectedAt + Self.helloTimeout {
             c.fail(ProtocolError(.badState, "no hello within \(Self.helloTimeout) ms of connecting"))
         }
-        if let until = listenerPausedUntil, now >= until, let listener {
-            listenerPausedUntil = nil
-            if reserveDescriptor < 0 { reserveDescriptor = Self.openReserve() }
-            do { try loop.add(listener.rawValue, token: LoopToken.listener.rawValue) } catch {
-                listenerPausedUntil = now + 1000
+        if let listener, listener.restOver(at: now) {
+            do { try loop.add(listener.socket.rawValue, token: LoopToken.listener.rawValue) } catch {
+                listener.restAgain(at: now)
             }
         }
     }
@@ -122,7 +162,7 @@ extension Compositor {
     /// The next time a connection's hello is due or the listener comes back (monotonic ms).
     var nextConnectionDeadline: UInt64? {
         let hello = helloWaiting.map { $0.connectedAt + Self.helloTimeout }.min()
-        return [hello, listenerPausedUntil].compactMap { $0 }.min()
+        return [hello, listener?.pausedUntil].compactMap { $0 }.min()
     }
 
     /// Logs a warning of a kind that could repeat without bound: a few per ten seconds, then

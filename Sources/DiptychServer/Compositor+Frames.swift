@@ -29,11 +29,11 @@ extension Compositor {
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
         var graph = SceneBuilder.build(
-            panes: presentedPanes, profile: shell.profile, orientation: shell.orientation, floating: floatingWindows,
+            panes: presentedPanes, profile: desk.shell.profile, orientation: desk.shell.orientation, floating: floatingWindows,
             text: renderer.chrome.metrics
         ) { session($0)?.content ?? ghostContent($0) }
         // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
-        graph.nodes += statusBarNodes(width: graph.size.width, scale: shell.profile.scale)
+        graph.nodes += statusBarNodes(width: graph.size.width, scale: desk.shell.profile.scale)
         return graph
     }
 
@@ -42,7 +42,7 @@ extension Compositor {
         guard let p = presentedPanes.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
             return nil
         }
-        return SceneBuilder.build(panes: [p], profile: shell.profile, orientation: shell.orientation) { _ in AppContent(live: live) }
+        return SceneBuilder.build(panes: [p], profile: desk.shell.profile, orientation: desk.shell.orientation) { _ in AppContent(live: live) }
             .nodes.first { $0.key == .surface(c.app) }
     }
 
@@ -103,7 +103,7 @@ extension Compositor {
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         var (ops, stats) = renderer.plan(scene)
         if let op = fadeOperation() { ops.append(op) }
-        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: commitCount)
+        return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: clients.commitCount)
     }
 
     /// The pixels a node of the scene shows, if it shows an app's image that is still held.
@@ -121,8 +121,7 @@ extension Compositor {
             // Tint what was repainted, so a person can see the damage.
             frame.target.image.tint(d.rects)
         }
-        lastFrameCommits = frame.commits
-        lastFrameGraph = frame.graph
+        main.composited(frame.graph, commits: frame.commits)
         return frame.stats
     }
 
@@ -133,28 +132,28 @@ extension Compositor {
     public func present() -> PresentResult {
         let result = main.present()
         // The second screen shows this frame's scene too, whatever became of the main one.
-        defer { presentSecondScreen(mirroring: lastFrameGraph) }
+        defer { presentSecondScreen(mirroring: main.shownGraph) }
         guard case .presented(let shown) = result else { return result }
         let atFlip = virtualTime == nil && backend.reportsPresentation
-        if atFlip { flipCommits = lastFrameCommits } else { onFrameShown?(lastFrameCommits, MonotonicClock.nanoseconds) }
+        if atFlip { main.awaitFlip(telling: []) } else { observer.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
         // Apps that wait for one (most frames of a settle have none).
-        guard sessions.values.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
+        guard clients.all.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
         var shownTo: [ClientID] = []
         for p in presentedPanes {
-            guard let c = session(p.app), c.frameDonePending, c.lastCommit <= lastFrameCommits else { continue }
+            guard let c = session(p.app), c.frameDonePending, c.lastCommit <= main.shownCommits else { continue }
             c.frameDonePending = false
             shownTo.append(c.id)
         }
-        for w in pip.windows {
-            guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= lastFrameCommits else { continue }
+        for w in desk.pip.windows {
+            guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= main.shownCommits else { continue }
             c.pipFrameDonePending = false
             if !shownTo.contains(c.id) { shownTo.append(c.id) }
         }
         // Live on a panel the frame reaches the screen at its flip: the apps hear then, with
         // the flip's time. In memory, or in a scenario's virtual time, it is on screen now.
         if atFlip {
-            awaitingPresentation += shownTo.filter { !awaitingPresentation.contains($0) }
+            main.awaitFlip(telling: shownTo)
         } else {
             tellFrameShown(to: shownTo, at: virtualTime ?? shown)
         }
@@ -164,7 +163,7 @@ extension Compositor {
     /// Sends `frameDone` (with the time the frame reached the screen) to the apps it showed.
     func tellFrameShown(to apps: [ClientID], at time: UInt64) {
         let refresh = refreshMilliseconds(of: main), seq = main.frames
-        for id in apps { if let c = sessions[id] { send(.frameDone(time: time, refresh: refresh, seq: seq), to: c) } }
+        for id in apps { if let c = clients[id] { send(.frameDone(time: time, refresh: refresh, seq: seq), to: c) } }
     }
 
     /// The scene as presented now drawn whole into a new image, for measurements (not
@@ -187,5 +186,5 @@ extension Compositor {
     }
 
     /// Bytes held in snapshots by all apps now.
-    public var snapshotBytes: Int { sessions.values.reduce(0) { $0 + $1.snapshotBytes } }
+    public var snapshotBytes: Int { clients.all.reduce(0) { $0 + $1.snapshotBytes } }
 }

@@ -29,7 +29,7 @@ extension Compositor {
         // What this turn's handlers and the frame since the last wait queued goes out first.
         flushClients()
         // Apps with messages left from the last turn are served again at once.
-        let backlogged = sessions.values.filter(\.connection.hasBacklog).map(\.id)
+        let backlogged = clients.all.filter(\.connection.hasBacklog).map(\.id)
         var served: Set<ClientID> = []
         for (raw, readiness) in try loop.wait(timeoutMilliseconds: backlogged.isEmpty ? timeoutMilliseconds : 0) {
             guard let token = LoopToken(rawValue: raw) else { continue }
@@ -45,12 +45,12 @@ extension Compositor {
             case .input(let i):
                 readInput(i)
             case .watch(let n):
-                watchers[n]?()
+                watchers.call(n)
             case .repaintTimer:
                 // The loop looks at its wanted frames after every turn.
                 _ = repaintTimer.acknowledge()
             case .client(let id):
-                guard let c = sessions[id] else { continue }
+                guard let c = clients[id] else { continue }
                 if readiness.contains(.writable) { c.flush() }
                 if readiness.contains(.readable) || readiness.contains(.hangUp) {
                     read(c)
@@ -59,7 +59,7 @@ extension Compositor {
             }
         }
         for id in backlogged where !served.contains(id) {
-            if let c = sessions[id], c.connection.hasBacklog { read(c) }
+            if let c = clients[id], c.connection.hasBacklog { read(c) }
         }
         enforceHelloDeadlines()
         reapLaunchedApps()
@@ -73,25 +73,15 @@ extension Compositor {
     /// together, and wakes it once). The loop calls it before it waits and after it handles a
     /// batch of events; frames call it at the end of their input and present stages, so that
     /// those stages pay for their writes.
-    public func flushClients() {
-        // By index: a session that fails to write closes, and what its end sends the others
-        // is queued behind it and written in the same pass.
-        var i = 0
-        while i < unflushed.count {
-            if unflushed[i].isOpen { unflushed[i].flush() }
-            i += 1
-        }
-        unflushed.removeAll(keepingCapacity: true)
-    }
+    public func flushClients() { clients.flush() }
 
     /// What the output reported: one that came back is repainted whole.
     public func handle(_ events: [OutputEvent]) {
         for case .frameDone(let time) in events {
             main.shown(at: time)
-            onFrameShown?(flipCommits, time)
-            guard !awaitingPresentation.isEmpty else { continue }
-            tellFrameShown(to: awaitingPresentation, at: time / 1_000_000)
-            awaitingPresentation = []
+            let flip = main.flipCompleted()
+            observer.onFrameShown?(flip.commits, time)
+            if !flip.apps.isEmpty { tellFrameShown(to: flip.apps, at: time / 1_000_000) }
         }
         for e in events where e == .reconnected {
             main.damage.invalidate()
@@ -104,12 +94,9 @@ extension Compositor {
     /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
     /// compositor's lifetime) is readable.
     public func watch(_ descriptor: Int32, handler: @escaping () -> Void) {
-        let n = nextWatch
-        nextWatch += 1
-        do {
-            try loop.add(descriptor, token: LoopToken.watch(n).rawValue)
-            watchers[n] = handler
-        } catch {
+        let n = watchers.add(handler)
+        do { try loop.add(descriptor, token: LoopToken.watch(n).rawValue) } catch {
+            watchers.remove(n)
             logger.error("system error: cannot watch a descriptor", metadata: ["error": "\(error)"])
         }
     }
@@ -119,32 +106,28 @@ extension Compositor {
     /// Reads `source` whenever it has input, mapping its touchscreens to the panel through
     /// `calibration`. The source must stay open while the compositor runs.
     public func addInput(_ source: any InputSource, calibration: Calibration = .identity) throws {
-        try loop.add(source.descriptor, token: LoopToken.input(inputs.count).rawValue)
-        inputs.append((source, InputTranslator(panel: geometry.panel, calibration: calibration)))
+        try loop.add(source.descriptor, token: LoopToken.input(input.count).rawValue)
+        input.add(source, translator: InputTranslator(panel: geometry.panel, calibration: calibration))
     }
 
     private func readInput(_ index: Int) {
-        guard inputs.indices.contains(index) else { return }
         let started = MonotonicClock.nanoseconds
-        defer { inputTimestamp = nil }
-        for raw in inputs[index].source.read() {
-            // The device's own time (µs) stamps what the shell sends from this event.
-            inputTimestamp = raw.time.map { Double($0) / 1000 }
-            switch raw {
+        for (event, time) in input.read(index) {
+            switch event {
             case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
             case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
-            default: for event in inputs[index].translator.translate(raw) { panelInput(event) }
+            case .input(let e):
+                // The device's own time stamps what the shell sends from this event.
+                inputTimestamp = time
+                panelInput(e)
+                inputTimestamp = nil
             }
         }
-        inputTime.milliseconds += Double(MonotonicClock.nanoseconds - started) / 1_000_000
-        inputTime.events = true
+        input.spent(Double(MonotonicClock.nanoseconds - started) / 1_000_000)
     }
 
     /// Time spent handling input since the last call, and whether there was any.
-    public func takeInputTime() -> (milliseconds: Double, hadInput: Bool) {
-        defer { inputTime = (0, false) }
-        return (inputTime.milliseconds, inputTime.events)
-    }
+    public func takeInputTime() -> (milliseconds: Double, hadInput: Bool) { input.takeSpent() }
 
     // MARK: - Waits
 
@@ -188,18 +171,18 @@ extension Compositor {
         if let failure { throw CompositorError(failure) }
         if !ok {
             var late = layout.panes.map(\.role).filter { !hasCommittedForConfigure($0) }
-            if layout.panes.isEmpty || shell.primary == nil { late = launcher.apps.map(\.role) }
+            if layout.panes.isEmpty || desk.shell.primary == nil { late = launcher.apps.map(\.role) }
             let names = late.map { "'\(label($0) ?? $0.rawValue)' (\($0.rawValue))" }.joined(separator: " and ")
             throw CompositorError("app \(names) did not commit a buffer for its configure within \(Double(timeoutMilliseconds) / 1000) s")
         }
     }
 
     private var silentApps: String {
-        sessions.values.compactMap { s in s.launchRole.flatMap { s.name == nil ? "'\(s.label)' (\($0.rawValue))" : nil } }.joined(separator: " and ")
+        clients.all.compactMap { s in s.launchRole.flatMap { s.name == nil ? "'\(s.label)' (\($0.rawValue))" : nil } }.joined(separator: " and ")
     }
 
     private func launchedSession(_ role: Role) -> ClientSession? {
-        sessions.values.first { $0.launchRole == role }
+        clients.all.first { $0.launchRole == role }
     }
 
     // MARK: - Round trips
@@ -210,16 +193,15 @@ extension Compositor {
     /// virtual frames deterministic.
     @discardableResult
     public func roundTrip(timeoutMilliseconds: Int = 5000) throws -> Bool {
-        let serial = nextSync
-        nextSync &+= 1
-        let targets = sessions.values.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
-        lastRoundTripStart = MonotonicClock.nanoseconds
-        for id in targets { if let c = sessions[id] { send(.sync(serial: serial, time: now), to: c) } }
+        let serial = clients.newSync()
+        let targets = clients.all.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
+        clients.roundTripStarted(at: MonotonicClock.nanoseconds)
+        for id in targets { if let c = clients[id] { send(.sync(serial: serial, time: now), to: c) } }
         let answered = try run(timeoutMilliseconds: timeoutMilliseconds) {
-            targets.allSatisfy { id in sessions[id].map { $0.syncAnswered == serial } ?? true }
+            targets.allSatisfy { id in clients[id].map { $0.syncAnswered == serial } ?? true }
         }
         for id in targets {
-            guard let c = sessions[id], c.syncAnswered != serial else { continue }
+            guard let c = clients[id], c.syncAnswered != serial else { continue }
             c.unresponsive = true
             logger.warning("client error: no answer to a round trip (sync) within the time allowed; not waiting for it again. An app answers each sync with syncDone after handling the events before it (DiptychClient does it in nextEvent and pollEvent)", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
         }
@@ -228,8 +210,70 @@ extension Compositor {
 
     /// Each app's answer time in the last round trip (label, start and end in monotonic ns).
     public var lastRoundTrip: [(label: String, start: UInt64, end: UInt64)] {
-        sessions.values.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {
-            ($0.label, lastRoundTripStart, max(lastRoundTripStart, $0.syncAnsweredAt))
+        clients.all.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {
+            ($0.label, clients.roundTripStart, max(clients.roundTripStart, $0.syncAnsweredAt))
         }
+    }
+}
+
+/// Handlers of descriptors watched for the compositor's caller, by watch number.
+struct Watchers {
+    private var handlers: [UInt64: () -> Void] = [:]
+    private var next: UInt64 = 1
+
+    /// Keeps `handler`; its watch number.
+    mutating func add(_ handler: @escaping () -> Void) -> UInt64 {
+        defer { next += 1 }
+        handlers[next] = handler
+        return next
+    }
+
+    mutating func remove(_ n: UInt64) { handlers[n] = nil }
+
+    func call(_ n: UInt64) { handlers[n]?() }
+}
+
+/// The input sources and their translators to panel pixels, and the time spent reading them
+/// since the last frame.
+struct InputSources {
+    private var sources: [(source: any InputSource, translator: InputTranslator)] = []
+    private var spentTime = (milliseconds: 0.0, events: false)
+
+    /// What a source's raw event is to the compositor.
+    enum Event {
+        case input(PanelInput)
+        case deviceAdded(String)
+        case deviceRemoved(String)
+    }
+
+    var count: Int { sources.count }
+
+    mutating func add(_ source: any InputSource, translator: InputTranslator) { sources.append((source, translator)) }
+
+    /// Everything source `index` has now, translated, each with its device's time in
+    /// milliseconds (if it has one).
+    mutating func read(_ index: Int) -> [(Event, Double?)] {
+        guard sources.indices.contains(index) else { return [] }
+        var out: [(Event, Double?)] = []
+        for raw in sources[index].source.read() {
+            let time = raw.time.map { Double($0) / 1000 }
+            switch raw {
+            case .deviceAdded(let name): out.append((.deviceAdded(name), time))
+            case .deviceRemoved(let name): out.append((.deviceRemoved(name), time))
+            default: out += sources[index].translator.translate(raw).map { (.input($0), time) }
+            }
+        }
+        return out
+    }
+
+    mutating func spent(_ milliseconds: Double) {
+        spentTime.milliseconds += milliseconds
+        spentTime.events = true
+    }
+
+    /// The time spent since the last call, and whether there was any input.
+    mutating func takeSpent() -> (milliseconds: Double, hadInput: Bool) {
+        defer { spentTime = (0, false) }
+        return (spentTime.milliseconds, spentTime.events)
     }
 }

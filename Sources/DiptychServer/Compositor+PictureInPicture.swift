@@ -11,12 +11,12 @@ import DiptychWire
 extension Compositor {
     /// Where the windows live: the logical screen, below the status bar when it is drawn.
     var pipSpace: PiPSpace {
-        PiPSpace(screen: layout.screen, scale: shell.profile.scale, topInset: configuration.statusBar ? StatusBar.height : 0)
+        PiPSpace(screen: layout.screen, scale: desk.shell.profile.scale, topInset: configuration.statusBar ? StatusBar.height : 0)
     }
 
     /// The windows as drawn at `now`, bottom to top.
     var floatingWindows: [FloatingWindow] {
-        pip.frames(in: pipSpace, at: now).compactMap { w in
+        desk.pip.frames(in: pipSpace, at: now).compactMap { w in
             session(w.app)?.pipSurface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) }
         }
     }
@@ -26,16 +26,16 @@ extension Compositor {
 
     /// Whether an app may open a window: the primary, or the app that was primary when it
     /// left the screen (iOS's automatic invocation, in answer to `didEnterBackground`).
-    func mayOpenPiP(_ c: ClientSession) -> Bool { c.admitted && (shell.primary == c.app || c.pipEligible) }
+    func mayOpenPiP(_ c: ClientSession) -> Bool { c.admitted && (desk.shell.primary == c.app || c.pipEligible) }
 
     /// Keeps each app's eligibility up to date after the roles change: the primary is
     /// eligible, an app shown as the secondary is not, an app in the background keeps what it
     /// had when it left.
     func updatePiPEligibility() {
-        for c in sessions.values where c.admitted {
-            if shell.primary == c.app {
+        for c in clients.all where c.admitted {
+            if desk.shell.primary == c.app {
                 c.pipEligible = true
-            } else if shell.pane(of: c.app) != nil {
+            } else if desk.shell.pane(of: c.app) != nil {
                 c.pipEligible = false
             }
         }
@@ -45,7 +45,7 @@ extension Compositor {
     func pipCommit(_ id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
         let buffer = try c.buffers.buffer(id, for: "pipCommit")
         let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
-        let screen = shell.profile.pixelSize(.landscape)
+        let screen = desk.shell.profile.pixelSize(.landscape)
         if let why = PictureInPicture.refusal(bufferSize: size, longestSide: max(screen.width, screen.height)) {
             throw ProtocolError(.badDimensions, why)
         }
@@ -55,10 +55,9 @@ extension Compositor {
             }
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }
-        pip.show(c.app, bufferSize: size)
+        desk.showPiP(c.app, bufferSize: size)
         c.showPiP(hold(buffer), damage: bufferDamage)
-        commitCount += 1
-        c.lastCommit = commitCount
+        c.lastCommit = clients.stampCommit()
         c.pipFrameDonePending = true
         // A buffer of a new size is repainted whole by the scene's change (the damage tracker
         // compares sizes); its commit damage adds nothing then.
@@ -67,7 +66,7 @@ extension Compositor {
 
     /// `pipClose`: the window goes (its last buffer is released).
     func pipClose(from c: ClientSession) {
-        guard pip.close(c.app) else { return }
+        guard desk.closePiP(c.app) else { return }
         c.hidePiP()
         logger.debug("picture in picture closed", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
     }
@@ -75,27 +74,9 @@ extension Compositor {
     /// Where the app's window image is drawn now.
     func pipNode(of c: ClientSession) -> SceneNode? {
         guard let w = floatingWindows.first(where: { $0.app == c.app }) else { return nil }
-        return SceneBuilder.window(w, scale: shell.profile.scale).first { $0.key == .pip(c.app) }
+        return SceneBuilder.window(w, scale: desk.shell.profile.scale).first { $0.key == .pip(c.app) }
     }
 
     /// A finger touch for the windows: a `down` on one picks it up, and every later sample of
     /// that touch moves it or lets it settle. Returns whether the touch is a window's (the
-    /// shell and the apps never see it).
-    func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double) -> Bool {
-        let space = pipSpace
-        switch phase {
-        case .down:
-            guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return false }
-            pipTouches.insert(id)
-            return true
-        case .motion:
-            guard pipTouches.contains(id) else { return false }
-            _ = pip.touchMotion(id: id, x: x, y: y, in: space)
-            return true
-        case .up, .cancel:
-            guard pipTouches.remove(id) != nil else { return false }
-            _ = pip.touchUp(id: id, x: x, y: y, in: space, now: now, cancelled: phase == .cancel)
-            return true
-        }
-    }
 }

@@ -44,10 +44,9 @@ extension Compositor {
             }
             c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
             c.commits += 1
-            commitCount += 1
-            c.lastCommit = commitCount
+            c.lastCommit = clients.stampCommit()
             c.frameDonePending = true
-            onCommit?(c.id, commitCount)
+            observer.onCommit?(c.id, c.lastCommit)
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
             if c.commits == 1 { sendDeferredConfigures() }
@@ -59,7 +58,7 @@ extension Compositor {
             // A snapshot that arrives after its drag ended, or for an orientation the screen
             // has left, is simply not used.
             let current = pane.frame.height == layout.screen.height
-            c.takeSnapshot(hold(buffer), duringDrag: shell.drag != nil && current)
+            c.takeSnapshot(hold(buffer), duringDrag: desk.shell.drag != nil && current)
         case .syncDone(let serial):
             c.syncAnswered = serial
             c.syncAnsweredAt = MonotonicClock.nanoseconds
@@ -78,8 +77,7 @@ extension Compositor {
 
     /// Gives a buffer's content an identity for scenes, for as long as it is held.
     func hold(_ buffer: ClientBuffer) -> HeldImage {
-        defer { nextImageID += 1 }
-        return HeldImage(ref: ImageRef(id: nextImageID, width: buffer.pixels.width, height: buffer.pixels.height), buffer: buffer)
+        HeldImage(ref: ImageRef(id: clients.newImageID(), width: buffer.pixels.width, height: buffer.pixels.height), buffer: buffer)
     }
 
     func send(_ event: ServerEvent, to c: ClientSession) { c.send(event) }

@@ -25,6 +25,6 @@ extension Compositor {
 
     /// Whether every launched app has said hello (or is gone).
     public var launchedAppsHaveSpoken: Bool {
-        sessions.values.allSatisfy { $0.launchRole == nil || $0.name != nil }
+        clients.all.allSatisfy { $0.launchRole == nil || $0.name != nil }
     }
 }

@@ -64,7 +64,7 @@ extension Compositor {
     public var secondScreenOutput: PixelImage? { secondScreen?.backend.lastFrame }
 
     /// The client that holds the second screen (for tests and logs).
-    public var secondScreenOwner: String? { secondScreen?.owner.flatMap { sessions[$0]?.label } }
+    public var secondScreenOwner: String? { secondScreen?.owner.flatMap { clients[$0]?.label } }
 
     /// Hands the screen to the primary (the one admitted now), or takes it back when it went
     /// away: the old holder hears `screenDisconnected`, the new one `screenConnected`.
@@ -73,7 +73,7 @@ extension Compositor {
         let size = s.backend.size
         let wanted = s.backend.isConnected ? session(.primary).flatMap { $0.admitted ? $0 : nil } : nil
         guard wanted?.id != s.owner else { return }
-        if let old = s.owner.flatMap({ sessions[$0] }) {
+        if let old = s.owner.flatMap({ clients[$0] }) {
             old.dropScreenSurface()
             send(.screenDisconnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: old)
         }
@@ -131,7 +131,7 @@ extension Compositor {
     @discardableResult
     public func presentSecondScreen(mirroring graph: SceneGraph? = nil) -> Bool {
         guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
-        let held = s.owner.flatMap { sessions[$0]?.screenSurface }
+        let held = s.owner.flatMap { clients[$0]?.screenSurface }
         let mirrored = held == nil ? (graph ?? sceneGraph()) : nil
         // The mirror's damage is taken once, here: nothing changed there and nothing else to
         // show, no frame.
@@ -163,7 +163,7 @@ extension Compositor {
         }
         s.full = false
         s.pending = Region()
-        if s.frameDonePending, let owner = s.owner.flatMap({ sessions[$0] }) {
+        if s.frameDonePending, let owner = s.owner.flatMap({ clients[$0] }) {
             s.frameDonePending = false
             send(.frameDone(time: virtualTime ?? shown, refresh: refreshMilliseconds(of: s.output), seq: s.output.frames), to: owner)
         }

@@ -17,31 +17,73 @@ public enum BatterySource: Equatable, Sendable {
     case system
 }
 
+/// What the status bar shows, kept between frames: the local time until its minute changes,
+/// the virtual clock's minute, the battery for a minute, and the bar's nodes as last laid out
+/// (laid out again only when what it shows changes).
+struct StatusBarCache {
+    private var wall: (text: String, until: UInt64)?
+    private var virtual: (minute: UInt64, text: String)?
+    private var battery: (percent: Int?, until: UInt64)?
+    private var layout: (bar: StatusBar, width: Int, scale: Int, nodes: [SceneNode])?
+
+    /// The clock's text: `fixed`, the virtual clock (from 09:41) in a scenario, else the local
+    /// time.
+    mutating func clockText(fixed: String?, virtualTime: UInt64?) -> String {
+        if let fixed { return fixed }
+        guard let virtualTime else { return wallClock().text }
+        let minute = virtualTime / 60_000
+        if let c = virtual, c.minute == minute { return c.text }
+        let text = StatusBar.clock(milliseconds: virtualTime)
+        virtual = (minute, text)
+        return text
+    }
+
+    /// The local time and when its minute ends (monotonic ms).
+    mutating func wallClock() -> (text: String, until: UInt64) {
+        let now = MonotonicClock.milliseconds
+        if let c = wall, now < c.until { return c }
+        let local = WallClock.localMinute
+        let c = (text: StatusBar.clock(milliseconds: 0, startMinutes: local.minutes), until: now + local.untilNext)
+        wall = c
+        return c
+    }
+
+    /// The battery's charge from `source`, the system's read at most once a minute.
+    mutating func batteryPercent(_ source: BatterySource) -> Int? {
+        switch source {
+        case .none: return nil
+        case .fixed(let p): return p
+        case .system:
+            let now = MonotonicClock.milliseconds
+            if let c = battery, now < c.until { return c.percent }
+            let p = PowerSupply.batteryPercent()
+            battery = (p, now + 60_000)
+            return p
+        }
+    }
+
+    /// `bar`'s nodes on a screen `width` points wide at `scale`.
+    mutating func nodes(of bar: StatusBar, width: Int, scale: Int, metrics: TextMetrics) -> [SceneNode] {
+        if let c = layout, c.bar == bar, c.width == width, c.scale == scale { return c.nodes }
+        let nodes = bar.nodes(screenWidth: width, scale: scale, text: metrics)
+        layout = (bar, width, scale, nodes)
+        return nodes
+    }
+}
+
 extension Compositor {
     /// What the status bar shows now, or nil when it is off.
     var statusBar: StatusBar? {
         guard configuration.statusBar else { return nil }
         return StatusBar(
             style: session(.primary)?.statusBarStyle ?? .dark, time: clockText,
-            title: configuration.statusBarTitle ?? shell.profile.title ?? "", battery: batteryPercent)
+            title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "", battery: batteryPercent)
     }
 
     /// The battery's charge to show: fixed, none, or the system's read once a minute with the
     /// clock (a charge read on every frame would cost a file read per frame).
-    var batteryPercent: Int? {
-        switch configuration.battery {
-        case .none: return nil
-        case .fixed(let p): return p
-        case .system:
-            let now = MonotonicClock.milliseconds
-            if let c = batteryCache, now < c.until { return c.percent }
-            let p = PowerSupply.batteryPercent()
-            batteryCache = (p, now + 60_000)
-            return p
-        }
-    }
+    var batteryPercent: Int? { statusBarCache.batteryPercent(configuration.battery) }
 
-    /// The safe-area insets of a pane: the status bar's height over a pane under it.
     func safeAreaInsets(of pane: Pane) -> EdgeInsets {
         guard configuration.statusBar, pane.frame.minY < StatusBar.height else { return .zero }
         return EdgeInsets(top: Double(StatusBar.height - pane.frame.minY))
@@ -51,48 +93,27 @@ extension Compositor {
     /// hidden), laid out again only when the bar or the screen changed.
     func statusBarNodes(width: Int, scale: Int) -> [SceneNode] {
         guard let bar = statusBar else { return [] }
-        if let c = statusBarLayout, c.bar == bar, c.width == width, c.scale == scale { return c.nodes }
-        let nodes = bar.nodes(screenWidth: width, scale: scale, text: renderer.chrome.metrics)
-        statusBarLayout = (bar, width, scale, nodes)
-        return nodes
+        return statusBarCache.nodes(of: bar, width: width, scale: scale, metrics: renderer.chrome.metrics)
     }
 
     /// The status bar's time: the virtual clock from 09:41 in a scenario, else the wall clock.
-    var clockText: String {
-        if let fixed = configuration.statusBarTime { return fixed }
-        if let virtualTime {
-            let minute = virtualTime / 60_000
-            if let c = virtualClockCache, c.minute == minute { return c.text }
-            let text = StatusBar.clock(milliseconds: virtualTime)
-            virtualClockCache = (minute, text)
-            return text
-        }
-        return wallClock().text
-    }
+    var clockText: String { statusBarCache.clockText(fixed: configuration.statusBarTime, virtualTime: virtualTime) }
 
     /// When the clock next changes (monotonic milliseconds), for the repaint loop to wake.
     var nextClockDeadline: UInt64? {
         guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil,
             session(.primary)?.statusBarStyle != .hidden
         else { return nil }
-        return wallClock().until
+        return statusBarCache.wallClock().until
     }
 
     /// The local time's text and when it changes, read from the system once a minute (not
     /// on every frame and every loop turn).
-    private func wallClock() -> (text: String, until: UInt64) {
-        let now = MonotonicClock.milliseconds
-        if let c = wallClockCache, now < c.until { return c }
-        let local = WallClock.localMinute
-        let c = (text: StatusBar.clock(milliseconds: 0, startMinutes: local.minutes), until: now + local.untilNext)
-        wallClockCache = c
-        return c
-    }
 
     /// A `statusBarStyle` request: the primary's is kept (and shown while it is primary); a
     /// secondary's is refused.
     func setStatusBarStyle(_ style: StatusBarStyle, from c: ClientSession) throws(ProtocolError) {
-        guard c.admitted, shell.primary == c.app else {
+        guard c.admitted, desk.shell.primary == c.app else {
             throw ProtocolError(.notPrimary, "statusBarStyle \(style.rawValue): only the primary app may style the status bar")
         }
         c.statusBarStyle = style

@@ -24,73 +24,142 @@ struct Supervised {
     var closedAt: UInt64?
 }
 
-extension Compositor {
+/// The launched apps kept to be relaunched, and the policy: what a launched app leaves behind
+/// when it goes (its place as a placeholder), when it is due again, when a process that closed
+/// its connection is stopped. Its state is its own; time is given.
+struct Supervision {
+    /// The apps' processes.
+    let launcher = AppLauncher()
+    let policy: RelaunchPolicy
+    private var apps: [Role: Supervised] = [:]
+    /// Set by `shutdown`: apps going away then are not relaunched.
+    private(set) var shuttingDown = false
     /// How long a launched app may live on after closing its connection.
     static let closeGrace: UInt64 = 2000
 
-    /// What a launched app's pane shows while it is away, if it is.
-    func ghostContent(_ app: AppID) -> AppContent? {
-        supervised.values.first { $0.ghost == app }?.ghostContent
+    init(policy: RelaunchPolicy) { self.policy = policy }
+
+    /// An app was launched (again) for `role` at `now`.
+    mutating func launched(_ arguments: [String], role: Role, label: String, eventLog: String?, at now: UInt64) {
+        if apps[role] == nil {
+            apps[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, schedule: RelaunchSchedule(startedAt: now))
+        } else {
+            apps[role]?.schedule.started(at: now)
+        }
     }
 
-    /// A launched app's connection ended. With relaunching on, an app on screen keeps its
-    /// place (shown as a placeholder) until it is known whether it comes back; returns whether
-    /// the shell was left as it is.
-    func supervisedSessionEnded(_ c: ClientSession) -> Bool {
-        guard relaunch != .never, let role = c.launchRole, var s = supervised[role], !shuttingDown else { return false }
-        s.closedAt = MonotonicClock.milliseconds
-        if c.admitted {
-            s.ghost = c.app
-            s.ghostContent = AppContent(live: nil, name: c.displayName, tint: c.tint)
+    mutating func shutDown() { shuttingDown = true }
+
+    /// What a launched app's pane shows while it is away, if it is.
+    func ghostContent(_ app: AppID) -> AppContent? { apps.values.first { $0.ghost == app }?.ghostContent }
+
+    /// A launched app's connection ended at `now`. With relaunching on, an app on screen keeps
+    /// its place (shown as `placeholder`) until it is known whether it comes back; returns
+    /// whether the shell is to be left as it is.
+    mutating func sessionEnded(role: Role?, app: AppID, onScreen: Bool, placeholder: AppContent, at now: UInt64) -> Bool {
+        guard policy != .never, let role, var s = apps[role], !shuttingDown else { return false }
+        s.closedAt = now
+        if onScreen {
+            s.ghost = app
+            s.ghostContent = placeholder
         }
-        supervised[role] = s
-        return c.admitted
+        apps[role] = s
+        return onScreen
+    }
+
+    /// Whether the process for `role`, whose connection is gone, has had its grace at `now`.
+    func overstayed(_ role: Role, at now: UInt64) -> Bool {
+        apps[role]?.closedAt.map { now >= $0 + Self.closeGrace } ?? false
+    }
+
+    /// The app for `role` exited with `status` at `now`: the back-off before its relaunch, or
+    /// nil when it is not relaunched (it is forgotten; its placeholder's app, if any, given).
+    mutating func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?)? {
+        guard var s = apps[role] else { return nil }
+        guard let delay = s.schedule.ended(status: status, at: now, policy: policy) else {
+            apps[role] = nil
+            return (s.label, nil, s.schedule.failures, s.ghost)
+        }
+        s.closedAt = nil
+        apps[role] = s
+        return (s.label, delay, s.schedule.failures, nil)
+    }
+
+    /// The relaunches due at `now`, by role (each taken: it is not due again until it ends).
+    mutating func takeDue(at now: UInt64) -> [(role: Role, app: Supervised)] {
+        var due: [(Role, Supervised)] = []
+        for (role, s) in apps.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where apps[role]?.schedule.takeDue(at: now) == true {
+            due.append((role, s))
+        }
+        return due
+    }
+
+    /// A relaunch for `role` could not start.
+    mutating func launchFailed(_ role: Role, at now: UInt64) { apps[role]?.schedule.launchFailed(at: now) }
+
+    /// The placeholder holding `role`'s place, taken by the app that came back (nil: none).
+    mutating func takeGhost(_ role: Role) -> AppID? {
+        guard let ghost = apps[role]?.ghost else { return nil }
+        apps[role]?.ghost = nil
+        apps[role]?.ghostContent = nil
+        return ghost
+    }
+
+    /// The next relaunch or stop of a launched app (monotonic ms).
+    var nextDeadline: UInt64? {
+        apps.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] }.compactMap { $0 }.min()
+    }
+}
+
+extension Compositor {
+    var launcher: AppLauncher { supervision.launcher }
+
+    /// What a launched app's pane shows while it is away, if it is.
+    func ghostContent(_ app: AppID) -> AppContent? { supervision.ghostContent(app) }
+
+    /// A launched app's connection ended: whether it keeps its place (see `Supervision`).
+    func supervisedSessionEnded(_ c: ClientSession) -> Bool {
+        supervision.sessionEnded(
+            role: c.launchRole, app: c.app, onScreen: c.admitted, placeholder: AppContent(live: nil, name: c.displayName, tint: c.tint),
+            at: MonotonicClock.milliseconds)
     }
 
     /// Reaps launched apps that exited and decides what comes next: a relaunch after the
     /// back-off, or (not relaunched) its place given up. Starts the relaunches that are due.
     func superviseLaunchedApps() {
         let now = MonotonicClock.milliseconds
-        for app in launcher.apps where sessions[app.client] == nil {
+        for app in launcher.apps where clients[app.client] == nil {
             guard let status = app.process.poll() else {
                 // The connection closed but the process lives on: it is stopped.
-                if let closed = supervised[app.role]?.closedAt, now >= closed + Self.closeGrace { _ = app.process.kill() }
+                if supervision.overstayed(app.role, at: now) { _ = app.process.kill() }
                 continue
             }
             launcher.forget(app.client)
-            guard var s = supervised[app.role] else { continue }
+            guard let end = supervision.ended(app.role, status: status, at: now) else { continue }
             let how = status >= 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
-            guard let delay = s.schedule.ended(status: status, at: now, policy: relaunch) else {
-                logger.info("launched app ended; not relaunched", metadata: ["client.app": "\(s.label)", "client.role": "\(app.role.rawValue)", "exit": "\(how)"])
-                supervised[app.role] = nil
-                if let ghost = s.ghost { apply(shell.remove(ghost)) }
+            guard let delay = end.relaunchIn else {
+                logger.info("launched app ended; not relaunched", metadata: ["client.app": "\(end.label)", "client.role": "\(app.role.rawValue)", "exit": "\(how)"])
+                if let ghost = end.ghost { apply(desk.remove(ghost)) }
                 continue
             }
-            s.closedAt = nil
-            supervised[app.role] = s
             logger.warning("launched app \(how); relaunching", metadata: [
-                "client.app": "\(s.label)", "client.role": "\(app.role.rawValue)", "relaunch.in_ms": "\(delay)", "relaunch.attempt": "\(s.schedule.failures)",
+                "client.app": "\(end.label)", "client.role": "\(app.role.rawValue)", "relaunch.in_ms": "\(delay)", "relaunch.attempt": "\(end.attempt)",
             ])
         }
-        for (role, s) in supervised.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard supervised[role]?.schedule.takeDue(at: now) == true else { continue }
+        for (role, s) in supervision.takeDue(at: now) {
             do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])
-                supervised[role]?.schedule.launchFailed(at: now)
+                supervision.launchFailed(role, at: now)
             }
         }
     }
 
     /// A relaunched app said hello: it takes its predecessor's place (nil when there is none).
     func rejoin(_ c: ClientSession) -> [ShellEffect]? {
-        guard let role = c.launchRole, let ghost = supervised[role]?.ghost else { return nil }
-        supervised[role]?.ghost = nil
-        supervised[role]?.ghostContent = nil
-        return shell.replace(ghost, with: c.app, requiresFullScreen: c.requiresFullScreen)
+        guard let role = c.launchRole, let ghost = supervision.takeGhost(role) else { return nil }
+        return desk.replace(ghost, with: c.app, requiresFullScreen: c.requiresFullScreen)
     }
 
     /// The next relaunch or stop of a launched app (monotonic ms).
-    var nextSupervisionDeadline: UInt64? {
-        supervised.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] }.compactMap { $0 }.min()
-    }
+    var nextSupervisionDeadline: UInt64? { supervision.nextDeadline }
 }

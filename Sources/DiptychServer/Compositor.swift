@@ -70,31 +70,30 @@ public struct CompositorError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// Told of every commit (the app and its stamp), and of every frame that reached the main
+/// screen (the stamp of the newest commit it shows, and its vblank in monotonic ns).
+public struct FrameObserver {
+    public var onCommit: ((ClientID, UInt64) -> Void)?
+    public var onFrameShown: ((UInt64, UInt64) -> Void)?
+    public init() {}
+}
+
 /// The compositor. Single-threaded: create it and call everything on one thread.
 public final class Compositor {
     public let configuration: CompositorConfiguration
+    /// What is shown where: the shell, palm rejection, Picture in Picture, the cross-fade, the
+    /// apps waiting to be activated (`Desk.swift`).
+    var desk: Desk
     /// The multitasking state: roles, arrangement, gestures.
-    public internal(set) var shell: Shell
+    public var shell: Shell { desk.shell }
     /// Which finger touches get through while a pen is in use.
-    public internal(set) var palm: PalmRejection
-    var lastPenPosition = (x: 0.0, y: 0.0)
-    var lastTouchPosition: [Int32: (x: Double, y: Double)] = [:]
+    public var palm: PalmRejection { desk.palm }
     /// How the logical screen lands on the panel.
-    public internal(set) var geometry: OutputGeometry
-    var emulateOn: Size?
-    var outputRotation: OutputRotation
+    public var geometry: OutputGeometry { main.geometry }
     /// The main screen: its backend, damage and frames.
     let main: Output
-    /// Apps whose commits the frame presented last shows, told `frameDone` when its flip
-    /// completes (on a panel, live).
-    var awaitingPresentation: [ClientID] = []
-    /// `commitCount` when the frame waiting for its flip was laid out.
-    var flipCommits: UInt64 = 0
-    /// For measurements (`profile --workload latency`): told of every commit (the app and its
-    /// stamp in `commitCount`), and of every frame that reached the main screen (the stamp of
-    /// the newest commit it shows, and its vblank in monotonic ns).
-    public var onCommit: ((ClientID, UInt64) -> Void)?
-    public var onFrameShown: ((UInt64, UInt64) -> Void)?
+    /// For measurements (`profile --workload latency`): what is told of commits and frames.
+    public var observer = FrameObserver()
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
     func scheduleFrame() { main.wantsFrame = true }
@@ -103,22 +102,15 @@ public final class Compositor {
     public internal(set) var unscheduledFrames = 0
     /// What the last frame drawn repainted since the one before (nil: everything).
     public var lastFrameDamage: Region? { main.drawing }
-    /// The scene of the last frame drawn (what the second screen mirrors).
-    var lastFrameGraph: SceneGraph?
-    /// Commits of every app so far, counted together: an app's last commit is stamped with it.
-    var commitCount: UInt64 = 0
-    /// `commitCount` when the last frame drawn was laid out: apps whose last commit is no
-    /// later are shown by it.
-    var lastFrameCommits: UInt64 = 0
     /// The configured layout.
-    public var layout: Layout { shell.layout }
+    public var layout: Layout { desk.shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.
     public var backend: any OutputBackend { main.backend }
     /// The last frame drawn.
     public var output: PixelImage { backend.lastFrame }
     public let logger: Logger
     /// The socket path clients can connect to, if listening.
-    public var socketPath: String? { socketLock?.path }
+    public var socketPath: String? { listener?.path }
     /// When set, the compositor's clock (milliseconds): scenarios play in virtual time.
     public var virtualTime: UInt64?
     /// Admit apps to the shell as soon as they say hello. When false, they wait for
@@ -130,11 +122,9 @@ public final class Compositor {
     /// drawn yet (milliseconds).
     public static let newcomerWait: UInt64 = 500
     /// The input being handled: its own time (milliseconds; nil: the compositor's clock, as for
-    /// scenario steps and touches held back as possible edge swipes), and the pen's end and
-    /// barrel buttons, for the touch and pen events the shell sends from it.
+    /// scenario steps and touches held back as possible edge swipes), for the touch and pen
+    /// events the shell sends from it.
     var inputTimestamp: Double?
-    var penTool: PenTool = .pen
-    var penButtons: PenButtons = []
     /// Whether configures are held back for a newcomer (sent when it draws, leaves or its
     /// `newcomerWait` runs out).
     var deferredConfigures = false
@@ -143,67 +133,34 @@ public final class Compositor {
     /// Wakes the loop at a wanted frame's deadline (nanosecond precision, as epoll's timeout
     /// has not).
     let repaintTimer: TimerDescriptor
-    private let socketLock: SocketLock?
-    let listener: SharedDescriptor?
-    var sessions: [ClientID: ClientSession] = [:] { didSet { recentSessions = (nil, nil) } }
-    /// The last two sessions looked up by app (the shell's two apps, which a frame asks for
-    /// several times): compared by id before the table is hashed.
-    private var recentSessions: (ClientSession?, ClientSession?)
-    private var nextClientID: UInt64 = 100
-    var nextSerial: UInt32 = 1
-    var nextSync: UInt32 = 1
-    var nextImageID: UInt64 = 1
-    let launcher = AppLauncher()
+    /// The socket apps that connect themselves use, if listening.
+    let listener: Listener?
+    /// The connected apps, and the numbers handed out to them.
+    let clients = ClientRegistry()
     let renderer: PixmanRenderer
-    var pendingActivation: [ClientID: UInt64] = [:]
-    /// The old orientation's last frame fading out, if a rotation is in progress.
-    var fade: CrossFade?
     /// Why an app launched for a role went away, for error messages.
-    public private(set) var disconnections: [Role: String] = [:]
+    public var disconnections: [Role: String] { clients.disconnections }
     /// The most recent protocol errors sent (client label and error), oldest first; at most
     /// `protocolErrorLimit` are kept, however long the compositor runs.
-    public private(set) var protocolErrors: [(client: String, error: ProtocolError)] = []
-    public static let protocolErrorLimit = 64
+    public var protocolErrors: [(client: String, error: ProtocolError)] { clients.protocolErrors }
+    public static let protocolErrorLimit = ClientRegistry.protocolErrorLimit
     /// Frames presented so far.
     public var frameCount: Int { Int(main.frames) }
-    var watchers: [UInt64: () -> Void] = [:]
-    /// Sessions with events queued since the loop last wrote them (`flushClients`): at most
-    /// one entry per session (added when its queue stops being empty).
-    var unflushed: [ClientSession] = []
-    var nextWatch: UInt64 = 1
-    var inputs: [(source: any InputSource, translator: InputTranslator)] = []
-    var lastRoundTripStart: UInt64 = 0
-    /// The status bar's local time and when it next changes (monotonic ms).
-    var wallClockCache: (text: String, until: UInt64)?
-    /// The virtual clock's text and the minute it is for.
-    var virtualClockCache: (minute: UInt64, text: String)?
-    /// The status bar's nodes as last laid out, for the bar and the screen's width and scale:
-    /// laid out again only when what it shows changes (once a minute), not on every frame.
-    var statusBarLayout: (bar: StatusBar, width: Int, scale: Int, nodes: [SceneNode])?
-    var batteryCache: (percent: Int?, until: UInt64)?
-    /// The Picture in Picture windows, and the touches that hold them.
-    var pip = PictureInPicture()
-    var pipTouches: Set<Int32> = []
+    /// Descriptors watched for the caller (signals, the seat).
+    var watchers = Watchers()
+    /// The input sources and what reading them cost since the last frame.
+    var input = InputSources()
+    /// The status bar's clock, battery and layout, kept between frames.
+    var statusBarCache = StatusBarCache()
     /// The second physical screen, if there is one.
     var secondScreen: SecondScreen?
     /// Looks for a second screen when the card's connectors change (the DRM backend's second
     /// connector); nil when there is none.
     public var secondScreenProvider: (() -> (any OutputBackend)?)?
-    /// Launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
-    var supervised: [Role: Supervised] = [:]
-    var relaunch: RelaunchPolicy
-    /// Set by `shutdown`: apps going away then are not relaunched.
-    var shuttingDown = false
+    /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
+    var supervision: Supervision
     /// Log lines that could repeat without bound, held to a few per kind.
     var logLimiter = LogLimiter()
-    /// A descriptor kept open to be given up when the table is full (see `accept`).
-    var reserveDescriptor: Int32 = -1
-    /// While the descriptor table is full, the listener is not watched until this time.
-    var listenerPausedUntil: UInt64?
-    /// The pen went down on a window: its stroke reaches no app.
-    var penOnWindow = false
-    /// Time spent reading input since the last live frame.
-    var inputTime: (milliseconds: Double, events: Bool) = (0, false)
 
     /// A compositor on `backend` (a panel: the logical screen is fitted to it), or on a new
     /// headless backend that follows the logical screen (or `emulateOn`).
@@ -211,37 +168,27 @@ public final class Compositor {
         self.configuration = configuration
         self.logger = logger
         _ = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
-        shell = Shell(
-            profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
-            multitasking: configuration.multitasking)
-        palm = PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff)
-        outputRotation = configuration.outputRotation
-        relaunch = configuration.relaunch
-        emulateOn = backend?.size ?? configuration.emulateOn
-        geometry = Self.geometry(logical: configuration.profile.pixelSize(configuration.orientation), panel: emulateOn, rotation: configuration.outputRotation)
-        let panel = geometry.panel
+        desk = Desk(
+            shell: Shell(
+                profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
+                multitasking: configuration.multitasking),
+            palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
+        supervision = Supervision(policy: configuration.relaunch)
+        let logical = configuration.profile.pixelSize(configuration.orientation)
+        let fit = (panel: backend?.size ?? configuration.emulateOn, rotation: configuration.outputRotation)
+        let panel = Output.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation).panel
         let headless = try configuration.headlessRefreshMillihertz.map { try HeadlessBackend(size: panel, refreshMillihertz: $0) } ?? HeadlessBackend(size: panel)
-        main = Output(backend: backend ?? headless, geometry: geometry, window: configuration.repaintWindow)
+        main = Output(backend: backend ?? headless, logical: logical, fit: fit, window: configuration.repaintWindow)
         loop = try Epoll()
         repaintTimer = try TimerDescriptor()
         try loop.add(repaintTimer.fd.rawValue, token: LoopToken.repaintTimer.rawValue)
         ignoreBrokenPipes()
         if configuration.listen {
-            let lock: SocketLock
-            if let path = configuration.socketPath {
-                guard let l = try SocketLock.claim(path) else { throw CompositorError("socket \(path) belongs to a running compositor") }
-                lock = l
-            } else {
-                lock = try SocketLock.claimDefault()
-            }
-            let fd = try UnixSocket.listen(path: lock.path)
-            try loop.add(fd.rawValue, token: LoopToken.listener.rawValue)
-            listener = SharedDescriptor(fd)
-            socketLock = lock
-            reserveDescriptor = Self.openReserve()
+            let l = try Listener(path: configuration.socketPath)
+            try loop.add(l.socket.rawValue, token: LoopToken.listener.rawValue)
+            listener = l
         } else {
             listener = nil
-            socketLock = nil
         }
         for fd in main.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
         renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
@@ -262,16 +209,10 @@ public final class Compositor {
     /// Letting go of a compositor never waits: its sessions are closed and the apps it
     /// launched are killed (call `shutdown` first to give them a grace period).
     deinit {
-        for c in sessions.values { c.close(reason: "the compositor went away") }
+        for c in clients.all { c.close(reason: "the compositor went away") }
         launcher.kill()
-        if reserveDescriptor >= 0 { Glibc.close(reserveDescriptor) }
     }
 
-    /// The logical screen on a panel of that size (emulation, or a real output), else shown
-    /// natively, turned by `rotation`.
-    static func geometry(logical: Size, panel: Size?, rotation: OutputRotation) -> OutputGeometry {
-        panel.map { OutputGeometry(logical: logical, panel: $0, rotation: rotation) } ?? .native(logical: logical, rotation: rotation)
-    }
 
     /// The compositor's clock in milliseconds: virtual time in a scenario, else monotonic.
     public var now: UInt64 { virtualTime ?? MonotonicClock.milliseconds }
@@ -279,9 +220,9 @@ public final class Compositor {
     /// Closes every client connection and stops the apps this compositor launched (SIGTERM,
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).
     public func shutdown(graceMilliseconds: Int = 2000) {
-        shuttingDown = true
+        supervision.shutDown()
         flushClients()
-        for c in sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+        for c in clients.inOrder {
             c.admitted = false
             c.close(reason: "the compositor is shutting down")
         }
@@ -290,11 +231,6 @@ public final class Compositor {
 
     // MARK: - Clients
 
-    func newClientID() -> ClientID {
-        defer { nextClientID += 1 }
-        return ClientID(rawValue: nextClientID)
-    }
-
     func register(_ socket: consuming FileDescriptor, id: ClientID, role: Role?, label: String) throws(SystemError) -> ClientSession {
         // Weak: sessions closed by the compositor's deinit must not call back into it.
         let session = ClientSession(id: id, socket: socket, role: role, label: label, loop: loop) { [weak self] s, end in
@@ -302,8 +238,8 @@ public final class Compositor {
         }
         try loop.add(session.connection.socket.rawValue, token: session.token.rawValue)
         session.connection.onTableFull = { [weak self] in self?.descriptorTableFull() }
-        session.connection.onQueued = { [weak self, weak session] in if let session { self?.unflushed.append(session) } }
-        sessions[id] = session
+        session.connection.onQueued = { [weak self, weak session] in if let session { self?.clients.queued(session) } }
+        clients.add(session)
         return session
     }
 
@@ -314,38 +250,24 @@ public final class Compositor {
     ///   one JSON object per line (for an app that does not log its events itself; the demo
     ///   apps do, with their state).
     public func launch(_ arguments: [String], role: Role, label: String, eventLog: String? = nil) throws {
-        let id = newClientID()
+        let id = clients.newClientID()
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
         let session = try register(socket, id: id, role: role, label: label)
         session.connection.eventLog = eventLog
         let now = MonotonicClock.milliseconds
-        if supervised[role] == nil {
-            supervised[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, schedule: RelaunchSchedule(startedAt: now))
-        } else {
-            supervised[role]?.schedule.started(at: now)
-        }
+        supervision.launched(arguments, role: role, label: label, eventLog: eventLog, at: now)
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(launcher.app(role)?.process.pid ?? -1)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }
 
     /// The session holding `role`, if any.
-    func session(_ role: Role) -> ClientSession? {
-        // The shell's fields, read in place (a method call would copy the whole shell).
-        (role == .primary ? shell.primary : shell.secondary).flatMap { session($0) }
-    }
+    func session(_ role: Role) -> ClientSession? { desk.shell.app(role).flatMap { session($0) } }
 
-    func session(_ app: AppID) -> ClientSession? {
-        let id = ClientID(rawValue: app.rawValue)
-        if let s = recentSessions.0, s.id == id { return s }
-        if let s = recentSessions.1, s.id == id { return s }
-        guard let s = sessions[id] else { return nil }
-        recentSessions = (s, recentSessions.0)
-        return s
-    }
+    func session(_ app: AppID) -> ClientSession? { clients[ClientID(rawValue: app.rawValue)] }
 
     /// Admits apps waiting since hello, primary role first, so the start-up layout is the
     /// same whichever app spoke first.
     public func admitWaitingApps() {
-        let waiting = sessions.values.filter { $0.name != nil && !$0.admitted }.sorted { a, b in
+        let waiting = clients.all.filter { $0.name != nil && !$0.admitted }.sorted { a, b in
             (a.launchRole == .secondary ? 1 : 0, a.id.rawValue) < (b.launchRole == .secondary ? 1 : 0, b.id.rawValue)
         }
         // Every app joins the shell before anything is sent, so each first configure is
@@ -369,15 +291,15 @@ public final class Compositor {
         if c.launchRole == nil {
             // The roles of launched apps are theirs, whoever connects first: an app that
             // connects by itself takes a role that is free and not waiting for its launched app.
-            let reserved = Set(sessions.values.filter { $0.id != c.id && !$0.admitted }.compactMap(\.launchRole))
-            guard let free = [Role.primary, .secondary].first(where: { shell.app($0) == nil && !reserved.contains($0) }) else {
+            let reserved = Set(clients.all.filter { $0.id != c.id && !$0.admitted }.compactMap(\.launchRole))
+            guard let free = [Role.primary, .secondary].first(where: { desk.shell.app($0) == nil && !reserved.contains($0) }) else {
                 c.fail(ProtocolError(.badState, "no role is free: the compositor shows two apps, or keeps their roles for the apps it launched"))
                 return nil
             }
             role = free
         }
-        let effects = shell.add(c.app, preferring: role, requiresFullScreen: c.requiresFullScreen)
-        guard shell.primary == c.app || shell.secondary == c.app else {
+        let effects = desk.add(c.app, preferring: role, requiresFullScreen: c.requiresFullScreen)
+        guard desk.shell.primary == c.app || desk.shell.secondary == c.app else {
             c.fail(ProtocolError(.badState, "the compositor already shows two apps"))
             return nil
         }
@@ -390,21 +312,19 @@ public final class Compositor {
     private func sessionEnded(_ c: ClientSession, _ end: SessionEnd) {
         if case .violation(let error) = end {
             warnLimited("violation", "client error: protocol violation, disconnecting", ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
-            protocolErrors.push((c.label, error), keeping: Self.protocolErrorLimit)
         }
-        sessions[c.id] = nil
+        clients.remove(c, end)
         // Its pane shows its placeholder, or the partner takes the screen.
         scheduleFrame()
-        pendingActivation[c.id] = nil
+        desk.forgetActivation(c.id)
         // Its Picture in Picture window goes with it.
-        pip.close(c.app)
-        if let role = c.launchRole { disconnections[role] = end.description }
+        desk.closePiP(c.app)
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
         // A launched app that may be relaunched keeps its place until that is known.
         let kept = supervisedSessionEnded(c)
         if c.admitted {
             c.admitted = false
-            if !kept { apply(shell.remove(c.app)) }
+            if !kept { apply(desk.remove(c.app)) }
         }
         // A newcomer that leaves before drawing: what waited for it goes out now.
         sendDeferredConfigures()

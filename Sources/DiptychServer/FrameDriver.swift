@@ -174,7 +174,7 @@ public final class FrameDriver {
     /// Writes what the apps were sent (`Compositor.flushClients`): the wall time it took and
     /// this thread's CPU time in it, in nanoseconds.
     private func writeClients() -> (wall: UInt64, cpu: UInt64) {
-        guard !compositor.unflushed.isEmpty else { return (0, 0) }
+        guard compositor.clients.hasUnflushed else { return (0, 0) }
         // The wall clock read inside the CPU clock's reads: a woken app takes the CPU when a
         // system call returns, the CPU clock's own included.
         let c0 = ThreadClock.nanoseconds, w0 = MonotonicClock.nanoseconds

@@ -181,8 +181,8 @@ public enum LatencyProfiler {
         var commits: [UInt64] = []
         var shown: [(commits: UInt64, at: UInt64)] = []
         var penStarted = false
-        compositor.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
-        compositor.onFrameShown = { stamp, at in shown.append((stamp, at)) }
+        compositor.observer.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
+        compositor.observer.onFrameShown = { stamp, at in shown.append((stamp, at)) }
 
         let loop = RepaintLoop(compositor: compositor)
         let turn = UInt64(frames) * UInt64(1_000_000_000 / refreshHz)

@@ -25,11 +25,47 @@ final class Output {
     var wantsFrame = true
     /// When frames are composed: its refresh, the vblank it last presented at, the window.
     var schedule: RepaintSchedule
+    /// The scene of the last frame drawn (what a mirror shows), and the commit stamp it was laid
+    /// out at: apps whose last commit is no later are shown by it.
+    private(set) var shownGraph: SceneGraph?
+    private(set) var shownCommits: UInt64 = 0
+    /// While a frame's flip is pending: the commit stamp it shows, and the apps to tell
+    /// `frameDone` when it completes.
+    private var flip: (commits: UInt64, apps: [ClientID])?
     /// Frames of damage kept: as many as a swap chain has buffers, and one more.
     static let historyLength = 4
 
+    /// The panel size the logical screen is fitted to (nil: shown natively), and its rotation.
+    private(set) var fit: (panel: Size?, rotation: OutputRotation)
+    /// How the logical screen lands on it.
+    private(set) var geometry: OutputGeometry
+
+    /// The logical screen on a panel of that size (emulation, or a real output), else shown
+    /// natively, turned by `rotation`.
+    static func geometry(logical: Size, panel: Size?, rotation: OutputRotation) -> OutputGeometry {
+        panel.map { OutputGeometry(logical: logical, panel: $0, rotation: rotation) } ?? .native(logical: logical, rotation: rotation)
+    }
+
+    /// An output showing a logical screen of `logical` pixels as `fit` says.
+    convenience init(backend: any OutputBackend, logical: Size, fit: (panel: Size?, rotation: OutputRotation), window: RepaintWindow = .off) {
+        let geometry = Self.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation)
+        self.init(backend: backend, geometry: geometry, window: window)
+        self.fit = fit
+    }
+
+    /// Shows a logical screen of `logical` pixels, turned by `rotation` on the panel (nil: as
+    /// it is): what it shows is repainted whole.
+    func refit(logical: Size, rotation: OutputRotation? = nil) {
+        if let rotation { fit.rotation = rotation }
+        geometry = Self.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation)
+        damage.setGeometry(geometry)
+    }
+
+    /// An output whose geometry is given (the second screen fits the picture itself).
     init(backend: any OutputBackend, geometry: OutputGeometry, window: RepaintWindow = .off) {
         self.backend = backend
+        self.geometry = geometry
+        fit = (nil, geometry.rotation)
         damage = DamageTracker(geometry: geometry)
         schedule = RepaintSchedule(refresh: 1_000_000_000_000 / UInt64(max(1, backend.refreshMillihertz)), window: window)
     }
@@ -58,6 +94,25 @@ final class Output {
         }
         deadline = d
         return d
+    }
+
+    /// A frame of `graph`, laid out at the commit stamp `commits`, was drawn into its buffer.
+    func composited(_ graph: SceneGraph, commits: UInt64) {
+        shownGraph = graph
+        shownCommits = commits
+    }
+
+    /// The frame just presented reaches the screen at its flip: `apps` hear then.
+    func awaitFlip(telling apps: [ClientID]) {
+        var waiting = flip?.apps ?? []
+        waiting += apps.filter { !waiting.contains($0) }
+        flip = (shownCommits, waiting)
+    }
+
+    /// The flip completed: the commit stamp it showed and the apps waiting to hear it.
+    func flipCompleted() -> (commits: UInt64, apps: [ClientID]) {
+        defer { flip = nil }
+        return flip ?? (shownCommits, [])
     }
 
     /// The wanted frame was drawn (or found to show nothing new).

@@ -64,7 +64,7 @@ struct HardeningRoundThreeTests {
         // Every churning connection is gone; the good app has the screen again and draws.
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
             f.compositor.repaint()
-            return !f.compositor.isConnected(.secondary) && f.compositor.sessions.count == 1
+            return !f.compositor.isConnected(.secondary) && f.compositor.clients.all.count == 1
         })
         let framesAfter = f.count("frameDone", in: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {

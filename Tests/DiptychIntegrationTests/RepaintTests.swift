@@ -161,7 +161,7 @@ struct RepaintTests {
             sockets.append(s)
             try f.compositor.dispatch(timeoutMilliseconds: 0)
         }
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.protocolErrors.count == Compositor.protocolErrorLimit && f.compositor.sessions.isEmpty })
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.protocolErrors.count == Compositor.protocolErrorLimit && f.compositor.clients.all.isEmpty })
         #expect(f.compositor.protocolErrors.count == Compositor.protocolErrorLimit)
         // The newest are kept: the first six clients' errors are gone.
         let labels = f.compositor.protocolErrors.map(\.client)
@@ -184,7 +184,7 @@ struct ClientWriteTests {
         try c.launch([Harness.demo, "pattern:#993366", "--event-log", "\(dir)/b.jsonl"], role: .secondary, label: "b")
         try c.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
         c.flushClients()
-        let sessions = c.sessions.values.sorted { $0.id.rawValue < $1.id.rawValue }
+        let sessions = c.clients.inOrder
         #expect(sessions.count == 2)
         let before = sessions.map { (events: $0.connection.eventsQueued, writes: $0.connection.writes) }
         // Grab the divider, drag it most of the way to the right, let go: every app hears of

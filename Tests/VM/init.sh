@@ -55,7 +55,7 @@ echo $? > /out/sigterm.rc
 /bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-after.txt
 # Pen-to-screen latency on real page flips: frames composed at the repaint deadline, shown at the
 # flip they aimed at, with the window and as soon as ready in the same run.
-/bin/diptych profile --workload latency --card /dev/dri/card0 --mode 1024x768 --frames 60 --json \
+/bin/diptych profile --workload latency --card /dev/dri/card0 --mode 1024x768 --frames 60 --pen-hz 60 --json \
     > /out/latency.json 2> /out/latency.stderr
 echo $? > /out/latency.rc
 

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// The connected apps by id, the numbers the compositor hands out to them (client ids,
+// configure and sync serials, image ids, commit stamps), the sessions with events waiting to be
+// written, and what became of the apps that left. Confined to the compositor's thread.
+
+import DiptychCore
+import DiptychWire
+
+final class ClientRegistry {
+    private var byID: [ClientID: ClientSession] = [:]
+    private var nextClientID: UInt64 = 100
+    private var nextSerial: UInt32 = 1
+    private var nextSync: UInt32 = 1
+    private var nextImageID: UInt64 = 1
+    /// Commits of every app so far, counted together: an app's last commit is stamped with it.
+    private(set) var commitCount: UInt64 = 0
+    /// Sessions with events queued since they were last written: at most one entry per session
+    /// (added when its queue stops being empty).
+    private var unflushed: [ClientSession] = []
+    /// Why an app launched for a role went away, for error messages.
+    private(set) var disconnections: [Role: String] = [:]
+    /// The most recent protocol errors sent (client label and error), oldest first; at most
+    /// `protocolErrorLimit` are kept, however long the compositor runs.
+    private(set) var protocolErrors: [(client: String, error: ProtocolError)] = []
+    static let protocolErrorLimit = 64
+    /// When the last round trip with every app began (monotonic ns).
+    private(set) var roundTripStart: UInt64 = 0
+
+    subscript(id: ClientID) -> ClientSession? { byID[id] }
+
+    /// Every connected app's session, in no order.
+    var all: Dictionary<ClientID, ClientSession>.Values { byID.values }
+
+    /// Every connected app's session, oldest first.
+    var inOrder: [ClientSession] { byID.values.sorted { $0.id.rawValue < $1.id.rawValue } }
+
+    func add(_ session: ClientSession) { byID[session.id] = session }
+
+    /// `session` ended (`end`): it is forgotten, and why it went is kept.
+    func remove(_ session: ClientSession, _ end: SessionEnd) {
+        byID[session.id] = nil
+        if case .violation(let error) = end { protocolErrors.push((session.label, error), keeping: Self.protocolErrorLimit) }
+        if let role = session.launchRole { disconnections[role] = end.description }
+    }
+
+    func newClientID() -> ClientID {
+        defer { nextClientID += 1 }
+        return ClientID(rawValue: nextClientID)
+    }
+
+    func newSerial() -> UInt32 {
+        defer { nextSerial &+= 1 }
+        return nextSerial
+    }
+
+    func newSync() -> UInt32 {
+        defer { nextSync &+= 1 }
+        return nextSync
+    }
+
+    func newImageID() -> UInt64 {
+        defer { nextImageID += 1 }
+        return nextImageID
+    }
+
+    func roundTripStarted(at nanoseconds: UInt64) { roundTripStart = nanoseconds }
+
+    /// Counts a commit; its stamp.
+    func stampCommit() -> UInt64 {
+        commitCount += 1
+        return commitCount
+    }
+
+    /// `session` has events waiting to be written.
+    func queued(_ session: ClientSession) { unflushed.append(session) }
+
+    var hasUnflushed: Bool { !unflushed.isEmpty }
+
+    /// Writes every session's queued events: one write per app for all its events since the
+    /// last call. By index: a session that fails to write closes, and what its end sends the
+    /// others is queued behind it and written in the same pass.
+    func flush() {
+        var i = 0
+        while i < unflushed.count {
+            if unflushed[i].isOpen { unflushed[i].flush() }
+            i += 1
+        }
+        unflushed.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// The desk: what the compositor decides about what is shown where, apart from the apps and the
+// outputs: the shell (roles, arrangement, gestures), palm rejection, the Picture in Picture
+// windows and the touches that hold them, a rotation's cross-fade, and the apps waiting to be
+// activated. A value: its entry points take the time and the input and return what to do
+// (`ShellEffect`s), as `Shell` does; the compositor carries that out. Its state is its own:
+// nothing outside this file changes it but through these entry points.
+
+import DiptychCore
+import DiptychImage
+import DiptychRender
+
+struct Desk {
+    /// The multitasking state: roles, arrangement, gestures.
+    private(set) var shell: Shell
+    /// Which finger touches get through while a pen is in use.
+    private(set) var palm: PalmRejection
+    /// The Picture in Picture windows.
+    private(set) var pip = PictureInPicture()
+    /// The old orientation's last frame fading out, if a rotation is in progress.
+    private(set) var fade: CrossFade?
+    /// The touches holding a Picture in Picture window.
+    private var pipTouches: Set<Int32> = []
+    /// Apps to activate once they have drawn, with the time they are activated anyway.
+    private var pendingActivation: [ClientID: UInt64] = [:]
+    private var lastPen = (x: 0.0, y: 0.0)
+    private var lastTouch: [Int32: (x: Double, y: Double)] = [:]
+    /// The pen went down on a window: its stroke reaches no app.
+    private var penOnWindow = false
+    /// The pen's end and barrel buttons, as the input being handled reports them.
+    private(set) var penTool: PenTool = .pen
+    private(set) var penButtons: PenButtons = []
+
+    init(shell: Shell, palm: PalmRejection) {
+        self.shell = shell
+        self.palm = palm
+    }
+
+    // MARK: - Input
+
+    /// A finger in points of the logical screen, or nil when it reaches neither an app nor a
+    /// gesture: palm rejection held it off, or it holds a Picture in Picture window.
+    mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+        lastTouch[id] = phase == .up || phase == .cancel ? nil : (x, y)
+        guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
+        if pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return nil }
+        return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
+    }
+
+    /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
+    /// in progress (apps get `cancel`; a gesture ends where it began); the pen goes to the app
+    /// under it and never starts a gesture; a stroke that starts on a window draws nothing.
+    mutating func pen(
+        phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool, buttons: PenButtons,
+        now: UInt64, space: PiPSpace
+    ) -> [ShellEffect] {
+        (penTool, penButtons) = (tool, buttons)
+        var effects: [ShellEffect] = []
+        for id in palm.pen(phase: phase, now: now) {
+            let at = lastTouch[id] ?? (x, y)
+            effects += shell.handleTouch(id: id, phase: .cancel, x: at.x, y: at.y, now: now)
+        }
+        lastPen = (x, y)
+        if phase == .down, pip.frames(in: space, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
+        if penOnWindow {
+            if phase == .up || phase == .proximityOut { penOnWindow = false }
+            if phase != .proximityOut { return effects }
+        }
+        return effects + shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY)
+    }
+
+    /// Moves a Picture in Picture window with the touch that holds it; whether the touch was
+    /// the window's.
+    private mutating func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> Bool {
+        switch phase {
+        case .down:
+            guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return false }
+            pipTouches.insert(id)
+            return true
+        case .motion:
+            guard pipTouches.contains(id) else { return false }
+            _ = pip.touchMotion(id: id, x: x, y: y, in: space)
+            return true
+        case .up, .cancel:
+            guard pipTouches.remove(id) != nil else { return false }
+            _ = pip.touchUp(id: id, x: x, y: y, in: space, now: now, cancelled: phase == .cancel)
+            return true
+        }
+    }
+
+    /// The fingers on the screen, where each last was.
+    var touchesDown: [(id: Int32, x: Double, y: Double)] {
+        lastTouch.sorted { $0.key < $1.key }.map { ($0.key, $0.value.x, $0.value.y) }
+    }
+
+    /// What the shell's own time does (a settle ending, a gesture's time-out).
+    mutating func tickShell(now: UInt64) -> [ShellEffect] { shell.tick(now: now) }
+
+    /// A pen that stopped reporting has left: the app under it hears it go, where it was.
+    mutating func tickPen(now: UInt64) -> [ShellEffect] {
+        guard palm.tick(now: now) else { return [] }
+        return shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0)
+    }
+
+    // MARK: - The shell's changes
+
+    mutating func add(_ app: AppID, preferring role: Role, requiresFullScreen: Bool) -> [ShellEffect] {
+        shell.add(app, preferring: role, requiresFullScreen: requiresFullScreen)
+    }
+
+    mutating func remove(_ app: AppID) -> [ShellEffect] { shell.remove(app) }
+
+    mutating func replace(_ old: AppID, with app: AppID, requiresFullScreen: Bool) -> [ShellEffect] {
+        shell.replace(old, with: app, requiresFullScreen: requiresFullScreen)
+    }
+
+    /// Rotates the logical screen or changes the device, windows coming to rest in their corners
+    /// of the new screen.
+    mutating func rotate(to orientation: Orientation) -> [ShellEffect] {
+        _ = pip.rest()
+        return shell.rotate(to: orientation)
+    }
+
+    mutating func changeProfile(to profile: DeviceProfile) -> [ShellEffect] {
+        _ = pip.rest()
+        return shell.changeProfile(to: profile)
+    }
+
+    // MARK: - Activation
+
+    /// `app` is activated once it has drawn its configure and the panes are at rest, or at
+    /// `deadline` whatever it drew.
+    mutating func activateWhenDrawn(_ app: ClientID, deadline: UInt64) { pendingActivation[app] = deadline }
+
+    /// `app` heard another lifecycle event, or went away: it is no longer waited for.
+    mutating func forgetActivation(_ app: ClientID) { pendingActivation[app] = nil }
+
+    /// Whether `app` is activated now (it has `drawn`, or its time ran out, and nothing moves);
+    /// it is no longer waited for then.
+    mutating func activates(_ app: ClientID, drawn: Bool, now: UInt64) -> Bool {
+        guard let deadline = pendingActivation[app], !shell.isMoving(at: now), drawn || now >= deadline else { return false }
+        pendingActivation[app] = nil
+        return true
+    }
+
+    /// The apps waiting to be activated, in the order they came (by id), while nothing moves.
+    func waitingActivations(now: UInt64) -> [ClientID] {
+        guard !pendingActivation.isEmpty, !shell.isMoving(at: now) else { return [] }
+        return pendingActivation.keys.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    var activationPending: Bool { !pendingActivation.isEmpty }
+
+    /// The next time something of the desk falls due (an activation, a gesture's time-out).
+    var nextDeadline: UInt64? { [pendingActivation.values.min(), shell.nextDeadline].compactMap { $0 }.min() }
+
+    // MARK: - Picture in Picture
+
+    mutating func showPiP(_ app: AppID, bufferSize: Size) { pip.show(app, bufferSize: bufferSize) }
+
+    /// Closes `app`'s window; whether it had one.
+    @discardableResult
+    mutating func closePiP(_ app: AppID) -> Bool { pip.close(app) }
+
+    // MARK: - Motion
+
+    /// The panes as drawn at `now`.
+    func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }
+
+    /// Whether something moves by itself at `now`: panes or a window settling, or a cross-fade.
+    func isAnimating(at now: UInt64) -> Bool { fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) }
+
+    /// Whether the screen is in motion at `now`: moving by itself, or following a finger.
+    func isInMotion(at now: UInt64) -> Bool { isAnimating(at: now) || shell.isFollowingFinger || pip.isHeld }
+
+    /// What moves at `now`: "fade", "settle", "follow"; nil when the screen is still.
+    func motionKind(at now: UInt64) -> String? {
+        if fade != nil { return "fade" }
+        if shell.isSettling(at: now) || pip.isSettling(at: now) { return "settle" }
+        if shell.isFollowingFinger || pip.isHeld { return "follow" }
+        return nil
+    }
+
+    /// Starts a cross-fade from `image` (what the output shows now), before the geometry changes.
+    mutating func beginFade(from image: PixelImage, at now: UInt64) { fade = CrossFade(image: image, start: now, transform: nil) }
+
+    /// Fits the fading frame to the output after a geometry change: the same pixels on a panel
+    /// of the same size, turned a quarter when the panel turned with the screen (a headless
+    /// output follows the logical screen); no fade for any other change of size.
+    mutating func fitFade(to panel: Size) {
+        guard let f = fade else { return }
+        let old = Size(width: f.image.width, height: f.image.height)
+        if old == panel { return }
+        if old.width == panel.height && old.height == panel.width {
+            // New pixel (x, y) shows old pixel (y, h − x): the old frame turned clockwise.
+            fade?.transform = AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: Double(old.height))
+        } else {
+            fade = nil
+        }
+    }
+
+    /// The fade's operation for a frame at `now` on a panel of `panel`, drawn over the new
+    /// scene: the old frame at an alpha easing from opaque to clear. Nil once it has run its
+    /// course (the frame that follows repaints the output without it).
+    mutating func fadeOperation(at now: UInt64, panel: Size) -> RenderOperation? {
+        guard let f = fade else { return nil }
+        let elapsed = now >= f.start ? now - f.start : 0
+        guard elapsed < MotionMetrics.fadeMilliseconds else {
+            fade = nil
+            return nil
+        }
+        let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.fadeMilliseconds)
+        let alpha = UInt8(((1 - p) * 255).rounded())
+        let all = Rect(x: 0, y: 0, width: panel.width, height: panel.height)
+        return .composite(
+            image: f.image, opaque: true, transform: f.transform, filter: .nearest, rects: [all], sourceOffset: (0, 0),
+            mask: RenderMask(source: .constant(alpha)))
+    }
+}
+
+/// The last frame of the old orientation, fading out over the new one.
+struct CrossFade {
+    /// A copy of the output as it was, in the old panel's pixels.
+    var image: PixelImage
+    var start: UInt64
+    /// New output pixel to old output pixel (nil: the same pixel).
+    var transform: AffineTransform?
+}

@@ -7,7 +7,9 @@ import DiptychCore
 import DiptychWire
 
 final class ClientRegistry {
-    private var byID: [ClientID: ClientSession] = [:]
+    /// Oldest first. A compositor has a few apps (two on screen, at most `helloWaitLimit`
+    /// waiting to say hello): looked up by a walk, in the order they came.
+    private var sessions: [ClientSession] = []
     private var nextClientID: UInt64 = 100
     private var nextSerial: UInt32 = 1
     private var nextSync: UInt32 = 1
@@ -26,19 +28,18 @@ final class ClientRegistry {
     /// When the last round trip with every app began (monotonic ns).
     private(set) var roundTripStart: UInt64 = 0
 
-    subscript(id: ClientID) -> ClientSession? { byID[id] }
-
-    /// Every connected app's session, in no order.
-    var all: Dictionary<ClientID, ClientSession>.Values { byID.values }
+    subscript(id: ClientID) -> ClientSession? { sessions.first { $0.id == id } }
 
     /// Every connected app's session, oldest first.
-    var inOrder: [ClientSession] { byID.values.sorted { $0.id.rawValue < $1.id.rawValue } }
+    var all: [ClientSession] { sessions }
+    var inOrder: [ClientSession] { sessions }
 
-    func add(_ session: ClientSession) { byID[session.id] = session }
+    /// Ids only grow: a new session goes last.
+    func add(_ session: ClientSession) { sessions.append(session) }
 
     /// `session` ended (`end`): it is forgotten, and why it went is kept.
     func remove(_ session: ClientSession, _ end: SessionEnd) {
-        byID[session.id] = nil
+        sessions.removeAll { $0 === session }
         if case .violation(let error) = end { protocolErrors.push((session.label, error), keeping: Self.protocolErrorLimit) }
         if let role = session.launchRole { disconnections[role] = end.description }
     }

@@ -4,13 +4,14 @@
 // windows and the touches that hold them, a rotation's cross-fade, and the apps waiting to be
 // activated. A value: its entry points take the time and the input and return what to do
 // (`ShellEffect`s), as `Shell` does; the compositor carries that out. Its state is its own:
-// nothing outside this file changes it but through these entry points.
+// nothing outside this file changes it but through these entry points. Not copyable: the
+// compositor reads it in place, never a copy of all of it.
 
 import DiptychCore
 import DiptychImage
 import DiptychRender
 
-struct Desk {
+struct Desk: ~Copyable {
     /// The multitasking state: roles, arrangement, gestures.
     private(set) var shell: Shell
     /// Which finger touches get through while a pen is in use.

@@ -8,9 +8,9 @@ public struct DamageTracker: Sendable {
     public private(set) var geometry: OutputGeometry
     private var pending = Region()
     private var full = true
-    /// What each node showed in the last frame drawn (a handful: an array searched by key
-    /// costs less per frame than a dictionary).
-    private var last: [SceneNode] = []
+    /// The scene of the last frame drawn (a handful of nodes: an array searched by key costs
+    /// less per frame than a dictionary).
+    private var last = SceneGraph(size: Size(width: 0, height: 0))
 
     /// A tracker whose first frame repaints everything.
     public init(geometry: OutputGeometry) { self.geometry = geometry }
@@ -68,12 +68,12 @@ public struct DamageTracker: Sendable {
     /// moved its image repaints old and new clips.
     public mutating func take(_ scene: SceneGraph) -> Region? {
         defer {
-            last = scene.nodes
+            last = scene
             full = false
             pending = Region()
         }
         if full { return nil }
-        Self.changes(from: last, to: scene.nodes) { add($0) }
+        Self.changes(from: last, to: scene) { add($0) }
         return pending
     }
 
@@ -83,7 +83,7 @@ public struct DamageTracker: Sendable {
     public func wouldRepaint(_ scene: SceneGraph) -> Bool {
         if hasDamage { return true }
         var changed = false
-        Self.changes(from: last, to: scene.nodes) { _ in changed = true }
+        Self.changes(from: last, to: scene) { _ in changed = true }
         return changed
     }
 
@@ -96,91 +96,83 @@ public struct DamageTracker: Sendable {
         pending.formUnion(damage, collapsingPast: Region.damageRectangleLimit)
     }
 
-    /// Calls `changed` with every logical rectangle that differs between two frames' nodes,
-    /// matched by key: nodes that moved, appeared, went away or show something else. (Every
-    /// frame of a settle runs this over every node: nodes are read in place, not copied.)
+    /// Calls `changed` with every logical rectangle that differs between two frames' scenes,
+    /// layer by layer: a layer of the same generation as the last frame's is the same; in any
+    /// other, nodes matched by key that moved, appeared, went away or show something else.
+    private static func changes(from old: SceneGraph, to new: SceneGraph, _ changed: (Rect) -> Void) {
+        var oldLayers = old.layers
+        for layer in new.layers {
+            let before = oldLayers.firstIndex { $0.kind == layer.kind }.map { oldLayers.remove(at: $0) }
+            if let g = layer.generation, let b = before, b.generation == g { continue }
+            changes(from: before?.nodes ?? [], to: layer.nodes, changed)
+        }
+        for gone in oldLayers {
+            for n in gone.nodes { changed(n.clip) }
+        }
+    }
+
+    /// The same, between two layers' nodes.
     private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
-        old.withUnsafeBufferPointer { old in
-            new.withUnsafeBufferPointer { new in
-                guard let o0 = old.baseAddress else {
-                    for n in new.indices { changed(new[n].clip) }
-                    return
-                }
-                withUnsafeTemporaryAllocation(of: Bool.self, capacity: old.count) { matched in
-                    matched.initialize(repeating: false)
-                    // Frames keep their nodes in the same order, give or take a few that come
-                    // and go: each is looked for after the last one matched, then before it.
-                    var next = 0
-                    for k in new.indices {
-                        let n = new.baseAddress! + k
-                        let key = n.pointee.key
-                        var found = -1
-                        for j in next..<old.count where !matched[j] && (o0 + j).pointee.key == key {
-                            found = j
-                            break
-                        }
-                        if found < 0 {
-                            for j in 0..<next where !matched[j] && (o0 + j).pointee.key == key {
-                                found = j
-                                break
-                            }
-                        }
-                        guard found >= 0 else {
-                            changed(n.pointee.clip)
-                            continue
-                        }
-                        matched[found] = true
-                        next = found + 1
-                        // A node copied from the same value as last frame's (the status bar's
-                        // pieces, kept laid out) has the same bytes: it did not change.
-                        if sameBytes(o0 + found, n) { continue }
-                        moved(o0 + found, n, changed)
-                    }
-                    for j in 0..<old.count where !matched[j] { changed((o0 + j).pointee.clip) }
+        var matched = Matched(count: old.count)
+        // Frames keep their nodes in the same order, give or take a few that come and go: each
+        // is looked for after the last one matched, then before it.
+        var next = 0
+        for k in new.indices {
+            let key = new[k].key
+            let found = (next..<old.count).first { !matched[$0] && old[$0].key == key } ?? (0..<next).first { !matched[$0] && old[$0].key == key }
+            guard let found else {
+                changed(new[k].clip)
+                continue
+            }
+            matched[found] = true
+            next = found + 1
+            moved(old[found], new[k], changed)
+        }
+        for j in old.indices where !matched[j] { changed(old[j].clip) }
+    }
+
+    /// Which of a layer's old nodes were matched: bits of a word for the few a layer has, an
+    /// array past 64.
+    private struct Matched {
+        private var bits: UInt64 = 0
+        private var more: [Bool]
+
+        init(count: Int) { more = count > 64 ? [Bool](repeating: false, count: count) : [] }
+
+        subscript(i: Int) -> Bool {
+            get { more.isEmpty ? bits & (1 << UInt64(i)) != 0 : more[i] }
+            set {
+                if !more.isEmpty {
+                    more[i] = newValue
+                } else if newValue {
+                    bits |= 1 << UInt64(i)
+                } else {
+                    bits &= ~(1 << UInt64(i))
                 }
             }
         }
     }
 
-    /// Whether two nodes hold the same bytes, and so the same values (the converse need not
-    /// hold: padding may differ, and then the fields are compared).
-    @inline(__always)
-    static func sameBytes(_ a: UnsafePointer<SceneNode>, _ b: UnsafePointer<SceneNode>) -> Bool {
-        let p = UnsafeRawPointer(a), q = UnsafeRawPointer(b)
-        let size = MemoryLayout<SceneNode>.size
-        var i = 0
-        while i + 8 <= size {
-            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
-        }
-        while i < size {
-            if p.load(fromByteOffset: i, as: UInt8.self) != q.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i += 1
-        }
-        return true
-    }
-
     /// Logical pixels that changed between two placements of one node (an app's pane, a piece
     /// of chrome), as rectangles that may overlap: none when it is the same. A flat colour is
     /// the same wherever it lies, so a tile or the divider that moved repaints only what it
-    /// gained and lost; rounded corners that changed repaint the corners. (Every frame of a
-    /// settle runs this for each node: it allocates nothing.)
-    static func moved(_ o: UnsafePointer<SceneNode>, _ n: UnsafePointer<SceneNode>, _ changed: (Rect) -> Void) {
-        let oClip = o.pointee.clip, nClip = n.pointee.clip
-        let sameRect = o.pointee.imageRect == n.pointee.imageRect
+    /// gained and lost; rounded corners that changed repaint the corners.
+    static func moved(_ o: borrowing SceneNode, _ n: borrowing SceneNode, _ changed: (Rect) -> Void) {
+        let oClip = o.clip, nClip = n.clip
+        let sameRect = o.imageRect == n.imageRect
         let sameContent: Bool
-        switch (o.pointee.content, n.pointee.content) {
-        case (.image(let a, let aLive), .image(let b, let bLive)):
+        if case .image(let a, let aLive) = o.content, case .image(let b, let bLive) = n.content {
             // A live surface's new buffer says what changed in its commit, unless it is of
             // another size (scaled into the same frame, every pixel moves).
             sameContent = sameRect && (a.id == b.id || (aLive && bLive && a.width == b.width && a.height == b.height))
-        case (.solid(let a), .solid(let b)): sameContent = a == b
-        case (let a, let b): sameContent = sameRect && a == b
+        } else if case .solid(let a) = o.content, case .solid(let b) = n.content {
+            sameContent = a == b
+        } else {
+            sameContent = sameRect && o.content == n.content
         }
-        let oRadius = o.pointee.cornerRadius, nRadius = n.pointee.cornerRadius
-        if sameContent && oRadius != nRadius {
-            for r in oClip.cornerSquares(radius: oRadius) { changed(r) }
-            for r in nClip.cornerSquares(radius: nRadius) { changed(r) }
+        if sameContent && o.cornerRadius != n.cornerRadius {
+            for r in oClip.cornerSquares(radius: o.cornerRadius) { changed(r) }
+            for r in nClip.cornerSquares(radius: n.cornerRadius) { changed(r) }
         }
         if sameContent && oClip == nClip { return }
         if sameContent {

@@ -7,7 +7,7 @@
 
 /// An image the scene can show, by identity: the id is given by whoever holds the pixels and
 /// stays the same for as long as they hold them (a committed buffer, a snapshot).
-public struct ImageRef: Hashable, Sendable, BitwiseCopyable {
+public struct ImageRef: Hashable, Sendable {
     public var id: UInt64
     public var width: Int
     public var height: Int
@@ -25,40 +25,39 @@ public struct AppContent: Sendable {
     public var live: ImageRef?
     /// Snapshots received for the drag in progress.
     public var snapshots: [ImageRef]
-    /// The app's name, shown on its placeholder.
-    public var name: TextLine
+    /// The app's name, shown on its placeholder (cut to a label's length).
+    public var name: String
     /// The app's dominant colour (its placeholder's tile), if known.
     public var tint: RGB?
 
-    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: TextLine = "", tint: RGB? = nil) {
+    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: String = "", tint: RGB? = nil) {
         self.live = live
         self.snapshots = snapshots
-        self.name = name
+        self.name = SceneLabel.cut(name)
         self.tint = tint
     }
 }
 
 /// Chrome the renderer draws from a description, sized by the node's `imageRect`.
-public enum Chrome: Hashable, Sendable, BitwiseCopyable {
+public enum Chrome: Hashable, Sendable {
     /// A soft shadow cast to the left of an edge: black, `alpha` at its right side fading to
     /// nothing at its left.
     case shadow(alpha: UInt8)
     /// A pill (a rectangle with fully rounded ends): the divider's handle, the grabber.
     case pill(RGB, alpha: UInt8)
     /// Text in `color`, `pixelSize` pixels to the em, centred in the node's picture.
-    case text(TextLine, RGB, pixelSize: Int)
+    case text(String, RGB, pixelSize: Int)
     /// A soft shadow all round a rounded rectangle inset `radius` pixels in the node's picture
     /// (a floating window's): black, `alpha` under the rectangle fading to nothing at the
     /// picture's edges; `corner` is the rectangle's corner radius.
     case dropShadow(alpha: UInt8, radius: Int, corner: Int)
 }
 
-/// One thing placed on the logical screen, in logical pixels. A plain value (no references):
-/// a frame copies and compares every node.
-public struct SceneNode: Hashable, Sendable, BitwiseCopyable {
+/// One thing placed on the logical screen, in logical pixels.
+public struct SceneNode: Hashable, Sendable {
     /// What the node is, for the damage tracker: the same key in two frames is the same thing,
     /// perhaps moved.
-    public enum Key: Hashable, Sendable, Comparable, BitwiseCopyable {
+    public enum Key: Hashable, Sendable, Comparable {
         case placeholder(AppID)
         case surface(AppID)
         case label(AppID)
@@ -73,7 +72,7 @@ public struct SceneNode: Hashable, Sendable, BitwiseCopyable {
         case pip(AppID)
     }
 
-    public enum Content: Hashable, Sendable, BitwiseCopyable {
+    public enum Content: Hashable, Sendable {
         /// An app's pixels; `live` for its committed surface (which changes with commits), not
         /// a snapshot.
         case image(ImageRef, live: Bool)
@@ -126,15 +125,52 @@ public struct SceneNode: Hashable, Sendable, BitwiseCopyable {
     }
 }
 
-/// The scene of one frame: nodes bottom to top over black, on a logical screen of `size` pixels.
-public struct SceneGraph: Equatable, Sendable {
-    public var size: Size
+/// Nodes of a scene built as one: the panes with their chrome, the Picture in Picture windows,
+/// the status bar. A layer built from the same inputs as before keeps its generation and its
+/// nodes (shared, not copied): the damage tracker skips a layer whose generation is the last
+/// frame's. Nil: built anew for every frame (diffed node by node).
+public struct SceneLayer: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable { case panes, windows, statusBar }
+    public var kind: Kind
+    public var generation: UInt64?
     public var nodes: [SceneNode]
 
-    public init(size: Size, nodes: [SceneNode]) {
-        self.size = size
+    public init(kind: Kind, generation: UInt64? = nil, nodes: [SceneNode]) {
+        self.kind = kind
+        self.generation = generation
         self.nodes = nodes
     }
+}
+
+/// The scene of one frame: layers of nodes bottom to top over black, on a logical screen of
+/// `size` pixels.
+public struct SceneGraph: Equatable, Sendable {
+    public var size: Size
+    public private(set) var layers: [SceneLayer]
+
+    /// A scene of one layer of panes (built anew each frame).
+    public init(size: Size, nodes: [SceneNode]) {
+        self.size = size
+        layers = [SceneLayer(kind: .panes, nodes: nodes)]
+    }
+
+    /// A scene of no nodes, to add layers to.
+    public init(size: Size) {
+        self.size = size
+        layers = []
+        layers.reserveCapacity(3)
+    }
+
+    /// Adds a layer on top.
+    public mutating func append(_ kind: SceneLayer.Kind, generation: UInt64? = nil, nodes: [SceneNode]) {
+        layers.append(SceneLayer(kind: kind, generation: generation, nodes: nodes))
+    }
+
+    /// Every node, bottom to top (a new array: for looking, not for frames).
+    public var nodes: [SceneNode] { layers.flatMap(\.nodes) }
+
+    /// Whether a node satisfies `test`.
+    public func contains(where test: (SceneNode) -> Bool) -> Bool { layers.contains { $0.nodes.contains(where: test) } }
 
     /// The nodes that show an app's image (its surface or a snapshot).
     public var surfaces: [SceneNode] { nodes.filter { $0.image != nil } }
@@ -191,8 +227,7 @@ public enum SceneBuilder {
         let scale = profile.scale
         let size = profile.pixelSize(orientation)
         var nodes: [SceneNode] = []
-        // Room for the status bar the caller may add on top (its six pieces).
-        nodes.reserveCapacity(5 * panes.count + 2 * floating.count + 8 + 8)
+        nodes.reserveCapacity(5 * panes.count + 2)
         let divider = PresentedPane.divider(between: panes, screen: profile.screenSize(orientation))
         var dividerDrawn = false
         func drawDivider() {
@@ -255,9 +290,11 @@ public enum SceneBuilder {
             }
         }
         drawDivider()
-        for w in floating { nodes += window(w, scale: scale) }
-        if let statusBar { nodes += statusBar.nodes(screenWidth: size.width, scale: scale, text: text) }
-        return SceneGraph(size: size, nodes: nodes)
+        var graph = SceneGraph(size: size)
+        graph.append(.panes, nodes: nodes)
+        graph.append(.windows, nodes: floating.flatMap { window($0, scale: scale) })
+        if let statusBar { graph.append(.statusBar, nodes: statusBar.nodes(screenWidth: size.width, scale: scale, text: text)) }
+        return graph
     }
 
     /// A Picture in Picture window: its shadow, then its image scaled into its frame with
@@ -277,7 +314,7 @@ public enum SceneBuilder {
 
     /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
     /// when it does not fit.
-    static func label(_ name: TextLine, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
+    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
         let pixelSize = ChromeStyle.labelPoints * scale
         // A band too thin for any name (a drag's sliver) is not measured.
         guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
@@ -294,5 +331,23 @@ public enum SceneBuilder {
     static func place(_ image: ImageRef, in clip: Rect, anchor: Anchor) -> Rect {
         let x = anchor == .leading ? clip.x : clip.maxX - image.width
         return Rect(x: x, y: clip.y, width: image.width, height: image.height)
+    }
+}
+
+/// Text a scene node carries (a placeholder's app name, the status bar's pieces): a line of at
+/// most `capacity` UTF-8 bytes, so that a client's name cannot make the scene hold more memory
+/// (a label that long would not fit a pane's band anyway).
+public enum SceneLabel {
+    public static let capacity = 31
+
+    /// `text` as it is, or cut at a character boundary and ended with "…" to fit `capacity`.
+    public static func cut(_ text: String) -> String {
+        guard text.utf8.count > capacity else { return text }
+        var out = ""
+        for c in text {
+            if out.utf8.count + String(c).utf8.count + "…".utf8.count > capacity { break }
+            out.append(c)
+        }
+        return out + "…"
     }
 }

@@ -56,7 +56,7 @@ public struct StatusBar: Equatable, Sendable {
         guard style != .hidden else { return [] }
         let bar = Self.height * scale, px = Self.textPoints * scale, margin = Self.margin * scale
         func label(_ item: Item, _ string: String, x: (Size) -> Int) -> SceneNode {
-            let line = TextLine(string)
+            let line = SceneLabel.cut(string)
             let size = text.size(of: line, pixelSize: px)
             let r = Rect(x: x(size), y: (bar - size.height) / 2, width: size.width, height: size.height)
             return SceneNode(key: .status(item), content: .chrome(.text(line, ink, pixelSize: px)), imageRect: r, clip: r)
@@ -89,12 +89,12 @@ public struct StatusBar: Equatable, Sendable {
 /// compositor; the bitmap font where there is none).
 public protocol TextMetrics {
     /// The box `text` takes at `pixelSize` pixels to the em.
-    func size(of text: TextLine, pixelSize: Int) -> Size
+    func size(of text: String, pixelSize: Int) -> Size
 }
 
 /// The bitmap font's metrics: 7 font pixels to the em.
 public struct BitmapMetrics: TextMetrics {
     public init() {}
-    public func size(of text: TextLine, pixelSize: Int) -> Size { BitmapFont.size(of: text.string, scale: Self.scale(pixelSize)) }
+    public func size(of text: String, pixelSize: Int) -> Size { BitmapFont.size(of: text, scale: Self.scale(pixelSize)) }
     public static func scale(_ pixelSize: Int) -> Int { max(1, pixelSize / BitmapFont.glyphHeight) }
 }

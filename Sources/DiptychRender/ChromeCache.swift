@@ -18,10 +18,6 @@ public final class ChromeCache {
     }
 
     private var pictures: [Key: PixelImage] = [:]
-    /// The pictures asked for last, newest last (all of them in `pictures` as well).
-    private var recentKeys: [Key] = []
-    private var recentPictures: [PixelImage] = []
-    private static let recentCount = 8
     public static let limit = 64
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
     public let typesetter: Typesetter?
@@ -86,13 +82,13 @@ public final class ChromeCache {
                     return Double(alpha) / 255 * t * t
                 } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
             case .text(let text, let color, let pixelSize):
-                if let typesetter { return typesetter.draw(text.string, color: color, pixelSize: pixelSize, size: size) }
+                if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
                 let pixels = image.bytes.assumingMemoryBound(to: UInt32.self)
                 let words = image.stride / 4
                 // Glyphs past the picture's size (a size too small for the text) are cut off.
                 let bounds = Rect(x: 0, y: 0, width: image.width, height: image.height)
-                for glyph in BitmapFont.rects(for: text.string, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
+                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
                     guard let rect = glyph.intersection(bounds) else { continue }
                     for y in rect.minY..<rect.maxY {
                         for x in rect.minX..<rect.maxX { pixels[y * words + x] = ink }
@@ -104,25 +100,11 @@ public final class ChromeCache {
     }
 
     private func kept(_ key: Key, _ make: () -> PixelImage) -> PixelImage {
-        // A frame asks for the same few pictures as the last one (the handle, the clock):
-        // they are compared before the table is hashed (hashing the text costs more).
-        if let hit = recentKeys.firstIndex(of: key) { return recentPictures[hit] }
-        let p: PixelImage
-        if let known = pictures[key] {
-            p = known
-        } else {
-            if pictures.count >= Self.limit {
-                // Start over, the recent ones too: every picture held is in the table, so at
-                // most `limit` are held, whatever names apps give.
-                pictures.removeAll()
-                recentKeys.removeAll()
-                recentPictures.removeAll()
-            }
-            p = make()
-            pictures[key] = p
-        }
-        recentKeys.push(key, keeping: Self.recentCount)
-        recentPictures.push(p, keeping: Self.recentCount)
+        if let known = pictures[key] { return known }
+        // At most `limit` are held, whatever names apps give: past it, start over.
+        if pictures.count >= Self.limit { pictures.removeAll() }
+        let p = make()
+        pictures[key] = p
         return p
     }
 

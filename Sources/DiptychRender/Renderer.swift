@@ -130,47 +130,42 @@ public struct PixmanRenderer {
         var stats = RenderStats()
         let count = scene.surfaces.count
         // What each surface draws (output rectangles), from the top one down, and its rounded
-        // corners' pieces. (Surfaces are read in place: a frame of a settle plans a dozen.)
+        // corners' pieces, by surface.
         var drawnFromTop: [[Rect]] = []
         drawnFromTop.reserveCapacity(count)
-        var cornerPieces: [[(rects: [Rect], corner: Int, square: Rect)]] = []
+        var cornerPieces: [[(rects: [Rect], corner: Int, square: Rect)]] = Array(repeating: [], count: count)
 
-        scene.surfaces.withUnsafeBufferPointer { surfaces in
-            for i in stride(from: count - 1, through: 0, by: -1) {
-                let s = surfaces.baseAddress! + i
-                guard !left.isEmpty, let shown = s.pointee.clip.intersection(screen)?.intersection(s.pointee.imageRect) else {
-                    drawnFromTop.append([])
-                    continue
-                }
-                let shownOut = identity ? shown : t.apply(shown)
-                let rounded = s.pointee.image != nil && s.pointee.cornerRadius > 0
-                // An opaque surface without rounded corners takes its part of what is left
-                // and hides it from those under, in one pass.
-                if !rounded && s.pointee.isOpaque {
-                    drawnFromTop.append(left.remove(shownOut).rects)
-                    continue
-                }
-                guard left.overlaps(shownOut) else {
-                    drawnFromTop.append([])
-                    continue
-                }
-                var mine = left.intersection(shownOut)
-                // A surface with rounded corners hides nothing in its corner squares, and draws
-                // them through a corner mask over what is under.
-                if rounded {
-                    let clip = s.pointee.clip
-                    for (corner, square) in clip.cornerSquares(radius: s.pointee.cornerRadius).enumerated() {
-                        let squareOut = identity ? square : t.apply(square)
-                        let cut = mine.intersection(squareOut)
-                        guard !cut.isEmpty else { continue }
-                        if cornerPieces.isEmpty { cornerPieces = Array(repeating: [], count: count) }
-                        cornerPieces[i].append((cut.rects, corner, square))
-                        mine.subtract(squareOut)
-                    }
-                }
-                drawnFromTop.append(mine.rects)
-                if s.pointee.isOpaque { left.subtract(mine) }
+        for (i, s) in scene.surfaces.enumerated().reversed() {
+            guard !left.isEmpty, let shown = s.clip.intersection(screen)?.intersection(s.imageRect) else {
+                drawnFromTop.append([])
+                continue
             }
+            let shownOut = identity ? shown : t.apply(shown)
+            let rounded = s.image != nil && s.cornerRadius > 0
+            // An opaque surface without rounded corners takes its part of what is left and
+            // hides it from those under, in one pass.
+            if !rounded && s.isOpaque {
+                drawnFromTop.append(left.remove(shownOut).rects)
+                continue
+            }
+            guard left.overlaps(shownOut) else {
+                drawnFromTop.append([])
+                continue
+            }
+            var mine = left.intersection(shownOut)
+            // A surface with rounded corners hides nothing in its corner squares, and draws them
+            // through a corner mask over what is under.
+            if rounded {
+                for (corner, square) in s.clip.cornerSquares(radius: s.cornerRadius).enumerated() {
+                    let squareOut = identity ? square : t.apply(square)
+                    let cut = mine.intersection(squareOut)
+                    guard !cut.isEmpty else { continue }
+                    cornerPieces[i].append((cut.rects, corner, square))
+                    mine.subtract(squareOut)
+                }
+            }
+            drawnFromTop.append(mine.rects)
+            if s.isOpaque { left.subtract(mine) }
         }
 
         var ops: [RenderOperation] = []
@@ -183,7 +178,7 @@ public struct PixmanRenderer {
         for i in 0..<count {
             let mine = drawnFromTop[count - 1 - i]
             // Most surfaces of a frame that repaints strips draw nothing: not even looked at.
-            if mine.isEmpty && (cornerPieces.isEmpty || cornerPieces[i].isEmpty) { continue }
+            if mine.isEmpty && cornerPieces[i].isEmpty { continue }
             let s = scene.surfaces[i]
             guard let image = s.image else {
                 if !mine.isEmpty {
@@ -192,8 +187,7 @@ public struct PixmanRenderer {
                 }
                 continue
             }
-            let corners = cornerPieces.isEmpty ? [] : cornerPieces[i]
-            if mine.isEmpty && corners.isEmpty { continue }
+            let corners = cornerPieces[i]
             // Output pixel -> logical pixel -> this surface's pixel (through its scale).
             let scaling = s.imageScale
             let direct = identity && scaling == nil
@@ -248,13 +242,13 @@ extension Scene {
         // is left out, its pixels not even looked up (a settle frame repaints thin strips).
         let identity = transform == .identity
         var surfaces: [SceneSurface] = []
-        surfaces.reserveCapacity(graph.nodes.count)
-        graph.nodes.withUnsafeBufferPointer { nodes in
-            for k in nodes.indices {
-                // Only the clip is read of a node the damage misses (nodes are not copied).
-                let clip = nodes[k].clip
+        surfaces.reserveCapacity(graph.layers.reduce(0) { $0 + $1.nodes.count })
+        for layer in graph.layers {
+            for i in layer.nodes.indices {
+                // Only the clip is read of a node the damage misses.
+                let clip = layer.nodes[i].clip
                 if let damage, !damage.overlaps(identity ? clip : transform.apply(clip)) { continue }
-                let n = nodes[k]
+                let n = layer.nodes[i]
                 let surface: SceneSurface? = switch n.content {
                 case .image:
                     images(n).map {

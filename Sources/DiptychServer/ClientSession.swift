@@ -55,7 +55,7 @@ final class ClientSession {
     /// The app's name from hello (nil before hello).
     var name: String? { didSet { updateContent() } }
     /// The name its placeholder shows.
-    var displayName: TextLine { content.name }
+    var displayName: String { content.name }
     var requiresFullScreen = false
     /// The role asked for at launch (apps that connect by themselves take the first free one).
     let launchRole: Role?
@@ -122,7 +122,7 @@ final class ClientSession {
         self.id = id
         launchRole = role
         self.label = label
-        content = AppContent(live: nil, name: TextLine(label))
+        content = AppContent(live: nil, name: label)
         connection = ClientConnection(socket: socket, token: .client(id), label: label, loop: loop)
         connection.onClose = { [weak self] end in if let self { onClose(self, end) } }
         connection.onReplaceableWritten = { [unowned self] in
@@ -156,7 +156,7 @@ final class ClientSession {
     private(set) var content: AppContent
 
     private func updateContent() {
-        content = AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: TextLine(name ?? label), tint: tint)
+        content = AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint)
     }
 
     /// Bytes held in snapshots.

@@ -32,8 +32,11 @@ extension Compositor {
             panes: presentedPanes, profile: desk.shell.profile, orientation: desk.shell.orientation, floating: floatingWindows,
             text: renderer.chrome.metrics
         ) { session($0)?.content ?? ghostContent($0) }
-        // The status bar over everything, as `SceneBuilder` puts it, from its kept layout.
-        graph.nodes += statusBarNodes(width: graph.size.width, scale: desk.shell.profile.scale)
+        // The status bar over everything, as `SceneBuilder` puts it: a layer laid out again only
+        // when what it shows changes.
+        if let bar = statusBarLayer(width: graph.size.width, scale: desk.shell.profile.scale) {
+            graph.append(.statusBar, generation: bar.generation, nodes: bar.nodes)
+        }
         return graph
     }
 
@@ -59,7 +62,7 @@ extension Compositor {
 
     /// Whether an app waits for a frame that shows its commit.
     private func framePending(_ graph: SceneGraph) -> Bool {
-        graph.nodes.contains { n in
+        graph.contains { n in
             guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
             if case .pip = n.key { return c.pipFrameDonePending }
             return c.frameDonePending

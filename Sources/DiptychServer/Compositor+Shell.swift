@@ -83,11 +83,11 @@ extension Compositor {
 
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
+        let now = self.now
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
-        let effects = desk.tickShell(now: now)
+        let (effects, pen) = desk.tick(now: now)
         if !effects.isEmpty { apply(effects) }
         sendDeferredConfigures()
-        let pen = desk.tickPen(now: now)
         if !pen.isEmpty { apply(pen) }
         // Nothing is activated while panes move (every frame of a settle).
         for id in desk.waitingActivations(now: now) {

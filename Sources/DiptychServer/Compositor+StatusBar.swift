@@ -25,6 +25,8 @@ struct StatusBarCache {
     private var virtual: (minute: UInt64, text: String)?
     private var battery: (percent: Int?, until: UInt64)?
     private var layout: (bar: StatusBar, width: Int, scale: Int, nodes: [SceneNode])?
+    /// Bumped whenever the bar is laid out anew: the scene layer's generation.
+    private var generation: UInt64 = 0
 
     /// The clock's text: `fixed`, the virtual clock (from 09:41) in a scenario, else the local
     /// time.
@@ -62,12 +64,14 @@ struct StatusBarCache {
         }
     }
 
-    /// `bar`'s nodes on a screen `width` points wide at `scale`.
-    mutating func nodes(of bar: StatusBar, width: Int, scale: Int, metrics: TextMetrics) -> [SceneNode] {
-        if let c = layout, c.bar == bar, c.width == width, c.scale == scale { return c.nodes }
+    /// `bar`'s nodes on a screen `width` points wide at `scale`, and their generation (the same
+    /// as long as the bar is laid out the same).
+    mutating func layer(of bar: StatusBar, width: Int, scale: Int, metrics: any TextMetrics) -> (nodes: [SceneNode], generation: UInt64) {
+        if let c = layout, c.bar == bar, c.width == width, c.scale == scale { return (c.nodes, generation) }
         let nodes = bar.nodes(screenWidth: width, scale: scale, text: metrics)
         layout = (bar, width, scale, nodes)
-        return nodes
+        generation += 1
+        return (nodes, generation)
     }
 }
 
@@ -89,11 +93,11 @@ extension Compositor {
         return EdgeInsets(top: Double(StatusBar.height - pane.frame.minY))
     }
 
-    /// The status bar's nodes on a screen `width` logical pixels wide (none when it is off or
-    /// hidden), laid out again only when the bar or the screen changed.
-    func statusBarNodes(width: Int, scale: Int) -> [SceneNode] {
-        guard let bar = statusBar else { return [] }
-        return statusBarCache.nodes(of: bar, width: width, scale: scale, metrics: renderer.chrome.metrics)
+    /// The status bar's layer on a screen `width` logical pixels wide at `scale` (nil when it is
+    /// off), laid out again only when the bar or the screen changed.
+    func statusBarLayer(width: Int, scale: Int) -> (nodes: [SceneNode], generation: UInt64)? {
+        guard let bar = statusBar else { return nil }
+        return statusBarCache.layer(of: bar, width: width, scale: scale, metrics: renderer.chrome.metrics)
     }
 
     /// The status bar's time: the virtual clock from 09:41 in a scenario, else the wall clock.

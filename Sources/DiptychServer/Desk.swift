@@ -94,13 +94,12 @@ struct Desk: ~Copyable {
         lastTouch.sorted { $0.key < $1.key }.map { ($0.key, $0.value.x, $0.value.y) }
     }
 
-    /// What the shell's own time does (a settle ending, a gesture's time-out).
-    mutating func tickShell(now: UInt64) -> [ShellEffect] { shell.tick(now: now) }
-
-    /// A pen that stopped reporting has left: the app under it hears it go, where it was.
-    mutating func tickPen(now: UInt64) -> [ShellEffect] {
-        guard palm.tick(now: now) else { return [] }
-        return shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0)
+    /// What time does at `now`: the shell's (a settle ending, a gesture's time-out), and the
+    /// pen's (one that stopped reporting has left: the app under it hears it go, where it was).
+    mutating func tick(now: UInt64) -> (shell: [ShellEffect], pen: [ShellEffect]) {
+        let effects = shell.tick(now: now)
+        guard palm.tick(now: now) else { return (effects, []) }
+        return (effects, shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0))
     }
 
     // MARK: - The shell's changes

@@ -38,7 +38,7 @@ public final class Typesetter: TextMetrics {
     private var measured: [MeasureKey: Size] = [:]
 
     private struct MeasureKey: Hashable {
-        var text: TextLine
+        var text: String
         var size: Int
     }
 
@@ -93,10 +93,10 @@ public final class Typesetter: TextMetrics {
 
     /// The box `text` takes at `pixelSize` (the em size): its advance width, and the line
     /// height (ascender to descender).
-    public func size(of text: TextLine, pixelSize: Int) -> Size {
+    public func size(of text: String, pixelSize: Int) -> Size {
         let key = MeasureKey(text: text, size: pixelSize)
         if let s = measured[key] { return s }
-        let run = layout(text.string, pixelSize: pixelSize)
+        let run = layout(text, pixelSize: pixelSize)
         let s = Size(width: run.width, height: run.ascent + run.descent)
         // Bounded like the glyphs (apps' names come by): start over past the limit.
         if measured.count >= Self.glyphLimit { measured.removeAll() }

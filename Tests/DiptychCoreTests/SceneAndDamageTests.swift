@@ -118,12 +118,12 @@ struct DamageTrackerTests {
         #expect(t.take(scene(b))?.area == 4 * 16)
     }
 
-    /// Nodes copied from one kept value (the status bar's pieces) are matched by their bytes;
+    /// A piece of the status bar laid out again (a new minute) is diffed node by node:
     /// a piece whose text alone changed (the clock) still repaints where it lies.
     @Test func aPieceWhoseTextChangedInPlaceRepaintsItsRect() {
         var t = DamageTracker(geometry: geometry)
         let r = Rect(x: 40, y: 0, width: 30, height: 12)
-        func clock(_ text: TextLine) -> SceneNode {
+        func clock(_ text: String) -> SceneNode {
             SceneNode(key: .status(.time), content: .chrome(.text(text, RGB(red: 0, green: 0, blue: 0), pixelSize: 12)), imageRect: r, clip: r)
         }
         let kept = [clock("09:41")]

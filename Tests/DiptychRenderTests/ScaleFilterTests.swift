@@ -109,7 +109,7 @@ struct ChromeCacheTests {
     /// pictures.
     @Test func theCacheIsBounded() {
         let cache = ChromeCache()
-        for i in 0..<200 { _ = cache.picture(.text(TextLine("app \(i)"), RGB(red: 0, green: 0, blue: 0), pixelSize: 14), size: Size(width: 60, height: 14)) }
+        for i in 0..<200 { _ = cache.picture(.text("app \(i)", RGB(red: 0, green: 0, blue: 0), pixelSize: 14), size: Size(width: 60, height: 14)) }
         #expect(cache.count <= ChromeCache.limit)
         // A corner mask is opaque inside its arc and clear outside it.
         let corner = cache.corner(radius: 20, corner: 0)

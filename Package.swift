@@ -37,19 +37,23 @@ let package = Package(
 
         // MARK: Platform tier.
         .target(name: "DiptychLinux", dependencies: ["CLinuxShims"]),
-        // Pixel images over pixman, PNG, and the output interface with its headless backend.
+        // Pixel images over pixman, PNG, and the buffer a frame is drawn into.
         .target(name: "DiptychImage", dependencies: ["CPixman", "CPNG", "DiptychCore", "DiptychLinux"]),
+        // Where frames go: the output interface, the headless output, buffers shown in turn.
+        .target(name: "DiptychOutput", dependencies: ["DiptychCore", "DiptychImage", "DiptychLinux"]),
         // Real type: FreeType glyphs in pixman's glyph cache.
         .target(name: "DiptychText", dependencies: ["CFreeType", "CPixman", "DiptychCore", "DiptychImage"]),
         // The scene renderer: plans and replays pixman operations for a scene.
         .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage", "DiptychText"]),
-        .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
+        .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychLinux", logging]),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
         // The session: devices opened through libseat, VT switches.
         .target(name: "DiptychSeat", dependencies: ["CSeat", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
-        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychRender", "DiptychText", logging]),
+        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", logging]),
+        // The scenario player, the frame driver and the profilers: tools around the server.
+        .target(name: "DiptychHarness", dependencies: ["DiptychServer", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychLinux", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
         .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychClient"]),
 
@@ -57,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
                 argumentParser, logging,
             ]),
         // The client library in C (libc only): the web client's, and any C app's.
@@ -80,15 +84,15 @@ let package = Package(
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux", "DiptychTestSupport"]),
         .testTarget(
             name: "DiptychPlatformTests",
-            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychImage", "DiptychLinux", "DiptychTestSupport", logging]),
+            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychLinux", "DiptychTestSupport", logging]),
         .testTarget(
             name: "DiptychRenderTests",
-            dependencies: ["DiptychRender", "DiptychImage", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux", "DiptychText"],
+            dependencies: ["DiptychRender", "DiptychImage", "DiptychOutput", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux", "DiptychText"],
             exclude: ["Reference"]),
         .testTarget(
             name: "DiptychIntegrationTests",
             dependencies: [
-                "DiptychServer", "DiptychRender", "DiptychImage", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient",
+                "DiptychServer", "DiptychHarness", "DiptychRender", "DiptychImage", "DiptychOutput", "DiptychCore", "DiptychLinux", "DiptychWire", "DiptychClient",
                 "DiptychTestSupport", "DiptychDRM", logging,
             ],
             exclude: ["Reference"]),

@@ -6,6 +6,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import Logging
 

@@ -114,8 +114,6 @@ final class ClientSession {
     var buffers = BufferTable()
     var frameDonePending = false
     var commits = 0
-    /// When it connected (monotonic ms), for the hello deadline.
-    var connectedAt: UInt64 = 0
 
     /// A session on `socket`, watched by `loop`; `onClose` is told once, when it ends.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {

@@ -105,7 +105,6 @@ extension Compositor {
                 warnLimited("watch", "system error: cannot watch a client", ["error": "\(error)"])
                 continue
             }
-            session.connectedAt = MonotonicClock.milliseconds
             logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(session.connection.credentials?.pid ?? -1)"])
             // Only the compositor's own user may connect (SO_PEERCRED), whatever the socket's
             // permissions say.
@@ -114,9 +113,8 @@ extension Compositor {
                 session.fail(ProtocolError(.badState, "connections from uid \(uid.map(String.init) ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
                 continue
             }
-            let waiting = helloWaiting
-            if waiting.count > Self.helloWaitLimit, let oldest = waiting.first {
-                oldest.fail(ProtocolError(.badState, "more than \(Self.helloWaitLimit) connections are waiting to say hello: the oldest is closed"))
+            if let oldest = helloGate.connected(id.rawValue, at: MonotonicClock.milliseconds) {
+                clients[ClientID(rawValue: oldest)]?.fail(ProtocolError(.badState, "more than \(Self.helloWaitLimit) connections are waiting to say hello: the oldest is closed"))
             }
         }
     }
@@ -142,15 +140,13 @@ extension Compositor {
     }
 
     /// Connections that have not said hello (launched apps aside), oldest first.
-    var helloWaiting: [ClientSession] {
-        clients.all.filter { $0.name == nil && $0.launchRole == nil }.sorted { $0.id.rawValue < $1.id.rawValue }
-    }
+    var helloWaiting: [ClientSession] { helloGate.ids.compactMap { clients[ClientID(rawValue: $0)] } }
 
     /// Closes connections that did not say hello in time, and watches a rested listener again.
     func enforceHelloDeadlines() {
         let now = MonotonicClock.milliseconds
-        for c in helloWaiting where now >= c.connectedAt + Self.helloTimeout {
-            c.fail(ProtocolError(.badState, "no hello within \(Self.helloTimeout) ms of connecting"))
+        for id in helloGate.overdue(at: now) {
+            clients[ClientID(rawValue: id)]?.fail(ProtocolError(.badState, "no hello within \(Self.helloTimeout) ms of connecting"))
         }
         if let listener, listener.restOver(at: now) {
             do { try loop.add(listener.socket.rawValue, token: LoopToken.listener.rawValue) } catch {
@@ -161,8 +157,7 @@ extension Compositor {
 
     /// The next time a connection's hello is due or the listener comes back (monotonic ms).
     var nextConnectionDeadline: UInt64? {
-        let hello = helloWaiting.map { $0.connectedAt + Self.helloTimeout }.min()
-        return [hello, listener?.pausedUntil].compactMap { $0 }.min()
+        [helloGate.nextDeadline, listener?.pausedUntil].compactMap { $0 }.min()
     }
 
     /// Logs a warning of a kind that could repeat without bound: a few per ten seconds, then

@@ -5,6 +5,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import DiptychRender
 
@@ -20,7 +21,7 @@ extension Compositor {
         var target: FrameTarget
         public var operations: [RenderOperation]
         public var graph: SceneGraph
-        var stats: RenderStats
+        public var stats: RenderStats
         /// All apps' commit count when the frame was laid out: the commits the frame shows.
         var commits: UInt64
     }
@@ -182,11 +183,30 @@ extension Compositor {
         return image
     }
 
+    /// The milliseconds of virtual time between a scenario's frames.
+    public static let virtualFrameInterval: UInt64 = 16
+
     /// The refresh period `frameDone` tells of `output`: its own, or in virtual time the
     /// scenario's frame interval (so a scenario's logs are the same on any output).
     func refreshMilliseconds(of output: Output) -> Double {
-        virtualTime == nil ? output.refreshMilliseconds : Double(ScenarioPlayer.frameInterval)
+        virtualTime == nil ? output.refreshMilliseconds : Double(Compositor.virtualFrameInterval)
     }
+
+    /// The repaint window of the main output: how far ahead of its vblank frames are composed.
+    public var repaintWindow: RepaintWindow {
+        get { main.schedule.window }
+        set { main.schedule.window = newValue }
+    }
+
+    /// The window in effect now, in milliseconds (0: off).
+    public var repaintWindowMilliseconds: Double { Double(main.schedule.windowNanoseconds) / 1_000_000 }
+
+    /// Frames composed at a deadline so far: those on screen by the vblank they aimed at, and
+    /// those later.
+    public var framesAtDeadline: (onTime: Int, late: Int) { (main.framesOnTime, main.framesLate) }
+
+    /// Whether events wait to be written to apps.
+    public var hasUnflushedEvents: Bool { clients.hasUnflushed }
 
     /// Bytes held in snapshots by all apps now.
     public var snapshotBytes: Int { clients.all.reduce(0) { $0 + $1.snapshotBytes } }

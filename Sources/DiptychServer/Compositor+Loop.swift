@@ -5,6 +5,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import DiptychWire
 

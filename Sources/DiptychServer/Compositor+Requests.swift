@@ -27,6 +27,7 @@ extension Compositor {
         case .hello(let name, let requiresFullScreen):
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
             c.name = name
+            helloGate.left(c.id.rawValue)
             c.requiresFullScreen = requiresFullScreen
             // What a client sends is escaped before it reaches a log line.
             if c.launchRole == nil { c.label = name.escapedForLog }

@@ -27,4 +27,7 @@ extension Compositor {
     public var launchedAppsHaveSpoken: Bool {
         clients.all.allSatisfy { $0.launchRole == nil || $0.name != nil }
     }
+
+    /// The app holding `role`, if one does.
+    public func client(_ role: Role) -> ClientID? { session(role)?.id }
 }

@@ -9,6 +9,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychRender
 import DiptychWire
 

@@ -96,8 +96,11 @@ extension Compositor {
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.
+    /// Live only: the monotonic clock is then the compositor's (a scenario's virtual time has
+    /// no such wake-ups).
     var nextTickDeadline: UInt64? {
-        [desk.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil]
+        guard virtualTime == nil else { return nil }
+        return [desk.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil]
             .compactMap { $0 }.min()
     }
 

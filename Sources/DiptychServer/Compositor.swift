@@ -6,6 +6,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import DiptychRender
 import DiptychText
@@ -133,8 +134,10 @@ public final class Compositor {
     /// Wakes the loop at a wanted frame's deadline (nanosecond precision, as epoll's timeout
     /// has not).
     let repaintTimer: TimerDescriptor
-    /// The socket apps that connect themselves use, if listening.
+    /// The socket apps that connect themselves use, if listening, and the connections on it
+    /// that have not said hello yet.
     let listener: Listener?
+    var helloGate = HelloGate(limit: Compositor.helloWaitLimit, timeout: Compositor.helloTimeout)
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer
@@ -314,6 +317,7 @@ public final class Compositor {
             warnLimited("violation", "client error: protocol violation, disconnecting", ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
         }
         clients.remove(c, end)
+        helloGate.left(c.id.rawValue)
         // Its pane shows its placeholder, or the partner takes the screen.
         scheduleFrame()
         desk.forgetActivation(c.id)

@@ -7,6 +7,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 
 /// A screen. Confined to the compositor's thread.

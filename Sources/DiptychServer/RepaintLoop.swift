@@ -8,13 +8,14 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 
 /// Runs a compositor live until asked to stop. Confined to the compositor's thread.
 public final class RepaintLoop {
     public let compositor: Compositor
     /// Every frame's record, for `frames.json`.
-    public let frames: FrameDriver
+    public let frames: LiveFrames
     /// The shortest time between two frames' starts, in milliseconds: paces an output without
     /// presentation events (headless without a simulated refresh).
     public var refreshInterval: UInt64 = 16
@@ -24,7 +25,7 @@ public final class RepaintLoop {
 
     public init(compositor: Compositor) {
         self.compositor = compositor
-        frames = FrameDriver(compositor: compositor)
+        frames = LiveFrames(compositor: compositor)
     }
 
     /// Dispatches events and draws frames until `stop()` is true (checked after every batch

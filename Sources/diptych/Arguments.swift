@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import DiptychCore
+import DiptychHarness
 import DiptychServer
 
 extension Orientation: ExpressibleByArgument {}

@@ -5,6 +5,7 @@ import ArgumentParser
 import DiptychCore
 import DiptychDRM
 import DiptychLinux
+import DiptychHarness
 import DiptychServer
 import Logging
 

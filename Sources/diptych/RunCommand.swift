@@ -7,6 +7,7 @@ import DiptychDRM
 import DiptychInput
 import DiptychLinux
 import DiptychSeat
+import DiptychHarness
 import DiptychServer
 import Glibc
 import Logging

@@ -6,6 +6,7 @@ import ArgumentParser
 import DiptychClient
 import DiptychCore
 import DiptychLinux
+import DiptychHarness
 import DiptychServer
 import Glibc
 import Logging

@@ -4,8 +4,10 @@
 // nothing changes.
 
 @testable import DiptychServer
+@testable import DiptychHarness
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import DiptychTestSupport
 import Logging

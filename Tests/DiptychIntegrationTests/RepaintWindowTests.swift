@@ -6,6 +6,7 @@
 @testable import DiptychServer
 import DiptychCore
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import DiptychTestSupport
 import Glibc

@@ -5,6 +5,7 @@
 import DiptychCore
 import DiptychDemoKit
 import DiptychImage
+import DiptychOutput
 import DiptychRender
 import DiptychTestSupport
 import DiptychLinux

@@ -9,7 +9,7 @@ WORK=.build-fuzz
 mkdir -p "$WORK/src"
 # One module: the pure tier's sources with their cross-module imports dropped.
 rm -f "$WORK"/src/*.swift
-for f in Sources/DiptychCore/*.swift Sources/DiptychWire/*.swift; do
+for f in $(find Sources/DiptychCore Sources/DiptychWire -name '*.swift'); do
   grep -v '^import DiptychCore$' "$f" > "$WORK/src/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
 for t in Wire Scenario; do

@@ -6,7 +6,9 @@
 // run measures the repaint window and "as soon as ready" in turns.
 
 import DiptychCore
+import DiptychServer
 import DiptychImage
+import DiptychOutput
 import DiptychLinux
 import Logging
 
@@ -172,7 +174,7 @@ public enum LatencyProfiler {
         defer { compositor.shutdown(graceMilliseconds: 500) }
         try compositor.launch(try command("notes --pen-dots-ms \(drawMilliseconds)"), role: .primary, label: "dots")
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 10_000)
-        guard let app = compositor.session(.primary)?.id else { throw CompositorError("the latency app went away") }
+        guard let app = compositor.client(.primary) else { throw CompositorError("the latency app went away") }
 
         let pen = try SyntheticPen(hz: penHz, seed: MonotonicClock.nanoseconds &* 6364136223846793005 &+ 1442695040888963407)
         try compositor.addInput(pen)
@@ -192,7 +194,7 @@ public enum LatencyProfiler {
         var onTime = 0, late = 0
         func play(_ nanoseconds: UInt64) throws {
             let until = MonotonicClock.nanoseconds + nanoseconds
-            try loop.run { MonotonicClock.nanoseconds >= until || compositor.session(.primary) == nil }
+            try loop.run { MonotonicClock.nanoseconds >= until || compositor.client(.primary) == nil }
         }
         try compositor.run(timeoutMilliseconds: 2000) { !pen.times.isEmpty }
         penStarted = true
@@ -201,22 +203,22 @@ public enum LatencyProfiler {
         try play(max(1_000_000_000, UInt64(Double(RepaintSchedule.workSamples + 10) * 1e9 / refreshHz)))
         for _ in 0..<max(1, rounds) {
             for windowed in [true, false] {
-                compositor.main.schedule.window = windowed ? window : .off
+                compositor.repaintWindow = windowed ? window : .off
                 let start = MonotonicClock.nanoseconds
-                let (on0, late0) = (compositor.main.framesOnTime, compositor.main.framesLate)
+                let (on0, late0) = compositor.framesAtDeadline
                 try play(turn)
                 if windowed {
-                    onTime += compositor.main.framesOnTime - on0
-                    late += compositor.main.framesLate - late0
+                    onTime += compositor.framesAtDeadline.onTime - on0
+                    late += compositor.framesAtDeadline.late - late0
                 }
                 phases.append((start + 100_000_000, MonotonicClock.nanoseconds, windowed))
             }
         }
         // The last events' frames.
         try play(200_000_000)
-        guard compositor.session(.primary) != nil else { throw CompositorError("the latency app went away: \(compositor.disconnections[.primary] ?? "")") }
+        guard compositor.client(.primary) != nil else { throw CompositorError("the latency app went away: \(compositor.disconnections[.primary] ?? "")") }
 
-        compositor.main.schedule.window = window
+        compositor.repaintWindow = window
         var windowed: [Double] = [], asap: [Double] = []
         var f = 0
         for (k, t) in pen.times.enumerated() where k < commits.count {
@@ -228,7 +230,7 @@ public enum LatencyProfiler {
         }
         var result = LatencyResult(
             refreshHz: refreshHz, drawMilliseconds: drawMilliseconds, penHz: penHz,
-            windowMilliseconds: Double(compositor.main.schedule.windowNanoseconds) / 1_000_000, latency: windowed, asap: asap)
+            windowMilliseconds: compositor.repaintWindowMilliseconds, latency: windowed, asap: asap)
         result.framesAtDeadline = onTime + late
         result.framesShownAtAimedVblank = onTime
         if backend != nil { result.output = "drm" }

@@ -3,8 +3,10 @@
 // the same run on the same scene.
 
 import DiptychCore
+import DiptychServer
 import DiptychLinux
 import DiptychImage
+import DiptychOutput
 import DiptychRender
 import Logging
 

@@ -2,6 +2,7 @@
 // Where frames go: the output backend interface and the headless backend.
 
 import DiptychCore
+import DiptychImage
 import DiptychLinux
 
 /// What became of a frame given to `present`.

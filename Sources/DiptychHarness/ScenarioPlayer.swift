@@ -3,8 +3,10 @@
 // event logs and the same PNGs on every run.
 
 import DiptychCore
+import DiptychServer
 import DiptychLinux
 import DiptychImage
+import DiptychOutput
 import DiptychRender
 import Logging
 
@@ -18,7 +20,7 @@ public final class ScenarioPlayer {
     public let scenario: Scenario
     public let outputDirectory: String
     /// Virtual milliseconds per frame.
-    public static let frameInterval: UInt64 = 16
+    public static let frameInterval = Compositor.virtualFrameInterval
     /// Real time allowed for an app to start, or to answer one round trip.
     public var startTimeoutMilliseconds = 20_000
     public var roundTripTimeoutMilliseconds = 5000

@@ -77,6 +77,16 @@ let package = Package(
             dependencies: ["DiptychDemoKit", "DiptychClient", "DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage"],
             path: "Tests/Misbehave"),
 
+        // What the tests and the VM test need beside the compositor: KMS state, image comparison,
+        // a uinput touchscreen, the soak run.
+        .executableTarget(
+            name: "diptych-test-tools",
+            dependencies: [
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient",
+                "DiptychTestSupport", argumentParser, logging,
+            ],
+            path: "Tests/TestTools"),
+
         // MARK: Tests.
         .target(name: "DiptychTestSupport", dependencies: ["DiptychImage", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),

@@ -144,21 +144,22 @@ int dp_epoll_wait(int epfd, uint64_t *tokens, uint32_t *ready, int max, int time
 
 int dp_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
 
-int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns) {
+static struct itimerspec dp_timer_spec(uint64_t ns, uint64_t interval_ns) {
     struct itimerspec spec = {0};
     spec.it_value.tv_sec = (time_t)(ns / 1000000000ull);
     spec.it_value.tv_nsec = (long)(ns % 1000000000ull);
     spec.it_interval.tv_sec = (time_t)(interval_ns / 1000000000ull);
     spec.it_interval.tv_nsec = (long)(interval_ns % 1000000000ull);
+    return spec;
+}
+
+int dp_timerfd_arm(int fd, uint64_t ns, uint64_t interval_ns) {
+    struct itimerspec spec = dp_timer_spec(ns, interval_ns);
     return timerfd_settime(fd, 0, &spec, NULL);
 }
 
 int dp_timerfd_arm_at(int fd, uint64_t at_ns, uint64_t interval_ns) {
-    struct itimerspec spec = {0};
-    spec.it_value.tv_sec = (time_t)(at_ns / 1000000000ull);
-    spec.it_value.tv_nsec = (long)(at_ns % 1000000000ull);
-    spec.it_interval.tv_sec = (time_t)(interval_ns / 1000000000ull);
-    spec.it_interval.tv_nsec = (long)(interval_ns % 1000000000ull);
+    struct itimerspec spec = dp_timer_spec(at_ns, interval_ns);
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }
 

@@ -12,6 +12,10 @@ public struct PNGError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
     public var description: String { "\(path): \(reason)" }
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// libpng's simplified-API format codes (the `PNG_FORMAT_*` macros are compound expressions).
@@ -79,43 +83,6 @@ extension PixelImage {
         let image = PixelImage(width: Int(png.width), height: Int(png.height), format: .argb8888)
         guard png_image_finish_read(&png, nil, image.bits, Int32(image.stride), nil) != 0 else {
             throw PNGError(path: path, reason: "cannot decode PNG: \(libpngMessage(&png))")
-        }
-        return image
-    }
-}
-
-extension PixelImage {
-    /// Reads a binary PPM (P6, maxval 255), as qemu's `screendump` writes.
-    public static func readPPM(from path: String) throws(PNGError) -> PixelImage {
-        let bytes: [UInt8]
-        do { bytes = try Files.read(path) } catch { throw PNGError(path: path, reason: "\(error)") }
-        var i = 0
-        func token() -> String {
-            while i < bytes.count {
-                if bytes[i] == UInt8(ascii: "#") {
-                    while i < bytes.count && bytes[i] != 10 { i += 1 }
-                } else if bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9 {
-                    i += 1
-                } else {
-                    break
-                }
-            }
-            let start = i
-            while i < bytes.count && !(bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9) { i += 1 }
-            return String(decoding: bytes[start..<i], as: UTF8.self)
-        }
-        guard token() == "P6", let w = Int(token()), let h = Int(token()), token() == "255", w > 0, h > 0, w <= 16384, h <= 16384 else {
-            throw PNGError(path: path, reason: "not a P6 PPM with maxval 255")
-        }
-        i += 1
-        guard bytes.count - i >= w * h * 3 else { throw PNGError(path: path, reason: "PPM data is short") }
-        let image = PixelImage(width: w, height: h)
-        for y in 0..<h {
-            let row = (image.bits + y * image.stride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<w {
-                let o = i + (y * w + x) * 3
-                row[x] = 0xFF00_0000 | UInt32(bytes[o]) << 16 | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2])
-            }
         }
         return image
     }

@@ -46,6 +46,24 @@ enum SessionEnd: CustomStringConvertible {
     }
 }
 
+/// An app's round trips: the last `sync` serial it answered, and when (monotonic ns); one that
+/// missed a round trip is no longer waited for (a scenario then costs one timeout, not one per
+/// frame).
+struct RoundTripState {
+    var answered: UInt32 = 0
+    var answeredAt: UInt64 = 0
+    var unresponsive = false
+}
+
+/// An app's Picture in Picture: the buffer its window shows while one is open, whether it waits
+/// for the frame that shows it, and whether the app may open one although it is not the
+/// primary (it was the primary when it went to the background).
+struct PiPSurfaceState {
+    var surface: CommittedSurface?
+    var frameDonePending = false
+    var eligible = false
+}
+
 /// A connected client. Confined to the compositor's thread.
 final class ClientSession {
     let id: ClientID
@@ -67,12 +85,8 @@ final class ClientSession {
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
     var snapshots: [HeldImage] = [] { didSet { updateContent() } }
-    /// The last `sync` serial answered, and when (monotonic ns).
-    var syncAnswered: UInt32 = 0
-    var syncAnsweredAt: UInt64 = 0
-    /// Missed a round trip: no longer waited for (a scenario then costs one timeout, not one
-    /// per frame).
-    var unresponsive = false
+    /// Its round trips: the last `sync` answered.
+    var roundTrip = RoundTripState()
     /// The status bar style the app asked for (used while it is primary).
     var statusBarStyle: StatusBarStyle = .dark
     /// A label for messages: the launch name or the hello name.
@@ -104,12 +118,8 @@ final class ClientSession {
         }
     }
     private(set) var tint: RGB?
-    /// The buffer shown in the app's Picture in Picture window, while one is open.
-    var pipSurface: CommittedSurface?
-    var pipFrameDonePending = false
-    /// Whether the app may open Picture in Picture although it is not the primary: it was the
-    /// primary when it went to the background.
-    var pipEligible = false
+    /// Its Picture in Picture window's surface, and whether it may open one.
+    var pip = PiPSurfaceState()
     /// The app's buffer objects.
     var buffers = BufferTable()
     var frameDonePending = false
@@ -163,7 +173,7 @@ final class ClientSession {
     /// The pixels of an image this session holds.
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
-        if let s = pipSurface, s.image.ref.id == ref.id { return s.image.pixels }
+        if let s = pip.surface, s.image.ref.id == ref.id { return s.image.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels
     }
 
@@ -222,13 +232,13 @@ final class ClientSession {
 
     /// Shows `image` in the Picture in Picture window; the buffer it replaces is released.
     func showPiP(_ image: HeldImage, damage: [Rect]) {
-        replace(&pipSurface, with: image, serial: ackedSerial ?? 0, damage: damage)
+        replace(&pip.surface, with: image, serial: ackedSerial ?? 0, damage: damage)
     }
 
     /// The Picture in Picture window closed: its buffer is released.
     func hidePiP() {
-        pipFrameDonePending = false
-        empty(&pipSurface)
+        pip.frameDonePending = false
+        empty(&pip.surface)
     }
 
     /// The compositor's commit count at this app's last commit (either surface).

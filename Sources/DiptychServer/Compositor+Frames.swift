@@ -65,7 +65,7 @@ extension Compositor {
     private func framePending(_ graph: SceneGraph) -> Bool {
         graph.contains { n in
             guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
-            if case .pip = n.key { return c.pipFrameDonePending }
+            if case .pip = n.key { return c.pip.frameDonePending }
             return c.frameDonePending
         }
     }
@@ -141,7 +141,7 @@ extension Compositor {
         let atFlip = virtualTime == nil && backend.reportsPresentation
         if atFlip { main.awaitFlip(telling: []) } else { observer.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
         // Apps that wait for one (most frames of a settle have none).
-        guard clients.all.contains(where: { $0.frameDonePending || $0.pipFrameDonePending }) else { return result }
+        guard clients.all.contains(where: { $0.frameDonePending || $0.pip.frameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.
         var shownTo: [ClientID] = []
         for p in presentedPanes {
@@ -150,8 +150,8 @@ extension Compositor {
             shownTo.append(c.id)
         }
         for w in desk.pip.windows {
-            guard let c = session(w.app), c.pipFrameDonePending, c.lastCommit <= main.shownCommits else { continue }
-            c.pipFrameDonePending = false
+            guard let c = session(w.app), c.pip.frameDonePending, c.lastCommit <= main.shownCommits else { continue }
+            c.pip.frameDonePending = false
             if !shownTo.contains(c.id) { shownTo.append(c.id) }
         }
         // Live on a panel the frame reaches the screen at its flip: the apps hear then, with

@@ -195,15 +195,15 @@ extension Compositor {
     @discardableResult
     public func roundTrip(timeoutMilliseconds: Int = 5000) throws -> Bool {
         let serial = clients.newSync()
-        let targets = clients.all.filter { $0.name != nil && !$0.unresponsive }.map(\.id)
+        let targets = clients.all.filter { $0.name != nil && !$0.roundTrip.unresponsive }.map(\.id)
         clients.roundTripStarted(at: MonotonicClock.nanoseconds)
         for id in targets { if let c = clients[id] { send(.sync(serial: serial, time: now), to: c) } }
         let answered = try run(timeoutMilliseconds: timeoutMilliseconds) {
-            targets.allSatisfy { id in clients[id].map { $0.syncAnswered == serial } ?? true }
+            targets.allSatisfy { id in clients[id].map { $0.roundTrip.answered == serial } ?? true }
         }
         for id in targets {
-            guard let c = clients[id], c.syncAnswered != serial else { continue }
-            c.unresponsive = true
+            guard let c = clients[id], c.roundTrip.answered != serial else { continue }
+            c.roundTrip.unresponsive = true
             logger.warning("client error: no answer to a round trip (sync) within the time allowed; not waiting for it again. An app answers each sync with syncDone after handling the events before it (DiptychClient does it in nextEvent and pollEvent)", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
         }
         return answered
@@ -212,7 +212,7 @@ extension Compositor {
     /// Each app's answer time in the last round trip (label, start and end in monotonic ns).
     public var lastRoundTrip: [(label: String, start: UInt64, end: UInt64)] {
         clients.all.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {
-            ($0.label, clients.roundTripStart, max(clients.roundTripStart, $0.syncAnsweredAt))
+            ($0.label, clients.roundTripStart, max(clients.roundTripStart, $0.roundTrip.answeredAt))
         }
     }
 }

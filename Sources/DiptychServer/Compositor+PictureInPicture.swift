@@ -17,7 +17,7 @@ extension Compositor {
     /// The windows as drawn at `now`, bottom to top.
     var floatingWindows: [FloatingWindow] {
         desk.pip.frames(in: pipSpace, at: now).compactMap { w in
-            session(w.app)?.pipSurface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) }
+            session(w.app)?.pip.surface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) }
         }
     }
 
@@ -26,7 +26,7 @@ extension Compositor {
 
     /// Whether an app may open a window: the primary, or the app that was primary when it
     /// left the screen (iOS's automatic invocation, in answer to `didEnterBackground`).
-    func mayOpenPiP(_ c: ClientSession) -> Bool { c.admitted && (desk.shell.primary == c.app || c.pipEligible) }
+    func mayOpenPiP(_ c: ClientSession) -> Bool { c.admitted && (desk.shell.primary == c.app || c.pip.eligible) }
 
     /// Keeps each app's eligibility up to date after the roles change: the primary is
     /// eligible, an app shown as the secondary is not, an app in the background keeps what it
@@ -34,9 +34,9 @@ extension Compositor {
     func updatePiPEligibility() {
         for c in clients.all where c.admitted {
             if desk.shell.primary == c.app {
-                c.pipEligible = true
+                c.pip.eligible = true
             } else if desk.shell.pane(of: c.app) != nil {
-                c.pipEligible = false
+                c.pip.eligible = false
             }
         }
     }
@@ -49,7 +49,7 @@ extension Compositor {
         if let why = PictureInPicture.refusal(bufferSize: size, longestSide: max(screen.width, screen.height)) {
             throw ProtocolError(.badDimensions, why)
         }
-        if c.pipSurface == nil {
+        if c.pip.surface == nil {
             guard mayOpenPiP(c) else {
                 throw ProtocolError(.notPrimary, "pipCommit: only the primary app may open Picture in Picture")
             }
@@ -58,7 +58,7 @@ extension Compositor {
         desk.showPiP(c.app, bufferSize: size)
         c.showPiP(hold(buffer), damage: bufferDamage)
         c.lastCommit = clients.stampCommit()
-        c.pipFrameDonePending = true
+        c.pip.frameDonePending = true
         // A buffer of a new size is repainted whole by the scene's change (the damage tracker
         // compares sizes); its commit damage adds nothing then.
         if let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }

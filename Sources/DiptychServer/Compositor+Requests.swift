@@ -61,8 +61,8 @@ extension Compositor {
             let current = pane.frame.height == layout.screen.height
             c.takeSnapshot(hold(buffer), duringDrag: desk.shell.drag != nil && current)
         case .syncDone(let serial):
-            c.syncAnswered = serial
-            c.syncAnsweredAt = MonotonicClock.nanoseconds
+            c.roundTrip.answered = serial
+            c.roundTrip.answeredAt = MonotonicClock.nanoseconds
         case .statusBarStyle(let style):
             try setStatusBarStyle(style, from: c)
         case .pipCommit(let id, let bufferDamage):

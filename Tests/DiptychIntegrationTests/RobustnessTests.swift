@@ -52,11 +52,11 @@ struct RobustnessTests {
 
     /// 1000 connect/hello/configure/commit/disconnect cycles leave the descriptor count
     /// unchanged and the resident size within a few MB; 10,000 frames of an app drawing every
-    /// frame hold steady too. Measured in a process of its own (`diptych soak`), so no other
+    /// frame hold steady too. Measured in a process of its own (`diptych-test-tools soak`), so no other
     /// test disturbs the figures.
     @Test func connectCyclesAndLongRunsLeakNothing() throws {
         let dir = Harness.temporaryDirectory("soak")
-        let r = try Harness.run([Harness.diptych, "soak", "--dir", dir, "--cycles", "1000", "--frames", "10000"], timeoutMilliseconds: 300_000)
+        let r = try Harness.run([Harness.testTools, "soak", "--dir", dir, "--cycles", "1000", "--frames", "10000"], timeoutMilliseconds: 300_000)
         #expect(r.status == 0, "\(r.stderr)")
         let j = try JSONValue.parse(r.stdout.trimmingNewline)
         let cycleFDs = j["cycle_fds"]?.arrayValue?.compactMap(\.intValue) ?? []

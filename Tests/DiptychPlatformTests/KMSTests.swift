@@ -5,6 +5,7 @@ import DiptychCore
 import DiptychDRM
 import DiptychImage
 import Logging
+import DiptychTestSupport
 import Testing
 
 struct KMSPlannerTests {

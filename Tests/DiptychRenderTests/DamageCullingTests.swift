@@ -6,6 +6,7 @@ import DiptychCore
 import DiptychDemoKit
 import DiptychImage
 import DiptychRender
+import DiptychTestSupport
 import Testing
 
 struct DamageCullingTests {

@@ -5,6 +5,7 @@
 import DiptychCore
 import DiptychImage
 import DiptychRender
+import DiptychTestSupport
 import Testing
 
 /// A deterministic picture with what scaling must keep: flat areas, 1 px lines, a checkerboard

@@ -7,6 +7,7 @@ import DiptychImage
 import DiptychLinux
 import DiptychRender
 import DiptychText
+import DiptychTestSupport
 import Testing
 
 private let fontInstalled = FontFiles.candidates.contains { Files.exists($0) }

@@ -22,6 +22,8 @@ public enum Harness {
     public static var demo: String { binDirectory + "/diptych-demo" }
     /// The test-only client that breaks the protocol on purpose (`Tests/Misbehave`).
     public static var misbehave: String { binDirectory + "/diptych-misbehave" }
+    /// KMS state, image comparison, a uinput touchscreen, the soak run (`Tests/TestTools`).
+    public static var testTools: String { binDirectory + "/diptych-test-tools" }
 
     private static let created = Mutex<[String]>([])
 

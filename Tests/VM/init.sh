@@ -24,7 +24,7 @@ printf '[Diptych test pen]\nMatchUdevType=tablet\nAttrTabletSmoothing=0\n' > /et
 second=/sys/class/drm/card0-Virtual-2/status
 echo on > "$second" || echo "VM: cannot force $second on"
 sleep 1
-/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-before.txt
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-before.txt
 for s in drag palm; do
   /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/$s.json \
       --out /out/$s --input-via-uinput --capture-sync /out/sync/$s > /out/$s.stdout 2> /out/$s.stderr
@@ -37,22 +37,22 @@ DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --m
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
 sleep 4
-/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-during.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-during.txt 2>&1
 # Hotplug: force the connector off and on again (a real kernel hotplug uevent each time).
 status=$(ls -d /sys/class/drm/card0-*/status | head -1)
 echo "VM: hotplug through $status"
 echo off > "$status"; sleep 2
 cat "$status"
 echo on > "$status"; sleep 3
-/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-replugged.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-replugged.txt 2>&1
 # The second screen's connector off and on again.
 echo off > "$second"; sleep 2
 echo on > "$second"; sleep 3
-/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-replugged2.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-replugged2.txt 2>&1
 kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc
-/bin/diptych kms-state --card /dev/dri/card0 > /out/crtc-after.txt
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-after.txt
 # Pen-to-screen latency on real page flips: frames composed at the repaint deadline, shown at the
 # flip they aimed at, with the window and as soon as ready in the same run.
 /bin/diptych profile --workload latency --card /dev/dri/card0 --mode 1024x768 --frames 60 --pen-hz 60 --json \
@@ -70,7 +70,7 @@ mkdir -p -m 0700 /tmp/kiosk /tmp/kiosk-run && chown 1000:1000 /tmp/kiosk /tmp/ki
 mkdir -p /out/kiosk && chmod 0777 /out/kiosk /out/sync/kiosk
 # A touchscreen made by root (0600 root): the kiosk reads it only through the seat; it is
 # tapped on the secondary's pane once the compositor runs.
-/bin/diptych uinput-tap --node-file /tmp/touch-node --delay-ms 3500 --at 900,300 &
+/bin/diptych-test-tools uinput-tap --node-file /tmp/touch-node --delay-ms 3500 --at 900,300 &
 for i in $(seq 1 50); do [ -s /tmp/touch-node ] && break; sleep 0.1; done
 ls -l "$(cat /tmp/touch-node)" > /out/kiosk-input-device.txt
 cat > /tmp/kiosk.sh <<KIOSK
@@ -85,15 +85,15 @@ chmod 755 /tmp/kiosk.sh
 su -s /bin/sh kiosk -c /tmp/kiosk.sh > /out/kiosk.stdout 2> /out/kiosk.stderr &
 kpid=$!
 sleep 5
-/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-during.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-during.txt 2>&1
 capture() { echo 0 > /out/sync/kiosk/$1.png.ready; while [ ! -e /out/sync/kiosk/$1.png.done ]; do sleep 0.2; done; }
 flips() { grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null || echo 0; }
 chvt 2; sleep 2
-/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
 a=$(flips); sleep 2; b=$(flips); echo $((b - a)) > /out/kiosk-flips-away.txt
 chvt 1; sleep 3
 a=$(flips); sleep 1; b=$(flips); echo $((b - a)) > /out/kiosk-flips-back.txt
-/bin/diptych kms-state --card /dev/dri/card0 > /out/kiosk-crtc-back.txt 2>&1
+/bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-back.txt 2>&1
 capture back
 grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-before.txt
 for d in /proc/[0-9]*; do grep -q 993366 $d/cmdline 2>/dev/null && grep -q diptych-demo $d/cmdline 2>/dev/null && kill -9 ${d#/proc/}; done

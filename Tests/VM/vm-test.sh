@@ -45,6 +45,7 @@ fi
 step "building static binaries"
 swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych >/dev/null
 swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych-demo >/dev/null
+swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych-test-tools >/dev/null
 BIN=$(swift build --static-swift-stdlib --scratch-path "$WORK/swift" --show-bin-path)
 
 # 4. The initramfs.
@@ -53,12 +54,12 @@ IR=$WORK/initramfs
 rm -rf "$IR" && mkdir -p "$IR"/{bin,sbin,usr/bin,lib64,lib/x86_64-linux-gnu,usr/lib/x86_64-linux-gnu,modules,vm,usr/share,etc,out,run,tmp,proc,sys,dev}
 cp /bin/busybox "$IR/bin/busybox"
 for a in $("$IR/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$IR/bin/$a"; done
-cp "$BIN/diptych" "$BIN/diptych-demo" "$IR/bin/"
+cp "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" "$IR/bin/"
 # seatd, for the kiosk run as an ordinary user; a user and the groups it runs in.
 cp /usr/sbin/seatd "$IR/bin/seatd"
 printf 'root:x:0:0:root:/root:/bin/sh\nkiosk:x:1000:1000:kiosk:/tmp/kiosk:/bin/sh\n' > "$IR/etc/passwd"
 printf 'root:x:0:\nvideo:x:44:kiosk\nkiosk:x:1000:\n' > "$IR/etc/group"
-for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" /usr/sbin/seatd | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" /usr/sbin/seatd | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
   mkdir -p "$IR$(dirname "$lib")"
   cp -L "$lib" "$IR$lib"
 done
@@ -132,7 +133,7 @@ wait $QEMU || true
 # 6. The same scenarios headless on the host.
 step "checking"
 HOSTBIN=$(swift build --show-bin-path)
-[ -x "$HOSTBIN/diptych" ] || swift build >/dev/null
+[ -x "$HOSTBIN/diptych" ] && [ -x "$HOSTBIN/diptych-test-tools" ] || swift build >/dev/null
 for s in drag palm screen2; do
   [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
   "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
@@ -142,18 +143,18 @@ flips=$(grep -o '[0-9]* page flips completed' "$OUT/drag.stderr" | grep -o '^[0-
 grep -q 'page flips completed (atomic)' "$OUT/drag.stderr" || fail "virtio-gpu has atomic modesetting but the backend used: $(grep -o '([a-z]*)' "$OUT/drag.stderr")"
 step "atomic modeset and $flips page flips with events"
 for c in mid-drag after; do
-  "$HOSTBIN/diptych" compare "$OUT/drag-$c.png.ppm" "$WORK/host-drag/$c.png" --diff "$WORK/diff-drag-$c.png" || fail "readback of drag $c differs from the headless render"
+  "$HOSTBIN/diptych-test-tools" compare "$OUT/drag-$c.png.ppm" "$WORK/host-drag/$c.png" --diff "$WORK/diff-drag-$c.png" || fail "readback of drag $c differs from the headless render"
 done
 # libinput smooths tablet motion and scales pressure, so the pen's own stroke is not
 # pixel-identical to a scripted one; where the cancelled finger stroke would be, it must be.
-"$HOSTBIN/diptych" compare "$OUT/palm-after.png.ppm" "$WORK/host-palm/after.png" --region 100,220,500,160 --diff "$WORK/diff-palm.png" \
+"$HOSTBIN/diptych-test-tools" compare "$OUT/palm-after.png.ppm" "$WORK/host-palm/after.png" --region 100,220,500,160 --diff "$WORK/diff-palm.png" \
   || fail "palm: the cancelled finger stroke shows in the readback, or the frame differs from headless there"
 step "readbacks equal the headless renders (drag: whole frames; palm: the cancelled stroke's area)"
 grep -q 'second screen Virtual-2 800x600' "$OUT/screen2.stderr" || fail "second screen: no second output in 800x600: $(tail -3 "$OUT/screen2.stderr")"
 flips2=$(grep -o 'second screen [^:]*: [0-9]* page flips' "$OUT/screen2.stderr" | grep -o '[0-9]* page flips' | grep -o '^[0-9]*' || echo 0)
 [ "${flips2:-0}" -ge 10 ] || fail "second screen: only ${flips2:-0} page flips completed"
 for c in tv-main tv-screen2 mirror-main mirror-screen2; do
-  "$HOSTBIN/diptych" compare "$OUT/screen2-$c.png.ppm" "$WORK/host-screen2/$c.png" --diff "$WORK/diff-screen2-$c.png" \
+  "$HOSTBIN/diptych-test-tools" compare "$OUT/screen2-$c.png.ppm" "$WORK/host-screen2/$c.png" --diff "$WORK/diff-screen2-$c.png" \
     || fail "second screen: readback of $c differs from the headless render"
 done
 for r in primary secondary; do
@@ -220,7 +221,7 @@ cmp -s "$OUT/kiosk-crtc-away.txt" "$OUT/kiosk-crtc-back.txt" && fail "kiosk: aft
 # The primary draws a new frame after every frameDone (its frames show whether any was drawn
 # while away); the secondary's pane, still, is compared with the headless render.
 for c in back relaunched; do
-  "$HOSTBIN/diptych" compare "$OUT/kiosk-$c.png.ppm" "$WORK/host-kiosk.png" --region 712,0,312,768 --diff "$WORK/diff-kiosk-$c.png" \
+  "$HOSTBIN/diptych-test-tools" compare "$OUT/kiosk-$c.png.ppm" "$WORK/host-kiosk.png" --region 712,0,312,768 --diff "$WORK/diff-kiosk-$c.png" \
     || fail "kiosk: readback ($c) of the secondary's pane differs from the headless render"
 done
 [ "$(cat "$OUT/kiosk-flips-back.txt")" -gt 10 ] || fail "kiosk: the primary's frames did not resume after the return ($(cat "$OUT/kiosk-flips-back.txt"))"

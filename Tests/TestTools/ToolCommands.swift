@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
-// Hidden tools for the VM test: KMS state, image comparison, a uinput touchscreen.
+// Tools for the VM test: KMS state, image comparison, a uinput touchscreen.
 
 import ArgumentParser
 import DiptychCore
 import DiptychDRM
 import DiptychLinux
 import DiptychImage
+import DiptychTestSupport
 import DiptychInput
 import Glibc
 
 struct KMSStateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "kms-state", abstract: "Print each CRTC's framebuffer and mode state as JSON lines.", shouldDisplay: false)
+        commandName: "kms-state", abstract: "Print each CRTC's framebuffer and mode state as JSON lines.")
 
     @Option(help: "The DRM card.")
     var card: String = "/dev/dri/card0"
@@ -30,7 +31,7 @@ struct KMSStateCommand: ParsableCommand {
 
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "compare", abstract: "Compare two images (PNG or PPM) per channel; exit 1 if they differ.", shouldDisplay: false)
+        commandName: "compare", abstract: "Compare two images (PNG or PPM) per channel; exit 1 if they differ.")
 
     @Argument var first: String
     @Argument var second: String
@@ -71,7 +72,7 @@ struct CompareCommand: ParsableCommand {
 /// the seat.
 struct UinputTapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "uinput-tap", abstract: "Create a uinput touchscreen, name it in FILE, tap it after a delay (tests).", shouldDisplay: false)
+        commandName: "uinput-tap", abstract: "Create a uinput touchscreen, name it in FILE, tap it after a delay (tests).")
 
     @Option(help: "Write the touchscreen's device node here.")
     var nodeFile: String

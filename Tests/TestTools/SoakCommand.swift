@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `diptych soak` (hidden): leak and soak checks in a process of their own, so nothing else
+// `diptych-test-tools soak`: leak and soak checks in a process of their own, so nothing else
 // disturbs the descriptor count or the resident size they measure.
 
 import ArgumentParser
@@ -13,7 +13,7 @@ import Logging
 
 struct SoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "soak", abstract: "Measure descriptors and resident size across connect cycles and frames.", shouldDisplay: false)
+        commandName: "soak", abstract: "Measure descriptors and resident size across connect cycles and frames.")
 
     @Option(help: "Connect/hello/configure/commit/disconnect cycles.")
     var cycles: Int = 1000
@@ -23,6 +23,9 @@ struct SoakCommand: ParsableCommand {
 
     @Option(help: "A folder for the socket.")
     var dir: String
+
+    @Option(help: "The demo client (default: diptych-demo beside this program).")
+    var demo: String?
 
     static func descriptors() -> Int {
         guard let d = opendir("/proc/self/fd") else { return -1 }
@@ -66,7 +69,8 @@ struct SoakCommand: ParsableCommand {
             let small = CompositorConfiguration(profile: try DeviceProfile.named("320x240@1"), orientation: .landscape, arrangement: .full, listen: false)
             let f = try Compositor(configuration: small, logger: quiet)
             f.admitsAtHello = false
-            try f.launch(Apps.demoCommand(.pattern(RGB(red: 0x12, green: 0x34, blue: 0x56)), eventLog: nil) + ["--animate"], role: .primary, label: "busy")
+            let beside = CommandLine.arguments[0].split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            try f.launch([demo ?? (beside.isEmpty ? "diptych-demo" : beside + "/diptych-demo"), "pattern:#123456", "--animate"], role: .primary, label: "busy")
             f.virtualTime = 0
             try f.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
             let driver = FrameDriver(compositor: f)

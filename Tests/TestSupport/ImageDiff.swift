@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Image comparison for golden tests, in the style of Weston's test suite: per-channel
-// tolerance, and a diff image (matching pixels dimmed to grey, differing pixels red).
+// tolerance, and a diff image (matching pixels dimmed to grey, differing pixels red); and the
+// PPM reader for qemu's screen dumps in the VM test.
 
 import DiptychCore
+import DiptychImage
+import DiptychLinux
 import Glibc
 
 /// The result of comparing two images.
@@ -31,8 +34,8 @@ extension PixelImage {
         var first: (Int, Int)?
         // First pass without allocation: channel differences with plain integer operations.
         for y in 0..<height {
-            let a = (bits + y * stride).assumingMemoryBound(to: UInt32.self)
-            let b = (expected.bits + y * expected.stride).assumingMemoryBound(to: UInt32.self)
+            let a = (bytes + y * stride).assumingMemoryBound(to: UInt32.self)
+            let b = (expected.bytes + y * expected.stride).assumingMemoryBound(to: UInt32.self)
             for x in 0..<width {
                 let p = a[x], q = b[x]
                 if (p ^ q) & 0x00FF_FFFF == 0 { continue }
@@ -48,9 +51,9 @@ extension PixelImage {
         if count > 0 {
             let image = PixelImage(width: width, height: height)
             for y in 0..<height {
-                let b = (expected.bits + y * expected.stride).assumingMemoryBound(to: UInt32.self)
-                let a = (bits + y * stride).assumingMemoryBound(to: UInt32.self)
-                let out = (image.bits + y * image.stride).assumingMemoryBound(to: UInt32.self)
+                let b = (expected.bytes + y * expected.stride).assumingMemoryBound(to: UInt32.self)
+                let a = (bytes + y * stride).assumingMemoryBound(to: UInt32.self)
+                let out = (image.bytes + y * image.stride).assumingMemoryBound(to: UInt32.self)
                 for x in 0..<width {
                     let q = b[x]
                     if channelDifference(a[x], q) > tolerance {
@@ -76,27 +79,38 @@ private func channelDifference(_ p: UInt32, _ q: UInt32) -> Int {
 }
 
 extension PixelImage {
-    /// The peak signal-to-noise ratio of this image against `reference` (same size) over the
-    /// red, green and blue channels, in dB; 99 for identical images.
-    /// `within` limits it to some rectangles (non-overlapping).
-    public func psnr(against reference: PixelImage, within: [Rect]? = nil) -> Double {
-        precondition(width == reference.width && height == reference.height)
-        let bounds = Rect(x: 0, y: 0, width: width, height: height)
-        var squares = 0.0, count = 0
-        for rect in (within ?? [bounds]).compactMap({ $0.intersection(bounds) }) {
-            for y in rect.minY..<rect.maxY {
-                for x in rect.minX..<rect.maxX {
-                    let p = pixel(x: x, y: y), q = reference.pixel(x: x, y: y)
-                    for shift: UInt32 in [0, 8, 16] {
-                        let d = Double(Int((p >> shift) & 0xFF) - Int((q >> shift) & 0xFF))
-                        squares += d * d
-                    }
+    /// Reads a binary PPM (P6, maxval 255), as qemu's `screendump` writes.
+    public static func readPPM(from path: String) throws(PNGError) -> PixelImage {
+        let bytes: [UInt8]
+        do { bytes = try Files.read(path) } catch { throw PNGError(path: path, reason: "\(error)") }
+        var i = 0
+        func token() -> String {
+            while i < bytes.count {
+                if bytes[i] == UInt8(ascii: "#") {
+                    while i < bytes.count && bytes[i] != 10 { i += 1 }
+                } else if bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9 {
+                    i += 1
+                } else {
+                    break
                 }
             }
-            count += rect.width * rect.height
+            let start = i
+            while i < bytes.count && !(bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9) { i += 1 }
+            return String(decoding: bytes[start..<i], as: UTF8.self)
         }
-        guard count > 0 else { return 99 }
-        let mse = squares / Double(count * 3)
-        return mse == 0 ? 99 : min(99, 10 * log10(255 * 255 / mse))
+        guard token() == "P6", let w = Int(token()), let h = Int(token()), token() == "255", w > 0, h > 0, w <= 16384, h <= 16384 else {
+            throw PNGError(path: path, reason: "not a P6 PPM with maxval 255")
+        }
+        i += 1
+        guard bytes.count - i >= w * h * 3 else { throw PNGError(path: path, reason: "PPM data is short") }
+        let image = PixelImage(width: w, height: h)
+        for y in 0..<h {
+            let row = (image.bytes + y * image.stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<w {
+                let o = i + (y * w + x) * 3
+                row[x] = 0xFF00_0000 | UInt32(bytes[o]) << 16 | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2])
+            }
+        }
+        return image
     }
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The KMS output: one connector, its CRTC, two dumb buffers the renderer draws into directly
+// A KMS output: one connector, its CRTC, two dumb buffers the renderer draws into directly
 // (each repainted by its age), page flips paced by the kernel's events, and the CRTC put back
-// on exit. A second output on the same card (a second screen) shares the device: the first
-// output holds DRM master and the card's descriptor, and hands the second its flip events.
+// on exit. The card (`DRMCard`: the device, DRM master, hotplug events, whose flip each event
+// is) may drive a second output (a second screen); the first output watches the card's
+// descriptors for both.
 
 import DiptychCore
 import DiptychImage
@@ -12,7 +13,9 @@ import Logging
 
 /// An output on a KMS device. Confined to the compositor's thread.
 public final class DRMBackend: OutputBackend {
-    public let device: any KMSDevice
+    /// The card it is on.
+    public let card: DRMCard
+    public var device: any KMSDevice { card.device }
     public let connector: ConnectorInfo
     public let mode: DisplayMode
     public let crtc: UInt32
@@ -36,25 +39,27 @@ public final class DRMBackend: OutputBackend {
     private var pendingToken: UInt64 = 0
     private let logger: Logger
     private var restored = false
-    /// The kernel's drm uevents (nil where udev cannot give them: the poll still catches changes).
-    private let hotplug: HotplugMonitor?
-    /// Whether this output is a second one on a card whose first output holds master.
+    /// Whether this output is a second one on its card (the first watches the card).
     public let isSecond: Bool
-    /// The second output on the same card, which gets its flip events from this one.
-    private weak var sibling: DRMBackend?
 
-    /// Takes the first connected connector (or the one named), its mode (preferred or
-    /// `requested`) and a CRTC, and shows a black frame. With `first`, the output is a second
-    /// one on that output's card: another connected connector and another CRTC, the device
-    /// and its master shared.
-    public init(device: any KMSDevice, requestedMode: ModeRequest? = nil, logger: Logger, secondTo first: DRMBackend? = nil) throws {
-        self.device = device
+    /// On a card of its own made from `device`: takes the first connected connector, its mode
+    /// (preferred or `requested`) and a CRTC, and shows a black frame. With `first`, the output
+    /// is a second one on that output's card: another connected connector and another CRTC.
+    public convenience init(device: any KMSDevice, requestedMode: ModeRequest? = nil, logger: Logger, secondTo first: DRMBackend? = nil) throws {
+        try self.init(card: first?.card ?? DRMCard(device: device, logger: logger), requestedMode: requestedMode, logger: logger)
+    }
+
+    /// The next output on `card`: a connected connector that no output of the card drives, its
+    /// mode (preferred or `requested`) and a free CRTC, showing a black frame.
+    public init(card: DRMCard, requestedMode: ModeRequest? = nil, logger: Logger) throws {
+        self.card = card
         self.logger = logger
+        let first = card.firstOutput
         isSecond = first != nil
-        nextToken = first == nil ? 1 : 1 << 40
-        if first == nil { try device.becomeMaster() }
+        nextToken = card.tokenBase(forOutput: card.outputCount)
+        let device = card.device
         func giveUp(_ why: String) -> KMSError {
-            if first == nil { device.dropMaster() }
+            if first == nil { card.release() }
             return KMSError(why)
         }
         let res = try device.resources()
@@ -95,41 +100,22 @@ public final class DRMBackend: OutputBackend {
             try device.setCRTC(crtcID, framebuffer: buffers[0].framebuffer, connector: c.id, modeIndex: m.index)
         }
         atomicPlane = plane
-        if first != nil {
-            hotplug = nil
-        } else {
-            do { hotplug = try HotplugMonitor() } catch {
-                hotplug = nil
-                logger.warning("no hotplug events; polling the connector only", metadata: ["error": "\(error)"])
-            }
-        }
-        first?.sibling = self
+        card.attach(self)
         logger.info(first == nil ? "modeset" : "modeset of the second screen", metadata: ["drm.connector": "\(c.name)", "drm.crtc": "\(crtcID)", "output.mode": "\(m)", "drm.api": "\(plane == nil ? "legacy" : "atomic")"])
     }
 
     deinit { restore() }
 
     /// The first output watches the card; a second one shares its descriptors.
-    public var eventDescriptors: [Int32] { isSecond ? [] : [device.descriptor] + (hotplug.map { [$0.descriptor] } ?? []) }
+    public var eventDescriptors: [Int32] { isSecond ? [] : card.descriptors }
 
-    /// Page flips on the device's descriptor (a second output's are handed to it); connector
-    /// changes on the hotplug monitor's.
+    /// Page flips on the device's descriptor (each handed to the output that queued it: this
+    /// one's become events); connector changes on the hotplug monitor's.
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] {
-        if descriptor == device.descriptor {
-            var events: [OutputEvent] = []
-            for (token, time) in device.readEvents() {
-                if flipCompleted(token) {
-                    events.append(.frameDone(nanoseconds: time))
-                } else {
-                    _ = sibling?.flipCompleted(token)
-                }
-            }
-            return events
-        }
-        guard let hotplug, descriptor == hotplug.descriptor else { return [] }
-        let changed = hotplug.drain()
-        logger.debug("hotplug event", metadata: ["drm.change": "\(changed)"])
-        return changed ? rescan() + [.connectorsChanged] : []
+        let (mine, hotplug) = card.dispatch(descriptor, for: self)
+        var events = mine.map { OutputEvent.frameDone(nanoseconds: $0) }
+        if hotplug { events += rescan() + [.connectorsChanged] }
+        return events
     }
 
     /// A flip with `token` completed: whether it was this output's pending one.
@@ -184,7 +170,7 @@ public final class DRMBackend: OutputBackend {
     public func suspend() {
         suspended = true
         flipPending = false
-        sibling?.suspend()
+        if !isSecond { card.others(than: self).forEach { $0.suspend() } }
     }
 
     /// The session is back: the card is ours again, the mode is set again (the console may have
@@ -192,7 +178,7 @@ public final class DRMBackend: OutputBackend {
     public func resume() -> [OutputEvent] {
         guard suspended else { return [] }
         suspended = false
-        sibling.map { _ = $0.resume() }
+        if !isSecond { card.others(than: self).forEach { _ = $0.resume() } }
         guard connected else { return [] }
         do {
             try device.becomeMaster()
@@ -253,6 +239,6 @@ public final class DRMBackend: OutputBackend {
             logger.warning("system error: cannot restore the CRTC", metadata: ["error": "\(error)"])
         }
         for b in buffers { device.destroyScanoutBuffer(b) }
-        if !isSecond { device.dropMaster() }
+        if !isSecond { card.release() }
     }
 }

@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychOutput", "DiptychSeat",
                 argumentParser, logging,
             ]),
         // The client library in C (libc only): the web client's, and any C app's.
@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "diptych-test-tools",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychOutput",
                 "DiptychTestSupport", argumentParser, logging,
             ],
             path: "Tests/TestTools"),

@@ -27,12 +27,6 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The display mode WxH or WxH@Hz (default: the connector's preferred mode).")
     var mode: String?
 
-    @Flag(help: ArgumentHelp("Play a scenario's touch and pen steps through uinput devices and libinput (a VM test).", visibility: .hidden))
-    var inputViaUinput = false
-
-    @Option(help: ArgumentHelp("Before each scenario capture, write DIR/NAME.ready and wait for DIR/NAME.done (a host reading the screen back).", visibility: .hidden))
-    var captureSync: String?
-
     /// The seat the card and the input devices are opened through, when the DRM
     /// backend may be used. As root without a seat manager the devices are opened directly
     /// (said once); anyone else gets an error naming what is missing.
@@ -297,50 +291,6 @@ struct RunCommand: ParsableCommand {
         player.battery = battery
         player.backend = drm
         player.secondBackend = second
-        var injector: UinputInjector?
-        if inputViaUinput {
-            let panel = drm?.size ?? scenario.emulateOn ?? scenario.profile.pixelSize(scenario.orientation)
-            let devices = try UinputInjector(panel: panel)
-            injector = devices
-            let context = try LibinputContext()
-            try context.addDevice(devices.touchNode)
-            try context.addDevice(devices.penNode)
-            var translator = InputTranslator(panel: panel)
-            _ = context.read()
-            devices.announcePen()
-            usleep(100_000)
-            _ = context.read()
-            player.inputFilter = { input in
-                devices.inject(input)
-                var out: [PanelInput] = []
-                let deadline = MonotonicClock.milliseconds + 2000
-                while out.isEmpty && MonotonicClock.milliseconds < deadline {
-                    var pfd = pollfd(fd: context.descriptor, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&pfd, 1, 100)
-                    for raw in context.read() { out += translator.translate(raw) }
-                }
-                // Slots become the scenario's touch ids again.
-                if case .touch(let id, _, _, _) = input {
-                    out = out.map { e in
-                        if case .touch(_, let phase, let x, let y) = e { return .touch(id: id, phase: phase, x: x, y: y) }
-                        return e
-                    }
-                }
-                return out
-            }
-        }
-        defer { _ = injector }
-        if let sync = captureSync {
-            player.captureHook = { name, screen in
-                // The host reads back the head the file names (0: the main screen).
-                try Files.writeAtomically("\(sync)/\(name).ready", bytes: Array("\(screen - 1)".utf8))
-                let deadline = MonotonicClock.milliseconds + 120_000
-                while !Files.exists("\(sync)/\(name).done") {
-                    if MonotonicClock.milliseconds > deadline { throw RuntimeFailure("no \(sync)/\(name).done within 120 s") }
-                    usleep(10_000)
-                }
-            }
-        }
         let captures: [String]
         do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }

@@ -26,13 +26,17 @@ echo on > "$second" || echo "VM: cannot force $second on"
 sleep 1
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-before.txt
 for s in drag palm; do
-  /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/$s.json \
+  /bin/diptych-test-tools play /vm/$s.json --card /dev/dri/card0 --mode 1024x768 \
       --out /out/$s --input-via-uinput --capture-sync /out/sync/$s > /out/$s.stdout 2> /out/$s.stderr
   echo $? > /out/$s.rc
 done
-/bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/screen2.json \
+/bin/diptych-test-tools play /vm/screen2.json --card /dev/dri/card0 --mode 1024x768 \
     --out /out/screen2 --capture-sync /out/sync/screen2 > /out/screen2.stdout 2> /out/screen2.stderr
 echo $? > /out/screen2.rc
+# The production command on the same card: the drag scenario's steps given directly.
+/bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/drag.json \
+    --out /out/drag-run > /out/drag-run.stdout 2> /out/drag-run.stderr
+echo $? > /out/drag-run.rc
 DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' \
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!

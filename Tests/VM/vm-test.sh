@@ -174,7 +174,12 @@ if a != b:
 if ("touch", 1, "cancel") not in a or any(e[1] == 2 for e in a):
     print("palm rejection did not cancel finger 1 and hold off finger 2"); sys.exit(1)
 PY
-step "event logs match (drag byte for byte; palm rejection phases through real libinput)"
+[ "$(cat "$OUT/drag-run.rc")" = 0 ] || fail "diptych run --scenario on DRM exited $(cat "$OUT/drag-run.rc"): $(tail -3 "$OUT/drag-run.stderr")"
+for r in primary secondary; do
+  cmp -s "$OUT/drag-run/events-$r.jsonl" "$WORK/host-drag/events-$r.jsonl" || fail "diptych run --scenario on DRM: $r event log differs from headless"
+done
+grep -q 'page flips completed (atomic)' "$OUT/drag-run.stderr" || fail "diptych run --scenario on DRM: no page flips: $(tail -2 "$OUT/drag-run.stderr")"
+step "event logs match (drag byte for byte, through the test tool and through diptych run; palm rejection phases through real libinput)"
 [ "$(cat "$OUT/sigterm.rc")" = 0 ] || fail "SIGTERM exit status $(cat "$OUT/sigterm.rc")"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-after.txt" || fail "the CRTC was not restored: before $(cat "$OUT/crtc-before.txt") after $(cat "$OUT/crtc-after.txt")"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-during.txt" && fail "the compositor never took the CRTC: $(cat "$OUT/crtc-during.txt")"

@@ -19,7 +19,8 @@ final class ClientConnection {
     private var assembler = MessageAssembler()
     /// Descriptors received and not yet claimed by a message; owned here.
     private var queuedDescriptors: [Int32] = []
-    private var outgoing: [UInt8] = []
+    /// The events queued and not yet written.
+    private var outgoing = OutgoingQueue()
     private var wantsWritable = false
     private let loop: Epoll
     /// Called once when the connection closes, with the reason.
@@ -50,24 +51,22 @@ final class ClientConnection {
     private(set) var messagesHandled = 0
     /// Called when descriptors were lost because the compositor's table is full.
     var onTableFull: () -> Void = {}
-    /// Called when bytes are queued for a connection that had none: the owner writes them
-    /// (`flush`) before it next waits, so that all the events of one turn of the loop go in
-    /// one write and wake the app once (as libwayland flushes its clients before polling).
-    var onQueued: () -> Void = {}
     /// Where the events written to the app are logged, one JSON line each (`sync` aside), as
     /// the demo apps log theirs: for an app that keeps no log of its own.
-    var eventLog: String?
-    /// Lines for `eventLog` of events queued and not yet written, each with where its event
-    /// ends in `outgoing`: a line goes to the log once its event is written, so the log says
-    /// what the app was sent (never an event replaced before it went).
-    private var unloggedLines: [(end: Int, line: String)] = []
-    /// Where the replaceable events (see `sendReplaceable`) lie in `outgoing`, while unwritten.
-    private var replaceable: Range<Int>?
+    var eventLog: String? {
+        get { outgoing.eventLog }
+        set { outgoing.eventLog = newValue }
+    }
     /// Called when the replaceable events begin to be written (they can no longer be replaced).
     var onReplaceableWritten: () -> Void = {}
     /// Events queued, and writes that sent the app bytes, since it opened.
-    private(set) var eventsQueued = 0
-    private(set) var writes = 0
+    var eventsQueued: Int { outgoing.eventsQueued }
+    var writes: Int { outgoing.writes }
+    /// Events wait to be written, and the socket is not known to be full (then the loop writes
+    /// them when it becomes writable). The owner writes them (`flush`) before it next waits, so
+    /// that all the events of one turn of the loop go in one write and wake the app once (as
+    /// libwayland flushes its clients before polling).
+    var needsFlush: Bool { !outgoing.isEmpty && !wantsWritable && isOpen }
 
     init(socket: consuming FileDescriptor, token: LoopToken, label: String, loop: Epoll) {
         credentials = try? UnixSocket.peerCredentials(socket.rawValue)
@@ -175,23 +174,15 @@ final class ClientConnection {
 
     // MARK: - Writing
 
-    /// Queues an event, written with the others of this turn of the loop (`onQueued`); what
+    /// Queues an event, written with the others of this turn of the loop (`needsFlush`); what
     /// the socket does not take goes when it is writable. A client that lets more than
     /// `outgoingLimit` bytes pile up is closed.
     func send(_ event: ServerEvent, version: UInt16 = Wire.version) {
         guard isOpen else { return }
-        let wasEmpty = outgoing.isEmpty
-        outgoing += event.encoded(version: version)
-        eventsQueued += 1
-        if eventLog != nil, event.opcode != ServerEvent.sync(serial: 0, time: 0).opcode {
-            let fields = [("app", JSONValue.string(label)), ("event", .string(event.name))] + event.jsonFields
-            unloggedLines.append((outgoing.count, JSONValue.object(fields).serialized))
-        }
+        outgoing.append(event, version: version, label: label)
         if outgoing.count > Self.outgoingLimit {
             close(reason: "the app stopped reading its socket (\(outgoing.count) bytes queued)")
-            return
         }
-        if wasEmpty { onQueued() }
     }
 
     /// Queues `events` as the replaceable ones: until they begin to be written,
@@ -199,63 +190,27 @@ final class ClientConnection {
     func sendReplaceable(_ events: [ServerEvent]) {
         let start = outgoing.count
         for e in events { send(e) }
-        replaceable = isOpen && outgoing.count > start ? start..<outgoing.count : nil
+        if isOpen { outgoing.markReplaceable(from: start) }
     }
 
     /// Takes back the replaceable events if none of their bytes was written; returns whether
     /// it did (they are then never sent, nor logged).
-    func withdrawReplaceable() -> Bool {
-        guard let r = replaceable else { return false }
-        outgoing.removeSubrange(r)
-        unloggedLines.removeAll { r.lowerBound < $0.end && $0.end <= r.upperBound }
-        for i in unloggedLines.indices where unloggedLines[i].end > r.upperBound { unloggedLines[i].end -= r.count }
-        replaceable = nil
-        return true
-    }
+    func withdrawReplaceable() -> Bool { outgoing.withdrawReplaceable() }
 
     /// Writes queued bytes until the socket would block.
     func flush() {
-        while isOpen && !outgoing.isEmpty {
-            let n: Int
-            do { n = try UnixSocket.send(socket.rawValue, outgoing[...], nonBlocking: true) } catch {
-                close(reason: "socket error: \(error)")
-                return
-            }
-            if n == 0 { break }
-            writes += 1
-            outgoing.removeFirst(n)
-            logWritten(n)
-            if let r = replaceable {
-                // Begun to be written: they stay; else they move down with the rest.
-                if n > r.lowerBound {
-                    replaceable = nil
-                    onReplaceableWritten()
-                } else {
-                    replaceable = (r.lowerBound - n)..<(r.upperBound - n)
-                }
-            }
+        guard isOpen else { return }
+        do {
+            if try outgoing.write(to: socket.rawValue) { onReplaceableWritten() }
+        } catch {
+            close(reason: "socket error: \(error)")
+            return
         }
         let wants = isOpen && !outgoing.isEmpty
         if wants != wantsWritable {
             wantsWritable = wants
             try? loop.modify(socket.rawValue, token: token.rawValue, writable: wants)
         }
-    }
-
-    /// Logs the lines of the events the last `n` bytes written completed.
-    private func logWritten(_ n: Int) {
-        guard let eventLog, !unloggedLines.isEmpty else { return }
-        var done = 0
-        for (end, line) in unloggedLines {
-            if end > n { break }
-            done += 1
-            do { try Files.appendLine(eventLog, line) } catch {
-                self.eventLog = nil
-                break
-            }
-        }
-        unloggedLines.removeFirst(min(done, unloggedLines.count))
-        for i in unloggedLines.indices { unloggedLines[i].end -= n }
     }
 
     // MARK: - Ending

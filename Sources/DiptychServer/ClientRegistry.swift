@@ -16,9 +16,6 @@ final class ClientRegistry {
     private var nextImageID: UInt64 = 1
     /// Commits of every app so far, counted together: an app's last commit is stamped with it.
     private(set) var commitCount: UInt64 = 0
-    /// Sessions with events queued since they were last written: at most one entry per session
-    /// (added when its queue stops being empty).
-    private var unflushed: [ClientSession] = []
     /// Why an app launched for a role went away, for error messages.
     private(set) var disconnections: [Role: String] = [:]
     /// The most recent protocol errors sent (client label and error), oldest first; at most
@@ -72,20 +69,20 @@ final class ClientRegistry {
         return commitCount
     }
 
-    /// `session` has events waiting to be written.
-    func queued(_ session: ClientSession) { unflushed.append(session) }
-
-    var hasUnflushed: Bool { !unflushed.isEmpty }
+    /// Whether events wait to be written to an app (whose socket is not known to be full).
+    var hasUnflushed: Bool { sessions.contains { $0.connection.needsFlush } }
 
     /// Writes every session's queued events: one write per app for all its events since the
-    /// last call. By index: a session that fails to write closes, and what its end sends the
-    /// others is queued behind it and written in the same pass.
+    /// last call. A session that fails to write closes, and what its end sends the others is
+    /// written in another pass (each pass that needs another closed a session).
     func flush() {
-        var i = 0
-        while i < unflushed.count {
-            if unflushed[i].isOpen { unflushed[i].flush() }
-            i += 1
+        var closed = true
+        while closed {
+            closed = false
+            for s in sessions where s.connection.needsFlush {
+                s.flush()
+                if !s.isOpen { closed = true }
+            }
         }
-        unflushed.removeAll(keepingCapacity: true)
     }
 }

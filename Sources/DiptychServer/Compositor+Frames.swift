@@ -29,13 +29,14 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph() -> SceneGraph {
+        let desk = desk.presentation(at: now, pipTopInset: pipTopInset)
         var graph = SceneBuilder.build(
-            panes: presentedPanes, profile: desk.shell.profile, orientation: desk.shell.orientation, floating: floatingWindows,
+            panes: desk.panes, profile: desk.profile, orientation: desk.orientation, floating: floatingWindows(desk.windows),
             text: renderer.chrome.metrics
         ) { session($0)?.content ?? ghostContent($0) }
         // The status bar over everything, as `SceneBuilder` puts it: a layer laid out again only
         // when what it shows changes.
-        if let bar = statusBarLayer(width: graph.size.width, scale: desk.shell.profile.scale) {
+        if let bar = statusBarLayer(width: graph.size.width, scale: desk.profile.scale) {
             graph.append(.statusBar, generation: bar.generation, nodes: bar.nodes)
         }
         return graph

@@ -28,7 +28,7 @@ extension Compositor {
     /// handles them.
     public func dispatch(timeoutMilliseconds: Int?) throws {
         // What this turn's handlers and the frame since the last wait queued goes out first.
-        flushClients()
+        clients.flush()
         // Apps with messages left from the last turn are served again at once.
         let backlogged = clients.all.filter(\.connection.hasBacklog).map(\.id)
         var served: Set<ClientID> = []
@@ -66,7 +66,7 @@ extension Compositor {
         reapLaunchedApps()
         if virtualTime == nil { tick() }
         // And what these events made the compositor send, all of it in one write per app.
-        flushClients()
+        clients.flush()
     }
 
     /// Writes every session's queued events: one write per app for all the events since the

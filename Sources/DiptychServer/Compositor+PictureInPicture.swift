@@ -10,15 +10,17 @@ import DiptychWire
 
 extension Compositor {
     /// Where the windows live: the logical screen, below the status bar when it is drawn.
-    var pipSpace: PiPSpace {
-        PiPSpace(screen: layout.screen, scale: desk.shell.profile.scale, topInset: configuration.statusBar ? StatusBar.height : 0)
-    }
+    var pipSpace: PiPSpace { desk.pipSpace(topInset: pipTopInset) }
+
+    /// Where the windows' space begins: below the status bar when it is drawn.
+    var pipTopInset: Int { configuration.statusBar ? StatusBar.height : 0 }
 
     /// The windows as drawn at `now`, bottom to top.
-    var floatingWindows: [FloatingWindow] {
-        desk.pip.frames(in: pipSpace, at: now).compactMap { w in
-            session(w.app)?.pip.surface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) }
-        }
+    var floatingWindows: [FloatingWindow] { floatingWindows(desk.pip.frames(in: pipSpace, at: now)) }
+
+    /// The windows at `frames` (bottom to top) that show a surface.
+    func floatingWindows(_ frames: [(app: AppID, frame: Rect)]) -> [FloatingWindow] {
+        frames.compactMap { w in session(w.app)?.pip.surface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) } }
     }
 
     /// The frames of the Picture in Picture windows at `now`, in points (for `frames.json`).

@@ -30,7 +30,7 @@ struct StatusBarCache {
 
     /// The clock's text: `fixed`, the virtual clock (from 09:41) in a scenario, else the local
     /// time.
-    mutating func clockText(fixed: String?, virtualTime: UInt64?) -> String {
+    private mutating func clockText(fixed: String?, virtualTime: UInt64?) -> String {
         if let fixed { return fixed }
         guard let virtualTime else { return wallClock().text }
         let minute = virtualTime / 60_000
@@ -51,7 +51,7 @@ struct StatusBarCache {
     }
 
     /// The battery's charge from `source`, the system's read at most once a minute.
-    mutating func batteryPercent(_ source: BatterySource) -> Int? {
+    private mutating func batteryPercent(_ source: BatterySource) -> Int? {
         switch source {
         case .none: return nil
         case .fixed(let p): return p
@@ -64,9 +64,14 @@ struct StatusBarCache {
         }
     }
 
-    /// `bar`'s nodes on a screen `width` points wide at `scale`, and their generation (the same
-    /// as long as the bar is laid out the same).
-    mutating func layer(of bar: StatusBar, width: Int, scale: Int, metrics: any TextMetrics) -> (nodes: [SceneNode], generation: UInt64) {
+    /// The bar showing `style`, `title`, the clock (see `clockText`) and the battery from
+    /// `battery`, as nodes on a screen `width` points wide at `scale`, and their generation (the
+    /// same as long as the bar is laid out the same).
+    mutating func layer(
+        style: StatusBarStyle, title: String, fixedTime: String?, virtualTime: UInt64?, battery source: BatterySource,
+        width: Int, scale: Int, metrics: any TextMetrics
+    ) -> (nodes: [SceneNode], generation: UInt64) {
+        let bar = StatusBar(style: style, time: clockText(fixed: fixedTime, virtualTime: virtualTime), title: title, battery: batteryPercent(source))
         if let c = layout, c.bar == bar, c.width == width, c.scale == scale { return (c.nodes, generation) }
         let nodes = bar.nodes(screenWidth: width, scale: scale, text: metrics)
         layout = (bar, width, scale, nodes)
@@ -76,32 +81,22 @@ struct StatusBarCache {
 }
 
 extension Compositor {
-    /// What the status bar shows now, or nil when it is off.
-    var statusBar: StatusBar? {
-        guard configuration.statusBar else { return nil }
-        return StatusBar(
-            style: session(.primary)?.statusBarStyle ?? .dark, time: clockText,
-            title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "", battery: batteryPercent)
-    }
-
-    /// The battery's charge to show: fixed, none, or the system's read once a minute with the
-    /// clock (a charge read on every frame would cost a file read per frame).
-    var batteryPercent: Int? { statusBarCache.batteryPercent(configuration.battery) }
-
     func safeAreaInsets(of pane: Pane) -> EdgeInsets {
         guard configuration.statusBar, pane.frame.minY < StatusBar.height else { return .zero }
         return EdgeInsets(top: Double(StatusBar.height - pane.frame.minY))
     }
 
     /// The status bar's layer on a screen `width` logical pixels wide at `scale` (nil when it is
-    /// off), laid out again only when the bar or the screen changed.
+    /// off), laid out again only when what it shows or the screen changed: the primary's style,
+    /// the clock (virtual from 09:41 in a scenario, else the local time), the title, the battery
+    /// (read from the system at most once a minute).
     func statusBarLayer(width: Int, scale: Int) -> (nodes: [SceneNode], generation: UInt64)? {
-        guard let bar = statusBar else { return nil }
-        return statusBarCache.layer(of: bar, width: width, scale: scale, metrics: renderer.chrome.metrics)
+        guard configuration.statusBar else { return nil }
+        return statusBarCache.layer(
+            style: session(.primary)?.statusBarStyle ?? .dark, title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "",
+            fixedTime: configuration.statusBarTime, virtualTime: virtualTime, battery: configuration.battery,
+            width: width, scale: scale, metrics: renderer.chrome.metrics)
     }
-
-    /// The status bar's time: the virtual clock from 09:41 in a scenario, else the wall clock.
-    var clockText: String { statusBarCache.clockText(fixed: configuration.statusBarTime, virtualTime: virtualTime) }
 
     /// When the clock next changes (monotonic milliseconds), for the repaint loop to wake.
     var nextClockDeadline: UInt64? {
@@ -110,9 +105,6 @@ extension Compositor {
         else { return nil }
         return statusBarCache.wallClock().until
     }
-
-    /// The local time's text and when it changes, read from the system once a minute (not
-    /// on every frame and every loop turn).
 
     /// A `statusBarStyle` request: the primary's is kept (and shown while it is primary); a
     /// secondary's is refused.

@@ -113,7 +113,13 @@ public final class Compositor {
     /// The socket path clients can connect to, if listening.
     public var socketPath: String? { listener?.path }
     /// When set, the compositor's clock (milliseconds): scenarios play in virtual time.
-    public var virtualTime: UInt64?
+    public var virtualTime: UInt64? {
+        get { clockOverride }
+        set { clockOverride = newValue }
+    }
+    /// Stored where no other module reaches it, so that reading the clock (many times a frame)
+    /// needs no run-time exclusivity check.
+    private var clockOverride: UInt64?
     /// Admit apps to the shell as soon as they say hello. When false, they wait for
     /// `admitWaitingApps()`, so a start-up does not depend on which app spoke first.
     public var admitsAtHello = true
@@ -241,7 +247,6 @@ public final class Compositor {
         }
         try loop.add(session.connection.socket.rawValue, token: session.token.rawValue)
         session.connection.onTableFull = { [weak self] in self?.descriptorTableFull() }
-        session.connection.onQueued = { [weak self, weak session] in if let session { self?.clients.queued(session) } }
         clients.add(session)
         return session
     }

@@ -164,6 +164,18 @@ struct Desk: ~Copyable {
 
     // MARK: - Motion
 
+    /// What a frame at `now` shows of the desk, read in one look: the panes as drawn, the
+    /// Picture in Picture windows' frames bottom to top (in the logical screen below
+    /// `pipTopInset`), and the device and orientation they are laid out for.
+    func presentation(at now: UInt64, pipTopInset: Int) -> DeskPresentation {
+        DeskPresentation(
+            panes: shell.presentation(at: now), windows: pip.frames(in: pipSpace(topInset: pipTopInset), at: now),
+            profile: shell.profile, orientation: shell.orientation)
+    }
+
+    /// Where the Picture in Picture windows live: the logical screen below `topInset`.
+    func pipSpace(topInset: Int) -> PiPSpace { PiPSpace(screen: shell.layout.screen, scale: shell.profile.scale, topInset: topInset) }
+
     /// The panes as drawn at `now`.
     func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }
 
@@ -225,4 +237,12 @@ struct CrossFade {
     var start: UInt64
     /// New output pixel to old output pixel (nil: the same pixel).
     var transform: AffineTransform?
+}
+
+/// What a frame shows of the desk at one time (see `Desk.presentation`).
+struct DeskPresentation {
+    var panes: [PresentedPane]
+    var windows: [(app: AppID, frame: Rect)]
+    var profile: DeviceProfile
+    var orientation: Orientation
 }

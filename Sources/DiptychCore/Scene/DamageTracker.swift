@@ -100,26 +100,48 @@ public struct DamageTracker: Sendable {
     /// layer by layer: a layer of the same generation as the last frame's is the same; in any
     /// other, nodes matched by key that moved, appeared, went away or show something else.
     private static func changes(from old: SceneGraph, to new: SceneGraph, _ changed: (Rect) -> Void) {
-        var oldLayers = old.layers
+        let oldLayers = old.layers.span
+        var matched = Matched(count: oldLayers.count)
         for layer in new.layers {
-            let before = oldLayers.firstIndex { $0.kind == layer.kind }.map { oldLayers.remove(at: $0) }
-            if let g = layer.generation, let b = before, b.generation == g { continue }
-            changes(from: before?.nodes ?? [], to: layer.nodes, changed)
+            var before: Int?
+            for j in 0..<oldLayers.count where !matched[j] && oldLayers[j].kind == layer.kind {
+                before = j
+                break
+            }
+            if let b = before {
+                matched[b] = true
+                if let g = layer.generation, oldLayers[b].generation == g { continue }
+            }
+            if let b = before {
+                changes(from: oldLayers[b].nodes, to: layer.nodes, changed)
+            } else {
+                changes(from: [], to: layer.nodes, changed)
+            }
         }
-        for gone in oldLayers {
-            for n in gone.nodes { changed(n.clip) }
+        for j in 0..<oldLayers.count where !matched[j] {
+            for n in oldLayers[j].nodes { changed(n.clip) }
         }
     }
 
-    /// The same, between two layers' nodes.
+    /// The same, between two layers' nodes (read in place: a node is never copied).
     private static func changes(from old: [SceneNode], to new: [SceneNode], _ changed: (Rect) -> Void) {
+        let old = old.span, new = new.span
         var matched = Matched(count: old.count)
         // Frames keep their nodes in the same order, give or take a few that come and go: each
         // is looked for after the last one matched, then before it.
         var next = 0
-        for k in new.indices {
-            let key = new[k].key
-            let found = (next..<old.count).first { !matched[$0] && old[$0].key == key } ?? (0..<next).first { !matched[$0] && old[$0].key == key }
+        for k in 0..<new.count {
+            var found: Int?
+            for j in next..<old.count where !matched[j] && old[j].key == new[k].key {
+                found = j
+                break
+            }
+            if found == nil {
+                for j in 0..<next where !matched[j] && old[j].key == new[k].key {
+                    found = j
+                    break
+                }
+            }
             guard let found else {
                 changed(new[k].clip)
                 continue
@@ -128,7 +150,7 @@ public struct DamageTracker: Sendable {
             next = found + 1
             moved(old[found], new[k], changed)
         }
-        for j in old.indices where !matched[j] { changed(old[j].clip) }
+        for j in 0..<old.count where !matched[j] { changed(old[j].clip) }
     }
 
     /// Which of a layer's old nodes were matched: bits of a word for the few a layer has, an

@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
         // The area-average downscale kernel for resolution emulation (SIMD with a portable
         // fallback). Optimised in debug builds too: tests render emulated frames.
@@ -47,11 +48,13 @@ let package = Package(
         .target(name: "DiptychRender", dependencies: ["CPixman", "CRenderKernels", "DiptychCore", "DiptychImage", "DiptychText"]),
         .target(name: "DiptychDRM", dependencies: ["CDRM", "CUdev", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychLinux", logging]),
         .target(name: "DiptychInput", dependencies: ["CLibinput", "CUdev", "CLinuxShims", "DiptychCore", "DiptychLinux"]),
+        // Keymaps, modifiers and compose sequences: xkbcommon.
+        .target(name: "DiptychKeyboard", dependencies: ["CXKBCommon", "DiptychCore"]),
         // The session: devices opened through libseat, VT switches.
         .target(name: "DiptychSeat", dependencies: ["CSeat", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
-        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", logging]),
+        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", "DiptychKeyboard", logging]),
         // The scenario player, the frame driver and the profilers: tools around the server.
         .target(name: "DiptychHarness", dependencies: ["DiptychServer", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychLinux", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
@@ -61,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat", "DiptychKeyboard",
                 argumentParser, logging,
             ]),
         // The client library in C (libc only): the web client's, and any C app's.

@@ -58,6 +58,22 @@ public protocol DemoModel {
     func drawPictureInPicture(_ image: PixelImage)
     /// Whether the picture plays on the second screen.
     var onSecondScreen: Bool { get set }
+    /// Handles a key of the app's (it has the keyboard focus): the keysym, the text it types,
+    /// and whether it went down, came up or repeated; returns whether the app must redraw.
+    mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool
+    /// Handles the pointer in pane points beyond what the runner makes of it (its left button
+    /// is a finger to every app): `button` (`pressed`) for a button, `dx`, `dy` for a scroll;
+    /// returns whether the app must redraw.
+    mutating func pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, canvas: Canvas) -> Bool
+}
+
+/// The keysyms the demo apps read (xkbcommon's values).
+enum Keysym {
+    static let backSpace: UInt32 = 0xFF08
+    static let returnKey: UInt32 = 0xFF0D
+    static let escape: UInt32 = 0xFF1B
+    static let up: UInt32 = 0xFF52
+    static let down: UInt32 = 0xFF54
 }
 
 extension DemoModel {
@@ -72,6 +88,10 @@ extension DemoModel {
     public var onSecondScreen: Bool {
         get { false }
         set {}
+    }
+    public mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool { false }
+    public mutating func pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, canvas: Canvas) -> Bool {
+        false
     }
 }
 
@@ -114,6 +134,8 @@ public struct PatternModel: DemoModel {
 /// iPad's Notes does when a palm is rejected.
 public struct NotesModel: DemoModel {
     public private(set) var strokes: [[(x: Double, y: Double)]] = []
+    /// What was typed on a keyboard: a text note under the title (Return starts a line).
+    public private(set) var typed = ""
     private var active: [Int32: [(x: Double, y: Double)]] = [:]
     /// The pen's stroke uses this key among the touch ids.
     private static let penKey: Int32 = .min
@@ -156,6 +178,21 @@ public struct NotesModel: DemoModel {
 
     public mutating func resized(to canvas: Canvas) {}
 
+    public mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool {
+        guard state != .released else { return false }
+        switch keysym {
+        case Keysym.backSpace:
+            guard !typed.isEmpty else { return false }
+            typed.removeLast()
+        case Keysym.returnKey:
+            typed += "\n"
+        default:
+            guard !text.isEmpty, typed.utf8.count < 4096 else { return false }
+            typed += text
+        }
+        return true
+    }
+
     public func draw(_ image: PixelImage, canvas: Canvas) {
         let s = canvas.scale
         image.fill(Rect(x: 0, y: 0, width: image.width, height: image.height), color: Self.paper)
@@ -168,6 +205,10 @@ public struct NotesModel: DemoModel {
         }
         image.fill(rules, color: Self.rule)
         drawText(image, "NOTES", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.ink)
+        // The typed note, a line to each rule, with a caret after it.
+        for (i, line) in (typed + "_").split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            drawText(image, String(line), x: 12 * s, y: (66 + 32 * i) * s, size: 2 * s, color: Self.ink)
+        }
         var dots: [Rect] = []
         let pen = 3 * s
         for points in strokes + active.sorted(by: { $0.key < $1.key }).map(\.value) {
@@ -187,6 +228,7 @@ public struct NotesModel: DemoModel {
 
     public var stateDigest: String {
         var d = Digest()
+        for b in typed.utf8 { d.add(Int(b)) }
         d.add(strokes.count)
         for stroke in strokes {
             d.add(stroke.count)
@@ -246,6 +288,41 @@ public struct MarketsModel: DemoModel {
         case .motion: return touch(id: .min, phase: .motion, x: x, y: y, canvas: canvas)
         case .up: return touch(id: .min, phase: .up, x: x, y: y, canvas: canvas)
         default: return false
+        }
+    }
+
+    /// A scroll over the list scrolls it.
+    public mutating func pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, canvas: Canvas) -> Bool {
+        guard phase == .scroll, dy != 0, showsList(canvas), x < listColumnWidth(canvas) else { return false }
+        let maxScroll = max(0, Double(Self.symbols.count) * Self.rowHeight - 300)
+        let next = min(max(0, scroll + dy), maxScroll)
+        guard next != scroll else { return false }
+        scroll = next
+        return true
+    }
+
+    /// ↑ and ↓ move the selection, Return shows it (compact), Escape goes back.
+    public mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool {
+        guard state != .released else { return false }
+        let compactNow = canvas.horizontalSizeClass == .compact
+        switch keysym {
+        case Keysym.up, Keysym.down:
+            let step = keysym == Keysym.up ? -1 : 1
+            let next = min(max(0, (selection ?? (step > 0 ? -1 : Self.symbols.count)) + step), Self.symbols.count - 1)
+            guard next != selection else { return false }
+            selection = next
+            // Keep the row in view.
+            let top = Double(next) * Self.rowHeight, view = max(Self.rowHeight, Double(canvas.pixelHeight) / Double(canvas.scale) - Self.header)
+            if top < scroll { scroll = top } else if top + Self.rowHeight > scroll + view { scroll = top + Self.rowHeight - view }
+            return true
+        case Keysym.returnKey where compactNow && selection != nil && !pushed:
+            pushed = true
+            return true
+        case Keysym.escape where compactNow && pushed:
+            pushed = false
+            return true
+        default:
+            return false
         }
     }
 

@@ -80,6 +80,9 @@ public struct DemoRunner {
     var waiting: [(serial: UInt32, canvas: Canvas, since: UInt64?)] = []
     /// The app is on screen (it has not gone to the background, or came back).
     var foreground = true
+    /// Whether the pointer's left button is down over the app (a finger to it).
+    var pointerDown = false
+    static let pointerTouchID: Int32 = -2
     /// The Picture in Picture window is open.
     var pipOpen = false
     /// The screen's width in pixels as far as the panes told (for the window's buffer size).
@@ -170,6 +173,25 @@ public struct DemoRunner {
                 return
             }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
+        case .key(_, let keysym, let text, let state, _, _):
+            guard let canvas else { return }
+            if model.key(keysym: keysym, text: text, state: state, canvas: canvas) { try present() }
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, _, _):
+            guard let canvas else { return }
+            // The left button is a finger to every app: a click a tap, a drag a stroke or a
+            // scroll, with the pointer's own touch id.
+            var redraw = false
+            switch phase {
+            case .button where button == PointerButton.left:
+                pointerDown = pressed
+                redraw = model.touch(id: Self.pointerTouchID, phase: pressed ? .down : .up, x: x, y: y, canvas: canvas)
+            case .motion where pointerDown:
+                redraw = model.touch(id: Self.pointerTouchID, phase: .motion, x: x, y: y, canvas: canvas)
+            default:
+                break
+            }
+            if model.pointer(phase: phase, x: x, y: y, button: button, pressed: pressed, dx: dx, dy: dy, canvas: canvas) { redraw = true }
+            if redraw { try present() }
         case .screenConnected(let screen, let w, let h):
             // A playing app sends its picture to the second screen.
             guard model.plays, screen == 2 else { return }

@@ -19,6 +19,8 @@ import Logging
 public final class ScenarioPlayer {
     public let scenario: Scenario
     public let outputDirectory: String
+    /// The scenario's file, for errors.
+    public var file = "scenario"
     /// Virtual milliseconds per frame.
     public static let frameInterval = Compositor.virtualFrameInterval
     /// Real time allowed for an app to start, or to answer one round trip.
@@ -77,6 +79,12 @@ public final class ScenarioPlayer {
         configuration.penHoldoff = scenario.penHoldoff
         if secondBackend == nil { configuration.secondScreen = scenario.secondScreen }
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
+        // Every key a step names is on the keymap, before anything starts.
+        for (i, step) in scenario.steps.enumerated() {
+            if case .key(let name, _) = step.action, compositor.keycode(forKeysymNamed: name) == nil {
+                throw ScenarioError(file: file, field: "steps[\(i)].key.key", reason: "no key of the keymap (\(compositor.keymapNames)) gives the keysym '\(name)'")
+            }
+        }
         if let secondBackend, scenario.secondScreen != nil { try compositor.attachSecondScreen(secondBackend) }
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
@@ -125,6 +133,12 @@ public final class ScenarioPlayer {
                         return applied
                     case .wait:
                         waiting = !compositor.isSettled
+                    case .key(let name, let state):
+                        if let code = compositor.keycode(forKeysymNamed: name) { compositor.key(code, pressed: state == .pressed) }
+                        applied = true
+                    case .pointer(let step):
+                        compositor.panelPointer(step)
+                        applied = true
                     }
                     next += 1
                 }

@@ -194,6 +194,37 @@ public final class LibinputContext {
             }
             let pressed = libinput_event_tablet_tool_get_button_state(t) == LIBINPUT_BUTTON_STATE_PRESSED
             return .tabletButton(button, pressed: pressed, time: libinput_event_tablet_tool_get_time_usec(t))
+        case LIBINPUT_EVENT_KEYBOARD_KEY:
+            let k = libinput_event_get_keyboard_event(event)
+            return .key(
+                code: libinput_event_keyboard_get_key(k), pressed: libinput_event_keyboard_get_key_state(k) == LIBINPUT_KEY_STATE_PRESSED,
+                time: libinput_event_keyboard_get_time_usec(k))
+        case LIBINPUT_EVENT_POINTER_MOTION:
+            let p = libinput_event_get_pointer_event(event)
+            return .pointerMotion(dx: libinput_event_pointer_get_dx(p), dy: libinput_event_pointer_get_dy(p), time: libinput_event_pointer_get_time_usec(p))
+        case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
+            let p = libinput_event_get_pointer_event(event)
+            return .pointerAbsolute(
+                x: libinput_event_pointer_get_absolute_x_transformed(p, 1), y: libinput_event_pointer_get_absolute_y_transformed(p, 1),
+                time: libinput_event_pointer_get_time_usec(p))
+        case LIBINPUT_EVENT_POINTER_BUTTON:
+            let p = libinput_event_get_pointer_event(event)
+            return .pointerButton(
+                code: libinput_event_pointer_get_button(p), pressed: libinput_event_pointer_get_button_state(p) == LIBINPUT_BUTTON_STATE_PRESSED,
+                time: libinput_event_pointer_get_time_usec(p))
+        case LIBINPUT_EVENT_POINTER_SCROLL_WHEEL, LIBINPUT_EVENT_POINTER_SCROLL_FINGER, LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
+            let p = libinput_event_get_pointer_event(event)
+            func value(_ axis: libinput_pointer_axis) -> Double {
+                guard libinput_event_pointer_has_axis(p, axis) != 0 else { return 0 }
+                // A wheel's clicks in v120 units, 15 points a click; fingers and continuous
+                // devices in pixels already.
+                return type == LIBINPUT_EVENT_POINTER_SCROLL_WHEEL
+                    ? libinput_event_pointer_get_scroll_value_v120(p, axis) / 120 * 15 : libinput_event_pointer_get_scroll_value(p, axis)
+            }
+            let source: ScrollSource = type == LIBINPUT_EVENT_POINTER_SCROLL_WHEEL ? .wheel : type == LIBINPUT_EVENT_POINTER_SCROLL_FINGER ? .finger : .continuous
+            return .pointerScroll(
+                dx: value(LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL), dy: value(LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL), source: source,
+                time: libinput_event_pointer_get_time_usec(p))
         default:
             return nil
         }

@@ -99,6 +99,10 @@ public final class UinputInjector {
             case .motion: break
             }
             emit(penFD, Self.evSyn, Self.synReport, 0)
+        case .key, .pointer, .pointerMove:
+            // This injector makes a touchscreen and a pen only; keys and the pointer reach the
+            // compositor directly.
+            break
         }
     }
 }

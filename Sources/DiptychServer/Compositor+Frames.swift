@@ -39,6 +39,8 @@ extension Compositor {
         if let bar = statusBarLayer(width: graph.size.width, scale: desk.profile.scale) {
             graph.append(.statusBar, generation: bar.generation, nodes: bar.nodes)
         }
+        // The pointer's cursor over everything, while it shows.
+        if let cursor = cursorLayer(scale: desk.profile.scale) { graph.append(.cursor, nodes: cursor) }
         return graph
     }
 

@@ -12,8 +12,14 @@ extension Compositor {
         for effect in effects {
             switch effect {
             case .touch(let app, let id, let phase, let x, let y):
+                if id == PointerState.touchID {
+                    pointerAsTouch(app, phase: phase, x: x, y: y)
+                    continue
+                }
+                if phase == .down { focus(app) }
                 if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: inputTimestamp ?? Double(now)), to: c) }
             case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
+                if phase == .down { focus(app) }
                 if let c = session(app) {
                     send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: inputTimestamp ?? Double(now), tool: desk.penTool, buttons: desk.penButtons), to: c)
                 }
@@ -41,6 +47,7 @@ extension Compositor {
         }
         updatePiPEligibility()
         updateSecondScreen()
+        updateFocus()
     }
 
     /// Sends `configure` to every shown app whose pane changed (with `sizeClassChanged` where
@@ -93,6 +100,10 @@ extension Compositor {
         for id in desk.waitingActivations(now: now) {
             if let c = clients[id] { activateIfDrawn(c) }
         }
+        repeatKeys()
+        deliverPointerMotion()
+        // The cursor hides after a while without motion: a frame without it.
+        if desk.pointer.drawnShowing != desk.pointer.shows(at: now) { scheduleFrame() }
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.
@@ -100,7 +111,7 @@ extension Compositor {
     /// no such wake-ups).
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
-        return [desk.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil]
+        return [desk.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides]
             .compactMap { $0 }.min()
     }
 
@@ -113,9 +124,24 @@ extension Compositor {
     /// Input in panel pixels (a touchscreen mapped to the panel, or a scenario step), taken
     /// into the logical screen: the one entry point for scripted and real input.
     public func panelInput(_ input: PanelInput) {
+        let scale = Double(desk.shell.profile.scale)
+        switch input {
+        case .key(let code, let pressed):
+            key(code, pressed: pressed)
+            return
+        case .pointer(let step):
+            panelPointer(step)
+            return
+        case .pointerMove(let dx, let dy):
+            // Panel pixels to points: the logical screen's scale and the panel's fit.
+            let f = geometry.scale
+            pointerMotion(dx: dx / f / scale, dy: dy / f / scale)
+            return
+        default:
+            break
+        }
         // A finger may move a pane, the divider or a window.
         scheduleFrame()
-        let scale = Double(desk.shell.profile.scale)
         switch input {
         case .touch(let id, let phase, let x, let y):
             let l = geometry.toLogical(x: x, y: y)
@@ -123,6 +149,8 @@ extension Compositor {
         case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):
             let l = geometry.toLogical(x: x, y: y)
             pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty, tool: tool, buttons: buttons)
+        case .key, .pointer, .pointerMove:
+            break
         }
     }
 
@@ -130,11 +158,13 @@ extension Compositor {
     /// it reaches the shell (and so an app or a gesture); a touch on a Picture in Picture
     /// window moves the window and never reaches an app.
     public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
+        hideCursorForTouch()
         if let effects = desk.touch(id: id, phase: phase, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
     }
 
     /// A pen sample in points of the logical screen (see `Desk.pen`).
     public func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = []) {
+        hideCursorForTouch()
         apply(desk.pen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY, tool: tool, buttons: buttons, now: now, space: pipSpace))
     }
 

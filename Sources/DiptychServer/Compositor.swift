@@ -6,6 +6,7 @@
 
 import DiptychCore
 import DiptychImage
+import DiptychKeyboard
 import DiptychOutput
 import DiptychLinux
 import DiptychRender
@@ -53,6 +54,9 @@ public struct CompositorConfiguration: Sendable {
     /// A headless output made by the compositor shows its frames at a simulated vblank of this
     /// rate (nil: at once, as `render` and scenarios want).
     public var headlessRefreshMillihertz: Int?
+    /// The keymap's names (unset parts from `XKB_DEFAULT_*`, then `us`), and how keys repeat.
+    public var keymap = KeymapNames()
+    public var keyRepeat = KeyRepeat()
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -168,6 +172,10 @@ public final class Compositor {
     public var secondScreenProvider: (() -> (any OutputBackend)?)?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
     var supervision: Supervision
+    /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
+    var keys: KeyInput
+    /// Switches the console to a VT (Ctrl+Alt+Fn): the seat's, set by whoever opened it.
+    public var onSwitchVT: ((Int) -> Void)?
     /// Log lines that could repeat without bound, held to a few per kind.
     var logLimiter = LogLimiter()
 
@@ -183,6 +191,7 @@ public final class Compositor {
                 multitasking: configuration.multitasking),
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
         supervision = Supervision(policy: configuration.relaunch)
+        keys = KeyInput(keymap: try Keyboard(names: configuration.keymap), repetition: configuration.keyRepeat)
         let logical = configuration.profile.pixelSize(configuration.orientation)
         let fit = (panel: backend?.size ?? configuration.emulateOn, rotation: configuration.outputRotation)
         let panel = Output.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation).panel

@@ -31,6 +31,13 @@ struct Desk: ~Copyable {
     /// The pen's end and barrel buttons, as the input being handled reports them.
     private(set) var penTool: PenTool = .pen
     private(set) var penButtons: PenButtons = []
+    /// The app that has the keyboard: the one last touched, tapped or clicked, or a Slide
+    /// Over that came in.
+    private(set) var focus: AppID?
+    /// The pointer, when a mouse or trackpad is used.
+    var pointer = PointerState()
+    /// Whether a Slide Over showed when the focus was last looked at.
+    private var slideOverShown = false
 
     init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
@@ -38,6 +45,36 @@ struct Desk: ~Copyable {
     }
 
     // MARK: - Input
+
+    /// Gives the keyboard to `app` (nil: nobody); the app that had it, if it changed.
+    mutating func setFocus(_ app: AppID?) -> (lost: AppID?, gained: AppID?)? {
+        guard app != focus else { return nil }
+        defer { focus = app }
+        return (focus, app)
+    }
+
+    /// Who should have the keyboard after the shell changed: a Slide Over that came in
+    /// takes it; an app no longer on screen loses it to the primary; with
+    /// nobody focused, the primary takes it.
+    mutating func focusAfterChange() -> AppID? {
+        let slideOver = shell.arrangement == .slideOver
+        defer { slideOverShown = slideOver }
+        if slideOver && !slideOverShown, let s = shell.secondary { return s }
+        if let f = focus, shell.primary == f || (shell.secondary == f && shell.secondaryShown) { return f }
+        return shell.primary
+    }
+
+    /// Super+\ and Super+←/→ (see `Shell.toggleSlideOver`, `Shell.moveDivider`).
+    mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] { shell.toggleSlideOver(now: now) }
+    mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] { shell.moveDivider(towardsLeading: towardsLeading, now: now) }
+
+    /// The pointer's left button as a finger (id `PointerState.touchID`): it reaches gestures
+    /// and windows as a touch does, never held off by palm rejection (a mouse is no palm).
+    mutating func pointerTouch(phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+        let id = PointerState.touchID
+        if pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return nil }
+        return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
+    }
 
     /// A finger in points of the logical screen, or nil when it reaches neither an app nor a
     /// gesture: palm rejection held it off, or it holds a Picture in Picture window.

@@ -53,6 +53,12 @@ public struct ByteReader: Sendable {
     public mutating func u64() throws(ProtocolError) -> UInt64 { try unsigned(8) }
     public mutating func i32() throws(ProtocolError) -> Int32 { Int32(bitPattern: try u32()) }
     public mutating func f64() throws(ProtocolError) -> Double { Double(bitPattern: try u64()) }
+    /// A u8 that is 0 or 1.
+    public mutating func flag(_ field: String) throws(ProtocolError) -> Bool {
+        let v = try u8()
+        guard v <= 1 else { throw ProtocolError(.malformedMessage, "bad \(field) value \(v): 0 or 1") }
+        return v == 1
+    }
     public mutating func string() throws(ProtocolError) -> String {
         let n = Int(try u32())
         guard n <= Wire.maxStringBytes else { throw ProtocolError(.malformedMessage, "string longer than \(Wire.maxStringBytes) bytes") }

@@ -206,6 +206,12 @@ extension ServerEvent {
             w.u32(buffer)
         case .screenConnected(let s, let pw, let ph), .screenDisconnected(let s, let pw, let ph):
             w.u32(s); w.u32(UInt32(pw)); w.u32(UInt32(ph))
+        case .keyboardFocus(let focused):
+            w.u8(focused ? 1 : 0)
+        case .key(let keycode, let keysym, let text, let state, let modifiers, let time):
+            w.u32(keycode); w.u32(keysym); w.string(text); w.u8(state.rawValue); w.u32(modifiers.rawValue); w.f64(time)
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time):
+            w.u8(phase.rawValue); w.f64(x); w.f64(y); w.u32(button); w.u8(pressed ? 1 : 0); w.f64(dx); w.f64(dy); w.u8(source.rawValue); w.f64(time)
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -263,6 +269,17 @@ extension ServerEvent {
             e = .screenConnected(screen: try r.u32(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()))
         case 111:
             e = .screenDisconnected(screen: try r.u32(), pixelWidth: Int(try r.u32()), pixelHeight: Int(try r.u32()))
+        case 112:
+            e = .keyboardFocus(focused: try r.flag("focused"))
+        case 113:
+            e = .key(
+                keycode: try r.u32(), keysym: try r.u32(), text: try r.string(), state: try enumCode(try r.u8(), KeyState.self, "key state"),
+                modifiers: KeyModifiers(rawValue: try r.u32()), time: try r.f64())
+        case 114:
+            e = .pointer(
+                phase: try enumCode(try r.u8(), PointerPhase.self, "pointer phase"), x: try r.f64(), y: try r.f64(), button: try r.u32(),
+                pressed: try r.flag("pressed"), dx: try r.f64(), dy: try r.f64(), source: try enumCode(try r.u8(), ScrollSource.self, "scroll source"),
+                time: try r.f64())
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }

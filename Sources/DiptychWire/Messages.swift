@@ -7,17 +7,18 @@
 // Version 2 makes buffers objects: a memfd is registered once (`createBuffer`), commits and
 // snapshots name it by id, and the compositor says when it is done with one (`release`).
 // Version 3 tells apps their scale and safe-area insets in `configure`, and stamps touch and
-// pen events with their time (and the pen's tool and buttons).
+// pen events with their time (and the pen's tool and buttons). Version 4 adds the keyboard
+// (`keyboardFocus`, `key`) and the pointer (`pointer`).
 
 import DiptychCore
 
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 3
+    public static let version: UInt16 = 4
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key and pointer events"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -208,6 +209,17 @@ public enum ServerEvent: Sendable, Equatable {
     case screenConnected(screen: UInt32, pixelWidth: Int, pixelHeight: Int)
     /// The screen went away, or passed to another app.
     case screenDisconnected(screen: UInt32, pixelWidth: Int, pixelHeight: Int)
+    /// The app gained (`focused`) or lost the keyboard: key events go to the app that has it.
+    case keyboardFocus(focused: Bool)
+    /// A key of the focused app's: the evdev `keycode`, the `keysym` the keymap gives it (with
+    /// the modifiers in effect), the UTF-8 `text` it types (empty for none; a dead key types
+    /// nothing and the key after it the composed character), what it did, the modifiers, and
+    /// its time in milliseconds.
+    case key(keycode: UInt32, keysym: UInt32, text: String, state: KeyState, modifiers: KeyModifiers, time: Double)
+    /// The pointer over the app's pane, in points of the pane: it came in or left, moved, a
+    /// `button` (Linux code) went down (`pressed`) or up, or it scrolled by `dx`, `dy` points
+    /// from `source`; `time` in milliseconds.
+    case pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, source: ScrollSource, time: Double)
 
     public var opcode: UInt16 {
         switch self {
@@ -223,6 +235,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .release: 109
         case .screenConnected: 110
         case .screenDisconnected: 111
+        case .keyboardFocus: 112
+        case .key: 113
+        case .pointer: 114
         }
     }
 
@@ -241,6 +256,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .release: "release"
         case .screenConnected: "screenConnected"
         case .screenDisconnected: "screenDisconnected"
+        case .keyboardFocus: "keyboardFocus"
+        case .key: "key"
+        case .pointer: "pointer"
         }
     }
 
@@ -273,6 +291,19 @@ public enum ServerEvent: Sendable, Equatable {
         case .release(let buffer): [("buffer", .int(Int(buffer)))]
         case .screenConnected(let s, let w, let h), .screenDisconnected(let s, let w, let h):
             [("screen", .int(Int(s))), ("pixelWidth", .int(w)), ("pixelHeight", .int(h))]
+        case .keyboardFocus(let focused): [("focused", .bool(focused))]
+        case .key(let keycode, let keysym, let text, let state, let modifiers, let time):
+            [("keycode", .int(Int(keycode))), ("keysym", .int(Int(keysym))), ("text", .string(text)), ("state", .string(state.name)),
+             ("modifiers", .array(modifiers.names.map { .string($0) })), ("time", .double(time))]
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time):
+            switch phase {
+            case .button:
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("button", .int(Int(button))), ("pressed", .bool(pressed)), ("time", .double(time))]
+            case .scroll:
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("dx", .double(dx)), ("dy", .double(dy)), ("source", .string(source.name)), ("time", .double(time))]
+            default:
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time))]
+            }
         }
     }
 }

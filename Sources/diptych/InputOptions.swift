@@ -3,9 +3,11 @@
 
 import ArgumentParser
 import DiptychCore
+import DiptychKeyboard
 import DiptychInput
 import DiptychLinux
 import DiptychSeat
+import DiptychServer
 
 struct InputOptions: ParsableArguments {
     @Option(help: "Input devices: udev (every device of seat0) or a comma-separated list of device nodes, e.g. /dev/input/event3,/dev/input/event5.")
@@ -13,6 +15,26 @@ struct InputOptions: ParsableArguments {
 
     @Option(help: "libinput's 2x3 calibration matrix a,b,c,d,e,f for touchscreens (default: the device's LIBINPUT_CALIBRATION_MATRIX).")
     var touchCalibration: String?
+
+    @Option(help: "The keymap as RULES:MODEL:LAYOUT:VARIANT:OPTIONS (any part empty; a bare name is the layout, e.g. de or ::fr:azerty); unset parts from XKB_DEFAULT_RULES, _MODEL, _LAYOUT, _VARIANT, _OPTIONS; default us.")
+    var keymap: String?
+
+    @Option(help: "Key repeat as RATE,DELAY: repeats a second after DELAY ms (default 25,600; 0,0 for none).")
+    var `repeat`: String = "25,600"
+
+    /// The keymap's names, checked: a usage error naming a layout (or variant, option) that
+    /// xkbcommon does not know.
+    func keymapNames() throws -> KeymapNames {
+        let names = keymap.map(KeymapNames.init(parsing:)) ?? KeymapNames()
+        do { _ = try Keyboard(names: names) } catch { throw UsageError("--keymap: \(error)") }
+        return names
+    }
+
+    /// `--repeat`'s value.
+    func keyRepeat() throws -> KeyRepeat {
+        guard let r = KeyRepeat(parsing: `repeat`) else { throw UsageError("bad --repeat '\(`repeat`)': expected RATE,DELAY, e.g. 25,600 (rate 0-1000 a second, delay 0-10000 ms)") }
+        return r
+    }
 
     /// The calibration to apply, or a usage error naming the string.
     func calibration() throws -> Calibration {

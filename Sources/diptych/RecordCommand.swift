@@ -3,13 +3,14 @@
 
 import ArgumentParser
 import DiptychCore
+import DiptychKeyboard
 import DiptychInput
 import DiptychLinux
 
 struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record real touch and pen input as a scenario, until SIGINT, SIGTERM or SIGHUP.",
+        abstract: "Record real touch, pen, keyboard and pointer input as a scenario, until SIGINT, SIGTERM or SIGHUP.",
         discussion: "Coordinates are panel pixels of the device profile's logical screen; times are milliseconds from the first event. Replay with: diptych run --scenario FILE --out DIR")
 
     @OptionGroup var inputOptions: InputOptions
@@ -31,6 +32,8 @@ struct RecordCommand: ParsableCommand {
             try checkWritableDirectory(of: out, what: "--out")
             if let d = durationMs, d <= 0 { throw UsageError("--duration-ms must be at least 1") }
             var translator = InputTranslator(panel: profile.pixelSize(.landscape), calibration: try inputOptions.calibration())
+            // Keys are written by their keysym on the keymap given (`--keymap`).
+            let keymap = try Keyboard(names: try inputOptions.keymapNames())
             guard let input = try inputOptions.open() else { return }
             let signals = try SignalDescriptor(includeChild: false)
             let epoll = try Epoll()
@@ -54,7 +57,7 @@ struct RecordCommand: ParsableCommand {
                     }
                 }
             }
-            let text = Scenario.recording(device: profile.name, orientation: .landscape, events: events)
+            let text = Scenario.recording(device: profile.name, orientation: .landscape, events: events) { keymap.keysymName(ofKey: $0) }
             try Files.writeAtomically(out, bytes: Array(text.utf8))
             print("\(out): \(events.count) events")
         }

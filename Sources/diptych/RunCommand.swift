@@ -166,6 +166,8 @@ struct RunCommand: ParsableCommand {
             if let out { try checkDirectory(out, what: "--out") }
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
+            let keymap = try inputOptions.keymapNames()
+            let keyRepeat = try inputOptions.keyRepeat()
             _ = try outputOptions.resolve()
             let battery = try outputOptions.batterySource(live: true)
             let window = try Self.repaintWindow(repaintWindow)
@@ -197,6 +199,8 @@ struct RunCommand: ParsableCommand {
                 }
                 configuration.repaintWindow = window
                 configuration.relaunch = relaunch ?? .onFailure
+                configuration.keymap = keymap
+                configuration.keyRepeat = keyRepeat
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
                 if let second { try compositor.attachSecondScreen(second) }
             } catch {

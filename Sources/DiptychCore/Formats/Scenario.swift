@@ -19,6 +19,19 @@ public enum ScenarioAction: Equatable, Sendable {
     case capture(String, screen: Int = 1)
     /// Let time run until every app has drawn and settled.
     case wait
+    /// A key, by the keysym it gives in the first level of the keymap (`a`, `Return`, `Left`,
+    /// `Super_L`), going down or up.
+    case key(String, KeyState)
+    /// The pointer: moved to `x`, `y` (panel pixels), a button (Linux code) going down or up,
+    /// or a scroll of `dx`, `dy` points from `source`, where the pointer is.
+    case pointer(PointerStep)
+}
+
+/// What a scenario's `pointer` step does.
+public enum PointerStep: Equatable, Sendable {
+    case motion(x: Double, y: Double)
+    case button(UInt32, pressed: Bool)
+    case scroll(dx: Double, dy: Double, source: ScrollSource)
 }
 
 /// A step: an action at a time in milliseconds of virtual time.
@@ -136,9 +149,9 @@ extension Scenario {
             guard let at = atValue.intValue, at >= 0, at <= 86_400_000 else { throw fail("\(path).at", "must be a whole number of milliseconds from 0 to 86400000") }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
             last = UInt64(at)
-            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait"].filter { s[$0] != nil }
+            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "key", "pointer"].filter { s[$0] != nil }
             guard keys.count == 1 else {
-                throw fail(path, keys.isEmpty ? "needs one of touch, pen, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
+                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
             }
             let key = keys[0], value = s[key]!, field = "\(path).\(key)"
             let action: ScenarioAction
@@ -202,6 +215,43 @@ extension Scenario {
                     screen = v
                 }
                 action = .capture(name, screen: screen)
+            case "key":
+                guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                try checkKeys(value, field, ["key", "state"], file)
+                let name = try string(value["key"], "\(field).key") ?? ""
+                guard !name.isEmpty, name.count <= 64 else { throw fail("\(field).key", "must be a keysym name such as a, Return, Left, Shift_L, Super_L") }
+                let stateName = try string(value["state"], "\(field).state")
+                guard let state = stateName.flatMap(KeyState.init(name:)), state != .repeated else {
+                    throw fail("\(field).state", "must be pressed or released (repeats are the compositor's)")
+                }
+                action = .key(name, state)
+            case "pointer":
+                guard value.objectValue != nil else { throw fail(field, "must be an object") }
+                let phaseName = try string(value["phase"], "\(field).phase")
+                switch phaseName {
+                case "motion":
+                    try checkKeys(value, field, ["phase", "x", "y"], file)
+                    action = .pointer(.motion(x: try number(value, "x", field, file), y: try number(value, "y", field, file)))
+                case "button":
+                    try checkKeys(value, field, ["phase", "button", "pressed"], file)
+                    guard let b = (value["button"]?.stringValue ?? value["button"]?.intValue.map(String.init)).flatMap(PointerButton.code) ?? (value["button"] == nil ? PointerButton.left : nil) else {
+                        throw fail("\(field).button", "must be left, right, middle or a Linux button code")
+                    }
+                    guard let pressed = value["pressed"]?.boolValue else { throw fail("\(field).pressed", "is required: true or false") }
+                    action = .pointer(.button(b, pressed: pressed))
+                case "scroll":
+                    try checkKeys(value, field, ["phase", "dx", "dy", "source"], file)
+                    var source = ScrollSource.wheel
+                    if let v = value["source"] {
+                        guard let name = v.stringValue, let s = ScrollSource(name: name) else { throw fail("\(field).source", "must be wheel, finger or continuous") }
+                        source = s
+                    }
+                    action = .pointer(.scroll(
+                        dx: value["dx"] == nil ? 0 : try number(value, "dx", field, file), dy: value["dy"] == nil ? 0 : try number(value, "dy", field, file),
+                        source: source))
+                default:
+                    throw fail("\(field).phase", "must be motion, button or scroll")
+                }
             default:
                 guard value.boolValue == true else { throw fail(field, "must be true") }
                 action = .wait
@@ -223,7 +273,7 @@ extension Scenario {
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
         "penHoldoffMs", "steps",
     ]
-    static let stepKeys = ["at", "touch", "pen", "rotate", "emulate", "capture", "screen", "wait"]
+    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "rotate", "emulate", "capture", "screen", "wait"]
 
     /// Refuses a key of `object` that is not one of `known` (a misspelt key would otherwise
     /// be ignored silently), naming it and the keys that are.

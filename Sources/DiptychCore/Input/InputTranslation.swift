@@ -19,12 +19,29 @@ public enum RawInput: Equatable, Sendable {
     case tabletButton(PenButtons, pressed: Bool, time: UInt64)
     case deviceAdded(name: String)
     case deviceRemoved(name: String)
+    /// A key (evdev code) went down or up.
+    case key(code: UInt32, pressed: Bool, time: UInt64)
+    /// A mouse or trackpad moved by `dx`, `dy` (libinput's accelerated motion, in its
+    /// 1000-dpi units, about a pixel each).
+    case pointerMotion(dx: Double, dy: Double, time: UInt64)
+    /// An absolute pointer (a tablet in mouse mode, a VM's) moved to `x`, `y` (0…1 of its area).
+    case pointerAbsolute(x: Double, y: Double, time: UInt64)
+    case pointerButton(code: UInt32, pressed: Bool, time: UInt64)
+    /// A scroll of `dx`, `dy` (pixels for fingers and continuous devices; for a wheel, 15 per
+    /// click, as libinput's v120 scaled).
+    case pointerScroll(dx: Double, dy: Double, source: ScrollSource, time: UInt64)
 }
 
 /// A touch or pen event in panel pixels, as scenarios write them.
 public enum PanelInput: Equatable, Sendable {
     case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
     case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [])
+    /// A key (evdev code) down or up.
+    case key(code: UInt32, pressed: Bool)
+    /// The pointer moved to a point of the panel, a button, a scroll (points).
+    case pointer(PointerStep)
+    /// The pointer moved by `dx`, `dy` panel pixels (a mouse, a trackpad).
+    case pointerMove(dx: Double, dy: Double)
 }
 
 /// libinput's 2×3 calibration matrix over normalised coordinates:
@@ -95,6 +112,17 @@ public struct InputTranslator: Sendable {
     /// The events one raw event becomes (none for frames and device changes).
     public mutating func translate(_ raw: RawInput) -> [PanelInput] {
         switch raw {
+        case .key(let code, let pressed, _):
+            return [.key(code: code, pressed: pressed)]
+        case .pointerMotion(let dx, let dy, _):
+            return [.pointerMove(dx: dx, dy: dy)]
+        case .pointerAbsolute(let x, let y, _):
+            let (px, py) = panelPoint(x, y, calibrate: false)
+            return [.pointer(.motion(x: px, y: py))]
+        case .pointerButton(let code, let pressed, _):
+            return [.pointer(.button(code, pressed: pressed))]
+        case .pointerScroll(let dx, let dy, let source, _):
+            return [.pointer(.scroll(dx: dx, dy: dy, source: source))]
         case .touchDown(let slot, let x, let y, _):
             let (px, py) = panelPoint(x, y, calibrate: true)
             touches[slot] = (px, py)
@@ -161,6 +189,8 @@ extension RawInput {
         case .tabletProximity(_, _, _, _, _, _, _, let t), .tabletTip(_, _, _, _, _, _, let t), .tabletAxis(_, _, _, _, _, let t),
              .tabletButton(_, _, let t):
             t
+        case .key(_, _, let t), .pointerMotion(_, _, let t), .pointerAbsolute(_, _, let t), .pointerButton(_, _, let t), .pointerScroll(_, _, _, let t):
+            t
         case .deviceAdded, .deviceRemoved:
             nil
         }
@@ -169,12 +199,31 @@ extension RawInput {
 
 extension Scenario {
     /// A scenario file replaying recorded input: `events` are (milliseconds from the first
-    /// event, panel input). The apps are `notes` so that a replay shows what was drawn.
-    public static func recording(device: String, orientation: Orientation, events: [(at: UInt64, input: PanelInput)]) -> String {
+    /// event, panel input). The apps are `notes` so that a replay shows what was drawn. Keys
+    /// are written by the keysym `keyName` gives their code (a key it names none of is left
+    /// out); relative pointer motion as the points it reaches from the panel's corner, as the
+    /// compositor's pointer starts.
+    public static func recording(
+        device: String, orientation: Orientation, events: [(at: UInt64, input: PanelInput)], keyName: (UInt32) -> String? = { _ in nil }
+    ) -> String {
         var steps: [String] = []
+        var pointer = (x: 0.0, y: 0.0)
         for (at, input) in events {
             let action: JSONValue
             switch input {
+            case .key(let code, let pressed):
+                guard let name = keyName(code) else { continue }
+                action = .object([("key", .object([("key", .string(name)), ("state", .string(pressed ? "pressed" : "released"))]))])
+            case .pointerMove(let dx, let dy):
+                pointer = (max(0, pointer.x + dx), max(0, pointer.y + dy))
+                action = .object([("pointer", .object([("phase", .string("motion")), ("x", .double(pointer.x)), ("y", .double(pointer.y))]))])
+            case .pointer(.motion(let x, let y)):
+                pointer = (x, y)
+                action = .object([("pointer", .object([("phase", .string("motion")), ("x", .double(x)), ("y", .double(y))]))])
+            case .pointer(.button(let b, let pressed)):
+                action = .object([("pointer", .object([("phase", .string("button")), ("button", .int(Int(b))), ("pressed", .bool(pressed))]))])
+            case .pointer(.scroll(let dx, let dy, let source)):
+                action = .object([("pointer", .object([("phase", .string("scroll")), ("dx", .double(dx)), ("dy", .double(dy)), ("source", .string(source.name))]))])
             case .touch(let id, let phase, let x, let y):
                 action = .object([("touch", .object([("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y))]))])
             case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):

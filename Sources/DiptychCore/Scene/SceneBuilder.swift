@@ -70,6 +70,8 @@ public struct SceneNode: Hashable, Sendable {
         /// An app's Picture in Picture window and its shadow.
         case pipShadow(AppID)
         case pip(AppID)
+        /// The pointer's round cursor (over everything).
+        case cursor
     }
 
     public enum Content: Hashable, Sendable {
@@ -108,7 +110,7 @@ public struct SceneNode: Hashable, Sendable {
     public var app: AppID? {
         switch key {
         case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
-        case .divider, .handle, .status: nil
+        case .divider, .handle, .status, .cursor: nil
         }
     }
 
@@ -130,7 +132,7 @@ public struct SceneNode: Hashable, Sendable {
 /// nodes (shared, not copied): the damage tracker skips a layer whose generation is the last
 /// frame's. Nil: built anew for every frame (diffed node by node).
 public struct SceneLayer: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable { case panes, windows, statusBar }
+    public enum Kind: Equatable, Sendable { case panes, windows, statusBar, cursor }
     public var kind: Kind
     public var generation: UInt64?
     public var nodes: [SceneNode]
@@ -190,6 +192,9 @@ public enum ChromeStyle {
     public static let grabberSize = Size(width: 36, height: 5)
     public static let grabberTop = 6
     public static let grabberColor = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
+    /// The pointer: a translucent grey disc, as iPadOS's.
+    public static let cursorColor = RGB(red: 0x3C, green: 0x3C, blue: 0x43)
+    public static let cursorAlpha: UInt8 = 0x8C
     public static let grabberAlpha = 0.9
     /// A placeholder's tile when the app's colour is unknown, and its name's size.
     public static let neutralTile = RGB(red: 0x8E, green: 0x8E, blue: 0x93)

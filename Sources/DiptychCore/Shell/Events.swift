@@ -60,3 +60,74 @@ public struct EdgeInsets: Hashable, Sendable {
     }
 }
 
+
+/// What a key did: went down, came up, or repeated while held (repeats are the compositor's,
+/// at the configured rate, for keys the keymap says repeat).
+public enum KeyState: UInt8, Sendable, CaseIterable {
+    case released = 0, pressed, repeated
+    public var name: String { ["released", "pressed", "repeated"][Int(rawValue)] }
+    public init?(name: String) {
+        guard let i = ["released", "pressed", "repeated"].firstIndex(of: name) else { return nil }
+        self.init(rawValue: UInt8(i))
+    }
+}
+
+/// The modifiers in effect for a key event, as a bit mask (xkbcommon's effective state).
+public struct KeyModifiers: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let shift = KeyModifiers(rawValue: 1)
+    public static let capsLock = KeyModifiers(rawValue: 2)
+    public static let control = KeyModifiers(rawValue: 4)
+    public static let alt = KeyModifiers(rawValue: 8)
+    /// The Super ("logo", ⌘ on an iPad keyboard) key.
+    public static let logo = KeyModifiers(rawValue: 16)
+    public static let numLock = KeyModifiers(rawValue: 32)
+    /// AltGr (ISO level 3 shift).
+    public static let altGr = KeyModifiers(rawValue: 64)
+
+    static let named: [(KeyModifiers, String)] = [
+        (.shift, "shift"), (.capsLock, "capsLock"), (.control, "control"), (.alt, "alt"), (.logo, "logo"), (.numLock, "numLock"), (.altGr, "altGr"),
+    ]
+    /// The names of the modifiers set, in bit order (as event logs show them).
+    public var names: [String] { Self.named.filter { contains($0.0) }.map(\.1) }
+}
+
+/// What the pointer did.
+public enum PointerPhase: UInt8, Sendable, CaseIterable {
+    case enter = 0, leave, motion, button, scroll
+    public var name: String { ["enter", "leave", "motion", "button", "scroll"][Int(rawValue)] }
+    public init?(name: String) {
+        guard let i = ["enter", "leave", "motion", "button", "scroll"].firstIndex(of: name) else { return nil }
+        self.init(rawValue: UInt8(i))
+    }
+}
+
+/// Where a scroll came from: a mouse wheel (in clicks of 15 points), fingers on a touchpad
+/// (points, ending with a 0, 0 scroll when they lift), or a continuous device (a trackpoint).
+public enum ScrollSource: UInt8, Sendable, CaseIterable {
+    case wheel = 0, finger, continuous
+    public var name: String { ["wheel", "finger", "continuous"][Int(rawValue)] }
+    public init?(name: String) {
+        guard let i = ["wheel", "finger", "continuous"].firstIndex(of: name) else { return nil }
+        self.init(rawValue: UInt8(i))
+    }
+}
+
+/// Linux's button codes for the pointer buttons (`linux/input-event-codes.h`), as `pointer`
+/// events carry them.
+public enum PointerButton {
+    public static let left: UInt32 = 0x110
+    public static let right: UInt32 = 0x111
+    public static let middle: UInt32 = 0x112
+
+    /// A button's code from its name (`left`, `right`, `middle`) or its number.
+    public static func code(_ name: String) -> UInt32? {
+        switch name {
+        case "left": left
+        case "right": right
+        case "middle": middle
+        default: UInt32(name)
+        }
+    }
+}

@@ -78,7 +78,7 @@ extension Shell {
     }
 
     /// The splits the divider may snap to here, with their divider positions.
-    private var splits: [(Arrangement, Int)] {
+    var splits: [(Arrangement, Int)] {
         let allowed: [Arrangement] = orientation == .landscape ? [.split23, .split12] : [.split23]
         return allowed.map { a in (a, LayoutEngine.shownLayout(profile: profile, orientation: orientation, arrangement: a).divider?.x ?? 0) }
     }

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// What the keyboard's system shortcuts do to the shell (iPadOS keeps these for itself): bring in
+// or send away the Slide Over, and move the divider between the splits. Each settles like the
+// gesture it stands for; none does anything while a finger holds a gesture.
+
+extension Shell {
+    /// Super+\: brings the secondary in as a Slide Over when it is in the background, and
+    /// sends a Slide Over away; nothing in a split, with one app, or during a gesture.
+    public mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] {
+        guard multitasking, routes.isEmpty, let p = primary, let s = secondary, !fullScreenOnly.contains(s) else { return [] }
+        let from = presentation(at: now)
+        if secondaryShown {
+            guard arrangement == .slideOver else { return [] }
+            secondaryShown = false
+            return [.lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [.lifecycle(s, .didEnterBackground)])
+                + [.layoutChanged, .activateWhenDrawn(p)]
+        }
+        secondaryShown = true
+        requested = .slideOver
+        return [.lifecycle(s, .willEnterForeground)] + settle(from: from, now: now, onFinish: []) + [.layoutChanged, .activateWhenDrawn(s)]
+    }
+
+    /// Super+← (`towardsLeading`) or Super+→: the divider moves to the next split that way
+    /// (in landscape between ½ and ⅔; portrait has one split); nothing past the last one, in
+    /// a Slide Over or full screen, or during a gesture.
+    public mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] {
+        guard multitasking, routes.isEmpty, let p = primary, let s = secondary, arrangement.isSplit else { return [] }
+        // Ordered by where the divider stands, left to right.
+        let order = splits.sorted { $0.1 < $1.1 }.map(\.0)
+        guard let i = order.firstIndex(of: arrangement) else { return [] }
+        let j = towardsLeading ? i - 1 : i + 1
+        guard order.indices.contains(j) else { return [] }
+        let from = presentation(at: now)
+        requested = order[j]
+        return [.lifecycle(p, .willResignActive), .lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [])
+            + [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)]
+    }
+}

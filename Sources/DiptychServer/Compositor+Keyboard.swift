@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// The keyboard: keys (evdev codes from libinput or a scenario) through the xkbcommon keymap,
+// the compositor's own shortcuts taken out, the rest to the app with the keyboard focus, with
+// repeats made here at the configured rate. Focus follows iPadOS: the app last touched, tapped
+// or clicked; a Slide Over that comes in; the primary when the focused app leaves the screen.
+
+import DiptychCore
+import DiptychKeyboard
+import DiptychWire
+
+/// How held keys repeat: `rate` a second after `delay` milliseconds (0: no repeats).
+public struct KeyRepeat: Equatable, Sendable {
+    public var rate: Int
+    public var delay: Int
+    public init(rate: Int = 25, delay: Int = 600) {
+        self.rate = rate
+        self.delay = delay
+    }
+
+    /// `RATE,DELAY` (`25,600`).
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ",").map { Int($0.filter { $0 != " " }) }
+        guard parts.count == 2, let r = parts[0], let d = parts[1], (0...1000).contains(r), (0...10_000).contains(d) else { return nil }
+        self.init(rate: r, delay: d)
+    }
+}
+
+/// The keyboard's state between keys: the keymap, the keys the focused app was told went
+/// down (only those are told coming up), the shortcut keys held (never told), and the key
+/// repeating.
+struct KeyInput {
+    let keymap: Keyboard
+    let repetition: KeyRepeat
+    private(set) var toldDown: Set<UInt32> = []
+    private(set) var shortcutKeys: Set<UInt32> = []
+    /// The key repeating, what it gives, and when it next repeats (compositor ms).
+    private(set) var repeating: (keycode: UInt32, result: KeyResult, next: UInt64)?
+
+    init(keymap: Keyboard, repetition: KeyRepeat) {
+        self.keymap = keymap
+        self.repetition = repetition
+    }
+
+    /// A new focus: nothing is down for it, nothing repeats.
+    mutating func focusChanged() {
+        toldDown.removeAll()
+        repeating = nil
+    }
+
+    mutating func shortcut(_ keycode: UInt32) { shortcutKeys.insert(keycode) }
+    mutating func endShortcut(_ keycode: UInt32) -> Bool { shortcutKeys.remove(keycode) != nil }
+
+    /// A key told to the focused app went down at `now` (it repeats if the keymap says so).
+    mutating func toldPressed(_ keycode: UInt32, _ result: KeyResult, at now: UInt64) {
+        toldDown.insert(keycode)
+        if repetition.rate > 0, keymap.repeats(keycode) { repeating = (keycode, result, now + UInt64(repetition.delay)) }
+    }
+
+    /// Whether a key coming up was told going down (and is told now).
+    mutating func toldReleased(_ keycode: UInt32) -> Bool {
+        if repeating?.keycode == keycode { repeating = nil }
+        return toldDown.remove(keycode) != nil
+    }
+
+    /// The repeat due at `now`, if one is: one a turn however late the loop is (a stalled
+    /// loop never bursts repeats), the next a period after it.
+    mutating func dueRepeat(at now: UInt64) -> (keycode: UInt32, result: KeyResult)? {
+        guard let r = repeating, now >= r.next else { return nil }
+        repeating?.next = max(r.next, now) + UInt64(1000 / max(1, repetition.rate))
+        return (r.keycode, r.result)
+    }
+
+    var nextRepeat: UInt64? { repeating?.next }
+}
+
+/// The keysyms of the compositor's shortcuts (xkbcommon's values).
+enum ShortcutKeysym {
+    static let backslash: UInt32 = 0x5C
+    static let left: UInt32 = 0xFF51
+    static let right: UInt32 = 0xFF53
+    /// XF86Switch_VT_1…12: what Ctrl+Alt+F1…F12 give in the standard keymaps.
+    static let switchVT = UInt32(0x1008_FE01)...UInt32(0x1008_FE0C)
+}
+
+extension Compositor {
+    /// A key (evdev code) went down or up: a shortcut of the compositor's, or the focused
+    /// app's key. The one entry point for libinput's keys and a scenario's.
+    public func key(_ keycode: UInt32, pressed: Bool) {
+        let result = keys.keymap.key(keycode, pressed: pressed)
+        if !pressed, keys.endShortcut(keycode) { return }
+        if pressed, let effects = shortcut(result) {
+            keys.shortcut(keycode)
+            if !effects.isEmpty { apply(effects) }
+            updateFocus()
+            return
+        }
+        guard let app = desk.focus, let c = session(app) else { return }
+        let time = inputTimestamp ?? Double(now)
+        if pressed {
+            keys.toldPressed(keycode, result, at: now)
+            send(.key(keycode: keycode, keysym: result.keysym, text: result.text, state: .pressed, modifiers: result.modifiers, time: time), to: c)
+        } else if keys.toldReleased(keycode) {
+            send(.key(keycode: keycode, keysym: result.keysym, text: "", state: .released, modifiers: result.modifiers, time: time), to: c)
+        }
+    }
+
+    /// The compositor's own shortcut `result` stands for, and what it does (empty: taken and
+    /// nothing to do); nil for a key the focused app has.
+    private func shortcut(_ result: KeyResult) -> [ShellEffect]? {
+        if ShortcutKeysym.switchVT.contains(result.keysym) {
+            let vt = Int(result.keysym - ShortcutKeysym.switchVT.lowerBound) + 1
+            logger.info("switching to VT \(vt)")
+            onSwitchVT?(vt)
+            return []
+        }
+        guard result.modifiers.contains(.logo) else { return nil }
+        switch result.keysym {
+        case ShortcutKeysym.backslash: return desk.toggleSlideOver(now: now)
+        case ShortcutKeysym.left: return desk.moveDivider(towardsLeading: true, now: now)
+        case ShortcutKeysym.right: return desk.moveDivider(towardsLeading: false, now: now)
+        default: return nil
+        }
+    }
+
+    /// Sends the repeat of the key held, if one is due.
+    func repeatKeys() {
+        guard let (keycode, r) = keys.dueRepeat(at: now), let app = desk.focus, let c = session(app) else { return }
+        send(.key(keycode: keycode, keysym: r.keysym, text: r.text, state: .repeated, modifiers: r.modifiers, time: Double(now)), to: c)
+    }
+
+    /// Gives the keyboard to `app` (nil: nobody), telling the app that had it and the app that
+    /// gets it.
+    func focus(_ app: AppID?) {
+        guard let change = desk.setFocus(app) else { return }
+        keys.focusChanged()
+        if let old = change.lost, let c = session(old) { send(.keyboardFocus(focused: false), to: c) }
+        if let new = change.gained, let c = session(new) { send(.keyboardFocus(focused: true), to: c) }
+    }
+
+    /// After the shell changed: a Slide Over that came in takes the keyboard, an app that left
+    /// the screen gives it to the primary.
+    func updateFocus() {
+        focus(desk.focusAfterChange())
+    }
+
+    /// The evdev code of a key that gives the keysym named `name`, if the keymap has one.
+    public func keycode(forKeysymNamed name: String) -> UInt32? { keys.keymap.keycode(forKeysymNamed: name) }
+
+    /// The keymap's names, as `RULES:MODEL:LAYOUT:VARIANT:OPTIONS`.
+    public var keymapNames: String { keys.keymap.names.description }
+
+    /// The app that has the keyboard now, if any.
+    public var keyboardFocus: AppID? { desk.focus }
+}

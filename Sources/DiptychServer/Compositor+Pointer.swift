@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The pointer: a mouse or trackpad moves a round cursor over the logical screen; the app under
+// it hears `pointer` enter, leave, motion, button and scroll in its pane's points. The left
+// button is a finger to the shell (it drags the divider, a Slide Over, a window); what the
+// finger would give an app reaches it as pointer events. Motion is delivered once a turn of
+// the loop (a mouse reporting at 1000 Hz wakes an app at most once a frame).
+
+import DiptychCore
+import DiptychWire
+
+extension Compositor {
+    /// The pointer moved to `x`, `y` in points of the logical screen (an absolute device, a
+    /// scenario step).
+    public func pointerMotion(toX x: Double, y: Double) {
+        let size = desk.shell.layout.screen
+        let wasShown = desk.pointer.shows(at: now)
+        let before = desk.pointer.cursorRect
+        desk.pointer.move(toX: x, y: y, within: Size(width: size.width, height: size.height), at: now)
+        if !wasShown || desk.pointer.cursorRect != before { scheduleFrame() }
+        desk.pointer.motionPending = true
+    }
+
+    /// A scenario's pointer step, its position in panel pixels.
+    public func panelPointer(_ step: PointerStep) {
+        switch step {
+        case .motion(let x, let y):
+            let l = geometry.toLogical(x: x, y: y), scale = Double(desk.shell.profile.scale)
+            pointerMotion(toX: l.x / scale, y: l.y / scale)
+        case .button(let b, let pressed):
+            pointerButton(b, pressed: pressed)
+        case .scroll(let dx, let dy, let source):
+            pointerScroll(dx: dx, dy: dy, source: source)
+        }
+    }
+
+    /// The pointer moved by `dx`, `dy` points (a mouse, a trackpad: libinput's accelerated
+    /// motion).
+    public func pointerMotion(dx: Double, dy: Double) {
+        let p = desk.pointer
+        pointerMotion(toX: p.x + dx, y: p.y + dy)
+    }
+
+    /// A button (Linux code) went down or up where the pointer is.
+    public func pointerButton(_ button: UInt32, pressed: Bool) {
+        deliverPointerMotion()
+        let (x, y) = (desk.pointer.x, desk.pointer.y)
+        desk.pointer.button(button, pressed: pressed)
+        if button == PointerButton.left {
+            if let effects = desk.pointerTouch(phase: pressed ? .down : .up, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
+            scheduleFrame()
+        } else {
+            if pressed, desk.pointer.grab == nil, let pane = pane(atX: x, y: y) {
+                desk.pointer.grab = pane.app
+                focus(pane.app)
+            }
+            if let app = desk.pointer.grab { sendPointer(.button, to: app, x: x, y: y, button: button, pressed: pressed) }
+        }
+        if desk.pointer.held.isEmpty {
+            desk.pointer.grab = nil
+            hover(moved: false)
+        }
+    }
+
+    /// A scroll of `dx`, `dy` points from `source`, to the app under the pointer.
+    public func pointerScroll(dx: Double, dy: Double, source: ScrollSource) {
+        deliverPointerMotion()
+        let (x, y) = (desk.pointer.x, desk.pointer.y)
+        guard let app = desk.pointer.grab ?? pane(atX: x, y: y)?.app else { return }
+        sendPointer(.scroll, to: app, x: x, y: y, dx: dx, dy: dy, source: source)
+    }
+
+    /// Tells the apps of the pointer's motion since the last turn: through the shell while
+    /// the left button is a finger, to the app holding another button, else to the app under
+    /// it (with enter and leave when that changes).
+    func deliverPointerMotion() {
+        guard desk.pointer.motionPending else { return }
+        desk.pointer.motionPending = false
+        let (x, y) = (desk.pointer.x, desk.pointer.y)
+        if desk.pointer.held.contains(PointerButton.left) {
+            if let effects = desk.pointerTouch(phase: .motion, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
+        } else if let app = desk.pointer.grab {
+            sendPointer(.motion, to: app, x: x, y: y)
+        } else {
+            hover()
+        }
+    }
+
+    /// The pointer rests over whatever is under it: `leave` to the app it left, `enter` to the
+    /// app it came over, else `motion`.
+    private func hover(moved: Bool = true) {
+        let (x, y) = (desk.pointer.x, desk.pointer.y)
+        let under = desk.pointer.shows(at: now) ? pane(atX: x, y: y)?.app : nil
+        if under != desk.pointer.over {
+            if let old = desk.pointer.over { sendPointer(.leave, to: old, x: x, y: y) }
+            desk.pointer.over = under
+            if let new = under { sendPointer(.enter, to: new, x: x, y: y) }
+        } else if moved, let app = under {
+            sendPointer(.motion, to: app, x: x, y: y)
+        }
+    }
+
+    /// The pane shown at `x`, `y` (points), the topmost: a Slide Over over the primary. None
+    /// under a Picture in Picture window.
+    func pane(atX x: Double, y: Double) -> PresentedPane? {
+        let (px, py) = (Int(x.rounded(.down)), Int(y.rounded(.down)))
+        if floatingWindows.contains(where: { $0.frame.contains(x: x, y: y) }) { return nil }
+        return presentedPanes.last { $0.frame.contains(x: Double(px), y: Double(py)) && session($0.app) != nil }
+    }
+
+    /// A finger the pointer's left button stood for reached an app: as pointer events.
+    func pointerAsTouch(_ app: AppID, phase: TouchPhase, x: Double, y: Double) {
+        guard let c = session(app) else { return }
+        let time = inputTimestamp ?? Double(now)
+        switch phase {
+        case .down:
+            focus(app)
+            send(.pointer(phase: .button, x: x, y: y, button: PointerButton.left, pressed: true, dx: 0, dy: 0, source: .wheel, time: time), to: c)
+        case .motion:
+            send(.pointer(phase: .motion, x: x, y: y, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: time), to: c)
+        case .up, .cancel:
+            send(.pointer(phase: .button, x: x, y: y, button: PointerButton.left, pressed: false, dx: 0, dy: 0, source: .wheel, time: time), to: c)
+        }
+    }
+
+    private func sendPointer(
+        _ phase: PointerPhase, to app: AppID, x: Double, y: Double, button: UInt32 = 0, pressed: Bool = false, dx: Double = 0, dy: Double = 0,
+        source: ScrollSource = .wheel
+    ) {
+        guard let c = session(app) else { return }
+        let origin = presentedPanes.first { $0.app == app }?.frame
+        let (lx, ly) = (x - Double(origin?.x ?? 0), y - Double(origin?.y ?? 0))
+        send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: inputTimestamp ?? Double(now)), to: c)
+    }
+
+    /// The cursor's layer (a translucent disc over everything), while it shows.
+    func cursorLayer(scale: Int) -> [SceneNode]? {
+        desk.pointer.drawnShowing = desk.pointer.shows(at: now)
+        guard desk.pointer.drawnShowing else { return nil }
+        let r = desk.pointer.cursorRect
+        let px = Rect(x: r.x * scale, y: r.y * scale, width: r.width * scale, height: r.height * scale)
+        return [SceneNode(key: .cursor, content: .chrome(.pill(ChromeStyle.cursorColor, alpha: ChromeStyle.cursorAlpha)), imageRect: px, clip: px)]
+    }
+
+    /// When the cursor hides if the pointer stays still.
+    var cursorHides: UInt64? { desk.pointer.hides(after: now) }
+
+    /// A touch or the pen hides the cursor.
+    func hideCursorForTouch() {
+        guard desk.pointer.shows(at: now) else { return }
+        desk.pointer.touched()
+        scheduleFrame()
+    }
+
+    /// Where the pointer is, in points of the logical screen, and whether its cursor shows.
+    public var pointerPosition: (x: Double, y: Double, shown: Bool) { (desk.pointer.x, desk.pointer.y, desk.pointer.shows(at: now)) }
+}

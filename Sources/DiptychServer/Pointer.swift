@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The pointer (a mouse or a trackpad): where it is on the logical screen, whether its cursor
+// shows, the button held, and which app it is over. A value the desk owns; the compositor
+// turns its changes into `pointer` events and a cursor in the scene.
+
+import DiptychCore
+
+struct PointerState {
+    /// Where it is, in points of the logical screen.
+    private(set) var x = 0.0, y = 0.0
+    /// When it last moved (compositor ms); nil before it ever did (the cursor does not show
+    /// until a pointer is used).
+    private(set) var lastMotion: UInt64?
+    /// A touch or the pen hides the cursor until the pointer moves again.
+    private(set) var hiddenByTouch = false
+    /// The buttons held now (Linux codes).
+    private(set) var held: Set<UInt32> = []
+    /// The app the pointer is over (that had `enter`), and the app a held button went to: it
+    /// has every event until the last button comes up (an implicit grab, as a finger's).
+    var over: AppID?
+    var grab: AppID?
+    /// Whether the last scene built showed the cursor.
+    var drawnShowing = false
+    /// It moved since the apps were last told.
+    var motionPending = false
+
+    /// The cursor hides after this long without motion (milliseconds), as iPadOS's does.
+    static let hideAfter: UInt64 = 3000
+    /// The cursor's diameter in points (iPadOS's round pointer).
+    static let diameter = 19
+    /// A touch the pointer's left button stands for, so that it drags the divider, a Slide
+    /// Over or a window as a finger does: an id no touchscreen gives.
+    static let touchID: Int32 = -2
+
+    /// Moves to `x`, `y` (kept on a screen of `size` points) at `now`.
+    mutating func move(toX x: Double, y: Double, within size: Size, at now: UInt64) {
+        self.x = min(max(0, x), Double(size.width) - 1)
+        self.y = min(max(0, y), Double(size.height) - 1)
+        lastMotion = now
+        hiddenByTouch = false
+    }
+
+    mutating func button(_ code: UInt32, pressed: Bool) {
+        if pressed { held.insert(code) } else { held.remove(code) }
+    }
+
+    /// A touch or the pen was used: the cursor hides.
+    mutating func touched() { hiddenByTouch = true }
+
+    /// Whether the cursor shows at `now`.
+    func shows(at now: UInt64) -> Bool {
+        guard let t = lastMotion, !hiddenByTouch else { return false }
+        return now < t + Self.hideAfter || !held.isEmpty
+    }
+
+    /// When the cursor hides if the pointer stays still (nil: it does not show).
+    func hides(after now: UInt64) -> UInt64? {
+        guard let t = lastMotion, !hiddenByTouch, held.isEmpty, now < t + Self.hideAfter else { return nil }
+        return t + Self.hideAfter
+    }
+
+    /// The cursor's rectangle in points.
+    var cursorRect: Rect {
+        let d = Self.diameter
+        return Rect(x: Int(x.rounded(.down)) - d / 2, y: Int(y.rounded(.down)) - d / 2, width: d, height: d)
+    }
+}

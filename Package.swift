@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux", "DiptychTestSupport"]),
         .testTarget(
             name: "DiptychPlatformTests",
-            dependencies: ["DiptychDRM", "DiptychInput", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychLinux", "DiptychTestSupport", logging]),
+            dependencies: ["DiptychDRM", "DiptychInput", "DiptychKeyboard", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychLinux", "DiptychTestSupport", logging]),
         .testTarget(
             name: "DiptychRenderTests",
             dependencies: ["DiptychRender", "DiptychImage", "DiptychOutput", "DiptychDemoKit", "DiptychCore", "DiptychTestSupport", "DiptychLinux", "DiptychText"],

@@ -48,6 +48,10 @@ public struct KeyResult: Equatable, Sendable {
     public var text: String
     /// The modifiers in effect for it.
     public var modifiers: KeyModifiers
+
+    public init(keysym: UInt32, text: String, modifiers: KeyModifiers) {
+        (self.keysym, self.text, self.modifiers) = (keysym, text, modifiers)
+    }
 }
 
 /// A keyboard's keymap and state. Confined to one thread.
@@ -96,6 +100,12 @@ public final class Keyboard {
     }
 
     private var composeState: OpaquePointer?
+
+    /// Whether dead keys and compose sequences work here: the locale's compose table was read.
+    public var composes: Bool { composeState != nil }
+
+    /// Whether a compose table is installed (en_US.UTF-8's, libx11-data).
+    public static var hasComposeTable: Bool { (try? Keyboard())?.composes ?? false }
 
     deinit {
         if let composeState { xkb_compose_state_unref(composeState) }

@@ -108,6 +108,12 @@ public final class Seat: DeviceOpener {
         return fd
     }
 
+    /// Asks the seat to switch to session (VT) `session`: Ctrl+Alt+Fn. The seat manager decides;
+    /// the compositor is told through `onDisable` when it happens.
+    public func switchSession(_ session: Int) {
+        if let h = handle { _ = libseat_switch_session(h, Int32(session)) }
+    }
+
     /// Closes a device the seat opened.
     public func closeDevice(_ fd: Int32) {
         if let h = handle, let id = devices.removeValue(forKey: fd) { libseat_close_device(h, id) }

@@ -122,6 +122,12 @@ extension Compositor {
         }
     }
 
+    /// Lets every held key up, as if released (the session went to another VT: a key held
+    /// then would repeat for ever).
+    public func releaseAllKeys() {
+        for code in keys.keymap.held.sorted() { key(code, pressed: false) }
+    }
+
     /// Sends the repeat of the key held, if one is due.
     func repeatKeys() {
         guard let (keycode, r) = keys.dueRepeat(at: now), let app = desk.focus, let c = session(app) else { return }

@@ -235,6 +235,7 @@ struct RunCommand: ParsableCommand {
                 seat.onDisable = {
                     logger.info("session disabled (VT switch away): frames and input stop")
                     compositor.liftAllTouches()
+                    compositor.releaseAllKeys()
                     drm?.suspend()
                     input?.suspend()
                 }
@@ -245,6 +246,7 @@ struct RunCommand: ParsableCommand {
                     logger.info("session enabled again: repainting")
                 }
                 compositor.watch(seat.descriptor) { seat.dispatch() }
+                compositor.onSwitchVT = { seat.switchSession($0) }
             }
             let repaint = RepaintLoop(compositor: compositor)
             try repaint.run { stop }
@@ -289,6 +291,7 @@ struct RunCommand: ParsableCommand {
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: logger) { app, log in
             Apps.launch(app, eventLog: log)
         }
+        player.file = path
         player.debugDamage = debugDamage
         player.statusBar = outputOptions.statusBar.isOn
         player.statusBarTitle = outputOptions.statusBarTitle
@@ -296,7 +299,7 @@ struct RunCommand: ParsableCommand {
         player.backend = drm
         player.secondBackend = second
         let captures: [String]
-        do { captures = try player.play() } catch { throw RuntimeFailure("\(path): \(error)") }
+        do { captures = try player.play() } catch let error as ScenarioError { throw UsageError(error.description) } catch { throw RuntimeFailure("\(path): \(error)") }
         for c in captures { print(c) }
         if let drm { Files.writeStandardError("diptych: \(drm.flipsCompleted) page flips completed (\(drm.api)), \(drm.flipFailures) failed\n") }
         if let second { Files.writeStandardError("diptych: second screen \(second.connector.name) \(second.mode): \(second.flipsCompleted) page flips completed (\(second.api)), \(second.flipFailures) failed\n") }

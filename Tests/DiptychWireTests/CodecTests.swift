@@ -24,6 +24,13 @@ struct CodecTests {
         .sync(serial: 3, time: 1_000_016),
         .release(buffer: 0xFFFF_FFFE),
         .screenConnected(screen: 2, pixelWidth: 1920, pixelHeight: 1080), .screenDisconnected(screen: 2, pixelWidth: 800, pixelHeight: 600),
+        .keyboardFocus(focused: true), .keyboardFocus(focused: false),
+        .key(keycode: 30, keysym: 0x61, text: "a", state: .pressed, modifiers: [], time: 12.5),
+        .key(keycode: 18, keysym: 0xE9, text: "é", state: .repeated, modifiers: [.shift, .altGr, .numLock], time: 0),
+        .key(keycode: 42, keysym: 0xFFE1, text: "", state: .released, modifiers: [.shift], time: 1e9),
+        .pointer(phase: .enter, x: 1.5, y: -2, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: 3),
+        .pointer(phase: .button, x: 10, y: 20, button: 0x111, pressed: true, dx: 0, dy: 0, source: .wheel, time: 4),
+        .pointer(phase: .scroll, x: 10, y: 20, button: 0, pressed: false, dx: -1.25, dy: 30, source: .finger, time: 5),
     ]
 
     static let requests: [ClientMessage] = [
@@ -47,6 +54,37 @@ struct CodecTests {
             #expect(h.length == bytes.count && h.version == Wire.version && h.opcode == e.opcode)
             #expect(try ServerEvent.decode(opcode: h.opcode, body: bytes[8...]) == e)
         }
+    }
+
+    /// A key or pointer event with a value out of its range is refused, not decoded.
+    @Test func keyAndPointerEventsRefuseBadValues() {
+        func decode(_ e: ServerEvent, patching offset: Int, to value: UInt8) -> ProtocolError.Code? {
+            var bytes = e.encoded()
+            bytes[Wire.headerSize + offset] = value
+            do {
+                _ = try ServerEvent.decode(opcode: e.opcode, body: bytes[Wire.headerSize...])
+                return nil
+            } catch { return error.code }
+        }
+        #expect(decode(.keyboardFocus(focused: true), patching: 0, to: 2) == .malformedMessage)
+        // keycode, keysym, text (4 + 1 bytes): the state follows.
+        #expect(decode(.key(keycode: 30, keysym: 0x61, text: "a", state: .pressed, modifiers: [], time: 0), patching: 13, to: 7) == .malformedMessage)
+        #expect(decode(.pointer(phase: .motion, x: 0, y: 0, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: 0), patching: 0, to: 9) == .malformedMessage)
+        #expect(decode(.pointer(phase: .motion, x: 0, y: 0, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: 0), patching: 21, to: 3) == .malformedMessage)
+        // A truncated key event.
+        let bytes = ServerEvent.key(keycode: 30, keysym: 0x61, text: "abc", state: .pressed, modifiers: [], time: 0).encoded()
+        #expect(throws: ProtocolError.self) { try ServerEvent.decode(opcode: 113, body: bytes[Wire.headerSize..<(bytes.count - 3)]) }
+    }
+
+    @Test func keyAndPointerLogFields() {
+        let key = ServerEvent.key(keycode: 35, keysym: 0x48, text: "H", state: .pressed, modifiers: [.shift, .control], time: 7)
+        #expect(key.name == "key")
+        #expect(key.jsonFields.map(\.0) == ["keycode", "keysym", "text", "state", "modifiers", "time"])
+        #expect(JSONValue.object(key.jsonFields).serialized.contains(#""modifiers":["shift","control"]"#))
+        let scroll = ServerEvent.pointer(phase: .scroll, x: 1, y: 2, button: 0, pressed: false, dx: 0, dy: 15, source: .wheel, time: 3)
+        #expect(scroll.jsonFields.map(\.0) == ["phase", "x", "y", "dx", "dy", "source", "time"])
+        let button = ServerEvent.pointer(phase: .button, x: 1, y: 2, button: 0x110, pressed: true, dx: 0, dy: 0, source: .wheel, time: 3)
+        #expect(button.jsonFields.map(\.0) == ["phase", "x", "y", "button", "pressed", "time"])
     }
 
     @Test func requestsRoundTrip() throws {
@@ -104,27 +142,27 @@ struct CodecTests {
     }
 
     @Test func refusals() {
-        #expect(decodeError([12, 0, 0, 0, 3, 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
+        #expect(decodeError([12, 0, 0, 0, UInt8(Wire.version), 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
         #expect(decodeError([0x47, 0x41, 0x52, 0x42, 0x41, 0x47, 0x45, 0x21]) == .messageTooLong)  // "GARBAGE!"
-        #expect(decodeError([4, 0, 0, 0, 3, 0, 1, 0]) == .malformedMessage)  // length below the header
+        #expect(decodeError([4, 0, 0, 0, UInt8(Wire.version), 0, 1, 0]) == .malformedMessage)  // length below the header
         #expect(decodeError([8, 0, 0, 0, 9, 0, 1, 0]) == .unsupportedVersion)
-        #expect(decodeError([8, 0, 0, 0, 3, 0, 99, 0]) == .unknownOpcode)
-        #expect(decodeError([16, 0, 0, 0, 3, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
+        #expect(decodeError([8, 0, 0, 0, UInt8(Wire.version), 0, 99, 0]) == .unknownOpcode)
+        #expect(decodeError([16, 0, 0, 0, UInt8(Wire.version), 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
         var hello = ClientMessage.hello(name: "x", requiresFullScreen: false).encoded()
         hello[hello.count - 4] = 6  // unknown flag bits
         #expect(decodeError(hello) == .malformedMessage)
         // A string that claims more bytes than the message holds.
-        #expect(decodeError([16, 0, 0, 0, 3, 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
+        #expect(decodeError([16, 0, 0, 0, UInt8(Wire.version), 0, 1, 0, 255, 255, 0, 0, 0, 0, 0, 0]) == .malformedMessage)
         // Invalid UTF-8 in a name.
-        #expect(decodeError([17, 0, 0, 0, 3, 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
+        #expect(decodeError([17, 0, 0, 0, UInt8(Wire.version), 0, 1, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 0]) == .malformedMessage)
         // Too many damage rectangles: buffer 1, then a count of 100000.
         var w = [UInt8]()
         for v: UInt32 in [1, 100_000] { for s in [0, 8, 16, 24] { w.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
         let len = UInt32(8 + w.count)
-        #expect(decodeError([UInt8(len), 0, 0, 0, 3, 0, 3, 0] + w) == .malformedMessage)
+        #expect(decodeError([UInt8(len), 0, 0, 0, UInt8(Wire.version), 0, 3, 0] + w) == .malformedMessage)
     }
 
-    /// A version 1 client (memfd per commit) is refused with a reason that names version 3,
+    /// A version 1 client (memfd per commit) is refused with a reason that names the current version,
     /// framed so that it can read it.
     @Test func versionOneIsRefusedByNamingTheCurrentVersion() throws {
         var v1 = ClientMessage.hello(name: "old", requiresFullScreen: false).encoded()
@@ -135,7 +173,7 @@ struct CodecTests {
         #expect(a.peerVersion == 1)
         do { _ = try Wire.header(v1[...]) } catch {
             #expect(error.code == .unsupportedVersion)
-            #expect(error.message.contains("version 1 is not supported") && error.message.contains("speaks version 3"))
+            #expect(error.message.contains("version 1 is not supported") && error.message.contains("speaks version \(Wire.version)"))
             let reply = ServerEvent.error(error).encoded(version: 1)
             #expect(reply[4] == 1 && reply[5] == 0)
         }

@@ -27,8 +27,8 @@ struct Played {
         (logs[role] ?? []).filter {
             let e = $0["event"]?.stringValue ?? ""
             if let including { return including.contains(e) }
-            // Pacing and buffer traffic, not lifecycle.
-            return e != "frameDone" && e != "snapshotRequest" && e != "release"
+            // Pacing, buffer traffic and the keyboard's focus, not lifecycle.
+            return e != "frameDone" && e != "snapshotRequest" && e != "release" && e != "keyboardFocus"
         }
     }
     func names(_ role: String) -> [String] { events(role).compactMap { $0["event"]?.stringValue } }
@@ -327,7 +327,7 @@ struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
-        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen",
+        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen", "keyboard-pointer",
     ]
     /// Scenarios with web apps: played (twice, for their PNGs) by `WebAppTests`, when WebKit is there.
     static let webScenarios = ["web-drag", "web-sketch"]

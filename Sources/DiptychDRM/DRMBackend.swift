@@ -39,6 +39,9 @@ public final class DRMBackend: OutputBackend {
     private var pendingToken: UInt64 = 0
     private let logger: Logger
     private var restored = false
+    /// The cursor plane's buffer, made the first time a cursor is shown (nil until then, or
+    /// when the driver has none).
+    private var cursor: (handle: UInt32, image: PixelImage)?
     /// Whether this output is a second one on its card (the first watches the card).
     public let isSecond: Bool
 
@@ -232,6 +235,20 @@ public final class DRMBackend: OutputBackend {
     }
 
     /// Puts back the CRTC as it was found, frees the buffers, drops master. Idempotent.
+    /// The cursor plane: 64 × 64, the size every KMS driver with a cursor takes.
+    public var cursorSize: Int { 64 }
+
+    public func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) -> Bool {
+        guard let image else { return device.setCursor(crtc, handle: nil, size: cursorSize, hotspot: (0, 0)) }
+        if cursor == nil { cursor = try? device.createCursorBuffer(size: cursorSize) }
+        guard let c = cursor, image.width <= cursorSize, image.height <= cursorSize else { return false }
+        c.image.clear()
+        c.image.blit(Rect(x: 0, y: 0, width: image.width, height: image.height), from: image, sourceOffset: (0, 0))
+        return device.setCursor(crtc, handle: c.handle, size: cursorSize, hotspot: hotspot)
+    }
+
+    public func moveCursor(x: Int, y: Int) { _ = device.moveCursor(crtc, x: x, y: y) }
+
     public func restore() {
         guard !restored else { return }
         restored = true

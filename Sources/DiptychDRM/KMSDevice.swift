@@ -45,6 +45,17 @@ public protocol KMSDevice: AnyObject {
     /// Reads pending events; returns the tokens of completed flips with their times (monotonic ns).
     func readEvents() -> [(token: UInt64, time: UInt64)]
 
+    // MARK: The cursor plane (optional: a driver without one says false)
+
+    /// A mapped ARGB8888 dumb buffer of `size` × `size` pixels for the cursor: its handle and
+    /// its pixels (premultiplied).
+    func createCursorBuffer(size: Int) throws -> (handle: UInt32, image: PixelImage)
+    /// Shows the cursor buffer `handle` (nil: hides the cursor) on `crtc` with its hotspot;
+    /// false when the driver has no cursor plane.
+    func setCursor(_ crtc: UInt32, handle: UInt32?, size: Int, hotspot: (x: Int, y: Int)) -> Bool
+    /// Moves the cursor's hotspot to `x`, `y` of the CRTC: no frame is drawn.
+    func moveCursor(_ crtc: UInt32, x: Int, y: Int) -> Bool
+
     // MARK: Atomic modesetting (optional: `enableAtomic` false means legacy only)
 
     /// Asks for atomic modesetting and universal planes; false when the driver has neither.

@@ -149,6 +149,29 @@ public final class LibdrmDevice: KMSDevice {
         return ScanoutBuffer(handle: handle, framebuffer: fb, image: image)
     }
 
+    public func createCursorBuffer(size: Int) throws -> (handle: UInt32, image: PixelImage) {
+        var handle: UInt32 = 0, pitch: UInt32 = 0
+        var bytes: UInt64 = 0
+        guard drmModeCreateDumbBuffer(fd, UInt32(size), UInt32(size), 32, 0, &handle, &pitch, &bytes) == 0 else {
+            throw KMSError("\(path): cannot create a \(size)x\(size) cursor buffer: \(SystemError("create dumb"))")
+        }
+        var offset: UInt64 = 0
+        guard drmModeMapDumbBuffer(fd, handle, &offset) == 0,
+            let p = mmap(nil, Int(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), p != MAP_FAILED
+        else {
+            _ = drmModeDestroyDumbBuffer(fd, handle)
+            throw KMSError("\(path): cannot map a cursor buffer: \(SystemError("mmap"))")
+        }
+        return (handle, PixelImage(unsafeBase: p, width: size, height: size, stride: Int(pitch), owner: DumbMapping(base: p, length: Int(bytes))))
+    }
+
+    public func setCursor(_ crtc: UInt32, handle: UInt32?, size: Int, hotspot: (x: Int, y: Int)) -> Bool {
+        guard let handle else { return drmModeSetCursor(fd, crtc, 0, 0, 0) == 0 }
+        return drmModeSetCursor2(fd, crtc, handle, UInt32(size), UInt32(size), Int32(hotspot.x), Int32(hotspot.y)) == 0
+    }
+
+    public func moveCursor(_ crtc: UInt32, x: Int, y: Int) -> Bool { drmModeMoveCursor(fd, crtc, Int32(x), Int32(y)) == 0 }
+
     public func destroyScanoutBuffer(_ buffer: ScanoutBuffer) {
         // The framebuffer goes before the buffer it scans out.
         _ = drmModeRmFB(fd, buffer.framebuffer)

@@ -121,6 +121,32 @@ public final class PixelImage {
         }
     }
 
+    /// Sets every byte to 0 (transparent black in ARGB).
+    public func clear() { memset(bits, 0, stride * height) }
+
+    /// A disc `diameter` pixels across in `color` at `alpha`, its edge smoothed (16 samples a
+    /// pixel), premultiplied ARGB on transparent: a cursor's picture.
+    public static func disc(diameter: Int, color: RGB, alpha: UInt8) -> PixelImage {
+        let image = PixelImage(width: diameter, height: diameter, format: .argb8888)
+        let r = Double(diameter) / 2
+        for y in 0..<diameter {
+            for x in 0..<diameter {
+                var inside = 0
+                for sy in 0..<4 {
+                    for sx in 0..<4 {
+                        let dx = Double(x) + (Double(sx) + 0.5) / 4 - r, dy = Double(y) + (Double(sy) + 0.5) / 4 - r
+                        if dx * dx + dy * dy <= r * r { inside += 1 }
+                    }
+                }
+                let a = Double(alpha) * Double(inside) / 16 / 255
+                func c(_ v: UInt8) -> UInt32 { UInt32((Double(v) * a).rounded()) }
+                let pixel = UInt32((a * 255).rounded()) << 24 | c(color.red) << 16 | c(color.green) << 8 | c(color.blue)
+                image.bits.storeBytes(of: pixel, toByteOffset: y * image.stride + x * 4, as: UInt32.self)
+            }
+        }
+        return image
+    }
+
     /// Copies all of `other`'s bytes over this image's (same size and stride): the memcpy
     /// baseline of one output frame.
     public func copyBytes(from other: PixelImage) {

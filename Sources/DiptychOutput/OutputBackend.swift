@@ -62,9 +62,20 @@ public protocol OutputBackend: AnyObject {
     /// Whether a presented frame reaches the screen later, told by a `frameDone` event with
     /// its time (a page flip); false when `present` shows it at once.
     var reportsPresentation: Bool { get }
+    /// Shows `image` (premultiplied ARGB, at most `cursorSize` square) as the cursor, its
+    /// `hotspot` at the point `moveCursor` gives; nil hides it. False when the output has no
+    /// cursor plane (the compositor then draws the cursor into its frames).
+    func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) -> Bool
+    /// Moves the cursor's hotspot to `x`, `y` of the output: nothing is drawn.
+    func moveCursor(x: Int, y: Int)
+    /// The side of the square a cursor image may have (0: no cursor plane).
+    var cursorSize: Int { get }
 }
 
 extension OutputBackend {
+    public func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) -> Bool { false }
+    public func moveCursor(x: Int, y: Int) {}
+    public var cursorSize: Int { 0 }
     public var isConnected: Bool { true }
     public var eventDescriptors: [Int32] { [] }
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] { [] }

@@ -6,6 +6,7 @@
 // the loop (a mouse reporting at 1000 Hz wakes an app at most once a frame).
 
 import DiptychCore
+import DiptychImage
 import DiptychWire
 
 extension Compositor {
@@ -16,7 +17,12 @@ extension Compositor {
         let wasShown = desk.pointer.shows(at: now)
         let before = desk.pointer.cursorRect
         desk.pointer.move(toX: x, y: y, within: Size(width: size.width, height: size.height), at: now)
-        if !wasShown || desk.pointer.cursorRect != before { scheduleFrame() }
+        if cursorOnPlane {
+            // The cursor plane moves: nothing is drawn.
+            updateCursorPlane()
+        } else if !wasShown || desk.pointer.cursorRect != before {
+            scheduleFrame()
+        }
         desk.pointer.motionPending = true
     }
 
@@ -134,6 +140,7 @@ extension Compositor {
 
     /// The cursor's layer (a translucent disc over everything), while it shows.
     func cursorLayer(scale: Int) -> [SceneNode]? {
+        guard !cursorOnPlane else { return nil }
         desk.pointer.drawnShowing = desk.pointer.shows(at: now)
         guard desk.pointer.drawnShowing else { return nil }
         let r = desk.pointer.cursorRect
@@ -148,7 +155,39 @@ extension Compositor {
     func hideCursorForTouch() {
         guard desk.pointer.shows(at: now) else { return }
         desk.pointer.touched()
-        scheduleFrame()
+        cursorVisibilityMayHaveChanged()
+    }
+
+    /// The cursor may have appeared or gone (time passed, a touch): the plane is updated, or a
+    /// frame asked for.
+    func cursorVisibilityMayHaveChanged() {
+        guard desk.pointer.drawnShowing != desk.pointer.shows(at: now) else { return }
+        if cursorOnPlane { updateCursorPlane() } else { scheduleFrame() }
+    }
+
+    /// Whether the cursor is on the output's cursor plane (moving it draws nothing) rather
+    /// than in the frames: when the output has one that took the cursor.
+    var cursorOnPlane: Bool { backend.cursorSize > 0 && !desk.pointer.planeRefused }
+
+    /// Shows, hides and moves the cursor on the output's cursor plane. A plane that refuses
+    /// the cursor is not asked again: the cursor is drawn into the frames from then on.
+    private func updateCursorPlane() {
+        let shows = desk.pointer.shows(at: now)
+        let scale = Double(desk.shell.profile.scale)
+        let diameter = min(backend.cursorSize, Int((Double(PointerState.diameter) * scale * geometry.scale).rounded()))
+        if shows != desk.pointer.drawnShowing {
+            let image = shows ? PixelImage.disc(diameter: diameter, color: ChromeStyle.cursorColor, alpha: ChromeStyle.cursorAlpha) : nil
+            guard backend.setCursor(image, hotspot: (diameter / 2, diameter / 2)) else {
+                logger.info("the output has no cursor plane: the cursor is drawn into the frames")
+                desk.pointer.planeRefused = true
+                scheduleFrame()
+                return
+            }
+            desk.pointer.drawnShowing = shows
+        }
+        guard shows else { return }
+        let p = geometry.transform.apply(x: desk.pointer.x * scale, y: desk.pointer.y * scale)
+        backend.moveCursor(x: Int(p.x.rounded(.down)), y: Int(p.y.rounded(.down)))
     }
 
     /// Where the pointer is, in points of the logical screen, and whether its cursor shows.

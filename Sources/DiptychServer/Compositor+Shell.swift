@@ -103,7 +103,7 @@ extension Compositor {
         repeatKeys()
         deliverPointerMotion()
         // The cursor hides after a while without motion: a frame without it.
-        if desk.pointer.drawnShowing != desk.pointer.shows(at: now) { scheduleFrame() }
+        cursorVisibilityMayHaveChanged()
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.

@@ -19,7 +19,9 @@ struct PointerState {
     /// has every event until the last button comes up (an implicit grab, as a finger's).
     var over: AppID?
     var grab: AppID?
-    /// Whether the last scene built showed the cursor.
+    /// The output's cursor plane would not take the cursor: it is drawn into the frames.
+    var planeRefused = false
+    /// Whether the cursor shows now (in the last scene built, or on the cursor plane).
     var drawnShowing = false
     /// It moved since the apps were last told.
     var motionPending = false

@@ -6,6 +6,7 @@
 import DiptychCore
 import DiptychImage
 import DiptychLinux
+import DiptychOutput
 import DiptychServer
 import DiptychTestSupport
 import Logging
@@ -87,5 +88,49 @@ struct KeyboardPointerTests {
         let r = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--scenario", file, "--out", dir], timeoutMilliseconds: 30_000)
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("steps[0].key.key") && r.stderr.contains("no_such_keysym"), "\(r.stderr)")
+    }
+}
+
+/// An output with a cursor plane, as a KMS output has (this machine has no card: the real
+/// plane is exercised by the VM test): frames go to a headless output, cursor calls are kept.
+final class CursorPlaneOutput: OutputBackend {
+    let inner: HeadlessBackend
+    var cursorCalls: [String] = []
+    init(size: Size) { inner = HeadlessBackend(size: size) }
+    var size: Size { inner.size }
+    func beginFrame() -> FrameTarget { inner.beginFrame() }
+    func present(damage: Region?) -> PresentResult { inner.present(damage: damage) }
+    var readyForFrame: Bool { inner.readyForFrame }
+    var lastFrame: PixelImage { inner.lastFrame }
+    var cursorSize: Int { 64 }
+    func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) -> Bool {
+        cursorCalls.append(image.map { "show \($0.width)x\($0.height) hotspot \(hotspot.x),\(hotspot.y)" } ?? "hide")
+        return true
+    }
+    func moveCursor(x: Int, y: Int) { cursorCalls.append("move \(x),\(y)") }
+}
+
+struct CursorPlaneTests {
+    /// On an output with a cursor plane, moving the pointer draws no frame: the plane moves.
+    @Test func pointerMotionOnACursorPlaneDrawsNothing() throws {
+        let profile = try DeviceProfile.named("ipad")
+        let output = CursorPlaneOutput(size: profile.pixelSize(.landscape))
+        let compositor = try Compositor(
+            configuration: CompositorConfiguration(profile: profile, orientation: .landscape, arrangement: .full, listen: false),
+            backend: output, logger: Logger(label: "test"))
+        compositor.virtualTime = 0
+        compositor.repaint()
+        #expect(!compositor.needsRepaint)
+        compositor.pointerMotion(toX: 100, y: 200)
+        compositor.virtualTime = 16
+        compositor.pointerMotion(toX: 110, y: 205)
+        compositor.tick()
+        #expect(!compositor.needsRepaint, "pointer motion asked for a frame")
+        #expect(output.cursorCalls == ["show 38x38 hotspot 19,19", "move 200,400", "move 220,410"])
+        // 3 s later it hides, with no frame either.
+        compositor.virtualTime = 16 + 3000
+        compositor.tick()
+        #expect(output.cursorCalls.last == "hide")
+        #expect(!compositor.needsRepaint)
     }
 }

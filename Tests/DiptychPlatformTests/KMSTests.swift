@@ -64,6 +64,16 @@ final class FakeKMSDevice: KMSDevice {
     var lastFlipped: UInt32 = 0
     let descriptor: Int32 = -1
 
+    func createCursorBuffer(size: Int) throws -> (handle: UInt32, image: PixelImage) { (1, PixelImage(width: size, height: size)) }
+    func setCursor(_ crtc: UInt32, handle: UInt32?, size: Int, hotspot: (x: Int, y: Int)) -> Bool {
+        calls.append(handle == nil ? "cursor off" : "cursor on")
+        return true
+    }
+    func moveCursor(_ crtc: UInt32, x: Int, y: Int) -> Bool {
+        calls.append("cursor \(x),\(y)")
+        return true
+    }
+
     func becomeMaster() throws {
         calls.append("master")
         if masterHeld { throw KMSError("cannot become DRM master of fake: another compositor is using it") }
@@ -137,6 +147,28 @@ final class FakeKMSDevice: KMSDevice {
 
 struct DRMBackendTests {
     let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The cursor goes on the CRTC's cursor plane: shown, moved and hidden without a flip.
+    @Test func theCursorPlaneShowsMovesAndHidesWithoutAFlip() throws {
+        let fake = FakeKMSDevice()
+        let backend = try DRMBackend(device: fake, logger: logger)
+        fake.calls = []
+        #expect(backend.cursorSize == 64)
+        #expect(backend.setCursor(PixelImage.disc(diameter: 38, color: RGB(red: 60, green: 60, blue: 67), alpha: 140), hotspot: (19, 19)))
+        backend.moveCursor(x: 5, y: 6)
+        #expect(backend.setCursor(nil, hotspot: (0, 0)))
+        #expect(fake.calls == ["cursor on", "cursor 5,6", "cursor off"])
+        // Larger than the plane: refused (the compositor then draws it into frames).
+        #expect(!backend.setCursor(PixelImage(width: 65, height: 65, format: .argb8888), hotspot: (0, 0)))
+    }
+
+    @Test func aDiscCursorIsRoundAndTranslucent() {
+        let d = PixelImage.disc(diameter: 38, color: RGB(red: 60, green: 60, blue: 67), alpha: 140)
+        #expect(d.pixel(x: 0, y: 0) == 0)  // a corner: outside
+        #expect(d.pixel(x: 19, y: 19) >> 24 == 140)  // the middle: the disc's alpha
+        let edge = d.pixel(x: 5, y: 5) >> 24
+        #expect(edge > 0 && edge < 140)  // the rim: smoothed
+    }
 
     @Test func modesetThenFlipsPacedByEventsThenRestore() throws {
         let fake = FakeKMSDevice()

@@ -318,6 +318,34 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     case DC_SCREEN_CONNECTED: case DC_SCREEN_DISCONNECTED:
         e->screen.screen = r32(&r); e->screen.pixel_width = (int)r32(&r); e->screen.pixel_height = (int)r32(&r);
         break;
+    case DC_KEYBOARD_FOCUS:
+        e->keyboard_focus.focused = r8(&r);
+        if (e->keyboard_focus.focused > 1) r.bad = 1;
+        break;
+    case DC_KEY: {
+        e->key.keycode = r32(&r);
+        e->key.keysym = r32(&r);
+        uint32_t len = r32(&r);
+        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+        memcpy(e->key.text, body + r.at, len);
+        e->key.text[len] = 0;
+        r.at += len;
+        e->key.state = r8(&r);
+        e->key.modifiers = r32(&r);
+        e->key.time = rf64(&r);
+        if (e->key.state > DC_KEY_REPEATED) r.bad = 1;
+        break;
+    }
+    case DC_POINTER:
+        e->pointer.phase = r8(&r);
+        e->pointer.x = rf64(&r); e->pointer.y = rf64(&r);
+        e->pointer.button = r32(&r);
+        e->pointer.pressed = r8(&r);
+        e->pointer.dx = rf64(&r); e->pointer.dy = rf64(&r);
+        e->pointer.source = r8(&r);
+        e->pointer.time = rf64(&r);
+        if (e->pointer.phase > DC_POINTER_SCROLL || e->pointer.pressed > 1 || e->pointer.source > DC_SCROLL_CONTINUOUS) r.bad = 1;
+        break;
     default:
         return fail(c, "unknown event opcode %u", opcode);
     }

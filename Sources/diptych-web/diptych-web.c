@@ -227,6 +227,58 @@ static void dispatch_pen(int phase, double x, double y, double time) {
     stir_after(phase == DC_PEN_UP ? TAP_MS : 0);
 }
 
+/* Keys as WebKit takes them: the keysym as the key code, the xkb keycode (evdev + 8) as the
+   hardware code, the modifiers in WPE's bits. */
+static uint32_t wpe_modifiers(uint32_t m) {
+    return (m & DC_MOD_CONTROL ? wpe_input_keyboard_modifier_control : 0) | (m & DC_MOD_SHIFT ? wpe_input_keyboard_modifier_shift : 0)
+        | (m & DC_MOD_ALT ? wpe_input_keyboard_modifier_alt : 0) | (m & DC_MOD_LOGO ? wpe_input_keyboard_modifier_meta : 0);
+}
+
+static void dispatch_key(const dc_event *e) {
+    struct wpe_input_keyboard_event k = {
+        (uint32_t)e->key.time, e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
+    };
+    wpe_view_backend_dispatch_keyboard_event(app.backend, &k);
+    stir_after(0);
+}
+
+/* The pointer as a mouse: WPE's buttons 1 left, 2 middle, 3 right, with the held buttons in the
+   modifiers; a scroll as a smooth 2D axis event in device pixels (WebKit scrolls the page down
+   for a negative y). */
+static void dispatch_pointer(const dc_event *e) {
+    int x = (int)lround(e->pointer.x * app.scale), y = (int)lround(e->pointer.y * app.scale);
+    uint32_t time = (uint32_t)e->pointer.time;
+    switch (e->pointer.phase) {
+    case DC_POINTER_ENTER:
+    case DC_POINTER_MOTION: {
+        struct wpe_input_pointer_event m = { wpe_input_pointer_event_type_motion, time, x, y, 0, 0, app.pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(app.backend, &m);
+        break;
+    }
+    case DC_POINTER_BUTTON: {
+        uint32_t button = e->pointer.button == DC_BUTTON_LEFT ? 1 : e->pointer.button == DC_BUTTON_MIDDLE ? 2 : e->pointer.button == DC_BUTTON_RIGHT ? 3 : 0;
+        if (!button) return;
+        uint32_t bit = button == 1 ? wpe_input_pointer_modifier_button1 : button == 2 ? wpe_input_pointer_modifier_button2 : wpe_input_pointer_modifier_button3;
+        if (e->pointer.pressed) app.pointer_buttons |= bit; else app.pointer_buttons &= ~bit;
+        struct wpe_input_pointer_event b = { wpe_input_pointer_event_type_button, time, x, y, button, (uint32_t)e->pointer.pressed, app.pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(app.backend, &b);
+        break;
+    }
+    case DC_POINTER_SCROLL: {
+        struct wpe_input_axis_2d_event a = {
+            { (enum wpe_input_axis_event_type)(wpe_input_axis_event_type_motion_smooth | wpe_input_axis_event_type_mask_2d), time, x, y, 0, 0, 0 },
+            -e->pointer.dx * app.scale, -e->pointer.dy * app.scale,
+        };
+        wpe_view_backend_dispatch_axis_event(app.backend, &a.base);
+        break;
+    }
+    case DC_POINTER_LEAVE:
+    default:
+        break;
+    }
+    stir_after(0);
+}
+
 /* ---- the compositor's events ---- */
 
 static void handle(const dc_event *e) {
@@ -296,6 +348,12 @@ static void handle(const dc_event *e) {
         break;
     case DC_PEN:
         if (app.view && e->pen.phase != DC_PEN_PROXIMITY_OUT) dispatch_pen(e->pen.phase, e->pen.x, e->pen.y, e->pen.time);
+        break;
+    case DC_KEY:
+        if (app.view) dispatch_key(e);
+        break;
+    case DC_POINTER:
+        if (app.view) dispatch_pointer(e);
         break;
     case DC_FRAME_DONE:
         if (app.frame_complete_owed) {

@@ -79,6 +79,8 @@ struct web_app {
     struct wpe_input_touch_event_raw touches[MAX_TOUCHES];
     int ntouches;
     int pen_down;
+    /* The pointer's buttons held, as WPE's modifier bits. */
+    uint32_t pointer_buttons;
 
     /* Activity. */
     int visible, focused;

@@ -131,6 +131,44 @@ void log_event(const dc_event *e) {
         g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
             e->screen.pixel_height);
         break;
+    case DC_KEYBOARD_FOCUS:
+        s = log_start("keyboardFocus");
+        g_string_append_printf(s, ",\"focused\":%s", e->keyboard_focus.focused ? "true" : "false");
+        break;
+    case DC_KEY: {
+        static const char *state[] = { "released", "pressed", "repeated" };
+        static const char *modifier[] = { "shift", "capsLock", "control", "alt", "logo", "numLock", "altGr" };
+        s = log_start("key");
+        g_string_append_printf(s, ",\"keycode\":%u,\"keysym\":%u,\"text\":", e->key.keycode, e->key.keysym);
+        json_string(s, e->key.text);
+        g_string_append_printf(s, ",\"state\":\"%s\",\"modifiers\":[", state[e->key.state % 3]);
+        int first = 1;
+        for (int i = 0; i < 7; i++) {
+            if (!(e->key.modifiers & (1u << i))) continue;
+            g_string_append_printf(s, "%s\"%s\"", first ? "" : ",", modifier[i]);
+            first = 0;
+        }
+        g_string_append(s, "]");
+        json_field(s, "time", e->key.time);
+        break;
+    }
+    case DC_POINTER: {
+        static const char *phase[] = { "enter", "leave", "motion", "button", "scroll" };
+        static const char *source[] = { "wheel", "finger", "continuous" };
+        s = log_start("pointer");
+        g_string_append_printf(s, ",\"phase\":\"%s\"", phase[e->pointer.phase % 5]);
+        json_field(s, "x", e->pointer.x);
+        json_field(s, "y", e->pointer.y);
+        if (e->pointer.phase == DC_POINTER_BUTTON)
+            g_string_append_printf(s, ",\"button\":%u,\"pressed\":%s", e->pointer.button, e->pointer.pressed ? "true" : "false");
+        if (e->pointer.phase == DC_POINTER_SCROLL) {
+            json_field(s, "dx", e->pointer.dx);
+            json_field(s, "dy", e->pointer.dy);
+            g_string_append_printf(s, ",\"source\":\"%s\"", source[e->pointer.source % 3]);
+        }
+        json_field(s, "time", e->pointer.time);
+        break;
+    }
     default:
         return;  /* sync is not logged */
     }

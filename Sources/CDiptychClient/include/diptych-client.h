@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define DC_PROTOCOL_VERSION 3
+#define DC_PROTOCOL_VERSION 4
 
 typedef struct dc_connection dc_connection;
 
@@ -38,12 +38,22 @@ enum dc_lifecycle { DC_WILL_RESIGN_ACTIVE = 0, DC_DID_BECOME_ACTIVE = 1, DC_DID_
 enum dc_touch_phase { DC_TOUCH_DOWN = 0, DC_TOUCH_MOTION = 1, DC_TOUCH_UP = 2, DC_TOUCH_CANCEL = 3 };
 enum dc_pen_phase { DC_PEN_PROXIMITY_IN = 0, DC_PEN_DOWN = 1, DC_PEN_MOTION = 2, DC_PEN_UP = 3, DC_PEN_PROXIMITY_OUT = 4 };
 enum dc_status_bar_style { DC_STATUS_BAR_DARK = 0, DC_STATUS_BAR_LIGHT = 1, DC_STATUS_BAR_HIDDEN = 2 };
+enum dc_key_state { DC_KEY_RELEASED = 0, DC_KEY_PRESSED = 1, DC_KEY_REPEATED = 2 };
+/* Modifier bits of a key event. */
+enum dc_modifier {
+    DC_MOD_SHIFT = 1, DC_MOD_CAPS_LOCK = 2, DC_MOD_CONTROL = 4, DC_MOD_ALT = 8, DC_MOD_LOGO = 16, DC_MOD_NUM_LOCK = 32, DC_MOD_ALT_GR = 64,
+};
+enum dc_pointer_phase { DC_POINTER_ENTER = 0, DC_POINTER_LEAVE = 1, DC_POINTER_MOTION = 2, DC_POINTER_BUTTON = 3, DC_POINTER_SCROLL = 4 };
+enum dc_scroll_source { DC_SCROLL_WHEEL = 0, DC_SCROLL_FINGER = 1, DC_SCROLL_CONTINUOUS = 2 };
+/* Linux button codes (linux/input-event-codes.h). */
+enum dc_pointer_button { DC_BUTTON_LEFT = 0x110, DC_BUTTON_RIGHT = 0x111, DC_BUTTON_MIDDLE = 0x112 };
 
 /* Event types: the wire opcodes. */
 enum dc_event_type {
     DC_CONFIGURE = 100, DC_SIZE_CLASS_CHANGED = 101, DC_LIFECYCLE = 102, DC_SNAPSHOT_REQUEST = 103,
     DC_TOUCH = 104, DC_PEN = 105, DC_FRAME_DONE = 106, DC_ERROR = 107, DC_SYNC = 108, DC_RELEASE = 109,
     DC_SCREEN_CONNECTED = 110, DC_SCREEN_DISCONNECTED = 111,
+    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114,
 };
 
 typedef struct dc_event {
@@ -70,6 +80,16 @@ typedef struct dc_event {
         struct { uint32_t serial; uint64_t time; } sync;
         struct { uint32_t buffer; } release;
         struct { uint32_t screen; int pixel_width, pixel_height; } screen;
+        /* The app gained (1) or lost (0) the keyboard; on losing it, every key is up. */
+        struct { int focused; } keyboard_focus;
+        /* A key of the app with the keyboard: the evdev code (+ 8 for an xkb keycode), the
+           xkbcommon keysym, the UTF-8 text it types (empty for none and for releases), enum
+           dc_key_state, enum dc_modifier bits, the time in ms. */
+        struct { uint32_t keycode, keysym; char text[4097]; int state; uint32_t modifiers; double time; } key;
+        /* The pointer over the pane, in points of the pane: enum dc_pointer_phase; for a button
+           its Linux code and whether it went down; for a scroll dx, dy in points (down and right
+           positive) and enum dc_scroll_source; the time in ms. */
+        struct { int phase; double x, y; uint32_t button; int pressed; double dx, dy; int source; double time; } pointer;
     };
 } dc_event;
 

@@ -247,9 +247,22 @@ int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *no
     if (fd < 0) return -1;
     ioctl(fd, UI_SET_EVBIT, EV_SYN);
     ioctl(fd, UI_SET_EVBIT, EV_KEY);
-    ioctl(fd, UI_SET_EVBIT, EV_ABS);
-    ioctl(fd, UI_SET_PROPBIT, INPUT_PROP_DIRECT);
-    if (kind == 0) {
+    if (kind <= 1) ioctl(fd, UI_SET_PROPBIT, INPUT_PROP_DIRECT);
+    if (kind != 2) ioctl(fd, UI_SET_EVBIT, EV_ABS);
+    if (kind == 2) {
+        /* A keyboard: every key of a PC keyboard. */
+        for (int k = 1; k < 256; k++) ioctl(fd, UI_SET_KEYBIT, k);
+    } else if (kind == 3) {
+        /* A pointer with absolute motion (as QEMU's tablet), its buttons and a wheel. */
+        ioctl(fd, UI_SET_KEYBIT, BTN_LEFT);
+        ioctl(fd, UI_SET_KEYBIT, BTN_RIGHT);
+        ioctl(fd, UI_SET_KEYBIT, BTN_MIDDLE);
+        dp_abs(fd, ABS_X, width - 1, units_per_mm);
+        dp_abs(fd, ABS_Y, height - 1, units_per_mm);
+        ioctl(fd, UI_SET_EVBIT, EV_REL);
+        ioctl(fd, UI_SET_RELBIT, REL_WHEEL);
+        ioctl(fd, UI_SET_RELBIT, REL_HWHEEL);
+    } else if (kind == 0) {
         ioctl(fd, UI_SET_KEYBIT, BTN_TOUCH);
         dp_abs(fd, ABS_X, width - 1, units_per_mm);
         dp_abs(fd, ABS_Y, height - 1, units_per_mm);
@@ -271,8 +284,10 @@ int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *no
     memset(&setup, 0, sizeof setup);
     setup.id.bustype = BUS_VIRTUAL;
     setup.id.vendor = 0x1d1d;
-    setup.id.product = kind == 0 ? 0x0001 : 0x0002;
-    snprintf(setup.name, sizeof setup.name, "%s", kind == 0 ? "Diptych test touchscreen" : "Diptych test pen");
+    static const char *names[] = { "Diptych test touchscreen", "Diptych test pen", "Diptych test keyboard", "Diptych test mouse" };
+    static const char *udev[] = { "E:ID_INPUT_TOUCHSCREEN=1", "E:ID_INPUT_TABLET=1", "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1", "E:ID_INPUT_MOUSE=1" };
+    setup.id.product = (unsigned short)(kind + 1);
+    snprintf(setup.name, sizeof setup.name, "%s", names[kind & 3]);
     if (ioctl(fd, UI_DEV_SETUP, &setup) < 0 || ioctl(fd, UI_DEV_CREATE) < 0) { close(fd); return -1; }
     char sysname[64] = {0};
     if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) { close(fd); return -1; }
@@ -303,8 +318,7 @@ int dp_uinput_create(int kind, int width, int height, int units_per_mm, char *no
             snprintf(db, sizeof db, "/run/udev/data/c13:%d", minor);
             FILE *f = fopen(db, "w");
             if (f) {
-                fprintf(f, "I:1\nE:ID_INPUT=1\nE:%s=1\nE:NAME=\"%s\"\nG:seat\nQ:seat\nV:1\n",
-                        kind == 0 ? "ID_INPUT_TOUCHSCREEN" : "ID_INPUT_TABLET", setup.name);
+                fprintf(f, "I:1\nE:ID_INPUT=1\n%s\nE:NAME=\"%s\"\nG:seat\nQ:seat\nV:1\n", udev[kind & 3], setup.name);
                 fclose(f);
             }
             struct stat st;

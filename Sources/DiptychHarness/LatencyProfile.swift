@@ -28,6 +28,9 @@ public struct LatencyResult: Sendable {
     public var framesShownAtAimedVblank = 0
     /// Where the frames went: "headless" (a simulated vblank) or the DRM connector.
     public var output = "headless"
+    /// Key to app in milliseconds: the compositor's own time from a key (as libinput gives it)
+    /// to the event written to the focused app's socket.
+    public var keyToApp: [Double] = []
 
     static func summary(_ values: [Double]) -> JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
@@ -44,6 +47,7 @@ public struct LatencyResult: Sendable {
             ("samples", .int(latency.count)), ("asap_samples", .int(asap.count)), ("window_ms", r(windowMilliseconds)),
             ("latency", Self.summary(latency)), ("asap", Self.summary(asap)), ("output", .string(output)),
             ("frames_at_deadline", .int(framesAtDeadline)), ("frames_shown_at_aimed_vblank", .int(framesShownAtAimedVblank)),
+            ("key_to_app", Self.summary(keyToApp)), ("key_samples", .int(keyToApp.count)),
         ])
     }
 
@@ -72,6 +76,9 @@ public struct LatencyResult: Sendable {
             row("as soon as ready:      ", asap),
         ]
         lines.append("frames composed at the deadline shown at the vblank they aimed at: \(framesShownAtAimedVblank) of \(framesAtDeadline) (\(output))")
+        if !keyToApp.isEmpty {
+            lines.append("key to app (the compositor's time, keymap to write):  p50 \(fixed(ProfileResult.quantile(keyToApp, 0.5))) ms  p99 \(fixed(ProfileResult.quantile(keyToApp, 0.99))) ms  (\(keyToApp.count) keys)")
+        }
         for (what, met) in targets { lines.append("  \(met ? "met" : "NOT met"): \(what)") }
         return lines.joined(separator: "\n")
     }
@@ -183,8 +190,8 @@ public enum LatencyProfiler {
         var commits: [UInt64] = []
         var shown: [(commits: UInt64, at: UInt64)] = []
         var penStarted = false
-        compositor.observer.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
-        compositor.observer.onFrameShown = { stamp, at in shown.append((stamp, at)) }
+        compositor.hooks.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
+        compositor.hooks.onFrameShown = { stamp, at in shown.append((stamp, at)) }
 
         let loop = RepaintLoop(compositor: compositor)
         let turn = UInt64(frames) * UInt64(1_000_000_000 / refreshHz)
@@ -218,6 +225,19 @@ public enum LatencyProfiler {
         try play(200_000_000)
         guard compositor.client(.primary) != nil else { throw CompositorError("the latency app went away: \(compositor.disconnections[.primary] ?? "")") }
 
+        // Key to app: a key pressed and released 200 times through the keymap to the app with
+        // the keyboard, each written at once; the app reads between keys.
+        var keys: [Double] = []
+        if let code = compositor.keycode(forKeysymNamed: "a") {
+            for i in 0..<400 {
+                let t0 = MonotonicClock.nanoseconds
+                compositor.key(code, pressed: i % 2 == 0)
+                compositor.flushClients()
+                keys.append(Double(MonotonicClock.nanoseconds - t0) / 1_000_000)
+                try compositor.dispatch(timeoutMilliseconds: 0)
+            }
+        }
+
         compositor.repaintWindow = window
         var windowed: [Double] = [], asap: [Double] = []
         var f = 0
@@ -233,6 +253,7 @@ public enum LatencyProfiler {
             windowMilliseconds: compositor.repaintWindowMilliseconds, latency: windowed, asap: asap)
         result.framesAtDeadline = onTime + late
         result.framesShownAtAimedVblank = onTime
+        result.keyToApp = keys
         if backend != nil { result.output = "drm" }
         return result
     }

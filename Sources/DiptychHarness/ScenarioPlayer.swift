@@ -41,7 +41,7 @@ public final class ScenarioPlayer {
     /// The second screen's output (a KMS connector); nil gives a headless one of the
     /// scenario's `secondScreen` size.
     public var secondBackend: (any OutputBackend)?
-    /// When set, touch and pen steps go through it (real devices and libinput in a VM test),
+    /// When set, touch, pen, key and pointer steps go through it (real devices and libinput in a VM test),
     /// and what it returns is what the compositor gets.
     public var inputFilter: ((PanelInput) throws -> [PanelInput])?
     /// The output to play on; nil for a headless output.
@@ -134,10 +134,10 @@ public final class ScenarioPlayer {
                     case .wait:
                         waiting = !compositor.isSettled
                     case .key(let name, let state):
-                        if let code = compositor.keycode(forKeysymNamed: name) { compositor.key(code, pressed: state == .pressed) }
+                        if let code = compositor.keycode(forKeysymNamed: name) { try feed(.key(code: code, pressed: state == .pressed), compositor) }
                         applied = true
                     case .pointer(let step):
-                        compositor.panelPointer(step)
+                        try feed(.pointer(step), compositor)
                         applied = true
                     }
                     next += 1

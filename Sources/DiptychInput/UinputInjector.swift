@@ -7,13 +7,18 @@ import DiptychCore
 import DiptychLinux
 import Glibc
 
-/// A uinput touchscreen and pen whose axes span the panel in pixels, so a panel coordinate
-/// written is the coordinate libinput reports. Owns both uinput descriptors.
+/// A uinput touchscreen, pen, keyboard and mouse (absolute, as QEMU's tablet) whose axes span
+/// the panel in pixels, so a panel coordinate written is the coordinate libinput reports. Owns
+/// the uinput descriptors.
 public final class UinputInjector {
     public let touchNode: String
     public let penNode: String
+    public let keyboardNode: String
+    public let mouseNode: String
     private let touchFD: Int32
     private let penFD: Int32
+    private let keyboardFD: Int32
+    private let mouseFD: Int32
     private var activeSlots: Set<Int32> = []
     private var trackingID: Int32 = 1
 
@@ -22,6 +27,7 @@ public final class UinputInjector {
     static let btnTouch: Int32 = 0x14A, btnToolPen: Int32 = 0x140
     static let absX: Int32 = 0, absY: Int32 = 1, absPressure: Int32 = 0x18, absTiltX: Int32 = 0x1A, absTiltY: Int32 = 0x1B
     static let mtSlot: Int32 = 0x2F, mtX: Int32 = 0x35, mtY: Int32 = 0x36, mtTracking: Int32 = 0x39
+    static let evRel: Int32 = 2, relWheel: Int32 = 8, relHWheel: Int32 = 6
 
     /// Creates the devices (needs /dev/uinput) and their udev database entries.
     public init(panel: Size) throws {
@@ -37,7 +43,27 @@ public final class UinputInjector {
         }
         penFD = p
         penNode = String(decoding: node.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let k = dp_uinput_create(2, 0, 0, 0, &node, 128)
+        guard k >= 0 else {
+            close(t)
+            close(p)
+            throw InputError(message: "cannot create a uinput keyboard: \(SystemError("uinput"))")
+        }
+        keyboardFD = k
+        keyboardNode = String(decoding: node.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let m = dp_uinput_create(3, Int32(panel.width), Int32(panel.height), 10, &node, 128)
+        guard m >= 0 else {
+            close(t)
+            close(p)
+            close(k)
+            throw InputError(message: "cannot create a uinput mouse: \(SystemError("uinput"))")
+        }
+        mouseFD = m
+        mouseNode = String(decoding: node.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// Every device's node.
+    public var nodes: [String] { [touchNode, penNode, keyboardNode, mouseNode] }
 
     /// One proximity in and out, so libinput learns that this pen reports proximity-out and
     /// does not time it out (its quirk for pens that never do). Drain libinput afterwards.
@@ -51,6 +77,8 @@ public final class UinputInjector {
     deinit {
         close(touchFD)
         close(penFD)
+        close(keyboardFD)
+        close(mouseFD)
     }
 
     private func emit(_ fd: Int32, _ type: Int32, _ code: Int32, _ value: Int32) { _ = dp_uinput_emit(fd, type, code, value) }
@@ -99,9 +127,23 @@ public final class UinputInjector {
             case .motion: break
             }
             emit(penFD, Self.evSyn, Self.synReport, 0)
-        case .key, .pointer, .pointerMove:
-            // This injector makes a touchscreen and a pen only; keys and the pointer reach the
-            // compositor directly.
+        case .key(let code, let pressed):
+            emit(keyboardFD, Self.evKey, Int32(code), pressed ? 1 : 0)
+            emit(keyboardFD, Self.evSyn, Self.synReport, 0)
+        case .pointer(.motion(let x, let y)):
+            emit(mouseFD, Self.evAbs, Self.absX, Int32(x.rounded()))
+            emit(mouseFD, Self.evAbs, Self.absY, Int32(y.rounded()))
+            emit(mouseFD, Self.evSyn, Self.synReport, 0)
+        case .pointer(.button(let code, let pressed)):
+            emit(mouseFD, Self.evKey, Int32(code), pressed ? 1 : 0)
+            emit(mouseFD, Self.evSyn, Self.synReport, 0)
+        case .pointer(.scroll(let dx, let dy, _)):
+            // Wheel clicks of 15 points; the kernel's wheel counts up, a scroll's dy down.
+            if dy != 0 { emit(mouseFD, Self.evRel, Self.relWheel, Int32(-(dy / 15).rounded())) }
+            if dx != 0 { emit(mouseFD, Self.evRel, Self.relHWheel, Int32((dx / 15).rounded())) }
+            emit(mouseFD, Self.evSyn, Self.synReport, 0)
+        case .pointerMove:
+            // The mouse is absolute: a scenario gives positions.
             break
         }
     }

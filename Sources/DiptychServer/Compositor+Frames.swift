@@ -142,7 +142,7 @@ extension Compositor {
         defer { presentSecondScreen(mirroring: main.shownGraph) }
         guard case .presented(let shown) = result else { return result }
         let atFlip = virtualTime == nil && backend.reportsPresentation
-        if atFlip { main.awaitFlip(telling: []) } else { observer.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
+        if atFlip { main.awaitFlip(telling: []) } else { hooks.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
         // Apps that wait for one (most frames of a settle have none).
         guard clients.all.contains(where: { $0.frameDonePending || $0.pip.frameDonePending }) else { return result }
         // An app drawing both surfaces hears once per frame.

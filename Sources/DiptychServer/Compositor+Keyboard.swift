@@ -29,14 +29,16 @@ public struct KeyRepeat: Equatable, Sendable {
 /// down (only those are told coming up), the shortcut keys held (never told), and the key
 /// repeating.
 struct KeyInput {
-    let keymap: Keyboard
+    /// nil: no keymap could be made (no xkb data on the system) and none was asked for: keys
+    /// are not handled.
+    let keymap: Keyboard?
     let repetition: KeyRepeat
     private(set) var toldDown: Set<UInt32> = []
     private(set) var shortcutKeys: Set<UInt32> = []
     /// The key repeating, what it gives, and when it next repeats (compositor ms).
     private(set) var repeating: (keycode: UInt32, result: KeyResult, next: UInt64)?
 
-    init(keymap: Keyboard, repetition: KeyRepeat) {
+    init(keymap: Keyboard?, repetition: KeyRepeat) {
         self.keymap = keymap
         self.repetition = repetition
     }
@@ -53,7 +55,7 @@ struct KeyInput {
     /// A key told to the focused app went down at `now` (it repeats if the keymap says so).
     mutating func toldPressed(_ keycode: UInt32, _ result: KeyResult, at now: UInt64) {
         toldDown.insert(keycode)
-        if repetition.rate > 0, keymap.repeats(keycode) { repeating = (keycode, result, now + UInt64(repetition.delay)) }
+        if repetition.rate > 0, keymap?.repeats(keycode) == true { repeating = (keycode, result, now + UInt64(repetition.delay)) }
     }
 
     /// Whether a key coming up was told going down (and is told now).
@@ -86,7 +88,7 @@ extension Compositor {
     /// A key (evdev code) went down or up: a shortcut of the compositor's, or the focused
     /// app's key. The one entry point for libinput's keys and a scenario's.
     public func key(_ keycode: UInt32, pressed: Bool) {
-        let result = keys.keymap.key(keycode, pressed: pressed)
+        guard let result = keys.keymap?.key(keycode, pressed: pressed) else { return }
         if !pressed, keys.endShortcut(keycode) { return }
         if pressed, let effects = shortcut(result) {
             keys.shortcut(keycode)
@@ -95,7 +97,7 @@ extension Compositor {
             return
         }
         guard let app = desk.focus, let c = session(app) else { return }
-        let time = inputTimestamp ?? Double(now)
+        let time = inputTime
         if pressed {
             keys.toldPressed(keycode, result, at: now)
             send(.key(keycode: keycode, keysym: result.keysym, text: result.text, state: .pressed, modifiers: result.modifiers, time: time), to: c)
@@ -110,7 +112,7 @@ extension Compositor {
         if ShortcutKeysym.switchVT.contains(result.keysym) {
             let vt = Int(result.keysym - ShortcutKeysym.switchVT.lowerBound) + 1
             logger.info("switching to VT \(vt)")
-            onSwitchVT?(vt)
+            hooks.switchVT?(vt)
             return []
         }
         guard result.modifiers.contains(.logo) else { return nil }
@@ -125,7 +127,7 @@ extension Compositor {
     /// Lets every held key up, as if released (the session went to another VT: a key held
     /// then would repeat for ever).
     public func releaseAllKeys() {
-        for code in keys.keymap.held.sorted() { key(code, pressed: false) }
+        for code in keys.keymap?.held.sorted() ?? [] { key(code, pressed: false) }
     }
 
     /// Sends the repeat of the key held, if one is due.
@@ -150,10 +152,10 @@ extension Compositor {
     }
 
     /// The evdev code of a key that gives the keysym named `name`, if the keymap has one.
-    public func keycode(forKeysymNamed name: String) -> UInt32? { keys.keymap.keycode(forKeysymNamed: name) }
+    public func keycode(forKeysymNamed name: String) -> UInt32? { keys.keymap?.keycode(forKeysymNamed: name) }
 
     /// The keymap's names, as `RULES:MODEL:LAYOUT:VARIANT:OPTIONS`.
-    public var keymapNames: String { keys.keymap.names.description }
+    public var keymapNames: String { keys.keymap?.names.description ?? "none" }
 
     /// The app that has the keyboard now, if any.
     public var keyboardFocus: AppID? { desk.focus }

@@ -116,7 +116,7 @@ extension Compositor {
     /// A finger the pointer's left button stood for reached an app: as pointer events.
     func pointerAsTouch(_ app: AppID, phase: TouchPhase, x: Double, y: Double) {
         guard let c = session(app) else { return }
-        let time = inputTimestamp ?? Double(now)
+        let time = inputTime
         switch phase {
         case .down:
             focus(app)
@@ -135,7 +135,7 @@ extension Compositor {
         guard let c = session(app) else { return }
         let origin = presentedPanes.first { $0.app == app }?.frame
         let (lx, ly) = (x - Double(origin?.x ?? 0), y - Double(origin?.y ?? 0))
-        send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: inputTimestamp ?? Double(now)), to: c)
+        send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: inputTime), to: c)
     }
 
     /// The cursor's layer (a translucent disc over everything), while it shows.
@@ -184,6 +184,10 @@ extension Compositor {
                 return
             }
             desk.pointer.drawnShowing = shows
+            if shows && !desk.pointer.planeUsed {
+                desk.pointer.planeUsed = true
+                logger.info("the cursor is on the output's cursor plane: pointer motion draws no frame")
+            }
         }
         guard shows else { return }
         let p = geometry.transform.apply(x: desk.pointer.x * scale, y: desk.pointer.y * scale)

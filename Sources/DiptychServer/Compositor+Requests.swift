@@ -47,7 +47,7 @@ extension Compositor {
             c.commits += 1
             c.lastCommit = clients.stampCommit()
             c.frameDonePending = true
-            observer.onCommit?(c.id, c.lastCommit)
+            hooks.onCommit?(c.id, c.lastCommit)
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
             if c.commits == 1 { sendDeferredConfigures() }

@@ -202,7 +202,7 @@ extension Compositor {
     /// A hotplug: without a second screen, one is looked for (`secondScreenProvider`); with
     /// one, its connector is re-read.
     func connectorsChanged() {
-        if secondScreen == nil, let provider = secondScreenProvider, let backend = provider() {
+        if secondScreen == nil, let provider = hooks.secondScreen, let backend = provider() {
             do { try attachSecondScreen(backend) } catch {
                 logger.warning("system error: cannot watch the second screen", metadata: ["error": "\(error)"])
             }

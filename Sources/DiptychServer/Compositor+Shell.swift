@@ -17,11 +17,11 @@ extension Compositor {
                     continue
                 }
                 if phase == .down { focus(app) }
-                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: inputTimestamp ?? Double(now)), to: c) }
+                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: inputTime), to: c) }
             case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
                 if phase == .down { focus(app) }
                 if let c = session(app) {
-                    send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: inputTimestamp ?? Double(now), tool: desk.penTool, buttons: desk.penButtons), to: c)
+                    send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: inputTime, tool: desk.penTool, buttons: desk.penButtons), to: c)
                 }
             case .lifecycle(let app, let event):
                 if let c = session(app) {

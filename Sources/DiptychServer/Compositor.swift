@@ -75,9 +75,15 @@ public struct CompositorError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Told of every commit (the app and its stamp), and of every frame that reached the main
-/// screen (the stamp of the newest commit it shows, and its vblank in monotonic ns).
-public struct FrameObserver {
+/// What the host running the compositor gives it: how to switch VT (the seat's), where a second
+/// screen comes from when the card's connectors change, and, for measurements, who is told of
+/// every commit (the app and its stamp) and of every frame that reached the main screen (the
+/// stamp of the newest commit it shows, and its vblank in monotonic ns).
+public struct CompositorHooks {
+    /// Switches the console to a VT (Ctrl+Alt+Fn).
+    public var switchVT: ((Int) -> Void)?
+    /// Looks for a second screen (the DRM backend's second connector); nil when there is none.
+    public var secondScreen: (() -> (any OutputBackend)?)?
     public var onCommit: ((ClientID, UInt64) -> Void)?
     public var onFrameShown: ((UInt64, UInt64) -> Void)?
     public init() {}
@@ -97,8 +103,8 @@ public final class Compositor {
     public var geometry: OutputGeometry { main.geometry }
     /// The main screen: its backend, damage and frames.
     let main: Output
-    /// For measurements (`profile --workload latency`): what is told of commits and frames.
-    public var observer = FrameObserver()
+    /// What the host gives: VT switches, second screens, observers of commits and frames.
+    public var hooks = CompositorHooks()
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
     func scheduleFrame() { main.wantsFrame = true }
@@ -132,10 +138,6 @@ public final class Compositor {
     /// How long the apps on screen keep their configures for an app that joined and has not
     /// drawn yet (milliseconds).
     public static let newcomerWait: UInt64 = 500
-    /// The input being handled: its own time (milliseconds; nil: the compositor's clock, as for
-    /// scenario steps and touches held back as possible edge swipes), for the touch and pen
-    /// events the shell sends from it.
-    var inputTimestamp: Double?
     /// Whether configures are held back for a newcomer (sent when it draws, leaves or its
     /// `newcomerWait` runs out).
     var deferredConfigures = false
@@ -167,15 +169,10 @@ public final class Compositor {
     var statusBarCache = StatusBarCache()
     /// The second physical screen, if there is one.
     var secondScreen: SecondScreen?
-    /// Looks for a second screen when the card's connectors change (the DRM backend's second
-    /// connector); nil when there is none.
-    public var secondScreenProvider: (() -> (any OutputBackend)?)?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
     var supervision: Supervision
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
     var keys: KeyInput
-    /// Switches the console to a VT (Ctrl+Alt+Fn): the seat's, set by whoever opened it.
-    public var onSwitchVT: ((Int) -> Void)?
     /// Log lines that could repeat without bound, held to a few per kind.
     var logLimiter = LogLimiter()
 
@@ -191,7 +188,7 @@ public final class Compositor {
                 multitasking: configuration.multitasking),
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
         supervision = Supervision(policy: configuration.relaunch)
-        keys = KeyInput(keymap: try Keyboard(names: configuration.keymap), repetition: configuration.keyRepeat)
+        keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)
         let logical = configuration.profile.pixelSize(configuration.orientation)
         let fit = (panel: backend?.size ?? configuration.emulateOn, rotation: configuration.outputRotation)
         let panel = Output.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation).panel
@@ -211,6 +208,18 @@ public final class Compositor {
         for fd in main.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
         renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
         if let size = configuration.secondScreen { try attachSecondScreen(HeadlessBackend(size: size)) }
+    }
+
+    /// The keymap `names` give. One asked for that cannot be made is an error; the default one
+    /// missing (a system without xkb data) leaves the compositor without keys, said once.
+    private static func keymap(_ names: KeymapNames, _ logger: Logger) throws -> Keyboard? {
+        do {
+            return try Keyboard(names: names)
+        } catch {
+            guard names == KeymapNames() else { throw error }
+            logger.warning("keys are not handled: \(error)")
+            return nil
+        }
     }
 
     /// The chrome's font (FreeType), or nil, said once, when none can be read: text is then

@@ -21,6 +21,8 @@ struct PointerState {
     var grab: AppID?
     /// The output's cursor plane would not take the cursor: it is drawn into the frames.
     var planeRefused = false
+    /// The cursor has been shown on the plane (said once in the log).
+    var planeUsed = false
     /// Whether the cursor shows now (in the last scene built, or on the cursor plane).
     var drawnShowing = false
     /// It moved since the apps were last told.

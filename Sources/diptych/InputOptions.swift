@@ -25,7 +25,8 @@ struct InputOptions: ParsableArguments {
     /// The keymap's names, checked: a usage error naming a layout (or variant, option) that
     /// xkbcommon does not know.
     func keymapNames() throws -> KeymapNames {
-        let names = keymap.map(KeymapNames.init(parsing:)) ?? KeymapNames()
+        guard let keymap else { return KeymapNames() }
+        let names = KeymapNames(parsing: keymap)
         do { _ = try Keyboard(names: names) } catch { throw UsageError("--keymap: \(error)") }
         return names
     }

@@ -33,7 +33,7 @@ struct RecordCommand: ParsableCommand {
             if let d = durationMs, d <= 0 { throw UsageError("--duration-ms must be at least 1") }
             var translator = InputTranslator(panel: profile.pixelSize(.landscape), calibration: try inputOptions.calibration())
             // Keys are written by their keysym on the keymap given (`--keymap`).
-            let keymap = try Keyboard(names: try inputOptions.keymapNames())
+            let keymap = try? Keyboard(names: try inputOptions.keymapNames())
             guard let input = try inputOptions.open() else { return }
             let signals = try SignalDescriptor(includeChild: false)
             let epoll = try Epoll()
@@ -57,7 +57,7 @@ struct RecordCommand: ParsableCommand {
                     }
                 }
             }
-            let text = Scenario.recording(device: profile.name, orientation: .landscape, events: events) { keymap.keysymName(ofKey: $0) }
+            let text = Scenario.recording(device: profile.name, orientation: .landscape, events: events) { keymap?.keysymName(ofKey: $0) }
             try Files.writeAtomically(out, bytes: Array(text.utf8))
             print("\(out): \(events.count) events")
         }

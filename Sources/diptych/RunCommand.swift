@@ -208,7 +208,7 @@ struct RunCommand: ParsableCommand {
             }
             if let drm {
                 // One plugged in later is found at its hotplug event.
-                compositor.secondScreenProvider = {
+                compositor.hooks.secondScreen = {
                     guard second == nil else { return nil }
                     second = Self.openSecondScreen(after: drm, size: secondSize, logger: logger)
                     return second
@@ -246,7 +246,7 @@ struct RunCommand: ParsableCommand {
                     logger.info("session enabled again: repainting")
                 }
                 compositor.watch(seat.descriptor) { seat.dispatch() }
-                compositor.onSwitchVT = { seat.switchSession($0) }
+                compositor.hooks.switchVT = { seat.switchSession($0) }
             }
             let repaint = RepaintLoop(compositor: compositor)
             try repaint.run { stop }

@@ -86,12 +86,11 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    /// Each input step written to the uinput devices and read back through libinput (the
-    /// touch slots given the scenario's ids again).
+    /// Each input step written to the uinput devices (touchscreen, pen, keyboard, mouse) and
+    /// read back through libinput (the touch slots given the scenario's ids again).
     static func throughLibinput(_ devices: UinputInjector, panel: Size) throws -> (PanelInput) -> [PanelInput] {
         let context = try LibinputContext()
-        try context.addDevice(devices.touchNode)
-        try context.addDevice(devices.penNode)
+        for node in devices.nodes { try context.addDevice(node) }
         var translator = InputTranslator(panel: panel)
         _ = context.read()
         devices.announcePen()

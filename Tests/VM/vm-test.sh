@@ -64,13 +64,18 @@ for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" /u
   cp -L "$lib" "$IR$lib"
 done
 cp -r /usr/share/libinput "$IR/usr/share/" 2>/dev/null || true
+# The keymaps (xkbcommon) and the compose tables the keyboard uses.
+mkdir -p "$IR/usr/share/X11/locale"
+cp -r /usr/share/X11/xkb "$IR/usr/share/X11/"
+cp /usr/share/X11/locale/compose.dir /usr/share/X11/locale/locale.alias /usr/share/X11/locale/locale.dir "$IR/usr/share/X11/locale/" 2>/dev/null || true
+cp -r /usr/share/X11/locale/en_US.UTF-8 "$IR/usr/share/X11/locale/" 2>/dev/null || true
 # The chrome's fonts, as on the host (the status bar is drawn with FreeType in both renders).
 for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/opentype/inter/Inter-Medium.otf \
   /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; do
   [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
 done
 [ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
-cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$IR/vm/"
+cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$ROOT/Tests/VM/keys.json" "$IR/vm/"
 cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"
 MODS=$KDIR/lib/modules/$KVER/kernel
 : > "$IR/modules.order"
@@ -134,7 +139,7 @@ wait $QEMU || true
 step "checking"
 HOSTBIN=$(swift build --show-bin-path)
 [ -x "$HOSTBIN/diptych" ] && [ -x "$HOSTBIN/diptych-test-tools" ] || swift build >/dev/null
-for s in drag palm screen2; do
+for s in drag palm screen2 keys; do
   [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
   "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
 done
@@ -174,6 +179,27 @@ if a != b:
 if ("touch", 1, "cancel") not in a or any(e[1] == 2 for e in a):
     print("palm rejection did not cancel finger 1 and hold off finger 2"); sys.exit(1)
 PY
+# Keyboard and mouse: a uinput keyboard and an absolute mouse through real libinput type into
+# notes and drag the divider; the keys, clicks, scroll and drag reach the apps as headless, the
+# cursor is on the cursor plane, and the frame after it hid equals the headless render.
+python3 - "$OUT/keys/events-primary.jsonl" "$WORK/host-keys/events-primary.jsonl" <<'PY' || fail "keys: the keyboard and pointer events through uinput differ from headless"
+import json, sys
+def events(p):
+    keep = ("key", "pointer", "configure", "keyboardFocus")
+    return [tuple((k, json.dumps(e.get(k), sort_keys=True)) for k in ("event", "keycode", "keysym", "text", "state", "modifiers", "phase", "x", "y", "button", "pressed", "dx", "dy", "source", "frame"))
+            for e in map(json.loads, open(p)) if e["event"] in keep]
+a, b = events(sys.argv[1]), events(sys.argv[2])
+if a != b:
+    for x, y in zip(a, b):
+        if x != y: print("VM:", x); print("headless:", y); break
+    print(len(a), "events in the VM,", len(b), "headless"); sys.exit(1)
+texts = "".join(json.loads(dict(e)["text"]) or "" for e in a if json.loads(dict(e)["event"]) == "key")
+if texts != "Hio":
+    print("typed:", texts); sys.exit(1)
+PY
+grep -q "the cursor is on the output's cursor plane" "$OUT/keys.stdout" "$OUT/keys.stderr" || fail "keys: the cursor was not put on the cursor plane: $(tail -3 "$OUT/keys.stderr")"
+"$HOSTBIN/diptych-test-tools" compare "$OUT/keys-after.png.ppm" "$WORK/host-keys/after.png" --diff "$WORK/diff-keys.png" || fail "keys: the readback differs from the headless render"
+step "keyboard and mouse through uinput and libinput: typed text, clicks, a wheel and a pointer drag of the divider as headless; the cursor on the cursor plane"
 [ "$(cat "$OUT/drag-run.rc")" = 0 ] || fail "diptych run --scenario on DRM exited $(cat "$OUT/drag-run.rc"): $(tail -3 "$OUT/drag-run.stderr")"
 for r in primary secondary; do
   cmp -s "$OUT/drag-run/events-$r.jsonl" "$WORK/host-drag/events-$r.jsonl" || fail "diptych run --scenario on DRM: $r event log differs from headless"

@@ -330,7 +330,7 @@ struct DeterminismTests {
         "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen", "keyboard-pointer",
     ]
     /// Scenarios with web apps: played (twice, for their PNGs) by `WebAppTests`, when WebKit is there.
-    static let webScenarios = ["web-drag", "web-sketch"]
+    static let webScenarios = ["web-drag", "web-sketch", "web-form"]
 
     @Test func everyShippedScenarioIsListed() throws {
         let r = try Harness.run(["sh", "-c", "ls \(repositoryRoot)/Assets/scenarios"])

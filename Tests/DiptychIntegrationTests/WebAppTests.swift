@@ -136,6 +136,20 @@ struct WebAppTests {
         #expect(png.pixel(x: 450, y: 1050) & 0xFFFFFF == 0xD0403A)  // on the finger's
     }
 
+    /// Keys and the pointer reach WebKit: typed text (with Shift) lands in the focused field, a
+    /// wheel scrolls the list under the pointer down, a click presses the button (form.html
+    /// says what it got in its title).
+    @Test func keysAndThePointerReachAWebPage() throws {
+        let dir = Harness.temporaryDirectory("web-form")
+        let r = try Harness.run(
+            [Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/web-form.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let t = titles("\(dir)/events-primary.jsonl")
+        #expect(t.last?.hasPrefix("form text=Kio scroll=down clicks=1 ") == true, "\(t)")
+        let keys = try Harness.events("\(dir)/events-primary.jsonl").filter { $0["event"]?.stringValue == "key" }
+        #expect(keys.count == 8)
+    }
+
     /// A URL that cannot be loaded shows an error page naming it, and says so on stderr.
     @Test func aBadURLShowsTheErrorPage() throws {
         let dir = Harness.temporaryDirectory("web-bad")

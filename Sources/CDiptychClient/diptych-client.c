@@ -336,6 +336,20 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         if (e->key.state > DC_KEY_REPEATED) r.bad = 1;
         break;
     }
+    case DC_REFUSED: {
+        /* Three strings, each cut to its field (the rest skipped). */
+        char *fields[3] = { e->refused.request, e->refused.reason, e->refused.message };
+        size_t sizes[3] = { sizeof e->refused.request, sizeof e->refused.reason, sizeof e->refused.message };
+        for (int i = 0; i < 3 && !r.bad; i++) {
+            uint32_t len = r32(&r);
+            if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+            size_t keep = len < sizes[i] - 1 ? len : sizes[i] - 1;
+            memcpy(fields[i], body + r.at, keep);
+            fields[i][keep] = 0;
+            r.at += len;
+        }
+        break;
+    }
     case DC_POINTER:
         e->pointer.phase = r8(&r);
         e->pointer.x = rf64(&r); e->pointer.y = rf64(&r);

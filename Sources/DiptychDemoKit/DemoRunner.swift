@@ -192,6 +192,18 @@ public struct DemoRunner {
             }
             if model.pointer(phase: phase, x: x, y: y, button: button, pressed: pressed, dx: dx, dy: dy, canvas: canvas) { redraw = true }
             if redraw { try present() }
+        case .refused(let request, _, _):
+            // Picture in Picture declined (the app was not the primary): the picture stays in
+            // the app; a second-screen commit declined: the screen is not the app's any more.
+            if request == "pictureInPicture", pipOpen {
+                pipOpen = false
+                model.inPictureInPicture = false
+                if foreground && canvas != nil { try present() }
+            } else if request == "secondScreen", secondScreen != nil {
+                secondScreen = nil
+                model.onSecondScreen = false
+                if foreground && canvas != nil && !pipOpen { try present() }
+            }
         case .screenConnected(let screen, let w, let h):
             // A playing app sends its picture to the second screen.
             guard model.plays, screen == 2 else { return }

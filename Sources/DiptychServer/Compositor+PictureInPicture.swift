@@ -53,7 +53,10 @@ extension Compositor {
         }
         if c.pip.surface == nil {
             guard mayOpenPiP(c) else {
-                throw ProtocolError(.notPrimary, "pipCommit: only the primary app may open Picture in Picture")
+                // iOS declines the automatic Picture in Picture of an app that is not the
+                // primary; the app lives on and may come back.
+                refuse(c, request: "pictureInPicture", reason: "not-primary", "pipCommit: only the primary app (or the app that was primary when it went to the background) may open Picture in Picture", releasing: id)
+                return
             }
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }

@@ -64,7 +64,7 @@ extension Compositor {
             c.roundTrip.answered = serial
             c.roundTrip.answeredAt = MonotonicClock.nanoseconds
         case .statusBarStyle(let style):
-            try setStatusBarStyle(style, from: c)
+            setStatusBarStyle(style, from: c)
         case .pipCommit(let id, let bufferDamage):
             try pipCommit(id, damage: bufferDamage, from: c)
         case .pipClose:
@@ -82,6 +82,15 @@ extension Compositor {
     }
 
     func send(_ event: ServerEvent, to c: ClientSession) { c.send(event) }
+
+    /// Declines a request the policy does not allow now: the app is told (`refused`), the
+    /// buffer it sent with it (if any) is given back at once, nothing else changes, and the
+    /// app lives on.
+    func refuse(_ c: ClientSession, request: String, reason: String, _ message: String, releasing buffer: UInt32? = nil) {
+        logger.debug("request refused", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "request": "\(request)", "reason": "\(reason)"])
+        send(.refused(request: request, reason: reason, message: message), to: c)
+        if let buffer { send(.release(buffer: buffer), to: c) }
+    }
 }
 extension ClientMessage {
     /// The message with its damage as the compositor takes it: past

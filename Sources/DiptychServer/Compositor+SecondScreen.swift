@@ -89,13 +89,16 @@ extension Compositor {
 
     /// `screenCommit`: the holder shows a buffer on the screen.
     func screenCommit(_ screen: UInt32, buffer id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
+        let buffer = try c.buffers.buffer(id, for: "screenCommit")
+        // A commit that crosses an unplug or a change of primary is declined, not fatal.
         guard screen == SecondScreen.number, let s = secondScreen, s.backend.isConnected else {
-            throw ProtocolError(.screenNotConnected, "screenCommit to screen \(screen), which is not connected")
+            refuse(c, request: "secondScreen", reason: "not-connected", "screenCommit to screen \(screen), which is not connected", releasing: id)
+            return
         }
         guard s.owner == c.id else {
-            throw ProtocolError(.notPrimary, "screenCommit: only the primary app may draw on the second screen")
+            refuse(c, request: "secondScreen", reason: "not-primary", "screenCommit: only the primary app may draw on the second screen", releasing: id)
+            return
         }
-        let buffer = try c.buffers.buffer(id, for: "screenCommit")
         let old = c.screenSurface.map { Size(width: $0.image.pixels.width, height: $0.image.pixels.height) }
         c.showOnScreen(hold(buffer), damage: bufferDamage)
         s.frameDonePending = true
@@ -111,9 +114,13 @@ extension Compositor {
     /// `screenRelease`: the holder gives the screen back; it mirrors the main screen again.
     func screenRelease(_ screen: UInt32, from c: ClientSession) throws(ProtocolError) {
         guard screen == SecondScreen.number, let s = secondScreen, s.backend.isConnected else {
-            throw ProtocolError(.screenNotConnected, "screenRelease of screen \(screen), which is not connected")
+            refuse(c, request: "secondScreen", reason: "not-connected", "screenRelease of screen \(screen), which is not connected")
+            return
         }
-        guard s.owner == c.id else { throw ProtocolError(.notPrimary, "screenRelease: the second screen is not this app's") }
+        guard s.owner == c.id else {
+            refuse(c, request: "secondScreen", reason: "not-primary", "screenRelease: the second screen is not this app's")
+            return
+        }
         guard c.screenSurface != nil else { return }
         c.dropScreenSurface()
         s.full = true

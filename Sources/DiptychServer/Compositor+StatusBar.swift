@@ -106,12 +106,9 @@ extension Compositor {
         return statusBarCache.wallClock().until
     }
 
-    /// A `statusBarStyle` request: the primary's is kept (and shown while it is primary); a
-    /// secondary's is refused.
-    func setStatusBarStyle(_ style: StatusBarStyle, from c: ClientSession) throws(ProtocolError) {
-        guard c.admitted, desk.shell.primary == c.app else {
-            throw ProtocolError(.notPrimary, "statusBarStyle \(style.rawValue): only the primary app may style the status bar")
-        }
+    /// A `statusBarStyle` request: every app's is kept; the primary's styles the bar (a
+    /// secondary's is not an error: it is shown when the app becomes the primary).
+    func setStatusBarStyle(_ style: StatusBarStyle, from c: ClientSession) {
         c.statusBarStyle = style
     }
 }

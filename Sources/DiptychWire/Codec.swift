@@ -212,6 +212,8 @@ extension ServerEvent {
             w.u32(keycode); w.u32(keysym); w.string(text); w.u8(state.rawValue); w.u32(modifiers.rawValue); w.f64(time)
         case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time):
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.u32(button); w.u8(pressed ? 1 : 0); w.f64(dx); w.f64(dy); w.u8(source.rawValue); w.f64(time)
+        case .refused(let request, let reason, let message):
+            w.string(request); w.string(reason); w.string(message)
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -280,6 +282,8 @@ extension ServerEvent {
                 phase: try enumCode(try r.u8(), PointerPhase.self, "pointer phase"), x: try r.f64(), y: try r.f64(), button: try r.u32(),
                 pressed: try r.flag("pressed"), dx: try r.f64(), dy: try r.f64(), source: try enumCode(try r.u8(), ScrollSource.self, "scroll source"),
                 time: try r.f64())
+        case 115:
+            e = .refused(request: try r.string(), reason: try r.string(), message: try r.string())
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }

@@ -8,7 +8,8 @@
 // snapshots name it by id, and the compositor says when it is done with one (`release`).
 // Version 3 tells apps their scale and safe-area insets in `configure`, and stamps touch and
 // pen events with their time (and the pen's tool and buttons). Version 4 adds the keyboard
-// (`keyboardFocus`, `key`) and the pointer (`pointer`).
+// (`keyboardFocus`, `key`), the pointer (`pointer`), and `refused` for a request the policy
+// declines (it was a protocol error that disconnected the app).
 
 import DiptychCore
 
@@ -18,7 +19,7 @@ public enum Wire {
     public static let version: UInt16 = 4
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key and pointer events"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -220,6 +221,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// `button` (Linux code) went down (`pressed`) or up, or it scrolled by `dx`, `dy` points
     /// from `source`; `time` in milliseconds.
     case pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, source: ScrollSource, time: Double)
+    /// A request the policy does not allow now was not carried out; the app lives on.
+    /// `request` names what was asked (`pictureInPicture`, `secondScreen`), `reason` why
+    /// (`not-primary`, `not-connected`), `message` says it for a person.
+    case refused(request: String, reason: String, message: String)
 
     public var opcode: UInt16 {
         switch self {
@@ -238,6 +243,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .keyboardFocus: 112
         case .key: 113
         case .pointer: 114
+        case .refused: 115
         }
     }
 
@@ -259,6 +265,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .keyboardFocus: "keyboardFocus"
         case .key: "key"
         case .pointer: "pointer"
+        case .refused: "refused"
         }
     }
 
@@ -304,6 +311,8 @@ public enum ServerEvent: Sendable, Equatable {
             default:
                 [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time))]
             }
+        case .refused(let request, let reason, let message):
+            [("request", .string(request)), ("reason", .string(reason)), ("message", .string(message))]
         }
     }
 }

@@ -131,6 +131,15 @@ void log_event(const dc_event *e) {
         g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
             e->screen.pixel_height);
         break;
+    case DC_REFUSED:
+        s = log_start("refused");
+        g_string_append(s, ",\"request\":");
+        json_string(s, e->refused.request);
+        g_string_append(s, ",\"reason\":");
+        json_string(s, e->refused.reason);
+        g_string_append(s, ",\"message\":");
+        json_string(s, e->refused.message);
+        break;
     case DC_KEYBOARD_FOCUS:
         s = log_start("keyboardFocus");
         g_string_append_printf(s, ",\"focused\":%s", e->keyboard_focus.focused ? "true" : "false");

@@ -306,3 +306,31 @@ struct ShellArrivalOrderTests {
         #expect(shell.arrangement == .split23 && shell.pane(of: s) != nil)
     }
 }
+
+/// Hands off while the divider is held: a finger already in an app is cancelled, new fingers and
+/// the pen reach no app, and after the drag touches reach the apps again.
+struct ShellHandsOffTests {
+    @Test func otherHandsDoNotReachTheAppsDuringADividerDrag() throws {
+        var s = try shell()
+        // A finger drawing in the primary, and the pen over the secondary.
+        #expect(s.handleTouch(id: 7, phase: .down, x: 100, y: 300, now: 0) == [.touch(P, id: 7, phase: .down, x: 100, y: 300)])
+        #expect(!s.handlePen(phase: .proximityIn, x: 800, y: 300, pressure: 0, tiltX: 0, tiltY: 0).isEmpty)
+        let down = s.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 16)
+        // The finger in the app is cancelled, the pen leaves, then the apps resign active.
+        #expect(down.first == .touch(P, id: 7, phase: .cancel, x: 347, y: 384))
+        #expect(down.contains { if case .pen(S, phase: .proximityOut, _, _, _, _, _) = $0 { true } else { false } })
+        #expect(down.contains(.lifecycle(P, .willResignActive)))
+        // During the drag: the cancelled finger, a new finger and the pen reach nobody.
+        #expect(s.handleTouch(id: 7, phase: .motion, x: 150, y: 300, now: 32).isEmpty)
+        #expect(s.handleTouch(id: 8, phase: .down, x: 200, y: 500, now: 32).isEmpty)
+        #expect(s.handleTouch(id: 8, phase: .motion, x: 250, y: 500, now: 48).isEmpty)
+        #expect(s.handlePen(phase: .down, x: 200, y: 200, pressure: 0.5, tiltX: 0, tiltY: 0).isEmpty)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 650, y: 300, now: 48)
+        _ = s.handleTouch(id: 1, phase: .up, x: 650, y: 300, now: 64)
+        _ = s.handleTouch(id: 8, phase: .up, x: 250, y: 500, now: 64)
+        _ = s.handleTouch(id: 7, phase: .up, x: 150, y: 300, now: 64)
+        // Afterwards a finger reaches its app again.
+        let after = s.handleTouch(id: 9, phase: .down, x: 100, y: 300, now: 1000)
+        #expect(after.contains { if case .touch(P, id: 9, phase: .down, _, _) = $0 { true } else { false } })
+    }
+}

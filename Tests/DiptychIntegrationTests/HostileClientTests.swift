@@ -20,8 +20,7 @@ struct HostileClientTests {
         ("early-commit", .badState), ("bad-ack", .unknownSerial), ("unknown-buffer", .unknownBuffer),
         ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
         ("too-many-bytes", .tooManyBuffers),
-        ("version-1", .unsupportedVersion), ("pip-secondary", .notPrimary), ("pip-absurd", .badDimensions),
-        ("screen-commit", .screenNotConnected), ("sparse-huge", .sizeOverflow),
+        ("version-1", .unsupportedVersion), ("pip-absurd", .badDimensions), ("sparse-huge", .sizeOverflow),
     ]
 
     @Test(arguments: refused)
@@ -37,6 +36,28 @@ struct HostileClientTests {
         f.compositor.repaint()
         #expect(f.compositor.output.pixel(x: 1500, y: 100) & 0xFFFFFF == 0x00AA00, "\(mode)")
         #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { try f.events("good.jsonl").contains { $0["event"]?.stringValue == "frameDone" } })
+    }
+
+    /// Requests the policy declines (Picture in Picture from a secondary, a commit to a second
+    /// screen that is not there) are answered with `refused`, the buffer is given back, and the
+    /// app lives on: no protocol error, no disconnect.
+    @Test(arguments: [("pip-secondary", "pictureInPicture", "not-primary"), ("screen-commit", "secondScreen", "not-connected")])
+    func declinedRequestsAreRefusedAndTheAppLivesOn(mode: String, request: String, reason: String) throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        let bad = try f.misbehave(mode, log: "bad.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try f.events("bad.jsonl").contains { $0["event"]?.stringValue == "refused" } }, "\(mode)")
+        let events = try f.events("bad.jsonl")
+        let refusal = try #require(events.first { $0["event"]?.stringValue == "refused" })
+        #expect(refusal["request"]?.stringValue == request && refusal["reason"]?.stringValue == reason, "\(refusal)")
+        #expect(refusal["message"]?.stringValue?.isEmpty == false)
+        #expect(events.contains { $0["event"]?.stringValue == "release" }, "the refused buffer was not given back")
+        #expect(f.compositor.protocolErrors.isEmpty)
+        // Half a second later it is still there, beside the good app.
+        _ = try f.compositor.run(timeoutMilliseconds: 500) { false }
+        #expect(bad.poll() == nil)
+        #expect(f.compositor.isConnected(.secondary))
     }
 
     @Test func aMessageCutInHalfThenClosedDropsOnlyThatApp() throws {

@@ -78,8 +78,12 @@ struct SecondScreenTests {
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try f.events("good.jsonl").contains { $0["event"]?.stringValue == "screenConnected" } })
         let bad = try f.misbehave("screen-commit", log: "bad.jsonl")
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.protocolErrors.isEmpty && bad.poll() != nil })
-        #expect(f.compositor.protocolErrors.map(\.error.code) == [.notPrimary])
+        // Refused (not the holder), its buffer given back; it lives on.
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try f.events("bad.jsonl").contains { $0["event"]?.stringValue == "refused" } })
+        let refusal = try #require(try f.events("bad.jsonl").first { $0["event"]?.stringValue == "refused" })
+        #expect(refusal["request"]?.stringValue == "secondScreen" && refusal["reason"]?.stringValue == "not-primary")
+        #expect(f.compositor.protocolErrors.isEmpty)
+        #expect(bad.poll() == nil)
         #expect(try f.events("bad.jsonl").allSatisfy { $0["event"]?.stringValue != "screenConnected" })
         // The good app keeps the screen and its frames; the second screen mirrors it.
         #expect(f.compositor.secondScreenOwner == "pattern:#00AA00")

@@ -53,7 +53,7 @@ enum dc_event_type {
     DC_CONFIGURE = 100, DC_SIZE_CLASS_CHANGED = 101, DC_LIFECYCLE = 102, DC_SNAPSHOT_REQUEST = 103,
     DC_TOUCH = 104, DC_PEN = 105, DC_FRAME_DONE = 106, DC_ERROR = 107, DC_SYNC = 108, DC_RELEASE = 109,
     DC_SCREEN_CONNECTED = 110, DC_SCREEN_DISCONNECTED = 111,
-    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114,
+    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114, DC_REFUSED = 115,
 };
 
 typedef struct dc_event {
@@ -90,6 +90,10 @@ typedef struct dc_event {
            its Linux code and whether it went down; for a scroll dx, dy in points (down and right
            positive) and enum dc_scroll_source; the time in ms. */
         struct { int phase; double x, y; uint32_t button; int pressed; double dx, dy; int source; double time; } pointer;
+        /* A request the policy declined now (not an error: the app lives on): what was asked
+           ("pictureInPicture", "secondScreen"), why ("not-primary", "not-connected"), and a
+           message for a person. A buffer sent with it is released by the event after. */
+        struct { char request[64]; char reason[64]; char message[1025]; } refused;
     };
 } dc_event;
 

@@ -58,7 +58,9 @@ extension Shell {
                 return effects
             }
         }
-        guard let target = paneAt(x: x, y: y) else {
+        // Hands off while the divider is held: both apps are inactive behind their snapshots,
+        // and nothing may change their state across the drag.
+        guard drag == nil, let target = paneAt(x: x, y: y) else {
             routes[id] = .swallowed
             return effects
         }
@@ -84,8 +86,20 @@ extension Shell {
     }
 
     private mutating func beginDrag(id: Int32, x: Double, divider: Divider) -> [ShellEffect] {
+        // Touches already down in an app are cancelled (their strokes dropped), and the pen
+        // leaves the app it was over: nothing reaches the apps until the divider is let go.
+        var effects: [ShellEffect] = []
+        for (other, route) in routes.sorted(by: { $0.key < $1.key }) {
+            guard case .app(let a) = route, let pane = pane(of: a) else { continue }
+            effects.append(.touch(a, id: other, phase: .cancel, x: Double(pane.frame.width) / 2, y: Double(pane.frame.height) / 2))
+            routes[other] = .swallowed
+        }
+        if let a = penRoute {
+            effects.append(.pen(a, phase: .proximityOut, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0))
+            penRoute = nil
+        }
         routes[id] = .divider(DividerDrag(fingerX: x, dividerX: divider.x, arrangement: arrangement))
-        return shownApps.map { .lifecycle($0, .willResignActive) } + snapshotRequests()
+        return effects + shownApps.map { .lifecycle($0, .willResignActive) } + snapshotRequests()
     }
 
     /// Snapshot requests for every size each shown app may end a divider drag at here: the
@@ -215,6 +229,8 @@ extension Shell {
     /// Handles a pen sample in points of the logical screen: it goes to the app under the pen
     /// when it comes into proximity, and stays with that app until it leaves.
     public mutating func handlePen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double) -> [ShellEffect] {
+        // Hands off while the divider is held (see `touchDown`).
+        guard drag == nil else { return [] }
         if phase == .proximityIn || penRoute == nil { penRoute = paneAt(x: x, y: y)?.app }
         guard let a = penRoute else { return [] }
         if phase == .proximityOut { penRoute = nil }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The Diptych client library in C (see diptych-client.h): the wire format of protocol version 3,
+/* The Diptych client library in C (see diptych-client.h): the wire format of protocol version 4,
    written from its description in DiptychClient.docc/WireFormat.md. */
 #define _GNU_SOURCE
 #include "diptych-client.h"

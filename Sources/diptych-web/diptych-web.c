@@ -13,6 +13,9 @@
  *   didEnterBackground / willEnterForeground    -> visibilityState hidden / visible (no frames)
  *   snapshotRequest           -> the page rendered at that size, then its live size restored
  *   touch                     -> touch events (ids kept); the pen -> pointer (mouse) events
+ *   key                       -> keyboard events (keysym, xkb keycode, modifiers; repeats pressed)
+ *   pointer                   -> mouse motion and buttons (held ones as modifiers); scroll -> a
+ *                                smooth wheel event in CSS px (dy > 0 scrolls the page down)
  *   frameDone                 -> the page's next frame (never faster than the screen shows it)
  *   sync (scenarios)          -> answered once WebKit has delivered what the frame asked for
  *   <meta name="apple-mobile-web-app-status-bar-style"> or a dark theme-color -> statusBarStyle
@@ -185,6 +188,13 @@ static gboolean sync_tick(gpointer data) {
 
 /* ---- input ---- */
 
+/* A time in ms as WPE's 32-bit milliseconds, wrapping as Wayland's do (and 0 for a time that
+   is not a number: a double out of uint32_t's range must not be converted directly). */
+static uint32_t wpe_time(double ms) {
+    if (!(ms >= 0 && ms < 1e18)) return 0;
+    return (uint32_t)(uint64_t)ms;
+}
+
 static void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
     enum wpe_input_touch_event_type type = phase == DC_TOUCH_DOWN ? wpe_input_touch_event_type_down
         : phase == DC_TOUCH_MOTION ? wpe_input_touch_event_type_motion : wpe_input_touch_event_type_up;
@@ -195,8 +205,8 @@ static void dispatch_touch(int32_t id, int phase, double x, double y, double tim
         at = app.ntouches++;
     }
     /* WebKit takes input in device pixels (it divides by the scale factor). */
-    app.touches[at] = (struct wpe_input_touch_event_raw){ type, (uint32_t)time, id, (int32_t)lround(x * app.scale), (int32_t)lround(y * app.scale) };
-    struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, (uint32_t)time, 0 };
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), (int32_t)lround(y * app.scale) };
+    struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, wpe_time(time), 0 };
     wpe_view_backend_dispatch_touch_event(app.backend, &event);
     if (type == wpe_input_touch_event_type_up) {
         app.touches[at] = app.touches[--app.ntouches];
@@ -207,7 +217,7 @@ static void dispatch_touch(int32_t id, int phase, double x, double y, double tim
 }
 
 static void dispatch_pen(int phase, double x, double y, double time) {
-    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, (uint32_t)time, (int)lround(x * app.scale), (int)lround(y * app.scale), 0, 0, 0 };
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), (int)lround(y * app.scale), 0, 0, 0 };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
         e.button = 1;
@@ -236,18 +246,20 @@ static uint32_t wpe_modifiers(uint32_t m) {
 
 static void dispatch_key(const dc_event *e) {
     struct wpe_input_keyboard_event k = {
-        (uint32_t)e->key.time, e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
+        wpe_time(e->key.time), e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
     };
     wpe_view_backend_dispatch_keyboard_event(app.backend, &k);
     stir_after(0);
 }
 
-/* The pointer as a mouse: WPE's buttons 1 left, 2 middle, 3 right, with the held buttons in the
-   modifiers; a scroll as a smooth 2D axis event in device pixels (WebKit scrolls the page down
-   for a negative y). */
+/* The pointer as a mouse: WPE's buttons 1 left, 2 right, 3 middle (Linux's code - BTN_MOUSE + 1,
+   as WebKit's libwpe event factory reads them: 2 is its RightButton, modifier button2 the DOM's
+   secondary button), with the held buttons in the modifiers; a scroll, whatever its source, as
+   a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
+   down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
 static void dispatch_pointer(const dc_event *e) {
     int x = (int)lround(e->pointer.x * app.scale), y = (int)lround(e->pointer.y * app.scale);
-    uint32_t time = (uint32_t)e->pointer.time;
+    uint32_t time = wpe_time(e->pointer.time);
     switch (e->pointer.phase) {
     case DC_POINTER_ENTER:
     case DC_POINTER_MOTION: {
@@ -256,7 +268,7 @@ static void dispatch_pointer(const dc_event *e) {
         break;
     }
     case DC_POINTER_BUTTON: {
-        uint32_t button = e->pointer.button == DC_BUTTON_LEFT ? 1 : e->pointer.button == DC_BUTTON_MIDDLE ? 2 : e->pointer.button == DC_BUTTON_RIGHT ? 3 : 0;
+        uint32_t button = e->pointer.button == DC_BUTTON_LEFT ? 1 : e->pointer.button == DC_BUTTON_RIGHT ? 2 : e->pointer.button == DC_BUTTON_MIDDLE ? 3 : 0;
         if (!button) return;
         uint32_t bit = button == 1 ? wpe_input_pointer_modifier_button1 : button == 2 ? wpe_input_pointer_modifier_button2 : wpe_input_pointer_modifier_button3;
         if (e->pointer.pressed) app.pointer_buttons |= bit; else app.pointer_buttons &= ~bit;
@@ -265,6 +277,7 @@ static void dispatch_pointer(const dc_event *e) {
         break;
     }
     case DC_POINTER_SCROLL: {
+        if (!isfinite(e->pointer.dx) || !isfinite(e->pointer.dy)) break;
         struct wpe_input_axis_2d_event a = {
             { (enum wpe_input_axis_event_type)(wpe_input_axis_event_type_motion_smooth | wpe_input_axis_event_type_mask_2d), time, x, y, 0, 0, 0 },
             -e->pointer.dx * app.scale, -e->pointer.dy * app.scale,

@@ -234,11 +234,11 @@ struct GestureTests {
 
     @Test func aReleasedDividerSnapsOrDismisses() {
         var d = DividerDrag(fingerX: 700, dividerX: 694, arrangement: .split23)
-        d.move(fingerX: 520)
+        d.move(fingerX: 520, at: 0)
         #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .split(.split12))
-        d.move(fingerX: 1000)
+        d.move(fingerX: 1000, at: 1000)
         #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .dismissSecondary)
-        d.move(fingerX: 200)
+        d.move(fingerX: 200, at: 2000)
         #expect(d.outcome(cancelled: false, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .dismissPrimary)
         // Cancelled, it goes back where it began.
         #expect(d.outcome(cancelled: true, screenWidth: 1024, dividerWidth: 10, compactWidth: 320, splits: splits) == .split(.split23))
@@ -250,10 +250,10 @@ struct GestureTests {
         #expect(tap.release(fingerX: 706, now: 1100, screenWidth: 1024, compactWidth: 320) == .pin)
         #expect(tap.release(fingerX: 706, now: 1400, screenWidth: 1024, compactWidth: 320) == .stay)  // too long for a tap
         var push = SlideOverEdgeDrag(startX: 704, startTime: 0)
-        push.move(fingerX: 900)
+        push.move(fingerX: 900, at: 100)
         #expect(push.offset == 196)
         #expect(push.release(fingerX: 900, now: 500, screenWidth: 1024, compactWidth: 320) == .dismiss)
-        push.move(fingerX: 800)
+        push.move(fingerX: 800, at: 300)
         #expect(push.release(fingerX: 800, now: 500, screenWidth: 1024, compactWidth: 320) == .stay)
     }
 

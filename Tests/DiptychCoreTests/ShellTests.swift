@@ -15,10 +15,11 @@ func shell(_ device: String = "ipad", _ o: Orientation = .landscape, _ a: Arrang
 
 extension Shell {
     /// A one-finger drag from x0 to x1 (points) at mid-height; returns every effect.
-    mutating func drag(from x0: Double, to x1: Double, at t: UInt64 = 0, steps: Int = 4, id: Int32 = 1) -> [ShellEffect] {
+    /// `stepMilliseconds` apart (a slow drag, long ones: it lets go at rest).
+    mutating func drag(from x0: Double, to x1: Double, at t: UInt64 = 0, steps: Int = 4, id: Int32 = 1, stepMilliseconds: UInt64 = 16) -> [ShellEffect] {
         var e = handleTouch(id: id, phase: .down, x: x0, y: 300, now: t)
-        for i in 1...steps { e += handleTouch(id: id, phase: .motion, x: x0 + (x1 - x0) * Double(i) / Double(steps), y: 300, now: t + UInt64(16 * i)) }
-        e += handleTouch(id: id, phase: .up, x: x1, y: 300, now: t + UInt64(16 * (steps + 1)))
+        for i in 1...steps { e += handleTouch(id: id, phase: .motion, x: x0 + (x1 - x0) * Double(i) / Double(steps), y: 300, now: t + stepMilliseconds * UInt64(i)) }
+        e += handleTouch(id: id, phase: .up, x: x1, y: 300, now: t + stepMilliseconds * UInt64(steps + 1))
         return e
     }
 }
@@ -184,7 +185,7 @@ struct ShellSlideOverTests {
         #expect(d.presentation(at: end).count == 1)
 
         var back = try shell("ipad", .landscape, .slideOver)
-        #expect(back.drag(from: 704, to: 780).isEmpty)  // not past W − c/2: it stays
+        #expect(back.drag(from: 704, to: 780, stepMilliseconds: 120).isEmpty)  // not past W − c/2, let go at rest: it stays
         #expect(back.arrangement == .slideOver)
         #expect(back.presentation(at: back.motion!.start)[1].frame.x == 780 && back.presentation(at: back.motion!.end)[1].frame.x == 704)
     }

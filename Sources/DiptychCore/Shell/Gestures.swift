@@ -28,17 +28,23 @@ public struct DividerDrag: Equatable, Sendable {
     /// The divider's left edge now, in points (not yet snapped).
     public var x: Double
     public var startArrangement: Arrangement
+    /// The finger's recent positions, for its velocity at the release.
+    var tracker = VelocityTracker()
 
-    /// A drag grabbed at `fingerX` on the divider at `dividerX`.
-    init(fingerX: Double, dividerX: Int, arrangement: Arrangement) {
+    /// A drag grabbed at `fingerX` on the divider at `dividerX` (at `now`).
+    init(fingerX: Double, dividerX: Int, arrangement: Arrangement, at now: UInt64 = 0) {
         startX = dividerX
         grabOffset = fingerX - Double(dividerX)
         x = Double(dividerX)
         startArrangement = arrangement
+        tracker.add(fingerX, at: now)
     }
 
-    /// The divider follows the finger.
-    mutating func move(fingerX: Double) { x = fingerX - grabOffset }
+    /// The divider follows the finger (at `now`, for its velocity).
+    mutating func move(fingerX: Double, at now: UInt64) {
+        x = fingerX - grabOffset
+        tracker.add(fingerX, at: now)
+    }
 
     /// The screen turned under the drag: the divider keeps its place in proportion to the
     /// width, and a cancelled drag goes back to the divider of the new orientation.
@@ -62,13 +68,18 @@ public struct DividerDrag: Equatable, Sendable {
         case split(Arrangement)
     }
 
-    /// the contract's snap rule, for a screen `screenWidth` points wide whose splits put the divider
-    /// at `splits` (arrangement, divider x).
-    func outcome(cancelled: Bool, screenWidth w: Double, dividerWidth dw: Double, compactWidth c: Double, splits: [(Arrangement, Int)]) -> Outcome {
+    /// The contract's snap rule, for a screen `screenWidth` points wide whose splits put the
+    /// divider at `splits` (arrangement, divider x), released at `velocity` pt/ms: an app is
+    /// dismissed only by where the finger let go (never by a flick alone); otherwise the split
+    /// nearest the position the velocity projects to.
+    func outcome(
+        cancelled: Bool, velocity: Double = 0, screenWidth w: Double, dividerWidth dw: Double, compactWidth c: Double, splits: [(Arrangement, Int)]
+    ) -> Outcome {
         let x = cancelled ? Double(startX) : min(max(0, self.x), w - dw)
         if w - (x + dw) < c / 2 { return .dismissSecondary }
         if x < w / 4 { return .dismissPrimary }
-        let nearest = splits.min { abs(Double($0.1) - x) < abs(Double($1.1) - x) }
+        let projected = cancelled ? x : x + Momentum.projection(velocity)
+        let nearest = splits.min { abs(Double($0.1) - projected) < abs(Double($1.1) - projected) }
         return .split(nearest?.0 ?? startArrangement)
     }
 }
@@ -81,15 +92,19 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
     var maxMove = 0.0
     /// How far right the Slide Over is pushed now, in points.
     public private(set) var offset = 0.0
+    /// The finger's recent positions, for its velocity at the release.
+    var tracker = VelocityTracker()
 
     init(startX: Double, startTime: UInt64) {
         self.startX = startX
         self.startTime = startTime
+        tracker.add(startX, at: startTime)
     }
 
-    mutating func move(fingerX x: Double) {
+    mutating func move(fingerX x: Double, at now: UInt64) {
         maxMove = max(maxMove, abs(x - startX))
         offset = max(0, x - startX)
+        tracker.add(x, at: now)
     }
 
     enum Outcome: Equatable {
@@ -98,13 +113,17 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
         case stay
     }
 
-    /// A tap pins; a release with the Slide Over's left edge past W − c/2 dismisses it.
+    /// A tap pins; a release whose left edge, projected with the finger's velocity, is past
+    /// W − c/2 dismisses it (a flick to the right does).
     func release(fingerX x: Double, now: UInt64, screenWidth w: Double, compactWidth c: Double) -> Outcome {
         let moved = max(maxMove, abs(x - startX))
         if now &- startTime < GestureMetrics.tapMilliseconds && moved < GestureMetrics.tapSlop { return .pin }
-        let edge = w - c + max(offset, x - startX)
+        let edge = w - c + max(offset, x - startX) + Momentum.projection(velocity(at: now))
         return edge > w - c / 2 ? .dismiss : .stay
     }
+
+    /// The finger's velocity at `now`, pt/ms.
+    func velocity(at now: UInt64) -> Double { tracker.velocity(at: now) }
 }
 
 /// A touch that began in the right edge zone while a Slide Over could come in: held back from

@@ -19,16 +19,32 @@ public enum MotionMetrics {
     public static let edgeHoldMilliseconds: UInt64 = 150
 }
 
-/// A critically damped spring released at rest: x(t) = 1 − (1 + ωt)·e^(−ωt), scaled so that it
-/// reaches exactly 1 at the end of the settle. Monotonic: it never overshoots.
+/// A critically damped spring: x(t) = 1 − (1 + (ω − u)t)·e^(−ωt), started at the rate u
+/// (progress per unit of time: the thing's velocity at the release over the distance left),
+/// scaled so that it reaches exactly 1 at the end of the settle. Released at rest (u = 0) it
+/// never overshoots; started fast towards its target it may, once, and comes back.
 public enum Spring {
-    /// Progress (0…1) `elapsed` milliseconds into a motion of `duration` milliseconds.
-    public static func progress(elapsed: UInt64, duration: UInt64) -> Double {
+    /// Progress (0…1, above 1 while overshooting) `elapsed` milliseconds into a motion of
+    /// `duration` milliseconds that starts at `rate` progress per millisecond.
+    public static func progress(elapsed: UInt64, duration: UInt64, rate: Double = 0) -> Double {
         guard duration > 0, elapsed < duration else { return 1 }
         let k = MotionMetrics.stiffness
         let t = Double(elapsed) / Double(duration) * k
-        let end = 1 - (1 + k) * exp(-k)
-        return (1 - (1 + t) * exp(-t)) / end
+        let u = rate * Double(duration) / k
+        let end = 1 - (1 + (1 - u) * k) * exp(-k)
+        return (1 - (1 + (1 - u) * t) * exp(-t)) / end
+    }
+
+    /// How far outside its path (a fraction of the distance) a settle of `duration` ms started
+    /// at `rate` goes at most: past its target when started fast towards it, back past its start
+    /// when started away from it (0: never).
+    static func excursion(rate: Double, duration: UInt64) -> Double {
+        var most = 0.0
+        for i in 0...256 {
+            let p = progress(elapsed: UInt64(i) * duration / 256, duration: duration, rate: rate)
+            most = max(most, p - 1, -p)
+        }
+        return most
     }
 
     /// e^x for the small negative arguments the spring uses, without Foundation (the pure tier
@@ -62,6 +78,9 @@ public struct Transition: Equatable, Sendable {
     /// What the compositor does once the panes are in place (an app that left goes to the
     /// background; the drag's snapshots are let go).
     public var onFinish: [ShellEffect]
+    /// The rate the settle starts at (progress per ms): the carried thing's release velocity
+    /// over the distance left, clamped for the overshoot (see `Momentum.initialRate`).
+    public var rate = 0.0
 
     public var end: UInt64 { start + duration }
 
@@ -71,14 +90,14 @@ public struct Transition: Equatable, Sendable {
     /// The panes at `now`: each pane's edges eased from where they were to where they end;
     /// the Slide Over chrome fades in or out with them.
     public func panes(at now: UInt64) -> [PresentedPane] {
-        let p = Spring.progress(elapsed: now >= start ? now - start : 0, duration: duration)
+        let p = Spring.progress(elapsed: now >= start ? now - start : 0, duration: duration, rate: rate)
         return to.map { end in
             guard let begin = from.first(where: { $0.app == end.app }) else { return end }
             func mix(_ a: Int, _ b: Int) -> Int { Int((Double(a) + (Double(b) - Double(a)) * p).rounded()) }
             var pane = end
             let x0 = mix(begin.frame.minX, end.frame.minX), x1 = mix(begin.frame.maxX, end.frame.maxX)
             pane.frame = Rect(x: x0, y: end.frame.y, width: max(0, x1 - x0), height: end.frame.height)
-            pane.floating = begin.floating + (end.floating - begin.floating) * p
+            pane.floating = min(1, max(0, begin.floating + (end.floating - begin.floating) * p))
             pane.anchor = begin.anchor
             pane.prefersSnapshots = begin.prefersSnapshots
             return pane

@@ -238,10 +238,13 @@ public struct Shell: Sendable {
 
     /// Starts settling from the panes drawn before a change (`from`) to where the shell put
     /// them after it; `onFinish` runs once they are in place.
-    mutating func settle(from: [PresentedPane], now: UInt64, onFinish: [ShellEffect]) -> [ShellEffect] {
+    mutating func settle(from: [PresentedPane], now: UInt64, onFinish: [ShellEffect], carried: Carried? = nil) -> [ShellEffect] {
         let done = finishMotion()
         let target = presentation
-        let t = Transition.between(from, target, screenWidth: layout.screen.width, dividerWidth: profile.dividerWidth, at: now, onFinish: onFinish)
+        var t = Transition.between(from, target, screenWidth: layout.screen.width, dividerWidth: profile.dividerWidth, at: now, onFinish: onFinish)
+        if let c = carried {
+            t.rate = Momentum.initialRate(velocity: c.velocity, distance: c.distance, duration: t.duration, overshoot: c.overshoot)
+        }
         if t.to.map(\.frame) == t.from.map(\.frame) && t.to.map(\.floating) == t.from.map(\.floating) && t.to.map(\.app) == t.from.map(\.app) {
             return done + onFinish
         }

@@ -45,7 +45,7 @@ extension Shell {
             if let d = layout.divider, drag == nil {
                 let centre = Double(d.x) + Double(d.width) / 2
                 if abs(x - centre) <= Double(d.width) / 2 + GestureMetrics.dividerGrab {
-                    return effects + beginDrag(id: id, x: x, divider: d)
+                    return effects + beginDrag(id: id, x: x, divider: d, now: now)
                 }
             }
             if arrangement == .slideOver, abs(x - (w - compactWidth)) <= GestureMetrics.slideOverGrab {
@@ -85,7 +85,7 @@ extension Shell {
         return allowed.map { a in (a, LayoutEngine.shownLayout(profile: profile, orientation: orientation, arrangement: a).divider?.x ?? 0) }
     }
 
-    private mutating func beginDrag(id: Int32, x: Double, divider: Divider) -> [ShellEffect] {
+    private mutating func beginDrag(id: Int32, x: Double, divider: Divider, now: UInt64) -> [ShellEffect] {
         // Touches already down in an app are cancelled (their strokes dropped), and the pen
         // leaves the app it was over: nothing reaches the apps until the divider is let go.
         var effects: [ShellEffect] = []
@@ -98,7 +98,7 @@ extension Shell {
             effects.append(.pen(a, phase: .proximityOut, x: 0, y: 0, pressure: 0, tiltX: 0, tiltY: 0))
             penRoute = nil
         }
-        routes[id] = .divider(DividerDrag(fingerX: x, dividerX: divider.x, arrangement: arrangement))
+        routes[id] = .divider(DividerDrag(fingerX: x, dividerX: divider.x, arrangement: arrangement, at: now))
         return effects + shownApps.map { .lifecycle($0, .willResignActive) } + snapshotRequests()
     }
 
@@ -127,11 +127,11 @@ extension Shell {
         case .app(let a):
             return [touch(a, id, .motion, x, y)]
         case .divider(var d):
-            d.move(fingerX: x)
+            d.move(fingerX: x, at: now)
             routes[id] = .divider(d)
             return []
         case .slideEdge(var e):
-            e.move(fingerX: x)
+            e.move(fingerX: x, at: now)
             routes[id] = .slideEdge(e)
             return []
         case .slideIn(var s):
@@ -173,9 +173,12 @@ extension Shell {
             // The Slide Over comes to rest at its place.
             return settle(from: from, now: now, onFinish: [])
         case .divider(var d):
-            if !cancelled { d.move(fingerX: x) }
+            if !cancelled { d.move(fingerX: x, at: now) }
             return endDrag(d, cancelled: cancelled, from: from, now: now)
-        case .slideEdge(let e):
+        case .slideEdge(var e):
+            if !cancelled { e.tracker.add(x, at: now) }
+            // Where the Slide Over is drawn at the release (its left edge).
+            let drawn = from.first { $0.app == secondary }.map { Double($0.frame.x) } ?? screenWidth - compactWidth + e.offset
             switch cancelled ? .stay : e.release(fingerX: x, now: now, screenWidth: screenWidth, compactWidth: compactWidth) {
             case .pin:
                 guard let p = primary, let s = secondary, !fullScreenOnly.contains(p), !fullScreenOnly.contains(s) else { return [] }
@@ -184,10 +187,13 @@ extension Shell {
             case .dismiss:
                 guard let s = secondary else { return [] }
                 secondaryShown = false
-                // As on iOS: inactive first, in the background once it has slid off.
-                return [.lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [.lifecycle(s, .didEnterBackground)]) + [.layoutChanged]
+                // As on iOS: inactive first, in the background once it has slid off, carried on
+                // at the finger's velocity.
+                let carried = Carried(velocity: e.velocity(at: now), distance: screenWidth + Double(MotionMetrics.exitMargin) - drawn, overshoot: Momentum.floatingOvershoot)
+                return [.lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [.lifecycle(s, .didEnterBackground)], carried: carried) + [.layoutChanged]
             case .stay:
-                return settle(from: from, now: now, onFinish: [])
+                let carried = Carried(velocity: cancelled ? 0 : e.velocity(at: now), distance: screenWidth - compactWidth - drawn, overshoot: Momentum.floatingOvershoot)
+                return settle(from: from, now: now, onFinish: [], carried: carried)
             }
         case .swallowed:
             return []
@@ -200,8 +206,9 @@ extension Shell {
     /// configure now and are activated once the settle and their commit are done.
     private mutating func endDrag(_ d: DividerDrag, cancelled: Bool, from: [PresentedPane], now: UInt64) -> [ShellEffect] {
         guard let p = primary, let s = secondary else { return [.dropSnapshots] }
+        let velocity = cancelled ? 0 : d.tracker.velocity(at: now)
         let outcome = d.outcome(
-            cancelled: cancelled, screenWidth: screenWidth, dividerWidth: Double(profile.dividerWidth), compactWidth: compactWidth,
+            cancelled: cancelled, velocity: velocity, screenWidth: screenWidth, dividerWidth: Double(profile.dividerWidth), compactWidth: compactWidth,
             splits: splits)
         var effects: [ShellEffect]
         var onFinish: [ShellEffect] = []
@@ -221,7 +228,12 @@ extension Shell {
             if nearest != requested.shown(in: orientation) { requested = nearest }
             effects = [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)]
         }
-        return settle(from: from, now: now, onFinish: onFinish + [.dropSnapshots]) + effects
+        // The divider carries on at the finger's velocity, from where it is drawn, towards where
+        // it rests.
+        let released = PresentedPane.divider(between: from, screen: layout.screen).map { Double($0.x) } ?? d.x
+        let target = layout.divider.map { Double($0.x) } ?? (outcome == .dismissPrimary ? 0 : screenWidth)
+        let carried = Carried(velocity: velocity, distance: target - released, overshoot: Momentum.dividerOvershoot)
+        return settle(from: from, now: now, onFinish: onFinish + [.dropSnapshots], carried: carried) + effects
     }
 
     // MARK: - Pen

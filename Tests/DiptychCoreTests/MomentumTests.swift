@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// Momentum in the pure shell, with injected time: the release velocity, the projection that
+// chooses where a flicked thing rests, settles that start at the finger's speed, and the
+// overshoot bound.
+
+@testable import DiptychCore
+import Testing
+
+struct MomentumTests {
+    @Test func releaseVelocityIsTheSlopeOfTheLast100Milliseconds() {
+        var t = VelocityTracker()
+        #expect(t.velocity(at: 0) == 0)
+        t.add(0, at: 0)
+        #expect(t.velocity(at: 0) == 0)  // one sample: no velocity
+        for i in 1...10 { t.add(Double(i) * 3, at: UInt64(i * 10)) }
+        #expect(abs(t.velocity(at: 100) - 0.3) < 1e-9)
+        // Older than 100 ms before the release: left out (here a pause, then a fast move).
+        var u = VelocityTracker()
+        u.add(0, at: 0)
+        u.add(0, at: 200)
+        u.add(50, at: 250)
+        u.add(100, at: 300)
+        #expect(abs(u.velocity(at: 300) - 1.0) < 1e-9)
+        // Nothing in the last 100 ms: 0.
+        #expect(u.velocity(at: 1000) == 0)
+    }
+
+    @Test func projectionIsAboutHalfASecondOfTheVelocity() {
+        #expect(abs(Momentum.projection(1) - 499) < 1e-6)  // 1000 pt/s → 499 pt
+        #expect(Momentum.projection(0) == 0)
+    }
+
+    /// The flick: 90 pt in 32 ms towards the ½ split takes the divider there (it went
+    /// back to ⅔ before momentum).
+    @Test func aFlickOfTheDividerTakesItToTheNextSplit() throws {
+        var s = try shell()
+        _ = s.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 0)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 654, y: 300, now: 16)
+        _ = s.handleTouch(id: 1, phase: .up, x: 609, y: 300, now: 32)
+        #expect(s.arrangement == .split12)
+        // Slowly to the same place and let go: back to ⅔.
+        var slow = try shell()
+        _ = slow.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 0)
+        for i in 1...9 { _ = slow.handleTouch(id: 1, phase: .motion, x: 699 - Double(i) * 10, y: 300, now: UInt64(i) * 100) }
+        _ = slow.handleTouch(id: 1, phase: .up, x: 609, y: 300, now: 1000)
+        #expect(slow.arrangement == .split23)
+    }
+
+    /// A flick alone never dismisses an app: only where the finger let go does.
+    @Test func aFlickAloneNeverDismissesByTheDivider() throws {
+        var s = try shell()
+        _ = s.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 0)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 760, y: 300, now: 16)
+        _ = s.handleTouch(id: 1, phase: .up, x: 820, y: 300, now: 32)
+        #expect(s.arrangement == .split23 && s.secondaryShown)
+    }
+
+    /// The settle carries on at the finger's speed (no stall at the release) and overshoots the
+    /// split by at most 8 pt, however hard the flick.
+    /// A flick of `step` points a frame (16 ms) to the left, let go after two frames, or (`back`)
+    /// one that turns back at the last frame.
+    @Test(arguments: [(30.0, false), (90.0, false), (400.0, false), (200.0, true)])
+    func theSettleStartsAtTheFingersSpeedAndOvershootsAtMost8Points(step: Double, back: Bool) throws {
+        var s = try shell()
+        _ = s.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 0)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 699 - step, y: 300, now: 16)
+        _ = s.handleTouch(id: 1, phase: .up, x: max(300, back ? 699 - step / 2 : 699 - 2 * step), y: 300, now: 32)
+        let target = try #require(s.layout.divider).x
+        func dividerX(_ t: UInt64) -> Int? { PresentedPane.divider(between: s.presentation(at: t), screen: s.layout.screen)?.x }
+        let releaseX = try #require(dividerX(32))
+        let first = try #require(dividerX(48))
+        // A flick that needs no clamp: the first settle frame moves at least 0.6 × the finger's
+        // last frame (no stall at the release).
+        if step == 30 { #expect(Double(releaseX - first) >= 0.6 * step, "first settle frame \(releaseX - first) pt") }
+        // Never more than 8 pt outside the path from where it was let go to where it rests.
+        let (lo, hi) = (min(releaseX, target), max(releaseX, target))
+        var outside = 0
+        for t in stride(from: UInt64(32), through: 32 + MotionMetrics.settleMilliseconds, by: 1) {
+            guard let x = dividerX(t) else { continue }
+            outside = max(outside, lo - x, x - hi)
+        }
+        #expect(outside <= 8, "\(outside) pt outside the path")
+        #expect(dividerX(32 + MotionMetrics.settleMilliseconds) == target)
+    }
+
+    /// The Slide Over flick: 89 pt in 32 ms to the right dismisses it (it sprang back).
+    @Test func aFlickOfTheSlideOverToTheRightDismissesIt() throws {
+        var s = try shell("ipad", .landscape, .slideOver)
+        let edge = 1024.0 - 320
+        _ = s.handleTouch(id: 1, phase: .down, x: edge, y: 300, now: 0)
+        _ = s.handleTouch(id: 1, phase: .motion, x: edge + 45, y: 300, now: 16)
+        _ = s.handleTouch(id: 1, phase: .up, x: edge + 89, y: 300, now: 32)
+        #expect(!s.secondaryShown)
+        // The same distance slowly: it springs back.
+        var slow = try shell("ipad", .landscape, .slideOver)
+        _ = slow.handleTouch(id: 1, phase: .down, x: edge, y: 300, now: 0)
+        for i in 1...8 { _ = slow.handleTouch(id: 1, phase: .motion, x: edge + Double(i) * 11, y: 300, now: UInt64(i) * 100) }
+        _ = slow.handleTouch(id: 1, phase: .up, x: edge + 89, y: 300, now: 900)
+        #expect(slow.secondaryShown && slow.arrangement == .slideOver)
+    }
+
+    @Test func aSettleFromRestIsTheSpringItWasBefore() {
+        // Released at rest: exactly the earlier spring (golden mid-animation frames keep).
+        let k = MotionMetrics.stiffness
+        for e: UInt64 in [0, 50, 175, 349] {
+            let t = Double(e) / 350 * k
+            let old = (1 - (1 + t) * Spring.exp(-t)) / (1 - (1 + k) * Spring.exp(-k))
+            #expect(abs(Spring.progress(elapsed: e, duration: 350) - old) < 1e-12)
+        }
+    }
+}

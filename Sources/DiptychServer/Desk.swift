@@ -117,7 +117,7 @@ struct Desk: ~Copyable {
             return true
         case .motion:
             guard pipTouches.contains(id) else { return false }
-            _ = pip.touchMotion(id: id, x: x, y: y, in: space)
+            _ = pip.touchMotion(id: id, x: x, y: y, in: space, now: now)
             return true
         case .up, .cancel:
             guard pipTouches.remove(id) != nil else { return false }

@@ -109,3 +109,37 @@ struct MomentumTests {
         }
     }
 }
+
+/// A flung Picture in Picture window rests in the corner nearest where it was flung, not where
+/// the finger lifted, and keeps within 24 pt of its path.
+struct PiPMomentumTests {
+    @Test func aFlickSendsTheWindowToTheCornerItWasFlungTowards() {
+        let space = PiPSpace(screen: Size(width: 1024, height: 768), scale: 2, topInset: 20)
+        var pip = PictureInPicture()
+        pip.show(AppID(5), bufferSize: Size(width: 520, height: 292))
+        // It rests bottom right; picked up and flung up-left, let go still in the right half.
+        let start = pip.frame(of: pip.windows[0], in: space, at: 0)
+        let (x0, y0) = (Double(start.x + 20), Double(start.y + 20))
+        _ = pip.touchDown(id: 1, x: x0, y: y0, in: space, now: 0)
+        _ = pip.touchMotion(id: 1, x: x0 - 40, y: y0 - 30, in: space, now: 16)
+        _ = pip.touchUp(id: 1, x: x0 - 80, y: y0 - 60, in: space, now: 32, cancelled: false)
+        #expect(pip.windows[0].corner == .topLeft)
+        // The same path slowly, let go at rest: the corner nearest where it is (bottom right).
+        var slow = PictureInPicture()
+        slow.show(AppID(5), bufferSize: Size(width: 520, height: 292))
+        _ = slow.touchDown(id: 1, x: x0, y: y0, in: space, now: 0)
+        _ = slow.touchMotion(id: 1, x: x0 - 80, y: y0 - 60, in: space, now: 200)
+        _ = slow.touchUp(id: 1, x: x0 - 80, y: y0 - 60, in: space, now: 400, cancelled: false)
+        #expect(slow.windows[0].corner == .bottomRight)
+        // The flung window keeps moving at the release and stays within 24 pt of its path.
+        let home = PictureInPicture.home(.topLeft, size: PictureInPicture.size(of: Size(width: 520, height: 292), in: space), in: space)
+        let released = pip.frame(of: pip.windows[0], in: space, at: 32)
+        let next = pip.frame(of: pip.windows[0], in: space, at: 48)
+        #expect(next.x < released.x && next.y < released.y)
+        for t in stride(from: UInt64(32), through: 32 + MotionMetrics.settleMilliseconds, by: 4) {
+            let f = pip.frame(of: pip.windows[0], in: space, at: t)
+            #expect(Double(f.x) >= home.x - 24 && Double(f.y) >= home.y - 24, "at \(t): \(f)")
+        }
+        #expect(pip.frame(of: pip.windows[0], in: space, at: 32 + MotionMetrics.settleMilliseconds).x == Int(home.x))
+    }
+}

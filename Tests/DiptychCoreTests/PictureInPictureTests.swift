@@ -44,32 +44,33 @@ struct PictureInPictureTests {
         let on = pip.touchDown(id: 2, x: Double(start.x + 20), y: Double(start.y + 20), in: space, now: 0)
         #expect(on)
         #expect(pip.holds(2) && pip.isHeld)
-        let moved = pip.touchMotion(id: 2, x: 300, y: 250, in: space)
+        let moved = pip.touchMotion(id: 2, x: 300, y: 250, in: space, now: 16)
         #expect(moved)
         let held = pip.frame(of: pip.windows[0], in: space, at: 16)
         #expect(held.x == 280 && held.y == 230, "the grab point stays under the finger")
         // Off the screen's edge the window stops at it.
-        _ = pip.touchMotion(id: 2, x: -500, y: -500, in: space)
+        _ = pip.touchMotion(id: 2, x: -500, y: -500, in: space, now: 32)
         let pinned = pip.frame(of: pip.windows[0], in: space, at: 16)
         #expect(pinned.x == 0 && pinned.y == 0)
-        _ = pip.touchMotion(id: 2, x: 300, y: 250, in: space)
-        let lifted = pip.touchUp(id: 2, x: 300, y: 250, in: space, now: 100, cancelled: false)
+        _ = pip.touchMotion(id: 2, x: 300, y: 250, in: space, now: 48)
+        // Let go after holding still (no velocity): the corner nearest where it is.
+        let lifted = pip.touchUp(id: 2, x: 300, y: 250, in: space, now: 200, cancelled: false)
         #expect(lifted)
         #expect(pip.windows[0].corner == .topLeft)
         // Settling: at least 4 frames between, each nearer, none past the corner.
         let home = (x: 10, y: 30)
         var last = held
         var between = 0
-        for t in stride(from: UInt64(116), through: 100 + MotionMetrics.settleMilliseconds, by: 16) {
+        for t in stride(from: UInt64(216), through: 200 + MotionMetrics.settleMilliseconds, by: 16) {
             let f = pip.frame(of: pip.windows[0], in: space, at: t)
             #expect(f.x >= home.x && f.y >= home.y && f.x <= last.x && f.y <= last.y)
             if f.x != home.x || f.y != home.y { between += 1 }
             last = f
         }
         #expect(between >= 4)
-        let rest = pip.frame(of: pip.windows[0], in: space, at: 100 + MotionMetrics.settleMilliseconds)
+        let rest = pip.frame(of: pip.windows[0], in: space, at: 200 + MotionMetrics.settleMilliseconds)
         #expect(rest.x == home.x && rest.y == home.y)
-        #expect(!pip.isSettling(at: 100 + MotionMetrics.settleMilliseconds))
+        #expect(!pip.isSettling(at: 200 + MotionMetrics.settleMilliseconds))
     }
 
     @Test func absurdBuffersAreRefusedNamingTheRule() {

@@ -173,6 +173,18 @@ public struct EdgeHold: Equatable, Sendable {
 /// further left than its place.
 public struct SlideIn: Equatable, Sendable {
     var fingerX: Double
+    /// The finger's recent positions, for its velocity at the release.
+    var tracker = VelocityTracker()
+
+    init(fingerX: Double, at now: UInt64) {
+        self.fingerX = fingerX
+        tracker.add(fingerX, at: now)
+    }
+
+    mutating func move(fingerX x: Double, at now: UInt64) {
+        fingerX = x
+        tracker.add(x, at: now)
+    }
 
     /// The pane's left edge in points on a screen `screenWidth` wide.
     func paneX(screenWidth w: Int, compactWidth c: Int) -> Int {

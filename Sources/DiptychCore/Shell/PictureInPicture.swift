@@ -44,8 +44,11 @@ public struct PiPWindow: Sendable {
     var held: (id: Int32, dx: Double, dy: Double)?
     /// Where its top-left is while held, in points.
     var position: (x: Double, y: Double) = (0, 0)
-    /// Settling into `corner` from `from` since `start`.
-    var settle: (from: (x: Double, y: Double), start: UInt64)?
+    /// Settling into `corner` from `from` since `start`, each axis starting at its rate (the
+    /// finger's velocity carried on; see `Momentum.initialRate`).
+    var settle: (from: (x: Double, y: Double), start: UInt64, rate: (x: Double, y: Double))?
+    /// The holding finger's recent positions, for its velocity at the release.
+    var tracks = (x: VelocityTracker(), y: VelocityTracker())
 }
 
 /// Picture in Picture windows, bottom to top, and the touches that hold them.
@@ -140,8 +143,10 @@ public struct PictureInPicture: Sendable {
         if w.held != nil {
             p = w.position
         } else if let s = w.settle, now < s.start + MotionMetrics.settleMilliseconds {
-            let t = Spring.progress(elapsed: now >= s.start ? now - s.start : 0, duration: MotionMetrics.settleMilliseconds)
-            p = (s.from.x + (home.x - s.from.x) * t, s.from.y + (home.y - s.from.y) * t)
+            let elapsed = now >= s.start ? now - s.start : 0
+            let tx = Spring.progress(elapsed: elapsed, duration: MotionMetrics.settleMilliseconds, rate: s.rate.x)
+            let ty = Spring.progress(elapsed: elapsed, duration: MotionMetrics.settleMilliseconds, rate: s.rate.y)
+            p = (s.from.x + (home.x - s.from.x) * tx, s.from.y + (home.y - s.from.y) * ty)
         }
         return Rect(x: Int(p.x.rounded()), y: Int(p.y.rounded()), width: size.width, height: size.height)
     }
@@ -173,6 +178,9 @@ public struct PictureInPicture: Sendable {
             windows[i].held = (id, x - Double(f.x), y - Double(f.y))
             windows[i].position = (Double(f.x), Double(f.y))
             windows[i].settle = nil
+            windows[i].tracks = (VelocityTracker(), VelocityTracker())
+            windows[i].tracks.x.add(x, at: now)
+            windows[i].tracks.y.add(y, at: now)
             // The window picked up is drawn on top.
             windows.append(windows.remove(at: i))
             return true
@@ -182,8 +190,10 @@ public struct PictureInPicture: Sendable {
 
     /// The finger holding a window moved: the window follows it, kept on the screen. Returns
     /// whether the touch is a window's.
-    public mutating func touchMotion(id: Int32, x: Double, y: Double, in space: PiPSpace) -> Bool {
+    public mutating func touchMotion(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
         guard let i = windows.firstIndex(where: { $0.held?.id == id }), let h = windows[i].held else { return false }
+        windows[i].tracks.x.add(x, at: now)
+        windows[i].tracks.y.add(y, at: now)
         let size = Self.size(of: windows[i].bufferSize, in: space)
         let maxX = Double(space.screen.width - size.width), maxY = Double(space.screen.height - size.height)
         windows[i].position = (min(max(0, x - h.dx), max(0, maxX)), min(max(0, y - h.dy), max(0, maxY)))
@@ -191,15 +201,25 @@ public struct PictureInPicture: Sendable {
     }
 
     /// The finger holding a window lifted (or was cancelled): the window settles into the
-    /// corner nearest its centre. Returns whether the touch was a window's.
+    /// corner nearest where its centre is flung (its position projected with the finger's
+    /// velocity), carrying that velocity. Returns whether the touch was a window's.
     public mutating func touchUp(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64, cancelled: Bool) -> Bool {
         guard let i = windows.firstIndex(where: { $0.held?.id == id }) else { return false }
-        if !cancelled { _ = touchMotion(id: id, x: x, y: y, in: space) }
+        if !cancelled { _ = touchMotion(id: id, x: x, y: y, in: space, now: now) }
         let size = Self.size(of: windows[i].bufferSize, in: space)
         let p = windows[i].position
+        let v = cancelled ? (x: 0.0, y: 0.0) : (x: windows[i].tracks.x.velocity(at: now), y: windows[i].tracks.y.velocity(at: now))
+        let centre = (x: p.x + Double(size.width) / 2 + Momentum.projection(v.x), y: p.y + Double(size.height) / 2 + Momentum.projection(v.y))
         windows[i].held = nil
-        windows[i].corner = ScreenCorner.nearest(x: p.x + Double(size.width) / 2, y: p.y + Double(size.height) / 2, screen: space.screen)
-        windows[i].settle = (p, now)
+        windows[i].corner = ScreenCorner.nearest(
+            x: min(max(0, centre.x), Double(space.screen.width)), y: min(max(0, centre.y), Double(space.screen.height)), screen: space.screen)
+        let home = Self.home(windows[i].corner, size: size, in: space)
+        let d = MotionMetrics.settleMilliseconds, bound = Momentum.floatingOvershoot
+        windows[i].settle = (
+            p, now,
+            (Momentum.initialRate(velocity: v.x, distance: home.x - p.x, duration: d, overshoot: bound),
+             Momentum.initialRate(velocity: v.y, distance: home.y - p.y, duration: d, overshoot: bound))
+        )
         return true
     }
 

@@ -135,14 +135,14 @@ extension Shell {
             routes[id] = .slideEdge(e)
             return []
         case .slideIn(var s):
-            s.fingerX = x
+            s.move(fingerX: x, at: now)
             routes[id] = .slideIn(s)
             return []
         case .held(var h):
             if h.claims(fingerX: x), let s = secondary, primary != nil {
                 // Claimed: the app never sees this touch, and the Slide Over comes in under
                 // the finger.
-                routes[id] = .slideIn(SlideIn(fingerX: x))
+                routes[id] = .slideIn(SlideIn(fingerX: x, at: now))
                 var effects: [ShellEffect] = []
                 if !secondaryShown { effects.append(.lifecycle(s, .willEnterForeground)) }
                 secondaryShown = true
@@ -169,9 +169,12 @@ extension Shell {
             // Lifted before anything claimed it: a tap (or a short stroke) for the app. A
             // cancelled one never reached the app, so it is simply dropped.
             return cancelled ? [] : releaseHeld(id, h, then: (.up, x, y))
-        case .slideIn:
-            // The Slide Over comes to rest at its place.
-            return settle(from: from, now: now, onFinish: [])
+        case .slideIn(var s):
+            // The Slide Over comes to rest at its place, carried in at the finger's velocity.
+            if !cancelled { s.move(fingerX: x, at: now) }
+            let drawn = from.first { $0.app == secondary }.map { Double($0.frame.x) } ?? screenWidth - compactWidth
+            let carried = Carried(velocity: cancelled ? 0 : s.tracker.velocity(at: now), distance: screenWidth - compactWidth - drawn, overshoot: Momentum.floatingOvershoot)
+            return settle(from: from, now: now, onFinish: [], carried: carried)
         case .divider(var d):
             if !cancelled { d.move(fingerX: x, at: now) }
             return endDrag(d, cancelled: cancelled, from: from, now: now)

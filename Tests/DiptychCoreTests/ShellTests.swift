@@ -335,3 +335,49 @@ struct ShellHandsOffTests {
         #expect(after.contains { if case .touch(P, id: 9, phase: .down, _, _) = $0 { true } else { false } })
     }
 }
+
+/// The Slide Over's handles: the grabber at its top centre and the strip inside its left edge;
+/// none over the primary.
+struct SlideOverHandleTests {
+    @Test func aTapJustLeftOfTheSlideOverReachesThePrimary() throws {
+        var s = try shell("ipad", .landscape, .slideOver)
+        // The tap: 9 pt left of the Slide Over's edge (704), on notes.
+        let down = s.handleTouch(id: 1, phase: .down, x: 695, y: 400, now: 0)
+        let up = s.handleTouch(id: 1, phase: .up, x: 695, y: 400, now: 80)
+        #expect(down == [.touch(P, id: 1, phase: .down, x: 695, y: 400)] && up == [.touch(P, id: 1, phase: .up, x: 695, y: 400)])
+        #expect(s.arrangement == .slideOver)
+    }
+
+    @Test func aTapOnTheStripInsideTheEdgePins() throws {
+        var s = try shell("ipad", .landscape, .slideOver)
+        #expect(s.handleTouch(id: 1, phase: .down, x: 715, y: 400, now: 0).isEmpty)
+        _ = s.handleTouch(id: 1, phase: .up, x: 715, y: 400, now: 80)
+        #expect(s.arrangement == .split23)
+        // Past the strip it is the app's.
+        var t = try shell("ipad", .landscape, .slideOver)
+        #expect(t.handleTouch(id: 1, phase: .down, x: 740, y: 400, now: 0) == [.touch(S, id: 1, phase: .down, x: 36, y: 400)])
+    }
+
+    @Test func theGrabberPulledDownPinsAndDraggedRightDismisses() throws {
+        // The grabber: 44 × 30 pt at the top centre (x 864).
+        var pin = try shell("ipad", .landscape, .slideOver)
+        #expect(pin.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0).isEmpty)  // never the app's
+        for i in 1...6 { #expect(pin.handleTouch(id: 1, phase: .motion, x: 866, y: 10 + Double(i) * 20, now: UInt64(i * 16)).isEmpty) }
+        _ = pin.handleTouch(id: 1, phase: .up, x: 866, y: 130, now: 112)
+        #expect(pin.arrangement == .split23)
+
+        var away = try shell("ipad", .landscape, .slideOver)
+        _ = away.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)
+        for i in 1...4 { _ = away.handleTouch(id: 1, phase: .motion, x: 864 + Double(i) * 40, y: 12, now: UInt64(i * 16)) }
+        _ = away.handleTouch(id: 1, phase: .up, x: 1024, y: 12, now: 80)
+        #expect(!away.secondaryShown)
+
+        // Sideways first, then down: no pin; let go slowly near its place: it stays.
+        var stay = try shell("ipad", .landscape, .slideOver)
+        _ = stay.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)
+        _ = stay.handleTouch(id: 1, phase: .motion, x: 914, y: 10, now: 100)
+        _ = stay.handleTouch(id: 1, phase: .motion, x: 914, y: 150, now: 300)
+        _ = stay.handleTouch(id: 1, phase: .up, x: 914, y: 150, now: 600)
+        #expect(stay.arrangement == .slideOver)
+    }
+}

@@ -15,8 +15,16 @@ public enum GestureMetrics {
     public static let tapMilliseconds: UInt64 = 300
     /// ... and moves less than this.
     public static let tapSlop = 12.0
-    /// A touch this close to the Slide Over's left edge pins or dismisses it.
-    public static let slideOverGrab = 12.0
+    /// The strip along the inside of the Slide Over's left edge that is its edge handle (a
+    /// tap pins, a drag moves it): inside it only, so a touch on the primary always reaches
+    /// the primary.
+    public static let slideOverEdgeStrip = 24.0
+    /// The grabber's target at the Slide Over's top centre, width and height.
+    public static let grabberTarget = (width: 44.0, height: 30.0)
+    /// A drag on the grabber that goes this far up or down before it goes `grabberSideways`
+    /// sideways pins the Slide Over.
+    public static let grabberPull = 80.0
+    public static let grabberSideways = 40.0
 }
 
 /// A divider drag in progress.
@@ -84,10 +92,16 @@ public struct DividerDrag: Equatable, Sendable {
     }
 }
 
-/// A Slide Over held by its left edge: dragged right it may be dismissed, tapped it is pinned.
+/// A Slide Over held by its left edge or its grabber: dragged right it may be dismissed, tapped
+/// on the edge it is pinned, pulled down (or up) by the grabber it is pinned.
 public struct SlideOverEdgeDrag: Equatable, Sendable {
     var startX: Double
     var startTime: UInt64
+    /// Held by the grabber (not the edge), and where it started vertically.
+    var byGrabber = false
+    var startY = 0.0
+    /// By the grabber: it went `grabberPull` up or down before `grabberSideways` sideways.
+    var pulled = false
     /// The farthest the finger got from where it started (a tap stays under the slop).
     var maxMove = 0.0
     /// How far right the Slide Over is pushed now, in points.
@@ -101,10 +115,11 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
         tracker.add(startX, at: startTime)
     }
 
-    mutating func move(fingerX x: Double, at now: UInt64) {
+    mutating func move(fingerX x: Double, y: Double? = nil, at now: UInt64) {
         maxMove = max(maxMove, abs(x - startX))
         offset = max(0, x - startX)
         tracker.add(x, at: now)
+        if byGrabber, let y, !pulled, maxMove <= GestureMetrics.grabberSideways, abs(y - startY) > GestureMetrics.grabberPull { pulled = true }
     }
 
     enum Outcome: Equatable {
@@ -117,7 +132,8 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
     /// W − c/2 dismisses it (a flick to the right does).
     func release(fingerX x: Double, now: UInt64, screenWidth w: Double, compactWidth c: Double) -> Outcome {
         let moved = max(maxMove, abs(x - startX))
-        if now &- startTime < GestureMetrics.tapMilliseconds && moved < GestureMetrics.tapSlop { return .pin }
+        if byGrabber && pulled { return .pin }
+        if !byGrabber && now &- startTime < GestureMetrics.tapMilliseconds && moved < GestureMetrics.tapSlop { return .pin }
         let edge = w - c + max(offset, x - startX) + Momentum.projection(velocity(at: now))
         return edge > w - c / 2 ? .dismiss : .stay
     }

@@ -28,6 +28,19 @@ extension Shell {
         }
     }
 
+    /// The Slide Over's handles: its grabber (a 44 × 30 pt target at its top centre) and the
+    /// 24 pt strip inside its left edge. Both lie on the Slide Over, none over the primary.
+    enum SlideOverHandle { case grabber, edge }
+
+    func slideOverHandle(x: Double, y: Double) -> SlideOverHandle? {
+        guard let s = secondary, let pane = pane(of: s) else { return nil }
+        let left = Double(pane.frame.minX), top = Double(pane.frame.minY)
+        guard x >= left, x < Double(pane.frame.maxX), y >= top, y < Double(pane.frame.maxY) else { return nil }
+        let centre = left + Double(pane.frame.width) / 2
+        if abs(x - centre) <= GestureMetrics.grabberTarget.width / 2 && y < top + GestureMetrics.grabberTarget.height { return .grabber }
+        return x < left + GestureMetrics.slideOverEdgeStrip ? .edge : nil
+    }
+
     /// Whether a touch at `x` near the right edge may become the swipe that brings the Slide
     /// Over in (there is a secondary to bring, and it may float).
     private func mayBringSlideOver(x: Double) -> Bool {
@@ -48,8 +61,13 @@ extension Shell {
                     return effects + beginDrag(id: id, x: x, divider: d, now: now)
                 }
             }
-            if arrangement == .slideOver, abs(x - (w - compactWidth)) <= GestureMetrics.slideOverGrab {
-                routes[id] = .slideEdge(SlideOverEdgeDrag(startX: x, startTime: now))
+            if arrangement == .slideOver, let handle = slideOverHandle(x: x, y: y) {
+                var e = SlideOverEdgeDrag(startX: x, startTime: now)
+                if handle == .grabber {
+                    e.byGrabber = true
+                    e.startY = y
+                }
+                routes[id] = .slideEdge(e)
                 return effects
             }
             if mayBringSlideOver(x: x), let target = paneAt(x: x, y: y) {
@@ -131,7 +149,7 @@ extension Shell {
             routes[id] = .divider(d)
             return []
         case .slideEdge(var e):
-            e.move(fingerX: x, at: now)
+            e.move(fingerX: x, y: y, at: now)
             routes[id] = .slideEdge(e)
             return []
         case .slideIn(var s):

@@ -148,9 +148,9 @@ public struct DemoRunner {
             configured += 1
             if options.noAck && configured > 1 { return }
             try connection.send(.ack(serial: c.serial))
-            // As an iOS app's preferred status bar style: asked for while primary only (a
-            // secondary's request is refused).
-            if c.role == .primary, options.statusBarStyle == nil, model.preferredStatusBarStyle != askedStyle {
+            // As an iOS app's preferred status bar style, whatever its role (in Split View the
+            // bar over its pane takes it).
+            if options.statusBarStyle == nil, model.preferredStatusBarStyle != askedStyle {
                 askedStyle = model.preferredStatusBarStyle
                 try connection.send(.statusBarStyle(askedStyle))
             }

@@ -88,7 +88,8 @@ final class ClientSession {
     /// Its round trips: the last `sync` answered.
     var roundTrip = RoundTripState()
     /// The status bar style the app asked for (used while it is primary).
-    var statusBarStyle: StatusBarStyle = .dark
+    /// The status-bar style the app asked for (nil: none).
+    var statusBarStyle: StatusBarStyle?
     /// A label for messages: the launch name or the hello name.
     var label: String {
         didSet {

@@ -68,10 +68,14 @@ struct StatusBarCache {
     /// `battery`, as nodes on a screen `width` points wide at `scale`, and their generation (the
     /// same as long as the bar is laid out the same).
     mutating func layer(
-        style: StatusBarStyle, title: String, fixedTime: String?, virtualTime: UInt64?, battery source: BatterySource,
-        width: Int, scale: Int, metrics: any TextMetrics
+        style: StatusBarStyle, trailing: (style: StatusBarStyle, from: Int)?, title: String, fixedTime: String?, virtualTime: UInt64?,
+        battery source: BatterySource, width: Int, scale: Int, metrics: any TextMetrics
     ) -> (nodes: [SceneNode], generation: UInt64) {
-        let bar = StatusBar(style: style, time: clockText(fixed: fixedTime, virtualTime: virtualTime), title: title, battery: batteryPercent(source))
+        var bar = StatusBar(style: style, time: clockText(fixed: fixedTime, virtualTime: virtualTime), title: title, battery: batteryPercent(source))
+        if let trailing {
+            bar.trailing = trailing.style
+            bar.trailingFrom = trailing.from
+        }
         if let c = layout, c.bar == bar, c.width == width, c.scale == scale { return (c.nodes, generation) }
         let nodes = bar.nodes(screenWidth: width, scale: scale, text: metrics)
         layout = (bar, width, scale, nodes)
@@ -92,8 +96,16 @@ extension Compositor {
     /// (read from the system at most once a minute).
     func statusBarLayer(width: Int, scale: Int) -> (nodes: [SceneNode], generation: UInt64)? {
         guard configuration.statusBar else { return nil }
+        // In Split View each part of the bar takes the style of the app beneath it, and so
+        // (while the Slide Over still reaches the top of the screen) does the part over a
+        // Slide Over; in full screen the bar lies on the primary alone.
+        var trailing: (style: StatusBarStyle, from: Int)?
+        if desk.shell.arrangement != .full, let pane = desk.shell.layout.pane(.secondary) {
+            trailing = (barStyle(of: session(.secondary), primary: false), pane.frame.x * scale)
+        }
         return statusBarCache.layer(
-            style: session(.primary)?.statusBarStyle ?? .dark, title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "",
+            style: barStyle(of: session(.primary), primary: true), trailing: trailing,
+            title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "",
             fixedTime: configuration.statusBarTime, virtualTime: virtualTime, battery: configuration.battery,
             width: width, scale: scale, metrics: renderer.chrome.metrics)
     }
@@ -101,9 +113,16 @@ extension Compositor {
     /// When the clock next changes (monotonic milliseconds), for the repaint loop to wake.
     var nextClockDeadline: UInt64? {
         guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil,
-            session(.primary)?.statusBarStyle != .hidden
+            barStyle(of: session(.primary), primary: true) != .hidden
         else { return nil }
         return statusBarCache.wallClock().until
+    }
+
+    /// The style of the bar over `c`'s pane: what it asked for, else the one with the better
+    /// contrast over its content's dominant colour. Only the primary may hide the bar.
+    func barStyle(of c: ClientSession?, primary: Bool) -> StatusBarStyle {
+        if let asked = c?.statusBarStyle, primary || asked != .hidden { return asked }
+        return c?.tint.map(StatusBar.contrasting) ?? .dark
     }
 
     /// A `statusBarStyle` request: every app's is kept; the primary's styles the bar (a

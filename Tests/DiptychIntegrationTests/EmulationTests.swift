@@ -60,7 +60,7 @@ struct EmulationTests {
         defer { compositor.shutdown() }
         let box = Rect(x: 400, y: 300, width: 200, height: 120)
         let app = try ChildProcess(
-            arguments: [Harness.demo, "pattern:#336699", "--recolor-damage", "\(box.x),\(box.y),\(box.width),\(box.height)"],
+            arguments: [Harness.demo, "pattern:#336699", "--status-bar-style", "light", "--recolor-damage", "\(box.x),\(box.y),\(box.width),\(box.height)"],
             environment: ["DIPTYCH_SOCKET": "\(dir)/s", "DIPTYCH_SOCKET_FD": ""])
         defer { app.terminate() }
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)

@@ -26,6 +26,10 @@ public struct StatusBar: Equatable, Sendable {
     public static let batterySize = Size(width: 24, height: 11)
 
     public var style: StatusBarStyle
+    /// In Split View, the style over the secondary's pane, which begins at `trailingFrom`
+    /// (logical pixels): each piece of the bar takes the style of the app beneath it.
+    public var trailing: StatusBarStyle?
+    public var trailingFrom = 0
     /// The time shown, `HH:MM`.
     public var time: String
     /// The label at the left (the device's name, or the product's); nothing when empty.
@@ -48,7 +52,21 @@ public struct StatusBar: Equatable, Sendable {
         return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }
 
-    public var ink: RGB { style == .light ? RGB(red: 255, green: 255, blue: 255) : RGB(red: 0, green: 0, blue: 0) }
+    public var ink: RGB { Self.ink(style) }
+
+    static func ink(_ style: StatusBarStyle) -> RGB { style == .light ? RGB(red: 255, green: 255, blue: 255) : RGB(red: 0, green: 0, blue: 0) }
+
+    /// The ink of a piece of the bar whose middle is at `x` (logical pixels).
+    func ink(at x: Int) -> RGB {
+        if let trailing, trailing != .hidden, x >= trailingFrom { return Self.ink(trailing) }
+        return ink
+    }
+
+    /// The style with the better contrast over `color` (dark text over light content).
+    public static func contrasting(_ color: RGB) -> StatusBarStyle {
+        let l = 0.2126 * Double(color.red) + 0.7152 * Double(color.green) + 0.0722 * Double(color.blue)
+        return l >= 128 ? .dark : .light
+    }
 
     /// The bar's nodes on a screen `screenWidth` logical pixels wide: the title at the left, the
     /// time centred, the battery (when there is one) at the right; nothing when hidden.
@@ -59,7 +77,7 @@ public struct StatusBar: Equatable, Sendable {
             let line = SceneLabel.cut(string)
             let size = text.size(of: line, pixelSize: px)
             let r = Rect(x: x(size), y: (bar - size.height) / 2, width: size.width, height: size.height)
-            return SceneNode(key: .status(item), content: .chrome(.text(line, ink, pixelSize: px)), imageRect: r, clip: r)
+            return SceneNode(key: .status(item), content: .chrome(.text(line, ink(at: r.x + r.width / 2), pixelSize: px)), imageRect: r, clip: r)
         }
         // The battery: a faint rounded track, the charge inside it, and the terminal's nub.
         let bw = Self.batterySize.width * scale, bh = Self.batterySize.height * scale
@@ -70,7 +88,7 @@ public struct StatusBar: Equatable, Sendable {
         let charge = (battery ?? 0) == 0 ? 0 : max(scale, full * (battery ?? 0) / 100)
         let level = Rect(x: track.x + inset, y: track.y + inset, width: charge, height: track.height - 2 * inset)
         func piece(_ item: Item, _ r: Rect, _ alpha: UInt8) -> SceneNode {
-            SceneNode(key: .status(item), content: .chrome(.pill(ink, alpha: alpha)), imageRect: r, clip: r)
+            SceneNode(key: .status(item), content: .chrome(.pill(ink(at: track.x + track.width / 2), alpha: alpha)), imageRect: r, clip: r)
         }
         var nodes: [SceneNode] = []
         if !title.isEmpty { nodes.append(label(.device, title) { _ in margin }) }

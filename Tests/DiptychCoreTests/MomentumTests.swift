@@ -143,3 +143,26 @@ struct PiPMomentumTests {
         #expect(pip.frame(of: pip.windows[0], in: space, at: 32 + MotionMetrics.settleMilliseconds).x == Int(home.x))
     }
 }
+
+struct RubberBandTests {
+    @Test func theRubberBandResistsMoreTheFurtherItIsPulled() {
+        let d = 320.0
+        #expect(RubberBand.offset(0, dimension: d) == 0)
+        let a = RubberBand.offset(50, dimension: d), b = RubberBand.offset(100, dimension: d), c = RubberBand.offset(10_000, dimension: d)
+        #expect(a > 0 && a < 50 && b < 100 && b - a < a)  // each more point moves it less
+        #expect(c < d)  // never as far as its width
+        #expect(abs(RubberBand.offset(d / 0.55, dimension: d) - d / 2) < 1e-9)  // the formula's half-way point
+    }
+
+    /// The Slide Over pulled left of its place follows with resistance, then springs back.
+    @Test func theSlideOverPulledLeftRubberBandsAndSpringsBack() throws {
+        var s = try shell("ipad", .landscape, .slideOver)
+        _ = s.handleTouch(id: 1, phase: .down, x: 710, y: 400, now: 0)
+        _ = s.handleTouch(id: 1, phase: .motion, x: 510, y: 400, now: 200)
+        let pulled = s.presentation[1].frame.x
+        #expect(pulled < 704 && pulled > 704 - 200, "\(pulled)")
+        _ = s.handleTouch(id: 1, phase: .up, x: 510, y: 400, now: 400)
+        #expect(s.arrangement == .slideOver)
+        #expect(s.presentation(at: 400 + MotionMetrics.settleMilliseconds)[1].frame.x == 704)
+    }
+}

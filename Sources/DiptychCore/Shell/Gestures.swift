@@ -104,8 +104,11 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
     var pulled = false
     /// The farthest the finger got from where it started (a tap stays under the slop).
     var maxMove = 0.0
-    /// How far right the Slide Over is pushed now, in points.
+    /// How far right the Slide Over is pushed now, in points (negative: pulled left of its
+    /// place, rubber-banded).
     public private(set) var offset = 0.0
+    /// The Slide Over's width, for the rubber band (0: none).
+    var width = 0.0
     /// The finger's recent positions, for its velocity at the release.
     var tracker = VelocityTracker()
 
@@ -117,7 +120,7 @@ public struct SlideOverEdgeDrag: Equatable, Sendable {
 
     mutating func move(fingerX x: Double, y: Double? = nil, at now: UInt64) {
         maxMove = max(maxMove, abs(x - startX))
-        offset = max(0, x - startX)
+        offset = x >= startX ? x - startX : -RubberBand.offset(startX - x, dimension: width)
         tracker.add(x, at: now)
         if byGrabber, let y, !pulled, maxMove <= GestureMetrics.grabberSideways, abs(y - startY) > GestureMetrics.grabberPull { pulled = true }
     }

@@ -78,6 +78,22 @@ public enum Momentum {
     }
 }
 
+/// iOS's rubber band: dragged `overdrag` points past a limit, a thing `dimension` points across
+/// follows with growing resistance, (1 − 1/(x·0.55/d + 1))·d, never as far as d.
+public enum RubberBand {
+    public static func offset(_ overdrag: Double, dimension d: Double) -> Double {
+        guard overdrag > 0, d > 0 else { return 0 }
+        return (1 - 1 / (overdrag * 0.55 / d + 1)) * d
+    }
+
+    /// `value` kept in `range`, rubber-banded past either end.
+    public static func clamp(_ value: Double, to range: ClosedRange<Double>, dimension d: Double) -> Double {
+        if value < range.lowerBound { return range.lowerBound - offset(range.lowerBound - value, dimension: d) }
+        if value > range.upperBound { return range.upperBound + offset(value - range.upperBound, dimension: d) }
+        return value
+    }
+}
+
 /// What a finger let go of carries into its settle: its velocity (pt/ms) along the distance
 /// (pt, signed) the thing has left to go, and how far it may overshoot.
 struct Carried {

@@ -196,7 +196,11 @@ public struct PictureInPicture: Sendable {
         windows[i].tracks.y.add(y, at: now)
         let size = Self.size(of: windows[i].bufferSize, in: space)
         let maxX = Double(space.screen.width - size.width), maxY = Double(space.screen.height - size.height)
-        windows[i].position = (min(max(0, x - h.dx), max(0, maxX)), min(max(0, y - h.dy), max(0, maxY)))
+        // Past a screen edge it follows with growing resistance (iOS's rubber band).
+        windows[i].position = (
+            RubberBand.clamp(x - h.dx, to: 0...max(0, maxX), dimension: Double(size.width)),
+            RubberBand.clamp(y - h.dy, to: 0...max(0, maxY), dimension: Double(size.height))
+        )
         return true
     }
 

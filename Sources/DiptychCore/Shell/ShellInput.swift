@@ -63,6 +63,7 @@ extension Shell {
             }
             if arrangement == .slideOver, let handle = slideOverHandle(x: x, y: y) {
                 var e = SlideOverEdgeDrag(startX: x, startTime: now)
+                e.width = compactWidth
                 if handle == .grabber {
                     e.byGrabber = true
                     e.startY = y

@@ -16,15 +16,19 @@ struct SceneBuilderTests {
             AppContent(live: app == AppID(1) ? image(10, 1388) : image(20, 640))
         }
         #expect(graph.size == Size(width: 2048, height: 1536))
-        // The primary, the divider with its handle between the panes, the secondary.
-        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .divider, .handle, .surface(AppID(2))])
+        // The primary with its pill, the divider with its handle between the panes, the
+        // secondary with its pill.
+        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .grabber(AppID(1)), .divider, .handle, .surface(AppID(2)), .grabber(AppID(2))])
         let surfaces = graph.surfaces
         #expect(surfaces[0].imageRect == Rect(x: 0, y: 0, width: 1388, height: 1536) && surfaces[0].clip.width == 1388)
         #expect(surfaces[1].imageRect.x == 1408 && surfaces[1].clip == Rect(x: 1408, y: 0, width: 640, height: 1536))
         #expect(surfaces.allSatisfy { $0.live })
-        #expect(graph.nodes[1].clip == Rect(x: 1388, y: 0, width: 20, height: 1536) && graph.nodes[1].content == .solid(ChromeStyle.dividerColor))
+        #expect(graph.nodes[2].clip == Rect(x: 1388, y: 0, width: 20, height: 1536) && graph.nodes[2].content == .solid(ChromeStyle.dividerColor))
         // The handle: 4 × 40 pt, centred on the divider.
-        #expect(graph.nodes[2].clip == Rect(x: 1394, y: 728, width: 8, height: 80))
+        #expect(graph.nodes[3].clip == Rect(x: 1394, y: 728, width: 8, height: 80))
+        // Each pane's pill: 36 × 5 pt at its top centre, in the status bar's band.
+        #expect(graph.nodes[1].clip == Rect(x: (1388 - 72) / 2, y: 12, width: 72, height: 10))
+        #expect(graph.nodes[5].clip == Rect(x: 1408 + (640 - 72) / 2, y: 12, width: 72, height: 10))
     }
 
     @Test func aDragShowsTheNearestSnapshotAnchoredAtTheOuterEdge() {

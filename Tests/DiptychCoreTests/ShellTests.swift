@@ -381,3 +381,28 @@ struct SlideOverHandleTests {
         #expect(stay.arrangement == .slideOver)
     }
 }
+
+/// Swapping sides: a Split View pane's pill dragged over the other pane swaps the apps; the
+/// widths stay with the sides and the app now on the left is the primary.
+struct SwapSidesTests {
+    @Test func thePillDraggedOverTheOtherPaneSwapsTheApps() throws {
+        var s = try shell()
+        // The secondary's pill: top centre of its pane (704 + 320 / 2), in the bar's band.
+        #expect(s.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0).isEmpty)
+        #expect(s.handleTouch(id: 1, phase: .motion, x: 600, y: 200, now: 16).isEmpty)
+        let up = s.handleTouch(id: 1, phase: .up, x: 300, y: 300, now: 32)
+        #expect(up.contains(.layoutChanged))
+        #expect(s.primary == S && s.secondary == P)
+        #expect(s.layout.pane(.primary)?.frame.width == 694 && s.pane(of: S)?.frame.x == 0)
+        #expect(s.pane(of: P)?.frame.x == 704)
+        // Animated: mid-way the panes are between their old and new places.
+        let mid = s.presentation(at: 32 + MotionMetrics.settleMilliseconds / 3)
+        let sx = try #require(mid.first { $0.app == S }).frame.x
+        #expect(sx > 0 && sx < 704)
+        // Let go over its own pane: nothing changes.
+        var t = try shell()
+        _ = t.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)
+        #expect(t.handleTouch(id: 1, phase: .up, x: 900, y: 300, now: 32).isEmpty)
+        #expect(t.primary == P)
+    }
+}

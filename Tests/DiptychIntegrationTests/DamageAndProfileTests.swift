@@ -44,10 +44,15 @@ struct DamageTests {
         c.touch(id: 1, phase: .motion, x: 689, y: 300)
         try c.roundTrip()
         c.repaint()
-        // The divider moved 10 pt left: the strip from its new left edge to its old right edge.
+        // The divider moved 10 pt left: the strip from its new left edge to its old right edge,
+        // and each pane's pill (36 × 5 pt at its top centre), which moved with its pane.
         let d = try #require(c.lastFrameDamage)
-        #expect(d.area == (10 + 10) * 2 * 1536)
-        #expect(d.rects.allSatisfy { $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 })
+        let strip = d.rects.filter { $0.minY >= 22 || $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 }
+        let pills = d.rects.filter { !strip.contains($0) }
+        #expect(strip.reduce(0) { $0 + $1.width * $1.height } + pills.reduce(0) { $0 + $1.width * $1.height } == d.area)
+        #expect(strip.allSatisfy { $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 }, "\(d.rects)")
+        #expect(pills.allSatisfy { $0.minY >= 12 && $0.maxY <= 22 }, "\(d.rects)")
+        #expect(d.area <= (10 + 10) * 2 * 1536 + 4 * 72 * 10)
         // Nothing moves, nothing is repainted.
         try c.roundTrip()
         c.repaint()

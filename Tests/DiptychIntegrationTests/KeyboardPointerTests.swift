@@ -134,3 +134,29 @@ struct CursorPlaneTests {
         #expect(!compositor.needsRepaint)
     }
 }
+
+/// Swapping sides end to end: the secondary's pill dragged over the primary swaps the apps;
+/// both are told their new roles and frames, and the status bar follows the new primary.
+struct SwapSidesScenarioTests {
+    @Test func thePillSwapsTheAppsAndBothAreToldTheirNewRoles() throws {
+        let dir = Harness.temporaryDirectory("swap")
+        let file = "\(dir)/swap.json"
+        // ipad, split-2/3: the secondary's pill at its top centre, (704 + 160) pt = 1728 px.
+        try Files.writeAtomically(file, bytes: Array("""
+            {"device":"ipad","primary":"notes","secondary":"markets","arrangement":"split-2/3",
+             "steps":[{"at":0,"touch":{"id":1,"phase":"down","x":1728,"y":20}},
+                      {"at":16,"touch":{"id":1,"phase":"motion","x":1200,"y":400}},
+                      {"at":32,"touch":{"id":1,"phase":"up","x":600,"y":600}},
+                      {"at":48,"wait":true},{"at":600,"capture":"swapped.png"}]}
+            """.utf8))
+        let played = try play("swap", file: file)
+        let notes = played.configures("primary"), markets = played.configures("secondary")
+        #expect(notes.last?["role"]?.stringValue == "secondary" && notes.last?["frame"]?["x"]?.intValue == 704)
+        #expect(markets.last?["role"]?.stringValue == "primary" && markets.last?["frame"]?["width"]?.intValue == 694)
+        // Neither app saw the pill's touch.
+        #expect(played.events("primary", including: ["touch"]).isEmpty && played.events("secondary", including: ["touch"]).isEmpty)
+        // markets (dark, asking for light text) is on the left now: light clock text over it.
+        let image = try played.image("swapped.png")
+        #expect(image.pixel(x: 100, y: 300) & 0xFFFFFF != 0xFAF6E8)  // no paper on the left
+    }
+}

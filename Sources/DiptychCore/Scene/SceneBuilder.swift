@@ -285,10 +285,12 @@ public enum SceneBuilder {
             if let band, let label = label(c.name, on: tile, in: band, scale: scale, text: text, key: .label(p.app)) {
                 nodes.append(label)
             }
-            if floating > 0 {
+            // A floating pane's grabber; in Split View each pane's pill at its top centre, in the
+            // status bar's band (dragged over the other pane it swaps the apps).
+            if floating > 0 || divider != nil {
                 let gw = ChromeStyle.grabberSize.width * scale, gh = ChromeStyle.grabberSize.height * scale
                 let grabber = Rect(x: clip.x + (clip.width - gw) / 2, y: clip.y + ChromeStyle.grabberTop * scale, width: gw, height: gh)
-                let alpha = UInt8((ChromeStyle.grabberAlpha * floating * 255).rounded())
+                let alpha = UInt8((ChromeStyle.grabberAlpha * (floating > 0 ? floating : 1) * 255).rounded())
                 if alpha > 0, grabber.width <= clip.width {
                     nodes.append(SceneNode(key: .grabber(p.app), content: .chrome(.pill(ChromeStyle.grabberColor, alpha: alpha)), imageRect: grabber, clip: grabber))
                 }

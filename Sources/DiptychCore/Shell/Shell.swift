@@ -95,6 +95,8 @@ public struct Shell: Sendable {
         case held(EdgeHold)
         /// Claimed: the Slide Over follows the finger in.
         case slideIn(SlideIn)
+        /// A Split View pane's pill held: let go over the other pane, the apps swap sides.
+        case swap(app: AppID)
         case swallowed
     }
 
@@ -339,7 +341,7 @@ public struct Shell: Sendable {
                 routes[id] = .swallowed
                 for a in shownApps where a != departing { effects.append(.activateWhenDrawn(a)) }
                 effects.append(.dropSnapshots)
-            case .slideEdge, .slideIn:
+            case .slideEdge, .slideIn, .swap:
                 routes[id] = .swallowed
             case .held(let h):
                 if h.app == departing || departing == nil { routes[id] = .swallowed }

@@ -28,6 +28,25 @@ extension Shell {
         }
     }
 
+    /// The Split View pane whose pill (a 44 × 20 pt target at its top centre, in the status
+    /// bar's band) is at `x`, `y`, if any.
+    func splitPill(x: Double, y: Double) -> AppID? {
+        guard y < Double(StatusBar.height) else { return nil }
+        for p in layout.panes {
+            let centre = Double(p.frame.minX) + Double(p.frame.width) / 2
+            if abs(x - centre) <= GestureMetrics.grabberTarget.width / 2, let a = app(p.role) { return a }
+        }
+        return nil
+    }
+
+    /// Swaps the two apps of a Split View: the widths stay with the sides, the app now on the
+    /// left is the primary; both panes move to their new sides.
+    mutating func swapSides(from: [PresentedPane], now: UInt64) -> [ShellEffect] {
+        guard arrangement.isSplit, let p = primary, let s = secondary else { return [] }
+        (primary, secondary) = (s, p)
+        return settle(from: from, now: now, onFinish: []) + [.layoutChanged]
+    }
+
     /// The Slide Over's handles: its grabber (a 44 × 30 pt target at its top centre) and the
     /// 24 pt strip inside its left edge. Both lie on the Slide Over, none over the primary.
     enum SlideOverHandle { case grabber, edge }
@@ -60,6 +79,10 @@ extension Shell {
                 if abs(x - centre) <= Double(d.width) / 2 + GestureMetrics.dividerGrab {
                     return effects + beginDrag(id: id, x: x, divider: d, now: now)
                 }
+            }
+            if arrangement.isSplit, let app = splitPill(x: x, y: y) {
+                routes[id] = .swap(app: app)
+                return effects
             }
             if arrangement == .slideOver, let handle = slideOverHandle(x: x, y: y) {
                 var e = SlideOverEdgeDrag(startX: x, startTime: now)
@@ -173,7 +196,7 @@ extension Shell {
             h.hold(x: x, y: y)
             routes[id] = .held(h)
             return []
-        case .swallowed:
+        case .swallowed, .swap:
             return []
         }
     }
@@ -217,6 +240,10 @@ extension Shell {
                 let carried = Carried(velocity: cancelled ? 0 : e.velocity(at: now), distance: screenWidth - compactWidth - drawn, overshoot: Momentum.floatingOvershoot)
                 return settle(from: from, now: now, onFinish: [], carried: carried)
             }
+        case .swap(let held):
+            // Let go over the other pane: the apps swap sides.
+            guard !cancelled, let other = paneAt(x: x, y: y), other.app != held else { return [] }
+            return swapSides(from: from, now: now)
         case .swallowed:
             return []
         }

@@ -303,6 +303,18 @@ public final class Connection {
         try send(.screenRelease(screen: screen))
     }
 
+    /// Gives the app its icon (shown on its placeholder and over its blurred picture while
+    /// the divider is dragged): `side` × `side` premultiplied ARGB pixels (120 to 1024), drawn
+    /// by `draw` into rows `wordsPerRow` words apart. The compositor copies it at once; the
+    /// buffer is destroyed here. An icon is taken at most once a second: more are answered with
+    /// `refused` (reason `rate`).
+    public func setIcon(side: Int, draw: (_ pixels: UnsafeMutableBufferPointer<UInt32>, _ wordsPerRow: Int) -> Void) throws(ClientError) {
+        let b = try createBuffer(width: side, height: side, format: .argb8888)
+        b.withUnsafeMutablePixels { pixels, words in draw(pixels, words) }
+        try send(.setIcon(buffer: b.id))
+        try destroy(b)
+    }
+
     /// Closes the app's Picture in Picture window.
     public func pipClose() throws(ClientError) {
         try send(.pipClose)

@@ -142,12 +142,22 @@ public struct DemoRunner {
         }
     }
 
+    /// The side of the icon the demo apps give (60 pt at the largest scale, 3).
+    static let iconSide = 180
+
     mutating func handle(_ event: ServerEvent) throws(ClientError) {
         switch event {
         case .configure(let c):
             configured += 1
             if options.noAck && configured > 1 { return }
             try connection.send(.ack(serial: c.serial))
+            // Its icon (for its placeholder and its blurred picture while the divider moves),
+            // once, answering its first configure: the `release` that follows it then has the
+            // same place in every run's event log.
+            if configured == 1 {
+                let app = options.app
+                try connection.setIcon(side: Self.iconSide) { pixels, words in app.drawIcon(pixels, words: words, side: Self.iconSide) }
+            }
             // As an iOS app's preferred status bar style, whatever its role (in Split View the
             // bar over its pane takes it).
             if options.statusBarStyle == nil, model.preferredStatusBarStyle != askedStyle {

@@ -4,6 +4,7 @@
 // premultiplied ARGB image that pixman composites like any translucent surface, so chrome is
 // part of the scene and of the damage.
 
+import CPixman
 import DiptychCore
 import DiptychImage
 import DiptychText
@@ -81,6 +82,18 @@ public final class ChromeCache {
                     let t = 1 - outside / max(1, inset)
                     return Double(alpha) / 255 * t * t
                 } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
+            case .monogram(let letter, let color, let corner):
+                let w = Double(size.width), h = Double(size.height), r = Double(corner)
+                Self.paint(image) { x, y in
+                    Self.coverage(x, y) { px, py in
+                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
+                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
+                    }
+                } color: { a in Self.premultiplied(color, a) }
+                let luma = 299 * Int(color.red) + 587 * Int(color.green) + 114 * Int(color.blue)
+                let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
+                let glyph = picture(.text(letter, ink, pixelSize: size.height / 2), size: size)
+                pixman_image_composite32(PIXMAN_OP_OVER, glyph.image, nil, image.image, 0, 0, 0, 0, 0, 0, Int32(size.width), Int32(size.height))
             case .text(let text, let color, let pixelSize):
                 if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
@@ -88,7 +101,10 @@ public final class ChromeCache {
                 let words = image.stride / 4
                 // Glyphs past the picture's size (a size too small for the text) are cut off.
                 let bounds = Rect(x: 0, y: 0, width: image.width, height: image.height)
-                for glyph in BitmapFont.rects(for: text, x: 0, y: 0, scale: BitmapMetrics.scale(pixelSize)) {
+                // Centred, as the typesetter centres it.
+                let run = BitmapMetrics().size(of: text, pixelSize: pixelSize)
+                let x0 = max(0, (size.width - run.width) / 2), y0 = max(0, (size.height - run.height) / 2)
+                for glyph in BitmapFont.rects(for: text, x: x0, y: y0, scale: BitmapMetrics.scale(pixelSize)) {
                     guard let rect = glyph.intersection(bounds) else { continue }
                     for y in rect.minY..<rect.maxY {
                         for x in rect.minX..<rect.maxX { pixels[y * words + x] = ink }

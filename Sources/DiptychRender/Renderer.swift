@@ -21,9 +21,14 @@ public struct SceneSurface {
     /// The size the image is drawn at, in logical pixels, when it is scaled (a Picture in
     /// Picture window); nil draws it pixel for pixel.
     public var displaySize: Size?
+    /// How opaque the image is drawn (255: as its pixels say).
+    public var opacity: UInt8 = 255
+    /// The image's edge pixels extend over the whole clip (it is drawn scaled).
+    public var padded = false
 
-    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect, cornerRadius: Int = 0, displaySize: Size? = nil) {
+    public init(image: PixelImage, origin: (x: Int, y: Int), clip: Rect, cornerRadius: Int = 0, displaySize: Size? = nil, opacity: UInt8 = 255) {
         self.image = image
+        self.opacity = opacity
         color = RGB(red: 0, green: 0, blue: 0)
         self.origin = origin
         self.clip = clip
@@ -41,7 +46,7 @@ public struct SceneSurface {
     }
 
     var imageRect: Rect {
-        guard let image else { return clip }
+        guard let image, !padded || imageScale == nil else { return clip }
         let size = displaySize ?? Size(width: image.width, height: image.height)
         return Rect(x: origin.x, y: origin.y, width: size.width, height: size.height)
     }
@@ -51,7 +56,7 @@ public struct SceneSurface {
         guard let image, let d = displaySize, d.width > 0, d.height > 0 else { return nil }
         return AffineTransform(a: Double(image.width) / Double(d.width), b: 0, c: 0, d: Double(image.height) / Double(d.height), tx: 0, ty: 0)
     }
-    var isOpaque: Bool { image?.format.isOpaque ?? true }
+    var isOpaque: Bool { opacity == 255 && (image?.format.isOpaque ?? true) }
 }
 
 /// What to draw: surfaces bottom to top over black, in logical pixels, shown on the output
@@ -194,9 +199,11 @@ public struct PixmanRenderer {
             var m: AffineTransform? = direct ? nil : AffineTransform.translation(Double(-s.origin.x), Double(-s.origin.y)).concatenating(inverse)
             if let scaling, let moved = m { m = scaling.concatenating(moved) }
             let offset = direct ? (-s.origin.x, -s.origin.y) : (0, 0)
-            let opaque = image.format.isOpaque
+            let opaque = s.isOpaque
             if !mine.isEmpty {
-                ops.append(.composite(image: image, opaque: opaque, transform: m, filter: Self.filterFor(m, opaque: opaque, t), rects: mine, sourceOffset: offset))
+                let fade = s.opacity < 255 ? RenderMask(source: .constant(s.opacity), transform: nil, offset: (0, 0)) : nil
+                ops.append(.composite(
+                    image: image, opaque: opaque, transform: m, filter: Self.filterFor(m, opaque: opaque, t), rects: mine, sourceOffset: offset, mask: fade))
                 let area = mine.reduce(0) { $0 + $1.width * $1.height }
                 stats.compositedRects += mine.count
                 stats.compositedPixels += area
@@ -252,12 +259,16 @@ extension Scene {
                 let surface: SceneSurface? = switch n.content {
                 case .image:
                     images(n).map {
-                        SceneSurface(image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size)
+                        var s = SceneSurface(
+                            image: $0, origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, cornerRadius: n.cornerRadius, displaySize: n.imageRect.size,
+                            opacity: n.opacity)
+                        s.padded = n.padded
+                        return s
                     }
                 case .solid(let color):
                     SceneSurface(color: color, clip: n.clip)
                 case .chrome(let c):
-                    SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip)
+                    SceneSurface(image: chrome.picture(c, size: n.imageRect.size), origin: (n.imageRect.x, n.imageRect.y), clip: n.clip, opacity: n.opacity)
                 }
                 if let surface { surfaces.append(surface) }
             }

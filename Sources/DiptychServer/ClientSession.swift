@@ -165,7 +165,35 @@ final class ClientSession {
     private(set) var content: AppContent
 
     private func updateContent() {
-        content = AppContent(live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint)
+        content = AppContent(
+            live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint, icon: icon?.ref,
+            blurs: blurs.mapValues(\.ref))
+    }
+
+    /// The app's icon as the screen shows it (from `setIcon`), and when it was last set.
+    private(set) var icon: (ref: ImageRef, pixels: PixelImage)? { didSet { updateContent() } }
+    private(set) var iconSetAt: UInt64?
+
+    /// Takes `pixels` (the icon at the size shown) as the app's icon, set at `now`.
+    func setIcon(_ pixels: PixelImage, ref: ImageRef, at now: UInt64) {
+        icon = (ref, pixels)
+        iconSetAt = now
+    }
+
+    /// Blurred copies of the images a drag shows (its snapshots, and the live surface when
+    /// the drag began), by the id of the image each was made from: each made once.
+    private var blurs: [UInt64: (ref: ImageRef, pixels: PixelImage)] = [:] { didSet { updateContent() } }
+
+    /// Makes the blurred copy of `image` (at 1/`factor` of its size) unless there is one.
+    func blur(_ image: HeldImage, factor: Int, id: () -> UInt64) {
+        guard blurs[image.ref.id] == nil else { return }
+        let b = image.pixels.blurred(factor: factor)
+        blurs[image.ref.id] = (ImageRef(id: id(), width: b.width, height: b.height), b)
+    }
+
+    /// Makes the blurred copy of the live surface, for a drag that begins.
+    func blurLive(factor: Int, id: () -> UInt64) {
+        if let s = surface { blur(s.image, factor: factor, id: id) }
     }
 
     /// Bytes held in snapshots.
@@ -175,6 +203,8 @@ final class ClientSession {
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
         if let s = pip.surface, s.image.ref.id == ref.id { return s.image.pixels }
+        if let i = icon, i.ref.id == ref.id { return i.pixels }
+        if let b = blurs.values.first(where: { $0.ref.id == ref.id }) { return b.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels
     }
 
@@ -267,10 +297,11 @@ final class ClientSession {
         }
     }
 
-    /// Lets go of the drag's snapshots (released to the app).
+    /// Lets go of the drag's snapshots (released to the app) and their blurred copies.
     func dropSnapshots() {
         let old = snapshots
         snapshots.removeAll()
+        if !blurs.isEmpty { blurs.removeAll() }
         for s in old { endUse(s.buffer) }
     }
 

@@ -59,7 +59,11 @@ extension Compositor {
             // A snapshot that arrives after its drag ended, or for an orientation the screen
             // has left, is simply not used.
             let current = pane.frame.height == layout.screen.height
-            c.takeSnapshot(hold(buffer), duringDrag: desk.shell.drag != nil && current)
+            let image = hold(buffer)
+            let shown = desk.shell.drag != nil && current
+            c.takeSnapshot(image, duringDrag: shown)
+            // Blurred once, when it comes: the drag shows it blurred.
+            if shown { c.blur(image, factor: blurFactor, id: clients.newImageID) }
         case .syncDone(let serial):
             c.roundTrip.answered = serial
             c.roundTrip.answeredAt = MonotonicClock.nanoseconds
@@ -73,7 +77,34 @@ extension Compositor {
             try screenCommit(screen, buffer: id, damage: bufferDamage, from: c)
         case .screenRelease(let screen):
             try screenRelease(screen, from: c)
+        case .setIcon(let id):
+            try setIcon(id, from: c)
         }
+    }
+
+    /// The blurred pictures a drag shows are this many times smaller than the images they are
+    /// made from (4 points a pixel: a blur keeps nothing finer).
+    var blurFactor: Int { 4 * desk.shell.profile.scale }
+
+    /// `setIcon`: the app's icon, copied at the size the screen shows it. A buffer that is no
+    /// icon (not ARGB, not square, outside 120…1024 pixels) is a protocol error; more than one
+    /// a second is refused.
+    private func setIcon(_ id: UInt32, from c: ClientSession) throws(ProtocolError) {
+        let buffer = try c.buffers.buffer(id, for: "setIcon")
+        let p = buffer.pixels
+        guard p.format == .argb8888 else { throw ProtocolError(.badFormat, "setIcon buffer \(id) is not ARGB8888") }
+        guard p.width == p.height, Wire.iconSides.contains(p.width) else {
+            throw ProtocolError(.badDimensions, "setIcon buffer \(id) is \(p.width)x\(p.height); an icon is square, \(Wire.iconSides.lowerBound) to \(Wire.iconSides.upperBound) pixels a side")
+        }
+        if let last = c.iconSetAt, now < last + Wire.iconInterval {
+            refuse(c, request: "setIcon", reason: "rate", "an icon is taken at most once a second", releasing: buffer.uses == 0 ? id : nil)
+            return
+        }
+        let scale = desk.shell.profile.scale
+        let side = ChromeStyle.iconPoints * scale
+        let icon = p.icon(side: side, corner: ChromeStyle.iconCornerRadius * scale)
+        c.setIcon(icon, ref: ImageRef(id: clients.newImageID(), width: side, height: side), at: now)
+        if buffer.uses == 0 { c.send(.release(buffer: id)) }
     }
 
     /// Gives a buffer's content an identity for scenes, for as long as it is held.

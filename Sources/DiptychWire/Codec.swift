@@ -112,7 +112,7 @@ extension ClientMessage {
         case .createBuffer(let id, let b):
             w.u32(id)
             w.buffer(b)
-        case .destroyBuffer(let id):
+        case .destroyBuffer(let id), .setIcon(let id):
             w.u32(id)
         case .statusBarStyle(let style):
             w.u8(code(style, in: statusBarCodes))
@@ -161,6 +161,8 @@ extension ClientMessage {
             m = .screenCommit(screen: screen, buffer: b, damage: try r.damage())
         case 12:
             m = .screenRelease(screen: try r.u32())
+        case 13:
+            m = .setIcon(buffer: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }

@@ -8,8 +8,8 @@
 // snapshots name it by id, and the compositor says when it is done with one (`release`).
 // Version 3 tells apps their scale and safe-area insets in `configure`, and stamps touch and
 // pen events with their time (and the pen's tool and buttons). Version 4 adds the keyboard
-// (`keyboardFocus`, `key`), the pointer (`pointer`), and `refused` for a request the policy
-// declines (it was a protocol error that disconnected the app).
+// (`keyboardFocus`, `key`), the pointer (`pointer`), `refused` for a request the policy
+// declines (it was a protocol error that disconnected the app), and `setIcon`.
 
 import DiptychCore
 
@@ -19,7 +19,7 @@ public enum Wire {
     public static let version: UInt16 = 4
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -28,6 +28,10 @@ public enum Wire {
     public static let maxStringBytes = 4096
     /// The most damage rectangles one commit may carry.
     public static let maxDamageRects = 256
+    /// The sides an icon (`setIcon`) may have, in pixels.
+    public static let iconSides = 120...1024
+    /// How often an app's `setIcon` is honoured: once in this many milliseconds.
+    public static let iconInterval: UInt64 = 1000
     /// The largest buffer side in pixels.
     public static let maxBufferSide = 16384
     /// The largest memfd a buffer may be registered from: 4 GiB (a buffer spans at most 2 GiB,
@@ -137,6 +141,10 @@ public enum ClientMessage: Sendable, Equatable {
     case screenCommit(screen: UInt32, buffer: UInt32, damage: [Rect])
     /// Gives screen `screen` back: it mirrors the main screen again.
     case screenRelease(screen: UInt32)
+    /// The app's icon, from buffer `buffer`: ARGB8888 (premultiplied), square, 120 to 1024
+    /// pixels a side. The compositor copies it at once (the buffer is released unless it is
+    /// shown elsewhere). Honoured at most once a second; more are `refused` (`rate`).
+    case setIcon(buffer: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -152,6 +160,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .pipClose: 10
         case .screenCommit: 11
         case .screenRelease: 12
+        case .setIcon: 13
         }
     }
 
@@ -170,6 +179,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .pipClose: "pipClose"
         case .screenCommit: "screenCommit"
         case .screenRelease: "screenRelease"
+        case .setIcon: "setIcon"
         }
     }
 

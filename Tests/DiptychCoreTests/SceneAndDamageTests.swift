@@ -42,20 +42,43 @@ struct SceneBuilderTests {
         let surfaces = graph.surfaces
         // 1190 px wide: the 1014 px snapshot is nearest, pinned at the left edge ...
         #expect(surfaces[0].image?.id == 3 && !surfaces[0].live && surfaces[0].imageRect.x == 0)
-        // ... over a placeholder tile filling the pane, with the app's name in the bare band.
+        // ... over a placeholder tile filling the pane, with the app's icon in the bare band.
         #expect(graph.nodes[0].key == .placeholder(AppID(1)) && graph.nodes[0].clip == Rect(x: 1014, y: 0, width: 176, height: 1536))
         // No snapshot yet: the live surface, flush with the right edge and clipped to the pane.
         #expect(surfaces[1].image?.id == 5 && surfaces[1].live)
         #expect(surfaces[1].imageRect.maxX == 2048 && surfaces[1].clip.x == 1210)
     }
 
+    @Test func aHeldDividerShowsEachAppBlurredWithItsIconAndTheBlurFadesAsItSettles() {
+        func image(_ id: UInt64, _ w: Int) -> ImageRef { ImageRef(id: id, width: w, height: 1536) }
+        var pane = PresentedPane(app: AppID(1), role: .primary, frame: Rect(x: 0, y: 0, width: 700, height: 768), anchor: .leading, prefersSnapshots: true)
+        pane.blur = 1
+        let content = AppContent(live: image(5, 2048), snapshots: [image(3, 1014)], name: "notes", icon: ImageRef(id: 7, width: 120, height: 120),
+                                 blurs: [3: ImageRef(id: 8, width: 127, height: 192), 5: ImageRef(id: 9, width: 256, height: 192)])
+        let held = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes
+        // The snapshot nearest the pane's 1400 px is the 1014 px one: its blurred copy where
+        // the snapshot would land, its edges extended over the pane, then the icon; nothing sharp.
+        #expect(held.map(\.key) == [.blur(AppID(1)), .icon(AppID(1))])
+        #expect(held[0].image?.id == 8)
+        #expect(held[0].imageRect == Rect(x: 0, y: 0, width: 1014, height: 1536) && held[0].padded && held[0].clip == Rect(x: 0, y: 0, width: 1400, height: 1536))
+        #expect(held[1].image?.id == 7 && held[1].imageRect == Rect(x: 640, y: 708, width: 120, height: 120))
+        // Half way through the settle: the sharp snapshot under the blur at half opacity.
+        pane.blur = 0.5
+        let settling = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes
+        #expect(settling.map(\.key) == [.placeholder(AppID(1)), .surface(AppID(1)), .blur(AppID(1)), .icon(AppID(1))])
+        #expect(settling[2].opacity == 128 && settling[3].opacity == 128)
+        // Settled: no blur.
+        pane.blur = 0
+        #expect(!SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes.contains { $0.key == .blur(AppID(1)) })
+    }
+
     @Test func anAppWithNothingToShowLeavesItsPaneOut() {
         let pane = PresentedPane(app: AppID(1), role: .primary, frame: Rect(x: 0, y: 0, width: 1024, height: 768), anchor: .leading, prefersSnapshots: false)
-        // Nothing drawn yet: a neutral placeholder with the app's name, never black.
+        // Nothing drawn yet: a neutral placeholder with the app's monogram, never black.
         let waiting = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in AppContent(live: nil, name: "notes") }.nodes
-        #expect(waiting.map(\.key) == [.placeholder(AppID(1)), .label(AppID(1))])
+        #expect(waiting.map(\.key) == [.placeholder(AppID(1)), .icon(AppID(1))])
         #expect(waiting[0].content == .solid(ChromeStyle.neutralTile) && waiting[0].clip == Rect(x: 0, y: 0, width: 2048, height: 1536))
-        #expect(waiting[1].content == .chrome(.text("notes", RGB(red: 0, green: 0, blue: 0), pixelSize: ChromeStyle.labelPoints * 2)))
+        #expect(waiting[1].content == .chrome(.monogram("N", ChromeStyle.neutralTile, corner: ChromeStyle.iconCornerRadius * 2)))
         #expect(waiting[1].imageRect.x + waiting[1].imageRect.width / 2 == 1024)
         // An app the compositor does not know (gone): nothing.
         #expect(SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in nil }.nodes.isEmpty)

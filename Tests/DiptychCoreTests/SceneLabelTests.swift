@@ -24,15 +24,18 @@ import Testing
         #expect(AppContent(live: nil, name: String(repeating: "n", count: 500)).name.utf8.count <= SceneLabel.capacity)
     }
 
-    @Test func aPlaceholderLabelShowsTheCutName() {
-        let name = SceneLabel.cut("A very long application name that goes on and on")
-        let node = SceneBuilder.label(name, on: RGB(red: 0x8E, green: 0x8E, blue: 0x93), in: Rect(x: 0, y: 0, width: 2000, height: 400), scale: 1, text: BitmapMetrics(), key: .label(AppID(1)))
-        guard case .chrome(.text(let line, _, let px))? = node?.content else {
-            Issue.record("no label")
-            return
-        }
-        #expect(line.hasSuffix("…"))
-        // The node is as wide as the cut text, not the whole name.
-        #expect(node?.imageRect.width == BitmapMetrics().size(of: line, pixelSize: px).width)
+    @Test func aPlaceholderShowsTheAppsMonogramWhenItHasNoIcon() {
+        let content = AppContent(live: nil, name: "überweisung")
+        #expect(content.monogram == "Ü")
+        let node = SceneBuilder.icon(content, tile: RGB(red: 0x8E, green: 0x8E, blue: 0x93), in: Rect(x: 0, y: 0, width: 2000, height: 400), scale: 2, key: .icon(AppID(1)))
+        #expect(node?.content == .chrome(.monogram("Ü", RGB(red: 0x8E, green: 0x8E, blue: 0x93), corner: ChromeStyle.iconCornerRadius * 2)))
+        // 60 pt square, centred.
+        #expect(node?.imageRect == Rect(x: 940, y: 140, width: 120, height: 120))
+        // A band too small for the icon and its margins shows none.
+        #expect(SceneBuilder.icon(content, tile: RGB(red: 0, green: 0, blue: 0), in: Rect(x: 0, y: 0, width: 130, height: 400), scale: 2, key: .icon(AppID(1))) == nil)
+        // An app's own icon (its corners rounded in its pixels).
+        let icon = ImageRef(id: 9, width: 120, height: 120)
+        let own = SceneBuilder.icon(AppContent(live: nil, name: "x", icon: icon), tile: RGB(red: 0, green: 0, blue: 0), in: Rect(x: 0, y: 0, width: 400, height: 400), scale: 2, key: .icon(AppID(1)))
+        #expect(own?.image == icon && own?.imageRect == Rect(x: 140, y: 140, width: 120, height: 120))
     }
 }

@@ -44,15 +44,18 @@ struct DamageTests {
         c.touch(id: 1, phase: .motion, x: 689, y: 300)
         try c.roundTrip()
         c.repaint()
-        // The divider moved 10 pt left: the strip from its new left edge to its old right edge,
-        // and each pane's pill (36 × 5 pt at its top centre), which moved with its pane.
+        // The divider moved 10 pt left: the strip from its new left edge to its old right edge;
+        // each pane's pill (36 × 5 pt at its top centre), which moved with its pane; and each
+        // pane's icon (60 pt, centred on its blurred picture), 5 pt over. The blurred pictures
+        // themselves stay put.
         let d = try #require(c.lastFrameDamage)
-        let strip = d.rects.filter { $0.minY >= 22 || $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 }
-        let pills = d.rects.filter { !strip.contains($0) }
-        #expect(strip.reduce(0) { $0 + $1.width * $1.height } + pills.reduce(0) { $0 + $1.width * $1.height } == d.area)
+        let pills = d.rects.filter { $0.maxY <= 22 }
+        let icons = d.rects.filter { $0.minY >= 1536 / 2 - 60 - 2 && $0.maxY <= 1536 / 2 + 60 + 2 && !($0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2) }
+        let strip = d.rects.filter { !pills.contains($0) && !icons.contains($0) }
         #expect(strip.allSatisfy { $0.minX >= (689 - 5) * 2 && $0.maxX <= (694 + 10) * 2 }, "\(d.rects)")
         #expect(pills.allSatisfy { $0.minY >= 12 && $0.maxY <= 22 }, "\(d.rects)")
-        #expect(d.area <= (10 + 10) * 2 * 1536 + 4 * 72 * 10)
+        #expect(icons.allSatisfy { $0.width <= 130 && $0.height <= 122 }, "\(d.rects)")
+        #expect(d.area <= (10 + 10) * 2 * 1536 + 4 * 72 * 10 + 4 * 120 * 120)
         // Nothing moves, nothing is repainted.
         try c.roundTrip()
         c.repaint()

@@ -80,6 +80,12 @@ enum Mode: String, CaseIterable {
     /// Connects, says hello (taking the free role), waits for its configure and leaves,
     /// `churnCount` times, then exits 0.
     case churn
+    /// An icon of 100 x 100 pixels (too small: a protocol error).
+    case iconWrongSize = "icon-wrong-size"
+    /// An icon in XRGB (not ARGB: a protocol error).
+    case iconXRGB = "icon-xrgb"
+    /// Five icons in a row: one is taken, four are refused (`rate`), and the app lives on.
+    case iconFlood = "icon-flood"
 }
 
 /// How many messages the floods send (`DIPTYCH_FLOOD_COUNT` overrides).
@@ -230,6 +236,20 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         return b
     case .churn:
         break
+    case .iconWrongSize, .iconXRGB:
+        let shown = try show(c, w, h, connection, color)
+        let side = mode == .iconWrongSize ? 100 : 120
+        let b = try connection.createBuffer(width: side, height: side, format: mode == .iconWrongSize ? .argb8888 : .xrgb8888)
+        try connection.send(.setIcon(buffer: b.id))
+        return shown
+    case .iconFlood:
+        let shown = try show(c, w, h, connection, color)
+        for i in 0..<5 {
+            try connection.setIcon(side: 128) { pixels, words in
+                for y in 0..<128 { for x in 0..<128 { pixels[y * words + x] = i == 0 ? 0xFFFF_00FF : 0xFF00_FFFF } }
+            }
+        }
+        return shown
     case .crashInDrag:
         // Behaves at configure; crashes when asked for snapshots.
         return try show(c, w, h, connection, color)

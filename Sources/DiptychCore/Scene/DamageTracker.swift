@@ -182,7 +182,7 @@ public struct DamageTracker: Sendable {
     static func moved(_ o: borrowing SceneNode, _ n: borrowing SceneNode, _ changed: (Rect) -> Void) {
         let oClip = o.clip, nClip = n.clip
         let sameRect = o.imageRect == n.imageRect
-        let sameContent: Bool
+        var sameContent: Bool
         if case .image(let a, let aLive) = o.content, case .image(let b, let bLive) = n.content {
             // A live surface's new buffer says what changed in its commit, unless it is of
             // another size (scaled into the same frame, every pixel moves).
@@ -192,6 +192,8 @@ public struct DamageTracker: Sendable {
         } else {
             sameContent = sameRect && o.content == n.content
         }
+        // A fade redraws the whole node.
+        if o.opacity != n.opacity || o.padded != n.padded { sameContent = false }
         if sameContent && o.cornerRadius != n.cornerRadius {
             for r in oClip.cornerSquares(radius: o.cornerRadius) { changed(r) }
             for r in nClip.cornerSquares(radius: n.cornerRadius) { changed(r) }

@@ -29,13 +29,24 @@ public struct AppContent: Sendable {
     public var name: String
     /// The app's dominant colour (its placeholder's tile), if known.
     public var tint: RGB?
+    /// The app's icon (`setIcon`), square, its corners rounded in its pixels; nil: a monogram
+    /// stands for it.
+    public var icon: ImageRef?
+    /// Blurred copies of its images, by the id of the image each was made from (a drag shows
+    /// them): small, scaled up where shown.
+    public var blurs: [UInt64: ImageRef]
 
-    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: String = "", tint: RGB? = nil) {
+    public init(live: ImageRef?, snapshots: [ImageRef] = [], name: String = "", tint: RGB? = nil, icon: ImageRef? = nil, blurs: [UInt64: ImageRef] = [:]) {
         self.live = live
         self.snapshots = snapshots
         self.name = SceneLabel.cut(name)
         self.tint = tint
+        self.icon = icon
+        self.blurs = blurs
     }
+
+    /// The monogram that stands for an app without an icon: the first letter of its name.
+    public var monogram: String { name.first.map { String($0).uppercased() } ?? "" }
 }
 
 /// Chrome the renderer draws from a description, sized by the node's `imageRect`.
@@ -51,6 +62,9 @@ public enum Chrome: Hashable, Sendable {
     /// (a floating window's): black, `alpha` under the rectangle fading to nothing at the
     /// picture's edges; `corner` is the rectangle's corner radius.
     case dropShadow(alpha: UInt8, radius: Int, corner: Int)
+    /// An app's stand-in icon: a rounded square (`corner` pixels) in `color` filling the
+    /// picture, with `letter` centred on it in white or black (whichever reads on it).
+    case monogram(String, RGB, corner: Int)
 }
 
 /// One thing placed on the logical screen, in logical pixels.
@@ -60,7 +74,10 @@ public struct SceneNode: Hashable, Sendable {
     public enum Key: Hashable, Sendable, Comparable {
         case placeholder(AppID)
         case surface(AppID)
-        case label(AppID)
+        /// A drag's blurred picture of the app.
+        case blur(AppID)
+        /// The app's icon (or monogram), on its placeholder or its blurred picture.
+        case icon(AppID)
         /// The status bar's pieces, left to right.
         case status(StatusBar.Item)
         case shadow(AppID)
@@ -92,13 +109,18 @@ public struct SceneNode: Hashable, Sendable {
     /// The clip's corners are rounded by this radius (a Slide Over): what lies outside the
     /// arcs shows what is under the node.
     public var cornerRadius: Int
+    /// How opaque it is drawn (255: as its pixels say), for what fades.
+    public var opacity: UInt8
+    /// The image's edge pixels extend over the rest of the clip (a drag's blurred picture).
+    public var padded = false
 
-    public init(key: Key, content: Content, imageRect: Rect, clip: Rect, cornerRadius: Int = 0) {
+    public init(key: Key, content: Content, imageRect: Rect, clip: Rect, cornerRadius: Int = 0, opacity: UInt8 = 255) {
         self.key = key
         self.content = content
         self.imageRect = imageRect
         self.clip = clip
         self.cornerRadius = cornerRadius
+        self.opacity = opacity
     }
 
     /// An app's surface node.
@@ -109,7 +131,7 @@ public struct SceneNode: Hashable, Sendable {
     /// The app whose pane this node belongs to, if any.
     public var app: AppID? {
         switch key {
-        case .placeholder(let a), .surface(let a), .label(let a), .shadow(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
+        case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
         case .divider, .handle, .status, .cursor: nil
         }
     }
@@ -199,6 +221,11 @@ public enum ChromeStyle {
     /// A placeholder's tile when the app's colour is unknown, and its name's size.
     public static let neutralTile = RGB(red: 0x8E, green: 0x8E, blue: 0x93)
     public static let labelPoints = 17
+    /// An app's icon on its placeholder or its blurred picture: its side, the least margin
+    /// around it, and its corners' radius (iOS's home-screen icon proportions).
+    public static let iconPoints = 60
+    public static let iconMargin = 8
+    public static let iconCornerRadius = 13
     /// A Picture in Picture window's corner radius, and its shadow's reach and darkness.
     public static let pipCornerRadius = 10
     public static let pipShadowRadius = 14
@@ -265,25 +292,42 @@ public enum SceneBuilder {
                 image = best
                 live = false
             }
-            let placed = image.map { place($0, in: clip, anchor: p.anchor) }
-            // What the image leaves bare of the pane (up to four pieces, as `Region.subtract`
-            // cuts them; every frame of a settle asks, so without a region): their bounds, and
-            // the largest piece (the first of equals).
-            var bareBounds: Rect?, band: Rect?
-            func bare(_ r: Rect) {
-                bareBounds = bareBounds?.union(r) ?? r
-                if band.map({ $0.width * $0.height < r.width * r.height }) ?? true { band = r }
-            }
-            if let placed { Region.forEachPiece(of: clip, outside: placed, bare) } else { bare(clip) }
-            // No black gaps: a flat tile in the app's colour under the image where it does not
-            // reach (clipped to what it leaves bare, so that a band growing with a drag
-            // repaints only what it gained), the image, and the app's name in the widest part
-            // the image leaves bare.
             let tile = c.tint ?? ChromeStyle.neutralTile
-            if let b = bareBounds { nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: b, clip: b)) }
-            if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
-            if let band, let label = label(c.name, on: tile, in: band, scale: scale, text: text, key: .label(p.app)) {
-                nodes.append(label)
+            // While the divider is held the pane shows its app blurred, with its icon; on the
+            // release the blur fades off the snapshot as the pane settles.
+            let blur = max(0, min(1, p.blur))
+            let fuzzy = blur > 0 ? (image.flatMap { c.blurs[$0.id] }.map { ($0, image!) } ?? c.live.flatMap { l in c.blurs[l.id].map { ($0, l) } }) : nil
+            if blur >= 1 {
+                if let (b, source) = fuzzy {
+                    nodes.append(blurNode(p.app, b, of: source, in: clip, anchor: p.anchor))
+                } else {
+                    nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: clip, clip: clip))
+                }
+                if let i = icon(c, tile: tile, in: clip, scale: scale, key: .icon(p.app)) { nodes.append(i) }
+            } else {
+                let placed = image.map { place($0, in: clip, anchor: p.anchor) }
+                // What the image leaves bare of the pane (up to four pieces, as `Region.subtract`
+                // cuts them; every frame of a settle asks, so without a region): their bounds,
+                // and the largest piece (the first of equals).
+                var bareBounds: Rect?, band: Rect?
+                func bare(_ r: Rect) {
+                    bareBounds = bareBounds?.union(r) ?? r
+                    if band.map({ $0.width * $0.height < r.width * r.height }) ?? true { band = r }
+                }
+                if let placed { Region.forEachPiece(of: clip, outside: placed, bare) } else { bare(clip) }
+                // No black gaps: a flat tile in the app's colour under the image where it does
+                // not reach (clipped to what it leaves bare, so that a band growing with a drag
+                // repaints only what it gained), the image, and the app's icon in the widest part
+                // the image leaves bare.
+                if let b = bareBounds { nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: b, clip: b)) }
+                if let placed, let image { nodes.append(SceneNode(app: p.app, image: image, live: live, imageRect: placed, clip: clip, cornerRadius: radius)) }
+                let fade = UInt8((blur * 255).rounded())
+                if let (b, source) = fuzzy, fade > 0 {
+                    nodes.append(blurNode(p.app, b, of: source, in: clip, anchor: p.anchor, opacity: fade))
+                    if let i = icon(c, tile: tile, in: clip, scale: scale, key: .icon(p.app), opacity: fade) { nodes.append(i) }
+                } else if let band, let i = icon(c, tile: tile, in: band, scale: scale, key: .icon(p.app)) {
+                    nodes.append(i)
+                }
             }
             // A floating pane's grabber; in Split View each pane's pill at its top centre, in the
             // status bar's band (dragged over the other pane it swaps the apps).
@@ -319,18 +363,28 @@ public enum SceneBuilder {
         ]
     }
 
-    /// The app's name centred in `band`, in black or white (whichever reads on `tile`); nil
-    /// when it does not fit.
-    static func label(_ name: String, on tile: RGB, in band: Rect, scale: Int, text: TextMetrics, key: SceneNode.Key) -> SceneNode? {
-        let pixelSize = ChromeStyle.labelPoints * scale
-        // A band too thin for any name (a drag's sliver) is not measured.
-        guard !name.isEmpty, 2 * pixelSize <= band.width, 2 * pixelSize <= band.height else { return nil }
-        let size = text.size(of: name, pixelSize: pixelSize)
-        guard size.width + 2 * pixelSize <= band.width, size.height + 2 * pixelSize <= band.height else { return nil }
-        let luma = 299 * Int(tile.red) + 587 * Int(tile.green) + 114 * Int(tile.blue)
-        let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
-        let r = Rect(x: band.x + (band.width - size.width) / 2, y: band.y + (band.height - size.height) / 2, width: size.width, height: size.height)
-        return SceneNode(key: key, content: .chrome(.text(name, ink, pixelSize: pixelSize)), imageRect: r, clip: r)
+    /// The app's icon (its `setIcon` picture, else its monogram on `tile`), 60 pt with rounded
+    /// corners, centred in `band`; nil when it does not fit with a margin.
+    static func icon(_ c: AppContent, tile: RGB, in band: Rect, scale: Int, key: SceneNode.Key, opacity: UInt8 = 255) -> SceneNode? {
+        let side = ChromeStyle.iconPoints * scale, margin = ChromeStyle.iconMargin * scale
+        guard side + 2 * margin <= band.width, side + 2 * margin <= band.height else { return nil }
+        let r = Rect(x: band.x + (band.width - side) / 2, y: band.y + (band.height - side) / 2, width: side, height: side)
+        // Both come with their corners rounded in their pixels (so that they fade evenly).
+        if let i = c.icon {
+            return SceneNode(key: key, content: .image(i, live: false), imageRect: r, clip: r, opacity: opacity)
+        }
+        guard !c.monogram.isEmpty else { return nil }
+        return SceneNode(key: key, content: .chrome(.monogram(c.monogram, tile, corner: ChromeStyle.iconCornerRadius * scale)), imageRect: r, clip: r, opacity: opacity)
+    }
+
+    /// A drag's blurred picture of `source` in a pane: where `source` itself would land, its
+    /// edges extended over the rest of the pane (`padded`), so that it fills the pane however
+    /// wide the drag makes it, keeps the picture's shapes where they are, and stays put while
+    /// the divider moves (a drag frame repaints the strip the divider swept).
+    static func blurNode(_ app: AppID, _ blurred: ImageRef, of source: ImageRef, in clip: Rect, anchor: Anchor, opacity: UInt8 = 255) -> SceneNode {
+        var n = SceneNode(key: .blur(app), content: .image(blurred, live: false), imageRect: place(source, in: clip, anchor: anchor), clip: clip, opacity: opacity)
+        n.padded = true
+        return n
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the

@@ -100,6 +100,7 @@ public struct Transition: Equatable, Sendable {
             pane.floating = min(1, max(0, begin.floating + (end.floating - begin.floating) * p))
             pane.anchor = begin.anchor
             pane.prefersSnapshots = begin.prefersSnapshots
+            pane.blur = begin.blur * max(0, min(1, 1 - p))
             return pane
         }
     }

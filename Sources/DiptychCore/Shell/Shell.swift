@@ -50,6 +50,9 @@ public struct PresentedPane: Equatable, Sendable {
     public var floating: Double = 0
     /// The pane of an app that left the screen, sliding off it.
     public var leaving = false
+    /// How blurred it is drawn, with its icon over it: 1 while the divider is held, fading to
+    /// 0 as the pane settles after the release.
+    public var blur = 0.0
 
     public init(app: AppID, role: Role, frame: Rect, anchor: Anchor, prefersSnapshots: Bool, floating: Double = 0) {
         self.app = app
@@ -166,6 +169,8 @@ public struct Shell: Sendable {
             out[1].anchor = .trailing
             out[0].prefersSnapshots = true
             out[1].prefersSnapshots = true
+            out[0].blur = 1
+            out[1].blur = 1
         }
         for route in routes.values where out.count == 2 {
             switch route {

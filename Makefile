@@ -6,7 +6,7 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreety
 	gcc libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
-WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server
+WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
 WEB_SRC := $(wildcard Sources/diptych-web/*.c) Sources/CDiptychClient/diptych-client.c
 CONFIG ?= debug
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)

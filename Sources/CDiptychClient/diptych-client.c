@@ -23,6 +23,7 @@
 #define DC_PER_SIZE 3
 #define DC_SIZES_KEPT 6
 #define DC_XRGB8888 0x34325258u
+#define DC_ARGB8888 0x34325241u
 
 struct dc_slot { dc_buffer b; int fd; size_t bytes; int used; };
 
@@ -235,6 +236,34 @@ dc_buffer *dc_buffer_get(dc_connection *c, int width, int height) {
     w32(&w, 0); w32(&w, (uint32_t)width); w32(&w, (uint32_t)height); w32(&w, (uint32_t)stride); w32(&w, DC_XRGB8888);
     if (send_message(c, 6, &w, fd) != 0) return NULL;
     return &s->b;
+}
+
+int dc_set_icon(dc_connection *c, int side, const uint32_t *pixels, int stride) {
+    if (side < 120 || side > 1024 || stride < side * 4) { fail(c, "bad icon: %d pixels a side (120 to 1024), stride %d", side, stride); return -1; }
+    size_t row = (size_t)side * 4, bytes = row * (size_t)side;
+    int fd = memfd_create("diptych-icon", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) { fail(c, "memfd_create: %s", strerror(errno)); return -1; }
+    if (ftruncate(fd, (off_t)bytes) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+        fail(c, "sizing or sealing the memfd: %s", strerror(errno)); close(fd); return -1;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) { fail(c, "mmap: %s", strerror(errno)); close(fd); return -1; }
+    for (int y = 0; y < side; y++) memcpy((char *)p + (size_t)y * row, (const char *)pixels + (size_t)y * (size_t)stride, row);
+    munmap(p, bytes);
+    uint32_t id = c->next_id++;
+    writer w = { .n = 0 };
+    w32(&w, id);
+    w32(&w, 0); w32(&w, (uint32_t)side); w32(&w, (uint32_t)side); w32(&w, (uint32_t)row); w32(&w, DC_ARGB8888);
+    int ok = send_message(c, 6, &w, fd);
+    close(fd);
+    if (ok != 0) return -1;
+    /* The compositor copies it while it handles setIcon; the buffer goes at once. */
+    writer icon = { .n = 0 };
+    w32(&icon, id);
+    if (send_message(c, 13, &icon, -1) != 0) return -1;
+    writer gone = { .n = 0 };
+    w32(&gone, id);
+    return send_message(c, 7, &gone, -1);
 }
 
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n) {

@@ -3,6 +3,7 @@
    reports having drawn what it was sent (settling), the status bar style it asks for, its
    faults (a crashed web process, a page that fails to load), and the view itself. */
 #define _GNU_SOURCE
+#include <png.h>
 #include "diptych-web.h"
 
 #include <stdio.h>
@@ -172,6 +173,8 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
     return TRUE;
 }
 
+static const char *icon_probe;
+
 static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
     (void)data;
     if (app.debug) say("load event %d", (int)event);
@@ -190,6 +193,90 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
         app.crash_retries = 0;
     }
     webkit_web_view_run_javascript(view, style_probe, NULL, on_style_read, NULL);
+    if (!app.showing_error) webkit_web_view_run_javascript(view, icon_probe, NULL, NULL, NULL);
+}
+
+/* ---- the page's icon ---- */
+
+#define ICON_SIDE 180
+
+/* The page's apple-touch-icon (else its icon link), drawn into a canvas of ICON_SIDE pixels
+   and posted back as base64 RGBA; or, for a local page whose canvas a local image taints, the
+   icon's file URL (read here, as a PNG); or "error: why". */
+static const char *icon_probe =
+    "(function(){var l=document.querySelector('link[rel~=\"apple-touch-icon\"]')||document.querySelector('link[rel~=\"icon\"]');"
+    "if(!l)return;var h=window.webkit.messageHandlers.diptychIcon,i=new Image();"
+    "i.onload=function(){try{var s=" G_STRINGIFY(ICON_SIDE) ",c=document.createElement('canvas');c.width=s;c.height=s;"
+    "var g=c.getContext('2d');g.drawImage(i,0,0,s,s);var d=g.getImageData(0,0,s,s).data,b='';"
+    "for(var k=0;k<d.length;k+=8192)b+=String.fromCharCode.apply(null,d.subarray(k,k+8192));h.postMessage(btoa(b));}"
+    "catch(e){h.postMessage(location.protocol==='file:'&&i.src.indexOf('file:')===0?'file:'+i.src:'error: '+e);}};"
+    "i.onerror=function(){h.postMessage('error: cannot load '+l.href);};i.src=l.href;})()";
+
+/* A local PNG icon, averaged down to ICON_SIDE pixels as premultiplied ARGB (NULL: not one). */
+static uint32_t *read_icon_file(const char *uri) {
+    char *path = g_filename_from_uri(uri, NULL, NULL);
+    if (!path) return NULL;
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    uint32_t *out = NULL;
+    if (png_image_begin_read_from_file(&image, path) && image.width > 0 && image.height > 0 && image.width <= 4096 && image.height <= 4096) {
+        image.format = PNG_FORMAT_BGRA;
+        guchar *px = g_malloc((gsize)PNG_IMAGE_SIZE(image));
+        if (png_image_finish_read(&image, NULL, px, 0, NULL)) {
+            out = g_new(uint32_t, ICON_SIDE * ICON_SIDE);
+            int w = (int)image.width, h = (int)image.height;
+            for (int oy = 0; oy < ICON_SIDE; oy++) {
+                int y0 = oy * h / ICON_SIDE, y1 = (oy + 1) * h / ICON_SIDE > y0 ? (oy + 1) * h / ICON_SIDE : y0 + 1;
+                for (int ox = 0; ox < ICON_SIDE; ox++) {
+                    int x0 = ox * w / ICON_SIDE, x1 = (ox + 1) * w / ICON_SIDE > x0 ? (ox + 1) * w / ICON_SIDE : x0 + 1;
+                    uint64_t a = 0, r = 0, g = 0, b = 0, n = 0;
+                    for (int y = y0; y < y1; y++) for (int x = x0; x < x1; x++) {
+                        const guchar *p = px + ((size_t)y * (size_t)w + (size_t)x) * 4;
+                        b += (uint64_t)p[0] * p[3]; g += (uint64_t)p[1] * p[3]; r += (uint64_t)p[2] * p[3]; a += p[3]; n++;
+                    }
+                    out[oy * ICON_SIDE + ox] = (uint32_t)(a / n) << 24 | (uint32_t)(r / n / 255) << 16 | (uint32_t)(g / n / 255) << 8 | (uint32_t)(b / n / 255);
+                }
+            }
+        }
+        g_free(px);
+    }
+    png_image_free(&image);
+    g_free(path);
+    return out;
+}
+
+/* The icon came: premultiplied and given to the compositor. */
+static void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager; (void)data;
+    char *text = jsc_value_to_string(webkit_javascript_result_get_js_value(result));
+    if (!text) return;
+    if (strncmp(text, "file:", 5) == 0) {
+        uint32_t *argb = read_icon_file(text + 5);
+        if (!argb) say("no icon from the page (%s is not a PNG that can be read)", text + 5);
+        else if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) say("setIcon: %s", dc_error(app.dc));
+        g_free(argb);
+        g_free(text);
+        return;
+    }
+    if (strncmp(text, "error:", 6) == 0) {
+        say("no icon from the page (%s)", text + 7);
+        g_free(text);
+        return;
+    }
+    gsize n = 0;
+    guchar *rgba = g_base64_decode(text, &n);
+    g_free(text);
+    if (n == (gsize)ICON_SIDE * ICON_SIDE * 4) {
+        uint32_t *argb = g_new(uint32_t, ICON_SIDE * ICON_SIDE);
+        for (gsize i = 0; i < (gsize)ICON_SIDE * ICON_SIDE; i++) {
+            uint32_t r = rgba[4 * i], g = rgba[4 * i + 1], b = rgba[4 * i + 2], a = rgba[4 * i + 3];
+            argb[i] = a << 24 | (r * a + 127) / 255 << 16 | (g * a + 127) / 255 << 8 | (b * a + 127) / 255;
+        }
+        if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) say("setIcon: %s", dc_error(app.dc));
+        g_free(argb);
+    }
+    g_free(rgba);
 }
 
 static gboolean reload_after_crash(gpointer data) {
@@ -231,6 +318,8 @@ void create_view(void) {
     webkit_user_content_manager_add_style_sheet(app.content, sheet);
     webkit_user_content_manager_register_script_message_handler(app.content, "diptych");
     g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
+    webkit_user_content_manager_register_script_message_handler(app.content, "diptychIcon");
+    g_signal_connect(app.content, "script-message-received::diptychIcon", G_CALLBACK(on_icon_message), NULL);
     webkit_user_style_sheet_unref(sheet);
     install_user_content();
     WebKitSettings *settings = webkit_settings_new();

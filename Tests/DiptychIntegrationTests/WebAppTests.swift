@@ -93,6 +93,10 @@ struct WebAppTests {
         #expect(off.reduce(0, +) / Double(off.count) < 8 && off.max()! < 40, "block means off by \(off)")
         let detail = BlurMeasure.detail(mid, Rect(x: 0, y: 96, width: 960, height: 1344)), sharpDetail = BlurMeasure.detail(compact, Rect(x: 0, y: 96, width: 960, height: 1344))
         #expect(detail < sharpDetail / 4, "detail \(detail) against the snapshot's \(sharpDetail)")
+        // Over it, the page's apple-touch-icon (its blue line), read from the page's link.
+        var iconLine = 0
+        for y in stride(from: 648, to: 888, by: 2) { for x in stride(from: 0, to: 1200, by: 2) where mid.pixel(x: x, y: y) & 0xFFFFFF == 0x5AA2FF { iconLine += 1 } }
+        #expect(iconLine > 50, "\(iconLine) pixels of the icon's line")
         #expect(selected.pixel(x: 600, y: 200) != compact.pixel(x: 600, y: 200))
         // Back in the regular split: as it was before the drag.
         #expect(same(back, selected))

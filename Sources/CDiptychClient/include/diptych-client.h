@@ -131,6 +131,11 @@ dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n);
 /* Answers snapshot request `serial` with the buffer. Busy until released. */
 int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial);
+/* Gives the app its icon: side x side premultiplied ARGB8888 pixels (120 to 1024), rows
+   `stride` bytes apart, copied here into a buffer of its own (destroyed after). The compositor
+   shows it 60 pt wide on the app's placeholder and over its blurred picture during a divider
+   drag; at most one a second is taken (more: DC_REFUSED, reason "rate"). */
+int dc_set_icon(dc_connection *c, int side, const uint32_t *pixels, int stride);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,8 @@ public struct ProfileResult {
     public var peakResidentBytes: Int
     public var maxSnapshotBytes: Int
     public var traceEvents: [JSONValue]
+    /// The blurred pictures drags made (each once per snapshot), and the mean time of one.
+    public var blurs: (count: Int, meanMilliseconds: Double) = (0, 0)
     /// Emulation quality of the last frame against an exact area average (PSNR, dB): the
     /// frame as drawn and pixman's bilinear filter (the path before the box filter), over the
     /// whole frame and over the panes' interiors (output pixels whose area lies inside one
@@ -162,7 +164,7 @@ public struct ProfileResult {
             ("repainted_px_p50", .int(Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5)))),
             ("page_faults_per_frame_p50", .int(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))),
             ("memory", .object([
-                ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)),
+                ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)), ("blurs", .int(blurs.count)), ("blur_ms", r(blurs.meanMilliseconds)),
             ])),
         ])
     }
@@ -211,6 +213,7 @@ public struct ProfileResult {
         }
         lines.append("page faults per frame p50 \(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))")
         lines.append("peak resident \(peakResidentBytes / 1_048_576) MB, snapshots peak \(maxSnapshotBytes / 1_048_576) MB")
+        if blurs.count > 0 { lines.append("blurred pictures: \(blurs.count) made, \(ms(blurs.meanMilliseconds)) each (once per snapshot, not per frame)") }
         return lines.joined(separator: "\n")
     }
 
@@ -317,6 +320,7 @@ public enum Profiler {
             name: workload.rawValue, records: records, output: Size(width: compositor.output.width, height: compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
         result.memcpyApart = driver.memcpySamples(30)
+        result.blurs = compositor.blurCost
         if workload == .pip {
             let scale = compositor.shell.profile.scale
             result.pipArea = compositor.pipFrames.reduce(0) { $0 + $1.width * $1.height * scale * scale }

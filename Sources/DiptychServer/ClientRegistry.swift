@@ -4,6 +4,7 @@
 // written, and what became of the apps that left. Confined to the compositor's thread.
 
 import DiptychCore
+import DiptychLinux
 import DiptychWire
 
 final class ClientRegistry {
@@ -54,6 +55,18 @@ final class ClientRegistry {
     func newSync() -> UInt32 {
         defer { nextSync &+= 1 }
         return nextSync
+    }
+
+    /// The blurred pictures made for drags: how many, and the time they took (ns).
+    private(set) var blurs = (count: 0, nanoseconds: UInt64(0))
+
+    /// Makes `c`'s blurred copy of `image` (the live surface when nil) unless there is one,
+    /// timing it.
+    func blur(_ c: ClientSession, _ image: HeldImage?, factor: Int) {
+        let t0 = MonotonicClock.nanoseconds
+        guard c.blur(image, factor: factor, id: newImageID) else { return }
+        blurs.count += 1
+        blurs.nanoseconds += MonotonicClock.nanoseconds - t0
     }
 
     func newImageID() -> UInt64 {

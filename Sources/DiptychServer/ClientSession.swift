@@ -184,16 +184,13 @@ final class ClientSession {
     /// the drag began), by the id of the image each was made from: each made once.
     private var blurs: [UInt64: (ref: ImageRef, pixels: PixelImage)] = [:] { didSet { updateContent() } }
 
-    /// Makes the blurred copy of `image` (at 1/`factor` of its size) unless there is one.
-    func blur(_ image: HeldImage, factor: Int, id: () -> UInt64) {
-        guard blurs[image.ref.id] == nil else { return }
+    /// Makes the blurred copy of `image` (at 1/`factor` of its size; the live surface when
+    /// nil, for a drag that begins) unless there is one. Returns whether it made one.
+    func blur(_ image: HeldImage?, factor: Int, id: () -> UInt64) -> Bool {
+        guard let image = image ?? surface?.image, blurs[image.ref.id] == nil else { return false }
         let b = image.pixels.blurred(factor: factor)
         blurs[image.ref.id] = (ImageRef(id: id(), width: b.width, height: b.height), b)
-    }
-
-    /// Makes the blurred copy of the live surface, for a drag that begins.
-    func blurLive(factor: Int, id: () -> UInt64) {
-        if let s = surface { blur(s.image, factor: factor, id: id) }
+        return true
     }
 
     /// Bytes held in snapshots.

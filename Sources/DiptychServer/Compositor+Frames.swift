@@ -213,4 +213,8 @@ extension Compositor {
 
     /// Bytes held in snapshots by all apps now.
     public var snapshotBytes: Int { clients.all.reduce(0) { $0 + $1.snapshotBytes } }
+    /// The blurred pictures made for drags so far, and the mean time one took (ms).
+    public var blurCost: (count: Int, meanMilliseconds: Double) {
+        (clients.blurs.count, clients.blurs.count == 0 ? 0 : Double(clients.blurs.nanoseconds) / Double(clients.blurs.count) / 1e6)
+    }
 }

@@ -63,7 +63,7 @@ extension Compositor {
             let shown = desk.shell.drag != nil && current
             c.takeSnapshot(image, duringDrag: shown)
             // Blurred once, when it comes: the drag shows it blurred.
-            if shown { c.blur(image, factor: blurFactor, id: clients.newImageID) }
+            if shown { clients.blur(c, image, factor: blurFactor) }
         case .syncDone(let serial):
             c.roundTrip.answered = serial
             c.roundTrip.answeredAt = MonotonicClock.nanoseconds

@@ -37,7 +37,7 @@ extension Compositor {
             case .requestSnapshots(let app, let panes):
                 guard let c = session(app) else { continue }
                 // The drag shows the app blurred: from its last frame until a snapshot comes.
-                c.blurLive(factor: blurFactor, id: clients.newImageID)
+                clients.blur(c, nil, factor: blurFactor)
                 for pane in panes {
                     let serial = clients.newSerial()
                     c.snapshotRequests[serial] = pane

@@ -4,7 +4,7 @@
 
 extension PixelImage {
     /// A blurred, slightly dimmed copy of this image at 1/`factor` of its size: each small
-    /// pixel the mean of a 2 × 2 grid of samples of its `factor` × `factor` block, then three
+    /// pixel the mean of a 4 × 4 grid of samples of its `factor` × `factor` block, then three
     /// box blurs of `radius` small pixels across and down (close to a Gaussian of σ ≈
     /// `radius` small pixels), multiplied by `dim`. Opaque (alpha is ignored: snapshots and
     /// frames are).
@@ -16,7 +16,7 @@ extension PixelImage {
         let w = max(1, (width + factor - 1) / factor), h = max(1, (height + factor - 1) / factor)
         // Each small pixel as (red, green, blue, 0): the three channels blurred at once.
         var v = [SIMD4<Float>](repeating: .zero, count: w * h)
-        let step = max(1, factor / 2)
+        let step = max(1, factor / 4)
         let src = UnsafeRawPointer(bits)
         v.withUnsafeMutableBufferPointer { v in
             for by in 0..<h {

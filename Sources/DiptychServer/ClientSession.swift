@@ -313,7 +313,7 @@ final class ClientSession {
             unackedSerials.removeAll { $0 == old.serial }
             unwrittenConfigure = nil
             configure = writtenConfigure
-            if let told = writtenConfigure, told.pane == new.pane { return }
+            if let told = writtenConfigure, told.pane == new.pane, told.arrangement == new.arrangement { return }
         }
         let told = configure
         configure = new

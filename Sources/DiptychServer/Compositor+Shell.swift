@@ -62,7 +62,10 @@ extension Compositor {
         deferredConfigures = false
         for c in clients.inOrder where c.admitted {
             guard let pane = desk.shell.pane(of: c.app) else { continue }
-            if let previous = c.configure, previous.pane == pane { continue }
+            // The secondary is also re-told when only the arrangement changed (a Slide Over
+            // pinned, a pinned pane made to float): that is what says where it is. The primary's
+            // pane under a Slide Over that comes or goes is the same: nothing to tell it.
+            if let previous = c.configure, previous.pane == pane, previous.arrangement == layout.arrangement || pane.role == .primary { continue }
             if waitingForNewcomer && c.commits > 0 {
                 deferredConfigures = true
                 continue

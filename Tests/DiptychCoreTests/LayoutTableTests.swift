@@ -105,6 +105,13 @@ struct ProfileTests {
         #expect(q.landscapeSize == Size(width: 1024, height: 768) && q.compactWidth == 320)
         let r = try DeviceProfile.named("1920x1080@1")
         #expect(r.compactWidth == 375 && r.screenSize(.portrait) == Size(width: 1080, height: 1920))
+        // An 11-inch iPad Pro: 1194 pt wide, so the narrow column is 375 pt, as iPadOS's 809 | 375.
+        let eleven = try DeviceProfile.named("2388x1668@2")
+        #expect(eleven.compactWidth == 375)
+        let split = try LayoutEngine.layout(profile: eleven, orientation: .landscape, arrangement: .split23)
+        #expect(split.pane(.primary)?.frame.width == 809 && split.pane(.secondary)?.frame.width == 375)
+        // Below 1180 pt (a 10.5-inch iPad, 1112 pt): 320 pt.
+        #expect(try DeviceProfile.named("2224x1668@2").compactWidth == 320)
     }
 
     @Test(arguments: ["ipad-air", "", "1024x768", "x@2", "1024x768@0", "1025x768@2", "99999x768@1", "10x10@1", "axb@2"])

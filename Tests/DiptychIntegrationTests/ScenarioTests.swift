@@ -144,10 +144,12 @@ struct SlideOverScenarioTests {
         // Dismissed by its edge: inactive first, then in the background.
         #expect(p.names("secondary") == [
             "didEnterBackground", "willEnterForeground", "configure", "didBecomeActive",
-            "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive",
+            "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive", "configure",
         ])
         #expect(p.configures("secondary").first?["arrangement"]?.stringValue == "slide-over")
         #expect(widths(p.configures("primary")) == [1024, 694])  // pinned into split-2/3
+        // Pinned, the Slide Over's pane is where it was, but it is told where it now is.
+        #expect(p.configures("secondary").last?["arrangement"]?.stringValue == "split-2/3")
         // Each swipe began inside the notes pane, held back until claimed: the app saw none of
         // it (nothing drawn, nothing to cancel).
         #expect(p.events("primary", including: ["touch"]).isEmpty)

@@ -61,7 +61,8 @@ public struct DeviceProfile: Hashable, Sendable {
     /// Looks up a built-in profile or parses a custom `WxH@S` (pixels at scale S).
     ///
     /// A custom profile's size is taken as landscape (the longer side is the width); its compact
-    /// width is 375 pt when the landscape width is at least 1366 pt, else 320 pt.
+    /// width is 375 pt when the landscape width is at least 1180 pt (iPad Air 10.9″, iPad Pro 11″
+    /// and 12.9″), else 320 pt (iPad, iPad mini, 10.5″).
     public static func named(_ name: String) throws(ProfileError) -> DeviceProfile {
         if let profile = builtIn.first(where: { $0.name == name }) { return profile }
         guard let at = name.firstIndex(of: "@"), name[..<at].contains("x") else { throw .unknownDevice(name) }
@@ -75,7 +76,7 @@ public struct DeviceProfile: Hashable, Sendable {
         let size = Size(width: max(w, h) / s, height: min(w, h) / s)
         guard size.height >= 100 else { throw .badCustom(name, "the screen must be at least 100 points on each side") }
         return DeviceProfile(
-            name: name, landscapeSize: size, scale: s, compactWidth: size.width >= 1366 ? 375 : 320)
+            name: name, landscapeSize: size, scale: s, compactWidth: size.width >= 1180 ? 375 : 320)
     }
 
     /// The screen size in points in the given orientation.

@@ -58,7 +58,7 @@ let package = Package(
         // The scenario player, the frame driver and the profilers: tools around the server.
         .target(name: "DiptychHarness", dependencies: ["DiptychServer", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychLinux", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
-        .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychClient"]),
+        .target(name: "DiptychDemoKit", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychClient", "DiptychText"]),
 
         // MARK: Executables.
         .executableTarget(

@@ -1,2 +1,3 @@
 #include <ft2build.h>
 #include <freetype/freetype.h>
+#include <freetype/tttables.h>

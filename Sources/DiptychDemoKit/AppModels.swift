@@ -111,9 +111,10 @@ struct Digest {
     }
 }
 
-/// Draws `text` (font pixels scaled by `size`) at (x, y) in image pixels.
-func drawText(_ image: PixelImage, _ text: String, x: Int, y: Int, size: Int, color: RGB) {
-    image.fill(BitmapFont.rects(for: text, x: x, y: y, scale: max(1, size)), color: color)
+/// Draws `text` at (x, y) in image pixels (its capitals' top), as tall as the bitmap font's
+/// capitals at `size` (7 × size pixels), in Inter (bold for titles).
+func drawText(_ image: PixelImage, _ text: String, x: Int, y: Int, size: Int, color: RGB, bold: Bool = false) {
+    DemoType.shared.draw(image, text, x: x, y: y, scale: max(1, size), color: color, bold: bold)
 }
 
 // MARK: - pattern
@@ -204,7 +205,7 @@ public struct NotesModel: DemoModel {
             y += 32 * s
         }
         image.fill(rules, color: Self.rule)
-        drawText(image, "NOTES", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.ink)
+        drawText(image, "Notes", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.ink, bold: true)
         // The typed note, a line to each rule, with a caret after it.
         for (i, line) in (typed + "_").split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             drawText(image, String(line), x: 12 * s, y: (66 + 32 * i) * s, size: 2 * s, color: Self.ink)
@@ -381,7 +382,7 @@ public struct MarketsModel: DemoModel {
     }
 
     private func drawList(_ image: PixelImage, width: Int, scale s: Int) {
-        drawText(image, "MARKETS", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.text)
+        drawText(image, "Markets", x: 12 * s, y: 26 * s, size: 3 * s, color: Self.text, bold: true)
         let top = Int(Self.header) * s
         var y = top - Int(scroll) * s
         for (i, name) in Self.symbols.enumerated() {
@@ -392,11 +393,11 @@ public struct MarketsModel: DemoModel {
                     image.fill(clipped, color: i == selection ? Self.selected : Self.rowColor)
                 }
                 if y >= top {
-                    drawText(image, name, x: 12 * s, y: y + 14 * s, size: 2 * s, color: Self.text)
+                    drawText(image, name, x: 12 * s, y: y + 14 * s, size: 2 * s, color: Self.text, bold: true)
                     let p = Self.price(i)
                     let label = "\(p.cents / 100).\(p.cents % 100 < 10 ? "0" : "")\(p.cents % 100)"
-                    let size = BitmapFont.size(of: label, scale: 2 * s)
-                    drawText(image, label, x: width - size.width - 12 * s, y: y + 14 * s, size: 2 * s, color: p.change >= 0 ? Self.up : Self.down)
+                    let w = DemoType.shared.width(label, scale: 2 * s)
+                    drawText(image, label, x: width - w - 12 * s, y: y + 14 * s, size: 2 * s, color: p.change >= 0 ? Self.up : Self.down)
                 }
             }
             y += h
@@ -406,11 +407,11 @@ public struct MarketsModel: DemoModel {
     private func drawDetail(_ image: PixelImage, x: Int, width: Int, scale s: Int, back: Bool) {
         if back { drawText(image, "<", x: x + 12 * s, y: 26 * s, size: 3 * s, color: Self.text) }
         guard let i = selection else {
-            drawText(image, "NO SELECTION", x: x + 24 * s, y: 120 * s, size: 2 * s, color: Self.rowColor)
+            drawText(image, "No Selection", x: x + 24 * s, y: 120 * s, size: 2 * s, color: Self.rowColor)
             return
         }
         let p = Self.price(i)
-        drawText(image, Self.symbols[i], x: x + 24 * s, y: 80 * s, size: 6 * s, color: Self.text)
+        drawText(image, Self.symbols[i], x: x + 24 * s, y: 80 * s, size: 6 * s, color: Self.text, bold: true)
         drawText(image, "$\(p.cents / 100)", x: x + 24 * s, y: 140 * s, size: 4 * s, color: p.change >= 0 ? Self.up : Self.down)
         // A small deterministic chart of the last 24 sessions.
         let chartTop = 200 * s, chartHeight = 160 * s

@@ -120,6 +120,27 @@ public final class Typesetter: TextMetrics {
         return image
     }
 
+    /// Draws `text` in `color` straight onto `image` (over what is there), its pen starting at
+    /// `x` on the line `baseline`; what falls outside the image is cut off. For apps that set
+    /// their own text (the demo apps).
+    public func draw(_ text: String, color: RGB, pixelSize: Int, into image: PixelImage, x: Int, baseline: Int) {
+        let run = layout(text, pixelSize: pixelSize)
+        guard !run.glyphs.isEmpty else { return }
+        var placed = run.glyphs.map { pixman_glyph_t(x: Int32(x + $0.x), y: Int32(baseline), glyph: $0.entry) }
+        var c = pixman_color_t(red: UInt16(color.red) * 257, green: UInt16(color.green) * 257, blue: UInt16(color.blue) * 257, alpha: 0xFFFF)
+        let source = pixman_image_create_solid_fill(&c)
+        pixman_composite_glyphs_no_mask(PIXMAN_OP_OVER, source, image.image, 0, 0, 0, 0, cache, Int32(placed.count), &placed)
+        pixman_image_unref(source)
+    }
+
+    /// How tall the font's capital letters are, as a share of the em (from the font's OS/2
+    /// table; 0.73 when it has none, Inter's and DejaVu's).
+    public var capHeightShare: Double {
+        guard let os2 = FT_Get_Sfnt_Table(face, FT_SFNT_OS2)?.assumingMemoryBound(to: TT_OS2.self), os2.pointee.version >= 2,
+              os2.pointee.sCapHeight > 0, face.pointee.units_per_EM > 0 else { return 0.73 }
+        return Double(os2.pointee.sCapHeight) / Double(face.pointee.units_per_EM)
+    }
+
     private struct Run {
         var glyphs: [(x: Int, entry: UnsafeRawPointer)]
         var width: Int

@@ -44,7 +44,7 @@ public final class FrameDriver {
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeout)
         compositor.tick()
         // The record's label (bookkeeping, as `shownPanes` below): not the frame's work.
-        let motion = compositor.motionKind
+        let motion = compositor.motionKind, turn = compositor.turnDegrees
         let t2 = MonotonicClock.nanoseconds
         let prepared = compositor.prepareFrame()
         let t3 = MonotonicClock.nanoseconds
@@ -112,6 +112,7 @@ public final class FrameDriver {
         if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }
         r.shown = shown
         r.motion = motion
+        r.turn = turn
         guard record else { return r }
         records.append(r)
         if tracing { trace(r, t0: t0, t1: t1, t2: t2, t3: t3, t4: t4, t5: t5) }

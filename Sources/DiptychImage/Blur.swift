@@ -60,6 +60,29 @@ extension PixelImage {
         return out
     }
 
+    /// This image at 1/`factor` of its size, each pixel the mean of 2 × 2 samples of its block
+    /// (opaque): a turning picture's copy.
+    public func reduced(by factor: Int) -> PixelImage {
+        let w = max(1, width / factor), h = max(1, height / factor)
+        let out = PixelImage(width: w, height: h)
+        let dst = out.bits.assumingMemoryBound(to: UInt32.self)
+        let half = max(1, factor / 2)
+        for y in 0..<h {
+            let r0 = (bits + y * factor * stride).assumingMemoryBound(to: UInt32.self)
+            let r1 = (bits + min(height - 1, y * factor + half) * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<w {
+                let x0 = x * factor, x1 = min(width - 1, x0 + half)
+                var sum = SIMD4<UInt32>(r0[x0] >> 16 & 0xFF, r0[x0] >> 8 & 0xFF, r0[x0] & 0xFF, 0)
+                sum &+= SIMD4(r0[x1] >> 16 & 0xFF, r0[x1] >> 8 & 0xFF, r0[x1] & 0xFF, 0)
+                sum &+= SIMD4(r1[x0] >> 16 & 0xFF, r1[x0] >> 8 & 0xFF, r1[x0] & 0xFF, 0)
+                sum &+= SIMD4(r1[x1] >> 16 & 0xFF, r1[x1] >> 8 & 0xFF, r1[x1] & 0xFF, 0)
+                sum /= 4
+                dst[y * out.stride / 4 + x] = 0xFF00_0000 | sum[0] << 16 | sum[1] << 8 | sum[2]
+            }
+        }
+        return out
+    }
+
     /// One box blur of `radius` along each of `lines` lines of `count` values (`along` apart,
     /// lines `across` apart), edges extended: a running sum over 2r + 1 values.
     private static func boxBlur(

@@ -68,6 +68,16 @@ public final class PixelImage {
         image = pixman_image_create_bits(format.pixman, Int32(width), Int32(height), bits.assumingMemoryBound(to: UInt32.self), Int32(stride))!
     }
 
+    /// The same memory seen as a `width` × `height` image (rows packed), when it holds as many
+    /// pixels: an output that turns keeps its buffer (its pages are already there). Nil for
+    /// another size.
+    public func reshaped(width: Int, height: Int) -> PixelImage? {
+        guard width > 0, height > 0, width * height * 4 <= stride * self.height, width * 4 <= stride * self.height else { return nil }
+        // The memory's owner is this image's, or this image when it owns its memory (never a
+        // chain of views).
+        return PixelImage(foreign: bits, offset: 0, width: width, height: height, stride: width * 4, format: format, owner: owner ?? self)
+    }
+
     deinit {
         pixman_image_unref(image)
         if let ownedBits { free(ownedBits) }

@@ -171,10 +171,12 @@ public final class HeadlessBackend: OutputBackend {
     /// New black buffers of `size`.
     public func resize(to size: Size) -> Bool {
         self.size = size
-        if case .chain = buffers {
+        switch buffers {
+        case .chain:
             buffers = Self.buffers(size, scanout: true)
-        } else {
-            buffers = Self.buffers(size, scanout: false)
+        case .single(let image):
+            // Turned (as many pixels): the same memory, its pages already faulted in.
+            buffers = image.reshaped(width: size.width, height: size.height).map { .single($0) } ?? Self.buffers(size, scanout: false)
         }
         return true
     }

@@ -94,6 +94,8 @@ public struct RenderStats: Equatable, Sendable {
     /// Of the composited pixels, those blended over what was drawn under them (translucent
     /// chrome, rounded corners): every output pixel is written once, and these once more.
     public var blendedPixels = 0
+
+    public init() {}
 }
 
 /// Draws scenes with pixman. Stateless; the target is passed in.

@@ -108,10 +108,29 @@ extension Compositor {
         let (graph, frameDamage) = taken ?? takeFrame()
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
-        var (ops, stats) = renderer.plan(scene)
+        var (ops, stats) = desk.turn(at: now) == nil ? renderer.plan(scene) : ([], RenderStats())
+        if let t = desk.turn(at: now) { drawTurn(t, graph: graph) }
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: clients.commitCount)
     }
+
+    /// A frame of a rotation's turn, drawn reduced: the new scene into the turn's picture, then
+    /// the old and new pictures turned into the turn's frame (the fade operation scales it up
+    /// over the output).
+    private func drawTurn(_ t: (turn: Turn, old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8)), graph: SceneGraph) {
+        let fresh = t.turn.fresh
+        let reduce = AffineTransform(a: Double(fresh.width) / Double(geometry.panel.width), b: 0, c: 0, d: Double(fresh.height) / Double(geometry.panel.height), tx: 0, ty: 0)
+        if t.new.opacity > 0 {
+            renderer.render(Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: reduce.concatenating(geometry.transform), outputSize: Size(width: fresh.width, height: fresh.height)), into: fresh)
+        }
+        Turning.draw([
+            Turning.Layer(image: fresh, angle: t.new.angle, opacity: t.new.opacity),
+            Turning.Layer(image: t.turn.old, angle: t.old.angle, opacity: t.old.opacity),
+        ], into: t.turn.frame)
+    }
+
+    /// How far the old picture of a rotation has turned now, in degrees (nil: no turn runs).
+    public var turnDegrees: Double? { desk.turn(at: now).map { $0.old.angle * 180 / .pi } }
 
     /// The pixels a node of the scene shows, if it shows an app's image that is still held.
     func pixels(of node: SceneNode) -> PixelImage? {

@@ -3,6 +3,7 @@
 // inputs that drive it: touch and pen from the panel, rotation, emulation.
 
 import DiptychCore
+import Glibc
 import DiptychWire
 
 extension Compositor {
@@ -177,17 +178,24 @@ extension Compositor {
     /// output follows it; with emulation the panel stays and the picture is refitted.
     public func rotate(to orientation: Orientation) {
         guard orientation != desk.shell.orientation else { return }
-        crossFading { desk.rotate(to: orientation) }
+        crossFading(turning: true) { desk.rotate(to: orientation) }
     }
 
     /// Changes the logical screen through `change` (the shell's decision), refitting the
-    /// output, with a cross-fade from what was shown.
-    private func crossFading(_ change: () -> [ShellEffect]) {
-        // The old frame fades out over the new.
-        if frameCount > 0 { desk.beginFade(from: backend.lastFrame.copy(), at: now) }
+    /// output, with a cross-fade from what was shown; `turning` (a rotation): the old frame
+    /// turns into the new one.
+    private func crossFading(turning: Bool = false, _ change: () -> [ShellEffect]) {
+        // The old frame fades out over the new (or turns into it).
+        // (A turn keeps only a reduced copy: a whole frame's copy is a cost the first frame of
+        // the turn would pay.)
+        if frameCount > 0 { desk.beginFade(from: turning ? backend.lastFrame.reduced(by: Turn.reduction) : backend.lastFrame.copy(), at: now) }
+        let before = geometry.transform
         let effects = change()
         updateGeometry()
-        desk.fitFade(to: geometry.panel)
+        // How far the logical screen turned on the panel (the panel itself turns with it when
+        // the output follows the logical screen, as headless).
+        func angle(_ t: AffineTransform) -> Double { atan2(t.b, t.a) }
+        desk.fitFade(to: geometry.panel, turning: turning ? angle(geometry.transform) - angle(before) : nil)
         apply(effects)
     }
 

@@ -235,32 +235,76 @@ struct Desk: ~Copyable {
 
     /// Fits the fading frame to the output after a geometry change: the same pixels on a panel
     /// of the same size, turned a quarter when the panel turned with the screen (a headless
-    /// output follows the logical screen); no fade for any other change of size.
-    mutating func fitFade(to panel: Size) {
+    /// output follows the logical screen); no fade for any other change of size. With
+    /// `turning` (the change of the logical screen's angle on the panel, for a rotation) the
+    /// old frame turns into the new one instead of fading over it.
+    mutating func fitFade(to panel: Size, turning: Double? = nil) {
         guard let f = fade else { return }
+        // A turn's old frame is already reduced: compare it with the reduced panel.
+        let k = turning == nil ? 1 : Turn.reduction
+        let target = Size(width: max(1, panel.width / k), height: max(1, panel.height / k))
         let old = Size(width: f.image.width, height: f.image.height)
-        if old == panel { return }
-        if old.width == panel.height && old.height == panel.width {
-            // New pixel (x, y) shows old pixel (y, h − x): the old frame turned clockwise.
+        var angle = turning
+        if old.width == target.height && old.height == target.width && old != target {
+            // New pixel (x, y) shows old pixel (y, h − x): the old frame turned clockwise (as
+            // it sat on the panel, which turned with the screen); it turns back by a quarter.
             fade?.transform = AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: Double(old.height))
-        } else {
+            angle = turning.map { $0 - .pi / 2 }
+        } else if old != target {
             fade = nil
+            return
         }
+        guard var a = angle else { return }
+        // The shorter way round (a half turn stays a half turn).
+        while a > .pi { a -= 2 * .pi }
+        while a <= -.pi { a += 2 * .pi }
+        if abs(a) < 0.01 {
+            fade = nil
+            return
+        }
+        // The old frame as it sat on the panel (reduced like it), in the new panel's pixels.
+        let picture = PixelImage(width: target.width, height: target.height)
+        PixmanRenderer.replay([.composite(
+            image: f.image, opaque: true, transform: fade?.transform, filter: .nearest, rects: [Rect(x: 0, y: 0, width: target.width, height: target.height)],
+            sourceOffset: (0, 0))], into: picture)
+        fade?.turn = Turn(old: picture, fresh: PixelImage(width: target.width, height: target.height), frame: PixelImage(width: target.width, height: target.height), angle: a)
+    }
+
+    /// How far a turn is at `now`: the old picture's angle and opacity, the new picture's, and
+    /// the turn (nil when no turn runs).
+    func turn(at now: UInt64) -> (turn: Turn, old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? {
+        guard let f = fade, let t = f.turn else { return nil }
+        let elapsed = now >= f.start ? now - f.start : 0
+        // Its time is up: the frame that ends it draws the scene itself.
+        guard elapsed < MotionMetrics.turnMilliseconds else { return nil }
+        let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.turnMilliseconds)
+        // The two cross-fade across the middle of the turn.
+        let q = max(0, min(1, (p - 0.3) / 0.4)), mix = q * q * (3 - 2 * q)
+        return (t, (t.angle * p, UInt8(((1 - mix) * 255).rounded())), (t.angle * (p - 1), UInt8((mix * 255).rounded())))
     }
 
     /// The fade's operation for a frame at `now` on a panel of `panel`, drawn over the new
-    /// scene: the old frame at an alpha easing from opaque to clear. Nil once it has run its
-    /// course (the frame that follows repaints the output without it).
+    /// scene: the old frame at an alpha easing from opaque to clear; or, for a turn, the
+    /// reduced frame the turn was drawn into, scaled up over the whole output. Nil once it
+    /// has run its course (the frame that follows repaints the output without it).
     mutating func fadeOperation(at now: UInt64, panel: Size) -> RenderOperation? {
         guard let f = fade else { return nil }
         let elapsed = now >= f.start ? now - f.start : 0
+        let all = Rect(x: 0, y: 0, width: panel.width, height: panel.height)
+        if let t = f.turn {
+            guard elapsed < MotionMetrics.turnMilliseconds else {
+                fade = nil
+                return nil
+            }
+            let m = AffineTransform(a: Double(t.frame.width) / Double(panel.width), b: 0, c: 0, d: Double(t.frame.height) / Double(panel.height), tx: 0, ty: 0)
+            return .composite(image: t.frame, opaque: true, transform: m, filter: .nearest, rects: [all], sourceOffset: (0, 0))
+        }
         guard elapsed < MotionMetrics.fadeMilliseconds else {
             fade = nil
             return nil
         }
         let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.fadeMilliseconds)
         let alpha = UInt8(((1 - p) * 255).rounded())
-        let all = Rect(x: 0, y: 0, width: panel.width, height: panel.height)
         return .composite(
             image: f.image, opaque: true, transform: f.transform, filter: .nearest, rects: [all], sourceOffset: (0, 0),
             mask: RenderMask(source: .constant(alpha)))
@@ -274,6 +318,23 @@ struct CrossFade {
     var start: UInt64
     /// New output pixel to old output pixel (nil: the same pixel).
     var transform: AffineTransform?
+    /// When the screen turned: the old and new pictures turning instead of a fade.
+    var turn: Turn?
+}
+
+/// A rotation's turn: the old frame and the new scene, reduced (`reduction` times smaller each
+/// way), turned together about the screen's centre into a reduced frame that is then scaled up
+/// over the output.
+struct Turn {
+    /// The old frame as it sat on the panel, reduced, in the new panel's orientation.
+    var old: PixelImage
+    /// The new scene, drawn reduced each frame of the turn.
+    var fresh: PixelImage
+    /// The reduced frame the two are turned into.
+    var frame: PixelImage
+    /// The angle the old picture turns through (radians, clockwise on the panel: ±π/2 or π).
+    var angle: Double
+    static let reduction = 4
 }
 
 /// What a frame shows of the desk at one time (see `Desk.presentation`).

@@ -40,6 +40,8 @@ public struct FrameRecord: Sendable {
     public var shown: ShownPanes?
     /// What was moving: "follow" (a finger), "settle", "fade" (a rotation); nil when still.
     public var motion: String?
+    /// During a rotation: how far the old picture has turned, in degrees.
+    public var turn: Double?
 
     public init(
         frame: Int, time: UInt64, input: Double, apps: Double, layout: Double, composite: Double, present: Double, total: Double,
@@ -64,6 +66,7 @@ public struct FrameRecord: Sendable {
         if let f = pageFaults { pairs.append(("page_faults", .int(f))) }
         if let shown { pairs += shown.json }
         if let motion { pairs.append(("motion", .string(motion))) }
+        if let turn { pairs.append(("turn", .double((turn * 10).rounded() / 10))) }
         return .object(pairs)
     }
 }
@@ -86,7 +89,7 @@ public final class LiveFrames {
         inputMilliseconds: Double, hadInput: Bool, scene: (taken: (graph: SceneGraph, damage: Region?), milliseconds: Double)? = nil
     ) -> (FrameRecord, PresentResult) {
         let built = scene?.milliseconds ?? 0
-        let motion = compositor.motionKind
+        let motion = compositor.motionKind, turn = compositor.turnDegrees
         let t2 = MonotonicClock.nanoseconds
         let prepared = compositor.prepareFrame(scene?.taken)
         let t3 = MonotonicClock.nanoseconds
@@ -103,6 +106,7 @@ public final class LiveFrames {
             repaintedPixels: repainted, inputLatency: hadInput && repainted > 0 ? inputMilliseconds + built + ms(t2, t5) : nil)
         r.shown = compositor.shownPanes
         r.motion = motion
+        r.turn = turn
         // Bounded: a kiosk runs for months; keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }
         records.append(r)

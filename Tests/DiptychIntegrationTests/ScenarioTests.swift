@@ -257,6 +257,8 @@ struct ShownFrame {
     var motion: String?
     var panes: [(role: String, x: Int, width: Int)]
     var divider: Int?
+    /// During a rotation, how far the old picture has turned (degrees).
+    var turn: Double?
 
     static func all(_ p: Played) throws -> [ShownFrame] {
         let json = try JSONValue.parse(String(decoding: try Files.read("\(p.dir)/frames.json"), as: UTF8.self))
@@ -264,7 +266,7 @@ struct ShownFrame {
             ShownFrame(
                 time: f["time"]?.intValue ?? -1, motion: f["motion"]?.stringValue,
                 panes: (f["panes"]?.arrayValue ?? []).map { ($0["role"]?.stringValue ?? "", $0["x"]?.intValue ?? -1, $0["width"]?.intValue ?? -1) },
-                divider: f["divider"]?.intValue)
+                divider: f["divider"]?.intValue, turn: f["turn"]?.doubleValue)
         }
     }
 }
@@ -301,8 +303,16 @@ struct MotionScenarioTests {
         // The divider released at 595 pt snaps to split-1/2 (507 pt).
         let snap = frames.filter { $0.time >= 1248 && $0.time < 1700 }.compactMap { f in f.divider.map { (f.time, $0) } }
         expectSettle(snap, from: 595, to: 507, "the divider")
-        // The rotation cross-fades over at least 4 frames.
-        #expect(frames.filter { $0.motion == "fade" }.count >= 4)
+        // The rotation turns: frame by frame the old picture's angle grows, strictly between 0
+        // and the quarter turn mid-animation, over about 400 ms.
+        let turning = frames.filter { $0.motion == "fade" }.compactMap { f in f.turn.map { (f.time, $0) } }
+        #expect(turning.count >= 20, "\(turning)")
+        #expect(zip(turning, turning.dropFirst()).allSatisfy { abs($1.1) >= abs($0.1) }, "\(turning)")
+        let mid = turning.filter { $0.0 >= 1700 + 60 && $0.0 <= 1700 + 200 }
+        #expect(mid.count >= 2 && mid.allSatisfy { abs($0.1) > 1 && abs($0.1) < 89 } && abs(mid.last!.1) > abs(mid.first!.1), "\(mid)")
+        #expect(abs(turning.last!.1) > 85 && turning.last!.0 - turning.first!.0 <= 400, "\(turning)")
+        // The frame after the turn shows the new layout itself, whole.
+        #expect(frames.first { $0.time > turning.last!.0 }?.turn == nil)
         // Apps are activated once the panes are at rest: after the pin's settle, not during it.
         #expect(p.names("secondary").filter { $0 == "didBecomeActive" }.count >= 2)
         // Mid-animation frames, as a user sees them.
@@ -314,6 +324,11 @@ struct MotionScenarioTests {
         // placeholder in the app's colour.
         let snapping = try p.image("snapping.png")
         #expect(snapping.pixel(x: 1900, y: 300) & 0xFFFFFF != 0)
+        // Mid-turn the picture is turned and scaled to stay on the screen: black in the corners,
+        // the picture in the middle.
+        let rotating = try p.image("rotating.png")
+        #expect([(4, 4), (rotating.width - 5, 4), (4, rotating.height - 5), (rotating.width - 5, rotating.height - 5)].allSatisfy { rotating.pixel(x: $0.0, y: $0.1) & 0xFFFFFF == 0 })
+        #expect(rotating.pixel(x: rotating.width / 2, y: rotating.height / 2) & 0xFFFFFF != 0)
     }
 
     @Test func anAppThatNeverAnswersSnapshotsStillAnimates() throws {
@@ -327,7 +342,7 @@ struct MotionScenarioTests {
 
 struct DeterminismTests {
     static let scenarios = [
-        "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over",
+        "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over", "rotate",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
         "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen", "keyboard-pointer",
     ]

@@ -285,6 +285,32 @@ func expectSettle(_ values: [(time: Int, value: Int)], from: Int, to: Int, _ wha
     #expect(values[end].time - values[start].time <= 500, "\(what) took \(values[end].time - values[start].time) ms")
 }
 
+struct MomentumScenarioTests {
+    /// Read frame by frame from frames.json: a flick of the divider (90 pt in 32 ms from ⅔,
+    /// let go at 604 pt, nearer ⅔ than ½) carries on to ½ at the finger's speed, without a stall
+    /// at the release, never more than 8 pt past ½; the same place let go at rest goes gently.
+    @Test func aFlickedDividerCarriesOnAtTheFingersSpeed() throws {
+        let p = try play("flick")
+        let frames = try ShownFrame.all(p)
+        let flick = frames.filter { $0.time < 600 }.compactMap { f in f.divider.map { (time: f.time, x: $0, motion: f.motion) } }
+        let follow = flick.filter { $0.motion == "follow" }
+        #expect(follow.map(\.x) == [694, 664, 634], "\(flick)")
+        let fingerSpeed = follow[1].x - follow[2].x  // 30 pt a frame
+        let settle = flick.drop { $0.motion == "follow" }.map(\.x)
+        #expect(settle.first == 604)
+        // The first frame after the release moves at least half as fast as the finger did.
+        #expect(settle[0] - settle[1] >= fingerSpeed / 2, "\(settle)")
+        // Then it slows down all the way, monotonic, and rests at ½ (507) past which it never
+        // goes by more than 8 pt.
+        let steps = zip(settle, settle.dropFirst()).map { $0 - $1 }
+        #expect(steps.allSatisfy { $0 >= 0 } && zip(steps, steps.dropFirst()).allSatisfy { $1 <= $0 + 1 }, "\(settle)")
+        #expect(settle.min()! >= 507 - 8 && settle.last == 507)
+        // Let go at rest at 587 pt (nearer ½), it settles back from rest: a gentle start.
+        let slow = frames.filter { $0.time >= 800 }.compactMap(\.divider)
+        #expect(slow.first == 587 && slow.last == 507 && slow[0] - slow[1] <= 6, "\(slow)")
+    }
+}
+
 struct MotionScenarioTests {
     @Test func slideOverFollowsTheFingerAndEverySettleIsGentle() throws {
         let p = try play("motion")
@@ -342,7 +368,7 @@ struct MotionScenarioTests {
 
 struct DeterminismTests {
     static let scenarios = [
-        "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over", "rotate",
+        "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over", "rotate", "flick",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
         "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "second-screen", "keyboard-pointer",
     ]

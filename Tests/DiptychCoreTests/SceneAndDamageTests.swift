@@ -67,6 +67,12 @@ struct SceneBuilderTests {
         let settling = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes
         #expect(settling.map(\.key) == [.placeholder(AppID(1)), .surface(AppID(1)), .blur(AppID(1)), .icon(AppID(1))])
         #expect(settling[2].opacity == 128 && settling[3].opacity == 128)
+        // Held near the edge that dismisses it: dimmed (drawn translucent over black).
+        pane.blur = 1
+        pane.dim = PresentedPane.maxDim
+        let dimmed = SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes
+        #expect(dimmed.map(\.opacity) == [128, 128])
+        pane.dim = 0
         // Settled: no blur.
         pane.blur = 0
         #expect(!SceneBuilder.build(panes: [pane], profile: profile, orientation: .landscape) { _ in content }.nodes.contains { $0.key == .blur(AppID(1)) })

@@ -53,6 +53,25 @@ struct ShellDividerTests {
         #expect(s.motion == nil && s.presentation(at: 1000)[0].frame.width == 507)
     }
 
+    @Test func anAppIsDimmedAsTheDividerNearsTheEdgeThatDismissesIt() throws {
+        var s = try shell()
+        _ = s.handleTouch(id: 1, phase: .down, x: 699, y: 300, now: 0)
+        // At a split nothing is dimmed; both are blurred while the divider is held.
+        #expect(s.presentation.map(\.dim) == [0, 0] && s.presentation.map(\.blur) == [1, 1])
+        // Towards the right edge the secondary darkens, most where the release dismisses it
+        // (half the 320 pt column).
+        var dims: [Double] = []
+        for (i, x) in [760.0, 800, 840, 864, 900].enumerated() {
+            _ = s.handleTouch(id: 1, phase: .motion, x: x, y: 300, now: 16 * UInt64(i + 1))
+            dims.append(s.presentation[1].dim)
+            #expect(s.presentation[0].dim == 0)
+        }
+        #expect(dims[0] > 0 && zip(dims, dims.dropFirst()).allSatisfy { $1 >= $0 } && dims[2] < PresentedPane.maxDim && dims.last == PresentedPane.maxDim, "\(dims)")
+        // Towards the left edge, the primary.
+        _ = s.handleTouch(id: 1, phase: .motion, x: 200, y: 300, now: 200)
+        #expect(s.presentation[0].dim == PresentedPane.maxDim && s.presentation[1].dim == 0)
+    }
+
     @Test func dragThatReturnsChangesNothing() throws {
         var s = try shell()
         let before = s.layout

@@ -33,6 +33,13 @@ public struct RGB: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible 
     /// The colour as a 32-bit XRGB8888 / ARGB8888 word with full alpha.
     public var argb: UInt32 { 0xFF00_0000 | UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
 
+    /// This colour darkened to `share` (0…1) of its brightness (as drawn over black at that
+    /// opacity).
+    public func scaled(_ share: Double) -> RGB {
+        func c(_ v: UInt8) -> UInt8 { UInt8(max(0, min(255, (Double(v) * share).rounded()))) }
+        return RGB(red: c(red), green: c(green), blue: c(blue))
+    }
+
     public var description: String {
         let digits = Array("0123456789ABCDEF")
         return "#" + String([red, green, blue].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })

@@ -298,12 +298,14 @@ public enum SceneBuilder {
             let blur = max(0, min(1, p.blur))
             let fuzzy = blur > 0 ? (image.flatMap { c.blurs[$0.id] }.map { ($0, image!) } ?? c.live.flatMap { l in c.blurs[l.id].map { ($0, l) } }) : nil
             if blur >= 1 {
+                // An app about to be dismissed is dimmed (drawn translucent over black).
+                let shown = UInt8(((1 - max(0, min(1, p.dim))) * 255).rounded())
                 if let (b, source) = fuzzy {
-                    nodes.append(blurNode(p.app, b, of: source, in: clip, anchor: p.anchor))
+                    nodes.append(blurNode(p.app, b, of: source, in: clip, anchor: p.anchor, opacity: shown))
                 } else {
-                    nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile), imageRect: clip, clip: clip))
+                    nodes.append(SceneNode(key: .placeholder(p.app), content: .solid(tile.scaled(Double(shown) / 255)), imageRect: clip, clip: clip))
                 }
-                if let i = icon(c, tile: tile, in: clip, scale: scale, key: .icon(p.app)) { nodes.append(i) }
+                if let i = icon(c, tile: tile, in: clip, scale: scale, key: .icon(p.app), opacity: shown) { nodes.append(i) }
             } else {
                 let placed = image.map { place($0, in: clip, anchor: p.anchor) }
                 // What the image leaves bare of the pane (up to four pieces, as `Region.subtract`

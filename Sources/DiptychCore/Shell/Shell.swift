@@ -53,6 +53,10 @@ public struct PresentedPane: Equatable, Sendable {
     /// How blurred it is drawn, with its icon over it: 1 while the divider is held, fading to
     /// 0 as the pane settles after the release.
     public var blur = 0.0
+    /// How far it is dimmed (0…`maxDim`): while the divider is held near the edge that would
+    /// dismiss its app, more the nearer it comes.
+    public var dim = 0.0
+    public static let maxDim = 0.5
 
     public init(app: AppID, role: Role, frame: Rect, anchor: Anchor, prefersSnapshots: Bool, floating: Double = 0) {
         self.app = app
@@ -171,6 +175,16 @@ public struct Shell: Sendable {
             out[1].prefersSnapshots = true
             out[0].blur = 1
             out[1].blur = 1
+            // Dimmed from the narrow column's width down to where the release would dismiss
+            // the app (a quarter of the screen for the primary, half the column for the
+            // secondary).
+            let c = Double(profile.compactWidth)
+            func dim(_ width: Int, dismissedAt edge: Double) -> Double {
+                guard c > edge else { return 0 }
+                return PresentedPane.maxDim * max(0, min(1, (c - Double(width)) / (c - edge)))
+            }
+            out[0].dim = dim(out[0].frame.width, dismissedAt: Double(w) / 4)
+            out[1].dim = dim(out[1].frame.width, dismissedAt: c / 2)
         }
         for route in routes.values where out.count == 2 {
             switch route {

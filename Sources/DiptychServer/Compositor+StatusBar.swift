@@ -96,11 +96,10 @@ extension Compositor {
     /// (read from the system at most once a minute).
     func statusBarLayer(width: Int, scale: Int) -> (nodes: [SceneNode], generation: UInt64)? {
         guard configuration.statusBar else { return nil }
-        // In Split View each part of the bar takes the style of the app beneath it, and so
-        // (while the Slide Over still reaches the top of the screen) does the part over a
-        // Slide Over; in full screen the bar lies on the primary alone.
+        // In Split View each part of the bar takes the style of the app beneath it; in full
+        // screen and over a Slide Over (which floats below the bar) it lies on the primary.
         var trailing: (style: StatusBarStyle, from: Int)?
-        if desk.shell.arrangement != .full, let pane = desk.shell.layout.pane(.secondary) {
+        if desk.shell.arrangement != .full, let pane = desk.shell.layout.pane(.secondary), pane.frame.minY < StatusBar.height {
             trailing = (barStyle(of: session(.secondary), primary: false), pane.frame.x * scale)
         }
         return statusBarCache.layer(

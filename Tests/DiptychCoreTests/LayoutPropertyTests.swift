@@ -41,10 +41,12 @@ struct LayoutPropertyTests {
                     let l = try LayoutEngine.layout(profile: profile, orientation: orientation, arrangement: arrangement)
                     let screen = Rect(x: 0, y: 0, width: l.screen.width, height: l.screen.height)
                     let context = "\(profile.name) c=\(profile.compactWidth) d=\(profile.dividerWidth) \(orientation) \(arrangement) seed \(seed)"
-                    // Panes lie inside the screen, full height, with pixel sizes = points × scale.
+                    // Panes lie inside the screen, full height (a Slide Over floats inset from the
+                    // top and the bottom), with pixel sizes = points × scale.
                     for p in l.panes {
                         #expect(screen.contains(p.frame), "\(context)")
-                        #expect(p.frame.height == l.screen.height && p.frame.y == 0, "\(context)")
+                        let inset = arrangement == .slideOver && p.role == .secondary ? LayoutEngine.slideOverInset : 0
+                        #expect(p.frame.height == l.screen.height - 2 * inset && p.frame.y == inset, "\(context)")
                         #expect(p.frame.width > 0, "\(context)")
                         #expect(p.pixelWidth == p.frame.width * profile.scale && p.pixelHeight == p.frame.height * profile.scale, "\(context)")
                         #expect((p.horizontalSizeClass == .regular) == (p.frame.width >= profile.regularMinWidth), "\(context)")

@@ -60,7 +60,10 @@ struct LayoutTableTests {
         #expect(p.verticalSizeClass == .regular)  // every iPad pane is at least 678 pt tall
         if let s = e.secondary {
             let sp = try #require(l.pane(.secondary))
-            #expect(sp.frame == Rect(x: s.x, y: 0, width: s.w, height: h))
+            // A Slide Over floats 20 pt below the top and above the bottom of the screen.
+            let inset = arrangement == .slideOver ? LayoutEngine.slideOverInset : 0
+            #expect(sp.frame == Rect(x: s.x, y: inset, width: s.w, height: h - 2 * inset))
+            #expect(sp.pixelHeight == (h - 2 * inset) * 2)
             #expect(sp.horizontalSizeClass == e.secondaryClass)
         } else {
             #expect(l.pane(.secondary) == nil)

@@ -101,15 +101,20 @@ struct ChromeTests {
         let graph = SceneBuilder.build(panes: panes, profile: profile, orientation: .landscape) { app in
             AppContent(live: ImageRef(id: app.rawValue, width: app == AppID(1) ? 2048 : 640, height: 1536))
         }
-        // Bottom to top: the primary, the shadow it receives, the Slide Over, its grabber. No
-        // divider: the Slide Over floats.
-        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .shadow(AppID(2)), .surface(AppID(2)), .grabber(AppID(2))])
-        #expect(graph.nodes[2].cornerRadius == 20 && graph.nodes[0].cornerRadius == 0)
+        // Bottom to top: the primary, the shadow it receives, the dark bar along the Slide
+        // Over's left edge and its handle, the Slide Over, its grabber. No divider: the Slide
+        // Over floats.
+        #expect(graph.nodes.map(\.key) == [.surface(AppID(1)), .shadow(AppID(2)), .edgeBar(AppID(2)), .edgeHandle(AppID(2)), .surface(AppID(2)), .grabber(AppID(2))])
+        #expect(graph.nodes[4].cornerRadius == 20 && graph.nodes[0].cornerRadius == 0)
+        // It floats below the status bar: 20 pt from the top and the bottom.
+        #expect(graph.nodes[4].clip == Rect(x: 1408, y: 40, width: 640, height: 1536 - 80))
+        let bar = graph.nodes[2].imageRect
+        #expect(bar.maxX == 1408 && bar.width == ChromeStyle.edgeBarWidth * 2 && bar.minY >= 40 && bar.maxY <= 1536 - 40)
         // At least 8 pt of shadow, falling to the left of the Slide Over's edge.
         let shadow = graph.nodes[1]
         #expect(shadow.imageRect.maxX == 1408 && shadow.imageRect.width >= 16)
-        let grabber = graph.nodes[3].imageRect
-        #expect(grabber.x + grabber.width / 2 == 1408 + 320 && grabber.minY > 0 && grabber.maxY < 40)
+        let grabber = graph.nodes[5].imageRect
+        #expect(grabber.x + grabber.width / 2 == 1408 + 320 && grabber.minY > 40 && grabber.maxY < 80)
     }
 
     @Test func chromeFadesWithTheFloatingShare() {

@@ -374,27 +374,27 @@ struct SlideOverHandleTests {
         #expect(s.arrangement == .split23)
         // Past the strip it is the app's.
         var t = try shell("ipad", .landscape, .slideOver)
-        #expect(t.handleTouch(id: 1, phase: .down, x: 740, y: 400, now: 0) == [.touch(S, id: 1, phase: .down, x: 36, y: 400)])
+        #expect(t.handleTouch(id: 1, phase: .down, x: 740, y: 400, now: 0) == [.touch(S, id: 1, phase: .down, x: 36, y: 380)])
     }
 
     @Test func theGrabberPulledDownPinsAndDraggedRightDismisses() throws {
-        // The grabber: 44 × 30 pt at the top centre (x 864).
+        // The grabber: 44 × 30 pt at the top centre (x 864) of the Slide Over (20 pt down).
         var pin = try shell("ipad", .landscape, .slideOver)
-        #expect(pin.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0).isEmpty)  // never the app's
-        for i in 1...6 { #expect(pin.handleTouch(id: 1, phase: .motion, x: 866, y: 10 + Double(i) * 20, now: UInt64(i * 16)).isEmpty) }
-        _ = pin.handleTouch(id: 1, phase: .up, x: 866, y: 130, now: 112)
+        #expect(pin.handleTouch(id: 1, phase: .down, x: 864, y: 30, now: 0).isEmpty)  // never the app's
+        for i in 1...6 { #expect(pin.handleTouch(id: 1, phase: .motion, x: 866, y: 30 + Double(i) * 20, now: UInt64(i * 16)).isEmpty) }
+        _ = pin.handleTouch(id: 1, phase: .up, x: 866, y: 150, now: 112)
         #expect(pin.arrangement == .split23)
 
         var away = try shell("ipad", .landscape, .slideOver)
-        _ = away.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)
-        for i in 1...4 { _ = away.handleTouch(id: 1, phase: .motion, x: 864 + Double(i) * 40, y: 12, now: UInt64(i * 16)) }
-        _ = away.handleTouch(id: 1, phase: .up, x: 1024, y: 12, now: 80)
+        _ = away.handleTouch(id: 1, phase: .down, x: 864, y: 30, now: 0)
+        for i in 1...4 { _ = away.handleTouch(id: 1, phase: .motion, x: 864 + Double(i) * 40, y: 32, now: UInt64(i * 16)) }
+        _ = away.handleTouch(id: 1, phase: .up, x: 1024, y: 32, now: 80)
         #expect(!away.secondaryShown)
 
         // Sideways first, then down: no pin; let go slowly near its place: it stays.
         var stay = try shell("ipad", .landscape, .slideOver)
-        _ = stay.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)
-        _ = stay.handleTouch(id: 1, phase: .motion, x: 914, y: 10, now: 100)
+        _ = stay.handleTouch(id: 1, phase: .down, x: 864, y: 30, now: 0)
+        _ = stay.handleTouch(id: 1, phase: .motion, x: 914, y: 30, now: 100)
         _ = stay.handleTouch(id: 1, phase: .motion, x: 914, y: 150, now: 300)
         _ = stay.handleTouch(id: 1, phase: .up, x: 914, y: 150, now: 600)
         #expect(stay.arrangement == .slideOver)

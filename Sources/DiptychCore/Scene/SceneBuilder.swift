@@ -81,6 +81,9 @@ public struct SceneNode: Hashable, Sendable {
         /// The status bar's pieces, left to right.
         case status(StatusBar.Item)
         case shadow(AppID)
+        /// A Slide Over's left-edge bar and the small handle on it.
+        case edgeBar(AppID)
+        case edgeHandle(AppID)
         case grabber(AppID)
         case divider
         case handle
@@ -131,7 +134,7 @@ public struct SceneNode: Hashable, Sendable {
     /// The app whose pane this node belongs to, if any.
     public var app: AppID? {
         switch key {
-        case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
+        case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
         case .divider, .handle, .status, .cursor: nil
         }
     }
@@ -210,6 +213,9 @@ public enum ChromeStyle {
     public static let cornerRadius = 10
     public static let shadowWidth = 16
     public static let shadowAlpha = 0.32
+    /// The dark bar along a Slide Over's left edge, and its handle's height.
+    public static let edgeBarWidth = 6
+    public static let edgeHandleHeight = 36
     /// The grabber: a small pill at the Slide Over's top centre.
     public static let grabberSize = Size(width: 36, height: 5)
     public static let grabberTop = 6
@@ -285,6 +291,19 @@ public enum SceneBuilder {
                 let shadow = Rect(x: clip.x - w, y: clip.y, width: w, height: clip.height)
                 let alpha = UInt8((ChromeStyle.shadowAlpha * floating * 255).rounded())
                 if alpha > 0 { nodes.append(SceneNode(key: .shadow(p.app), content: .chrome(.shadow(alpha: alpha)), imageRect: shadow, clip: shadow)) }
+                // A thin dark bar along its left edge (between the rounded corners) with a small
+                // light handle, as iOS 9's Slide Over.
+                let bw = ChromeStyle.edgeBarWidth * scale, inset = ChromeStyle.cornerRadius * scale
+                let bar = Rect(x: clip.x - bw, y: clip.y + inset, width: bw, height: clip.height - 2 * inset)
+                let barAlpha = UInt8((floating * 255).rounded())
+                if barAlpha > 0, bar.height > 0 {
+                    nodes.append(SceneNode(key: .edgeBar(p.app), content: .chrome(.pill(ChromeStyle.dividerColor, alpha: barAlpha)), imageRect: bar, clip: bar))
+                    let hw = max(1, bw / 3), hh = ChromeStyle.edgeHandleHeight * scale
+                    let handle = Rect(x: bar.x + (bw - hw) / 2, y: bar.y + (bar.height - hh) / 2, width: hw, height: hh)
+                    if handle.height <= bar.height {
+                        nodes.append(SceneNode(key: .edgeHandle(p.app), content: .chrome(.pill(ChromeStyle.handleColor, alpha: barAlpha)), imageRect: handle, clip: handle))
+                    }
+                }
             }
             var image = c.live
             var live = true

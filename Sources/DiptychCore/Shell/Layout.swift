@@ -155,6 +155,10 @@ public enum LayoutEngine {
          height >= profile.regularMinHeight ? .regular : .compact)
     }
 
+    /// How far a Slide Over is inset from the top and the bottom of the screen, in points (the
+    /// status bar's height: the bar is never drawn over it).
+    public static let slideOverInset = 20
+
     /// The width of the secondary's compact pane on a screen `screenWidth` points wide: the
     /// profile's compact width, but never more than half of what the divider leaves.
     public static func compactWidth(screenWidth: Int, profile: DeviceProfile) -> Int {
@@ -184,11 +188,12 @@ public enum LayoutEngine {
         let w = screen.width, h = screen.height, d = profile.dividerWidth
         let c = compactWidth(screenWidth: w, profile: profile)
 
-        func pane(_ role: Role, x: Int, width: Int) -> Pane {
-            let (hc, vc) = sizeClasses(width: width, height: h, profile: profile)
+        func pane(_ role: Role, x: Int, width: Int, inset: Int = 0) -> Pane {
+            let height = h - 2 * inset
+            let (hc, vc) = sizeClasses(width: width, height: height, profile: profile)
             return Pane(
-                role: role, frame: Rect(x: x, y: 0, width: width, height: h),
-                pixelWidth: width * profile.scale, pixelHeight: h * profile.scale,
+                role: role, frame: Rect(x: x, y: inset, width: width, height: height),
+                pixelWidth: width * profile.scale, pixelHeight: height * profile.scale,
                 horizontalSizeClass: hc, verticalSizeClass: vc)
         }
 
@@ -198,7 +203,8 @@ public enum LayoutEngine {
         case .full:
             panes = [pane(.primary, x: 0, width: w)]
         case .slideOver:
-            panes = [pane(.primary, x: 0, width: w), pane(.secondary, x: w - c, width: c)]
+            // The Slide Over floats below the status bar: inset from the top and the bottom.
+            panes = [pane(.primary, x: 0, width: w), pane(.secondary, x: w - c, width: c, inset: slideOverInset)]
         case .split23:
             let pw = w - d - c
             panes = [pane(.primary, x: 0, width: pw), pane(.secondary, x: w - c, width: c)]

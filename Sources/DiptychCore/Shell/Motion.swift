@@ -98,7 +98,13 @@ public struct Transition: Equatable, Sendable {
             func mix(_ a: Int, _ b: Int) -> Int { Int((Double(a) + (Double(b) - Double(a)) * p).rounded()) }
             var pane = end
             let x0 = mix(begin.frame.minX, end.frame.minX), x1 = mix(begin.frame.maxX, end.frame.maxX)
-            pane.frame = Rect(x: x0, y: end.frame.y, width: max(0, x1 - x0), height: end.frame.height)
+            // A pane that grows taller (a Slide Over pinned) takes its full height at once: grown
+            // gradually it would leave bands beside it that the narrowing primary no longer
+            // covers. One that grows shorter (made to float) eases, over the primary.
+            let taller = end.frame.height >= begin.frame.height
+            let y0 = taller ? end.frame.minY : mix(begin.frame.minY, end.frame.minY)
+            let y1 = taller ? end.frame.maxY : mix(begin.frame.maxY, end.frame.maxY)
+            pane.frame = Rect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
             pane.floating = min(1, max(0, begin.floating + (end.floating - begin.floating) * p))
             pane.anchor = begin.anchor
             pane.prefersSnapshots = begin.prefersSnapshots

@@ -34,6 +34,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Before each capture, write DIR/NAME.ready and wait for DIR/NAME.done (a host reading the screen back).")
     var captureSync: String?
 
+    @Option(help: "How long an app's round trip is waited for, in ms (an emulated CPU is many times slower).")
+    var roundTripTimeoutMs = 5000
+
     func run() throws {
         try reportingErrors {
             let text = String(decoding: try Files.read(scenario), as: UTF8.self)
@@ -60,6 +63,7 @@ struct PlayCommand: ParsableCommand {
             }
             player.backend = drm
             player.secondBackend = second
+            player.roundTripTimeoutMilliseconds = roundTripTimeoutMs
             var injector: UinputInjector?
             if inputViaUinput {
                 let devices = try UinputInjector(panel: drm.size)

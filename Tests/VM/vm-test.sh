@@ -69,8 +69,9 @@ mkdir -p "$IR/usr/share/X11/locale"
 cp -r /usr/share/X11/xkb "$IR/usr/share/X11/"
 cp /usr/share/X11/locale/compose.dir /usr/share/X11/locale/locale.alias /usr/share/X11/locale/locale.dir "$IR/usr/share/X11/locale/" 2>/dev/null || true
 cp -r /usr/share/X11/locale/en_US.UTF-8 "$IR/usr/share/X11/locale/" 2>/dev/null || true
-# The chrome's fonts, as on the host (the status bar is drawn with FreeType in both renders).
-for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/opentype/inter/Inter-Medium.otf \
+# The fonts, as on the host (the status bar and the demo apps set their text with FreeType in
+# both renders; the demo apps' titles in Inter Bold).
+for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/opentype/inter/Inter-Medium.otf /usr/share/fonts/opentype/inter/Inter-Bold.otf \
   /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; do
   [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
 done

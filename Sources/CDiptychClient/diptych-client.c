@@ -365,6 +365,10 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         if (e->key.state > DC_KEY_REPEATED) r.bad = 1;
         break;
     }
+    case DC_PIP_ACTION:
+        e->pip_action.action = r8(&r);
+        if (e->pip_action.action > DC_PIP_CLOSE) r.bad = 1;
+        break;
     case DC_REFUSED: {
         /* Three strings, each cut to its field (the rest skipped). */
         char *fields[3] = { e->refused.request, e->refused.reason, e->refused.message };

@@ -283,11 +283,15 @@ public final class Connection {
 
     /// Shows `buffer` in the app's Picture in Picture window (opening it; only the primary, or
     /// the app that was primary when it went to the background, may), with the given damage
-    /// (nil: the whole buffer). It is busy until the compositor releases it.
-    public func pipCommit(_ buffer: ShmBuffer, damage: [Rect]? = nil) throws(ClientError) {
+    /// (nil: the whole buffer). `playing` says whether the video plays (the window's controls
+    /// offer pause, else play); `sourceRect` is where the video is in the app's pane, in points
+    /// (the window grows out of it when it opens and shrinks back into it when the app closes
+    /// it on coming back; nil: the pane's centre). The buffer is busy until the compositor
+    /// releases it. Taps on the window's controls come as `pipAction`.
+    public func pipCommit(_ buffer: ShmBuffer, playing: Bool = true, sourceRect: Rect? = nil, damage: [Rect]? = nil) throws(ClientError) {
         let whole = Rect(x: 0, y: 0, width: buffer.width, height: buffer.height)
         buffer.isBusy = true
-        try send(.pipCommit(buffer: buffer.id, damage: damage ?? [whole]))
+        try send(.pipCommit(buffer: buffer.id, playing: playing, sourceRect: sourceRect, damage: damage ?? [whole]))
     }
 
     /// Shows `buffer` on the second screen (the primary may, after `screenConnected`), with the

@@ -58,6 +58,8 @@ public protocol DemoModel {
     func drawPictureInPicture(_ image: PixelImage)
     /// Whether the picture plays on the second screen.
     var onSecondScreen: Bool { get set }
+    /// Whether the picture is paused (from the Picture in Picture window's controls).
+    var paused: Bool { get set }
     /// Handles a key of the app's (it has the keyboard focus): the keysym, the text it types,
     /// and whether it went down, came up or repeated; returns whether the app must redraw.
     mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool
@@ -86,6 +88,10 @@ extension DemoModel {
     }
     public func drawPictureInPicture(_ image: PixelImage) {}
     public var onSecondScreen: Bool {
+        get { false }
+        set {}
+    }
+    public var paused: Bool {
         get { false }
         set {}
     }

@@ -214,6 +214,21 @@ public struct DemoRunner {
                 model.onSecondScreen = false
                 if foreground && canvas != nil && !pipOpen { try present() }
             }
+        case .pipAction(let action):
+            // The window's controls: play/pause, back to the app (the compositor brings it
+            // back; it takes its picture back as it comes to the foreground), close.
+            switch action {
+            case .playPause:
+                model.paused.toggle()
+                if pipOpen { try commitPictureInPicture() }
+            case .close:
+                pipOpen = false
+                model.inPictureInPicture = false
+                model.paused = true
+                if foreground && canvas != nil { try present() }
+            case .restore:
+                break
+            }
         case .screenConnected(let screen, let w, let h):
             // A playing app sends its picture to the second screen.
             guard model.plays, screen == 2 else { return }
@@ -304,7 +319,11 @@ public struct DemoRunner {
     }
 
     func commitPictureInPicture() throws(ClientError) {
-        try commitPicture(TvModel.pipSize(screenPixels: screenPixels > 0 ? screenPixels : 1024)) { b throws(ClientError) in try connection.pipCommit(b) }
+        // The video fills the app's pane: the window grows out of all of it.
+        let video = canvas.map { Rect(x: 0, y: 0, width: $0.pixelWidth / $0.scale, height: $0.pixelHeight / $0.scale) }
+        try commitPicture(TvModel.pipSize(screenPixels: screenPixels > 0 ? screenPixels : 1024)) { b throws(ClientError) in
+            try connection.pipCommit(b, playing: !model.paused, sourceRect: video)
+        }
     }
 
     /// Draws the current picture on the second screen, at its size.

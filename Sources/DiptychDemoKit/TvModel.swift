@@ -22,6 +22,9 @@ public struct TvModel: DemoModel {
     /// Whether the picture plays on the second screen (as a video app sends it to an
     /// external display).
     public var onSecondScreen = false
+    /// Paused from the Picture in Picture window's controls (or closed there: iOS stops the
+    /// video then); the picture stays.
+    public var paused = false
 
     public init() {}
 
@@ -31,6 +34,7 @@ public struct TvModel: DemoModel {
     public var stateDigest: String {
         var d = Digest()
         d.add(inPictureInPicture ? 1 : 0)
+        d.add(paused ? 1 : 0)
         return d.hex
     }
     public var preferredStatusBarStyle: StatusBarStyle { .light }
@@ -41,7 +45,7 @@ public struct TvModel: DemoModel {
     /// picture changed.
     public mutating func play(at time: UInt64) -> Bool {
         let f = Int(time / Self.frameMilliseconds)
-        guard f != frame else { return false }
+        guard f != frame, !paused else { return false }
         frame = f
         return true
     }

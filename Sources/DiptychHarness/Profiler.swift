@@ -287,8 +287,11 @@ public enum Profiler {
         let w = Double(compositor.layout.screen.width)
         let divider = Double(compositor.layout.divider?.x ?? 0) + 5
         let gesture = workload.measuresMotion ? MotionChoreography(workload, compositor: compositor) : nil
-        for i in 0..<(frames + 10) {
-            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= 10) {
+        // Frames before the measured ones: the apps settle in (and a Picture in Picture window
+        // grows out of tv's video).
+        let warmup = 10 + (workload == .pip ? Int(PictureInPicture.growMilliseconds / ScenarioPlayer.frameInterval) + 2 : 0)
+        for i in 0..<(frames + warmup) {
+            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= warmup) {
                 if let gesture { return gesture.input(frame: i) }
                 guard workload == .dividerDrag else { return false }
                 if i == 0 {
@@ -309,7 +312,7 @@ public enum Profiler {
             // repaints it every frame.
             for k in 0..<60 {
                 compositor.redrawAll()
-                let r = try driver.frame(at: UInt64(frames + 10 + k) * ScenarioPlayer.frameInterval, record: false) { false }
+                let r = try driver.frame(at: UInt64(frames + warmup + k) * ScenarioPlayer.frameInterval, record: false) { false }
                 fullFrames.append(r.total)
             }
             // The frames that repaint something, as `run` draws them (see `drawn`).

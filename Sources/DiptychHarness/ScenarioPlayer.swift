@@ -33,6 +33,8 @@ public final class ScenarioPlayer {
     public var debugDamage = false
     /// Draw the status bar, with this title (nil: the device's) and battery.
     public var statusBar = true
+    /// iOS's Reduce Motion (`--reduce-motion`).
+    public var reduceMotion = false
     public var statusBarTitle: String?
     public var battery: BatterySource = .none
     /// Called with each capture's name and screen (1 or 2) once its frame is on the output (a
@@ -73,6 +75,7 @@ public final class ScenarioPlayer {
         configuration.palmRejection = scenario.palmRejection
         configuration.emulateOn = scenario.emulateOn
         configuration.debugDamage = debugDamage
+        configuration.reduceMotion = reduceMotion
         configuration.statusBar = statusBar
         configuration.statusBarTitle = statusBarTitle
         configuration.battery = battery

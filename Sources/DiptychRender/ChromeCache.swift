@@ -94,6 +94,20 @@ public final class ChromeCache {
                 let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
                 let glyph = picture(.text(letter, ink, pixelSize: size.height / 2), size: size)
                 pixman_image_composite32(PIXMAN_OP_OVER, glyph.image, nil, image.image, 0, 0, 0, 0, 0, 0, Int32(size.width), Int32(size.height))
+            case .scrim(let alpha, let corner):
+                // A rounded rectangle of translucent black (a window's controls, a stashed tab).
+                let w = Double(size.width), h = Double(size.height), r = Double(corner)
+                Self.paint(image) { x, y in
+                    Double(alpha) / 255 * Self.coverage(x, y) { px, py in
+                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
+                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
+                    }
+                } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
+            case .glyph(let glyph):
+                let inside = Self.glyphShape(glyph, side: Double(min(size.width, size.height)))
+                Self.paint(image) { x, y in 0.95 * Self.coverage(x, y, inside: inside) } color: { a in
+                    Self.premultiplied(RGB(red: 255, green: 255, blue: 255), a)
+                }
             case .text(let text, let color, let pixelSize):
                 if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
@@ -130,6 +144,45 @@ public final class ChromeCache {
         let words = image.stride / 4
         for y in 0..<image.height {
             for x in 0..<image.width { pixels[y * words + x] = color(max(0, min(1, alpha(x, y)))) }
+        }
+    }
+
+    /// Whether a point (pixels) lies on `glyph` drawn in a square of `side` pixels: strokes a
+    /// tenth of the side wide, as the Picture in Picture controls of iOS.
+    private static func glyphShape(_ glyph: Glyph, side s: Double) -> (Double, Double) -> Bool {
+        let half = max(1, s / 20)
+        // Within `half` of the segment from a to b (all in units of the side).
+        func stroke(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Double, Double) -> Bool {
+            let (x0, y0, x1, y1) = (ax * s, ay * s, bx * s, by * s)
+            return { px, py in
+                let dx = x1 - x0, dy = y1 - y0
+                let t = max(0, min(1, ((px - x0) * dx + (py - y0) * dy) / max(1e-9, dx * dx + dy * dy)))
+                let ex = px - (x0 + t * dx), ey = py - (y0 + t * dy)
+                return ex * ex + ey * ey <= half * half
+            }
+        }
+        func any(_ parts: [(Double, Double) -> Bool]) -> (Double, Double) -> Bool { { x, y in parts.contains { $0(x, y) } } }
+        switch glyph {
+        case .close:
+            return any([stroke(0.2, 0.2, 0.8, 0.8), stroke(0.8, 0.2, 0.2, 0.8)])
+        case .restore:
+            // A window's outline with an arrow from its corner towards the middle (back to the app).
+            return any([stroke(0.1, 0.25, 0.9, 0.25), stroke(0.9, 0.25, 0.9, 0.85), stroke(0.9, 0.85, 0.1, 0.85), stroke(0.1, 0.85, 0.1, 0.25),
+                        stroke(0.3, 0.45, 0.6, 0.7), stroke(0.6, 0.7, 0.6, 0.5), stroke(0.6, 0.7, 0.4, 0.7)])
+        case .play:
+            return { x, y in
+                let u = x / s, v = y / s
+                return u >= 0.25 && u <= 0.85 && abs(v - 0.5) <= 0.35 * (0.85 - u) / 0.6
+            }
+        case .pause:
+            return { x, y in
+                let u = x / s, v = y / s
+                return v >= 0.2 && v <= 0.8 && ((u >= 0.25 && u <= 0.42) || (u >= 0.58 && u <= 0.75))
+            }
+        case .chevronLeft:
+            return any([stroke(0.6, 0.25, 0.35, 0.5), stroke(0.35, 0.5, 0.6, 0.75)])
+        case .chevronRight:
+            return any([stroke(0.4, 0.25, 0.65, 0.5), stroke(0.65, 0.5, 0.4, 0.75)])
         }
     }
 

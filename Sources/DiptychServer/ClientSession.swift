@@ -62,6 +62,12 @@ struct PiPSurfaceState {
     var surface: CommittedSurface?
     var frameDonePending = false
     var eligible = false
+    /// The video's rectangle in the app's pane (points), as its last `pipCommit` gave it.
+    var sourceRect: Rect?
+    /// The app's pane when it gave `sourceRect` (points of the screen).
+    var sourcePane: Rect?
+    /// A copy of the last picture, shown while the closed window shrinks back into the app.
+    var departing: (ref: ImageRef, pixels: PixelImage)?
 }
 
 /// A connected client. Confined to the compositor's thread.
@@ -200,6 +206,7 @@ final class ClientSession {
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
         if let s = pip.surface, s.image.ref.id == ref.id { return s.image.pixels }
+        if let d = pip.departing, d.ref.id == ref.id { return d.pixels }
         if let i = icon, i.ref.id == ref.id { return i.pixels }
         if let b = blurs.values.first(where: { $0.ref.id == ref.id }) { return b.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels

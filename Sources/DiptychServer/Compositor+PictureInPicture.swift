@@ -16,15 +16,40 @@ extension Compositor {
     var pipTopInset: Int { configuration.statusBar ? StatusBar.height : 0 }
 
     /// The windows as drawn at `now`, bottom to top.
-    var floatingWindows: [FloatingWindow] { floatingWindows(desk.pip.frames(in: pipSpace, at: now)) }
+    var floatingWindows: [FloatingWindow] { floatingWindows(desk.pip.shown(in: pipSpace, at: now)) }
 
-    /// The windows at `frames` (bottom to top) that show a surface.
-    func floatingWindows(_ frames: [(app: AppID, frame: Rect)]) -> [FloatingWindow] {
-        frames.compactMap { w in session(w.app)?.pip.surface.map { FloatingWindow(app: w.app, frame: w.frame, image: $0.image.ref) } }
+    /// The windows `shown` (bottom to top) that have a picture: the app's surface, or the copy
+    /// of its last one while a closed window shrinks back into the app.
+    func floatingWindows(_ shown: [PiPShown]) -> [FloatingWindow] {
+        shown.compactMap { w in
+            guard let c = session(w.app), let image = w.closing ? c.pip.departing?.ref : c.pip.surface?.image.ref else { return nil }
+            return FloatingWindow(app: w.app, frame: w.frame, image: image, controls: w.controls, playing: w.playing, stashedLeft: w.stashedLeft)
+        }
     }
 
     /// The frames of the Picture in Picture windows at `now`, in points (for `frames.json`).
     public var pipFrames: [Rect] { floatingWindows.map(\.frame) }
+
+    /// Where `app`'s video is on screen (points): `source` (the app's, in its pane as it was
+    /// when given, `given`) placed in its pane now or where the pane last was, scaled with the
+    /// pane when it changed size since, kept inside it; without one, a small rectangle at the
+    /// pane's centre. Nil when the app never had a pane.
+    func videoRect(of app: AppID, source: Rect?, given: Rect? = nil) -> Rect? {
+        guard let pane = desk.shell.pane(of: app)?.frame ?? desk.lastPanes[app] else { return nil }
+        if var r = source {
+            if let g = given, g.size != pane.size, g.width > 0, g.height > 0 {
+                // The app is back in a pane of another size (full screen where it was split):
+                // its video is where it would be, in proportion.
+                func scale(_ v: Int, _ to: Int, _ from: Int) -> Int { v * to / from }
+                r = Rect(x: scale(r.x, pane.width, g.width), y: scale(r.y, pane.height, g.height),
+                         width: scale(r.width, pane.width, g.width), height: scale(r.height, pane.height, g.height))
+            }
+            let placed = Rect(x: pane.x + r.x, y: pane.y + r.y, width: r.width, height: r.height).intersection(pane)
+            if let placed, !placed.isEmpty { return placed }
+        }
+        let w = max(1, pane.width / 8), h = max(1, pane.width / 14)
+        return Rect(x: pane.x + (pane.width - w) / 2, y: pane.y + (pane.height - h) / 2, width: w, height: h)
+    }
 
     /// Whether an app may open a window: the primary, or the app that was primary when it
     /// left the screen (iOS's automatic invocation, in answer to `didEnterBackground`).
@@ -44,7 +69,7 @@ extension Compositor {
     }
 
     /// `pipCommit`: shows the buffer in the app's window, opening it if needed.
-    func pipCommit(_ id: UInt32, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
+    func pipCommit(_ id: UInt32, playing: Bool, sourceRect: Rect?, damage bufferDamage: [Rect], from c: ClientSession) throws(ProtocolError) {
         let buffer = try c.buffers.buffer(id, for: "pipCommit")
         let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
         let screen = desk.shell.profile.pixelSize(.landscape)
@@ -60,7 +85,11 @@ extension Compositor {
             }
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }
-        desk.showPiP(c.app, bufferSize: size)
+        c.pip.sourceRect = sourceRect
+        c.pip.sourcePane = desk.shell.pane(of: c.app)?.frame ?? desk.lastPanes[c.app]
+        // Opening, it grows out of the app's video (under Reduce Motion it fades in).
+        let source = configuration.reduceMotion ? nil : videoRect(of: c.app, source: sourceRect)
+        desk.showPiP(c.app, bufferSize: size, playing: playing, from: source, now: now)
         c.showPiP(hold(buffer), damage: bufferDamage)
         c.lastCommit = clients.stampCommit()
         c.pip.frameDonePending = true
@@ -69,9 +98,17 @@ extension Compositor {
         if let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }
     }
 
-    /// `pipClose`: the window goes (its last buffer is released).
+    /// `pipClose`: the window goes (its last buffer is released). An app on screen (it came
+    /// back) takes the window back: it shrinks into the app's video, showing a copy of its last
+    /// picture.
     func pipClose(from c: ClientSession) {
-        guard desk.closePiP(c.app) else { return }
+        let into = desk.shell.pane(of: c.app) != nil && !configuration.reduceMotion ? videoRect(of: c.app, source: c.pip.sourceRect, given: c.pip.sourcePane) : nil
+        if into != nil, let s = c.pip.surface {
+            let ref = s.image.ref
+            c.pip.departing = (ImageRef(id: clients.newImageID(), width: ref.width, height: ref.height), s.image.pixels.copy())
+        }
+        guard desk.closePiP(c.app, into: into, space: pipSpace, now: now) else { return }
+        scheduleFrame()
         c.hidePiP()
         logger.debug("picture in picture closed", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
     }
@@ -84,4 +121,20 @@ extension Compositor {
 
     /// A finger touch for the windows: a `down` on one picks it up, and every later sample of
     /// that touch moves it or lets it settle. Returns whether the touch is a window's (the
+
+    /// A tap on a window's control: the app is told; `close` closes the window (its buffer
+    /// released), `restore` brings the app back on screen as the primary (it takes the window
+    /// back when it closes it).
+    func pipAction(_ action: PiPAction, of app: AppID) {
+        guard let c = session(app) else { return }
+        send(.pipAction(action), to: c)
+        switch action {
+        case .close:
+            if desk.closePiP(app) { c.hidePiP() }
+        case .restore:
+            apply(desk.restore(app, now: now))
+        case .playPause:
+            break
+        }
+    }
 }

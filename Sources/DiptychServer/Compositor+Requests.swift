@@ -69,8 +69,8 @@ extension Compositor {
             c.roundTrip.answeredAt = MonotonicClock.nanoseconds
         case .statusBarStyle(let style):
             setStatusBarStyle(style, from: c)
-        case .pipCommit(let id, let bufferDamage):
-            try pipCommit(id, damage: bufferDamage, from: c)
+        case .pipCommit(let id, let playing, let sourceRect, let bufferDamage):
+            try pipCommit(id, playing: playing, sourceRect: sourceRect, damage: bufferDamage, from: c)
         case .pipClose:
             pipClose(from: c)
         case .screenCommit(let screen, let id, let bufferDamage):
@@ -130,7 +130,7 @@ extension ClientMessage {
     var boundingDamage: ClientMessage {
         switch self {
         case .commit(let b, let d) where d.count > Region.commitRectangleLimit: .commit(buffer: b, damage: Region.bounded(d))
-        case .pipCommit(let b, let d) where d.count > Region.commitRectangleLimit: .pipCommit(buffer: b, damage: Region.bounded(d))
+        case .pipCommit(let b, let p, let r, let d) where d.count > Region.commitRectangleLimit: .pipCommit(buffer: b, playing: p, sourceRect: r, damage: Region.bounded(d))
         case .screenCommit(let s, let b, let d) where d.count > Region.commitRectangleLimit:
             .screenCommit(screen: s, buffer: b, damage: Region.bounded(d))
         default: self

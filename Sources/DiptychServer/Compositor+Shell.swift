@@ -46,6 +46,11 @@ extension Compositor {
                 }
             case .dropSnapshots:
                 for c in clients.all { c.dropSnapshots() }
+            case .pipAction(let app, let action):
+                pipAction(action, of: app)
+            case .crossFade:
+                // Reduce Motion: the change shows as a short cross-fade from what was shown.
+                if frameCount > 0 { desk.beginFade(from: backend.lastFrame.copy(), at: now, milliseconds: MotionMetrics.reducedFadeMilliseconds) }
             }
         }
         updatePiPEligibility()
@@ -59,6 +64,7 @@ extension Compositor {
     /// nothing until the newcomer shows something, and an app that joins and leaves (however
     /// often) never reflows its partner.
     func sendConfigures() {
+        desk.notePanes()
         let waitingForNewcomer = newcomerDrawing != nil
         deferredConfigures = false
         for c in clients.inOrder where c.admitted {
@@ -117,7 +123,7 @@ extension Compositor {
     /// no such wake-ups).
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
-        return [desk.nextDeadline, nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides]
+        return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides]
             .compactMap { $0 }.min()
     }
 
@@ -178,7 +184,8 @@ extension Compositor {
     /// output follows it; with emulation the panel stays and the picture is refitted.
     public func rotate(to orientation: Orientation) {
         guard orientation != desk.shell.orientation else { return }
-        crossFading(turning: true) { desk.rotate(to: orientation) }
+        // (Under Reduce Motion the turn is a cross-fade.)
+        crossFading(turning: !configuration.reduceMotion) { desk.rotate(to: orientation) }
     }
 
     /// Changes the logical screen through `change` (the shell's decision), refitting the

@@ -57,6 +57,9 @@ public struct CompositorConfiguration: Sendable {
     /// The keymap's names (unset parts from `XKB_DEFAULT_*`, then `us`), and how keys repeat.
     public var keymap = KeymapNames()
     public var keyRepeat = KeyRepeat()
+    /// iOS's Reduce Motion: moves not under the finger (settles, rotation, a Picture in Picture
+    /// window growing or shrinking) become short cross-fades.
+    public var reduceMotion = false
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -182,10 +185,12 @@ public final class Compositor {
         self.configuration = configuration
         self.logger = logger
         _ = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
+        var shell = Shell(
+            profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
+            multitasking: configuration.multitasking)
+        shell.reduceMotion = configuration.reduceMotion
         desk = Desk(
-            shell: Shell(
-                profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
-                multitasking: configuration.multitasking),
+            shell: shell,
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
         supervision = Supervision(policy: configuration.relaunch)
         keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)

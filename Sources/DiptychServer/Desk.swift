@@ -42,6 +42,7 @@ struct Desk: ~Copyable {
     init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
         self.palm = palm
+        pip.reduceMotion = shell.reduceMotion
     }
 
     // MARK: - Input
@@ -72,16 +73,17 @@ struct Desk: ~Copyable {
     /// and windows as a touch does, never held off by palm rejection (a mouse is no palm).
     mutating func pointerTouch(phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         let id = PointerState.touchID
-        if pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return nil }
+        if let taken = pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return taken }
         return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
     }
 
-    /// A finger in points of the logical screen, or nil when it reaches neither an app nor a
-    /// gesture: palm rejection held it off, or it holds a Picture in Picture window.
+    /// A finger in points of the logical screen, or nil when palm rejection held it off. A
+    /// touch on a Picture in Picture window reaches no app nor gesture (its effects are the
+    /// window's: a control's action).
     mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         lastTouch[id] = phase == .up || phase == .cancel ? nil : (x, y)
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
-        if pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return nil }
+        if let taken = pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return taken }
         return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
     }
 
@@ -107,23 +109,26 @@ struct Desk: ~Copyable {
         return effects + shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY)
     }
 
-    /// Moves a Picture in Picture window with the touch that holds it; whether the touch was
-    /// the window's.
-    private mutating func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> Bool {
+    /// Moves, pinches or taps a Picture in Picture window with the touches on it: nil when the
+    /// touch is not a window's, else what it asks (a control's action, or nothing).
+    private mutating func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         switch phase {
         case .down:
-            guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return false }
+            guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return nil }
             pipTouches.insert(id)
-            return true
         case .motion:
-            guard pipTouches.contains(id) else { return false }
+            guard pipTouches.contains(id) else { return nil }
             _ = pip.touchMotion(id: id, x: x, y: y, in: space, now: now)
-            return true
         case .up, .cancel:
-            guard pipTouches.remove(id) != nil else { return false }
-            _ = pip.touchUp(id: id, x: x, y: y, in: space, now: now, cancelled: phase == .cancel)
-            return true
+            guard pipTouches.remove(id) != nil else { return nil }
+            switch pip.touchUp(id: id, x: x, y: y, in: space, now: now, cancelled: phase == .cancel) {
+            case .action(let app, let action): return [.pipAction(app, action)]
+            // Under Reduce Motion a window let go is where it rests at once: cross-faded.
+            case .handled: return pip.reduceMotion ? [.crossFade] : []
+            case nil: return []
+            }
         }
+        return []
     }
 
     /// The fingers on the screen, where each last was.
@@ -135,6 +140,7 @@ struct Desk: ~Copyable {
     /// pen's (one that stopped reporting has left: the app under it hears it go, where it was).
     mutating func tick(now: UInt64) -> (shell: [ShellEffect], pen: [ShellEffect]) {
         let effects = shell.tick(now: now)
+        _ = pip.prune(at: now)
         guard palm.tick(now: now) else { return (effects, []) }
         return (effects, shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0))
     }
@@ -188,16 +194,40 @@ struct Desk: ~Copyable {
 
     var activationPending: Bool { !pendingActivation.isEmpty }
 
-    /// The next time something of the desk falls due (an activation, a gesture's time-out).
-    var nextDeadline: UInt64? { [pendingActivation.values.min(), shell.nextDeadline].compactMap { $0 }.min() }
+    /// The next time something of the desk falls due (an activation, a gesture's time-out, a
+    /// window's controls hiding) after `now`.
+    func nextDeadline(after now: UInt64) -> UInt64? {
+        [pendingActivation.values.min(), shell.nextDeadline, pip.controlsDeadline(after: now)].compactMap { $0 }.min()
+    }
 
     // MARK: - Picture in Picture
 
-    mutating func showPiP(_ app: AppID, bufferSize: Size) { pip.show(app, bufferSize: bufferSize) }
+    /// Opens or updates `app`'s window; opening, it grows out of `source` (points).
+    mutating func showPiP(_ app: AppID, bufferSize: Size, playing: Bool, from source: Rect?, now: UInt64) {
+        pip.show(app, bufferSize: bufferSize, playing: playing, from: source, at: now)
+    }
 
-    /// Closes `app`'s window; whether it had one.
+    /// Closes `app`'s window (shrinking into `into`, points, when given); whether it had one.
     @discardableResult
-    mutating func closePiP(_ app: AppID) -> Bool { pip.close(app) }
+    mutating func closePiP(_ app: AppID, into: Rect? = nil, space: PiPSpace? = nil, now: UInt64 = 0) -> Bool {
+        pip.close(app, into: into, in: space, at: now)
+    }
+
+    /// Brings `app` (a window's) back on screen as the primary (see `Shell.restore`).
+    mutating func restore(_ app: AppID, now: UInt64) -> [ShellEffect] { shell.restore(app, now: now) }
+
+    /// Where each shown app's pane was last laid out (points): a window opened by an app that
+    /// has just left the screen grows out of where its video was.
+    private(set) var lastPanes: [AppID: Rect] = [:]
+
+    /// Notes where the shown apps' panes are now.
+    mutating func notePanes() {
+        for a in [shell.primary, shell.secondary].compactMap({ $0 }) {
+            if let p = shell.pane(of: a) { lastPanes[a] = p.frame }
+        }
+    }
+
+    mutating func forgetPane(of app: AppID) { lastPanes[app] = nil }
 
     // MARK: - Motion
 
@@ -206,7 +236,7 @@ struct Desk: ~Copyable {
     /// `pipTopInset`), and the device and orientation they are laid out for.
     func presentation(at now: UInt64, pipTopInset: Int) -> DeskPresentation {
         DeskPresentation(
-            panes: shell.presentation(at: now), windows: pip.frames(in: pipSpace(topInset: pipTopInset), at: now),
+            panes: shell.presentation(at: now), windows: pip.shown(in: pipSpace(topInset: pipTopInset), at: now),
             profile: shell.profile, orientation: shell.orientation)
     }
 
@@ -231,7 +261,10 @@ struct Desk: ~Copyable {
     }
 
     /// Starts a cross-fade from `image` (what the output shows now), before the geometry changes.
-    mutating func beginFade(from image: PixelImage, at now: UInt64) { fade = CrossFade(image: image, start: now, transform: nil) }
+    /// (`milliseconds`: how long it takes.)
+    mutating func beginFade(from image: PixelImage, at now: UInt64, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
+        fade = CrossFade(image: image, start: now, transform: nil, duration: milliseconds)
+    }
 
     /// Fits the fading frame to the output after a geometry change: the same pixels on a panel
     /// of the same size, turned a quarter when the panel turned with the screen (a headless
@@ -299,11 +332,11 @@ struct Desk: ~Copyable {
             let m = AffineTransform(a: Double(t.frame.width) / Double(panel.width), b: 0, c: 0, d: Double(t.frame.height) / Double(panel.height), tx: 0, ty: 0)
             return .composite(image: t.frame, opaque: true, transform: m, filter: .nearest, rects: [all], sourceOffset: (0, 0))
         }
-        guard elapsed < MotionMetrics.fadeMilliseconds else {
+        guard elapsed < f.duration else {
             fade = nil
             return nil
         }
-        let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.fadeMilliseconds)
+        let p = Spring.progress(elapsed: elapsed, duration: f.duration)
         let alpha = UInt8(((1 - p) * 255).rounded())
         return .composite(
             image: f.image, opaque: true, transform: f.transform, filter: .nearest, rects: [all], sourceOffset: (0, 0),
@@ -320,6 +353,8 @@ struct CrossFade {
     var transform: AffineTransform?
     /// When the screen turned: the old and new pictures turning instead of a fade.
     var turn: Turn?
+    /// How long the fade takes (ms).
+    var duration = MotionMetrics.fadeMilliseconds
 }
 
 /// A rotation's turn: the old frame and the new scene, reduced (`reduction` times smaller each
@@ -340,7 +375,7 @@ struct Turn {
 /// What a frame shows of the desk at one time (see `Desk.presentation`).
 struct DeskPresentation {
     var panes: [PresentedPane]
-    var windows: [(app: AppID, frame: Rect)]
+    var windows: [PiPShown]
     var profile: DeviceProfile
     var orientation: Orientation
 }

@@ -101,8 +101,13 @@ extension ClientMessage {
             w.u32(full ? 1 : 0)
         case .ack(let serial):
             w.u32(serial)
-        case .commit(let b, let damage), .pipCommit(let b, let damage):
+        case .commit(let b, let damage):
             w.u32(b)
+            w.damage(damage)
+        case .pipCommit(let b, let playing, let source, let damage):
+            w.u32(b)
+            w.u8((playing ? 1 : 0) | (source != nil ? 2 : 0))
+            w.rect(source ?? Rect(x: 0, y: 0, width: 0, height: 0))
             w.damage(damage)
         case .snapshot(let serial, let b):
             w.u32(serial)
@@ -140,10 +145,17 @@ extension ClientMessage {
             m = .hello(name: name, requiresFullScreen: flags & 1 != 0)
         case 2:
             m = .ack(serial: try r.u32())
-        case 3, 9:
+        case 3:
             let b = try r.u32()
-            let damage = try r.damage()
-            m = opcode == 3 ? .commit(buffer: b, damage: damage) : .pipCommit(buffer: b, damage: damage)
+            m = .commit(buffer: b, damage: try r.damage())
+        case 9:
+            let b = try r.u32(), flags = try r.u8(), source = try r.rect()
+            guard flags & ~3 == 0 else { throw ProtocolError(.malformedMessage, "unknown pipCommit flags \(flags)") }
+            let has = flags & 2 != 0
+            if has && (source.width <= 0 || source.height <= 0) {
+                throw ProtocolError(.malformedMessage, "pipCommit sourceRect \(source.width)×\(source.height) is empty")
+            }
+            m = .pipCommit(buffer: b, playing: flags & 1 != 0, sourceRect: has ? source : nil, damage: try r.damage())
         case 4:
             m = .snapshot(serial: try r.u32(), buffer: try r.u32())
         case 5:
@@ -216,6 +228,8 @@ extension ServerEvent {
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.u32(button); w.u8(pressed ? 1 : 0); w.f64(dx); w.f64(dy); w.u8(source.rawValue); w.f64(time)
         case .refused(let request, let reason, let message):
             w.string(request); w.string(reason); w.string(message)
+        case .pipAction(let action):
+            w.u8(action.rawValue)
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -286,6 +300,8 @@ extension ServerEvent {
                 time: try r.f64())
         case 115:
             e = .refused(request: try r.string(), reason: try r.string(), message: try r.string())
+        case 116:
+            e = .pipAction(try enumCode(try r.u8(), PiPAction.self, "pip action"))
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }

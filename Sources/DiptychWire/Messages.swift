@@ -16,10 +16,10 @@ import DiptychCore
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 4
+    public static let version: UInt16 = 5
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -132,8 +132,10 @@ public enum ClientMessage: Sendable, Equatable {
     case statusBarStyle(StatusBarStyle)
     /// Shows buffer `buffer` in the app's Picture in Picture window, opening it if it is not
     /// open (only the primary, or the app that was primary when it went to the background, may
-    /// open one); damage in buffer pixels.
-    case pipCommit(buffer: UInt32, damage: [Rect])
+    /// open one); whether its video is `playing` (the controls show pause or play), the video's
+    /// rectangle in the app's pane in points (`sourceRect`: the window grows out of it and
+    /// shrinks back into it; nil: the pane's centre); damage in buffer pixels.
+    case pipCommit(buffer: UInt32, playing: Bool, sourceRect: Rect?, damage: [Rect])
     /// Closes the app's Picture in Picture window (nothing happens if none is open).
     case pipClose
     /// Shows buffer `buffer` on physical screen `screen` (2: the second screen; the primary
@@ -235,6 +237,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// `request` names what was asked (`pictureInPicture`, `secondScreen`), `reason` why
     /// (`not-primary`, `not-connected`), `message` says it for a person.
     case refused(request: String, reason: String, message: String)
+    /// The user tapped one of the Picture in Picture window's controls: play or pause,
+    /// back to the app (the compositor brings it back as the primary), or close (the window is
+    /// closed already).
+    case pipAction(PiPAction)
 
     public var opcode: UInt16 {
         switch self {
@@ -254,6 +260,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .key: 113
         case .pointer: 114
         case .refused: 115
+        case .pipAction: 116
         }
     }
 
@@ -276,6 +283,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .key: "key"
         case .pointer: "pointer"
         case .refused: "refused"
+        case .pipAction: "pipAction"
         }
     }
 
@@ -323,6 +331,7 @@ public enum ServerEvent: Sendable, Equatable {
             }
         case .refused(let request, let reason, let message):
             [("request", .string(request)), ("reason", .string(reason)), ("message", .string(message))]
+        case .pipAction(let action): [("action", .string(action.name))]
         }
     }
 }

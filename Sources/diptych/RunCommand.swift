@@ -137,6 +137,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Tint the regions each frame repaints (a debugging aid).")
     var debugDamage = false
 
+    @Flag(help: "iOS's Reduce Motion: settles, rotation and Picture in Picture growing or shrinking become short cross-fades.")
+    var reduceMotion = false
+
     func palmSettings() throws -> (PalmRejection.Mode, UInt64) {
         guard (0...10_000).contains(penHoldoffMs) else { throw UsageError("--pen-holdoff-ms must be from 0 to 10000") }
         return (palmRejection, UInt64(penHoldoffMs))
@@ -189,6 +192,7 @@ struct RunCommand: ParsableCommand {
                 configuration.palmRejection = palmMode
                 configuration.penHoldoff = holdoff
                 configuration.debugDamage = debugDamage
+                configuration.reduceMotion = reduceMotion
                 configuration.statusBar = outputOptions.statusBar.isOn
                 configuration.statusBarTitle = outputOptions.statusBarTitle
                 configuration.battery = battery
@@ -293,6 +297,7 @@ struct RunCommand: ParsableCommand {
         }
         player.file = path
         player.debugDamage = debugDamage
+        player.reduceMotion = reduceMotion
         player.statusBar = outputOptions.statusBar.isOn
         player.statusBarTitle = outputOptions.statusBarTitle
         player.battery = battery

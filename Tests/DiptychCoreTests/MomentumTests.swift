@@ -121,8 +121,8 @@ struct PiPMomentumTests {
         let start = pip.frame(of: pip.windows[0], in: space, at: 0)
         let (x0, y0) = (Double(start.x + 20), Double(start.y + 20))
         _ = pip.touchDown(id: 1, x: x0, y: y0, in: space, now: 0)
-        _ = pip.touchMotion(id: 1, x: x0 - 40, y: y0 - 30, in: space, now: 16)
-        _ = pip.touchUp(id: 1, x: x0 - 80, y: y0 - 60, in: space, now: 32, cancelled: false)
+        _ = pip.touchMotion(id: 1, x: x0 - 20, y: y0 - 15, in: space, now: 16)
+        _ = pip.touchUp(id: 1, x: x0 - 40, y: y0 - 30, in: space, now: 32, cancelled: false)
         #expect(pip.windows[0].corner == .topLeft)
         // The same path slowly, let go at rest: the corner nearest where it is (bottom right).
         var slow = PictureInPicture()

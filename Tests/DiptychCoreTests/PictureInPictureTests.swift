@@ -57,7 +57,7 @@ struct PictureInPictureTests {
         _ = pip.touchMotion(id: 2, x: 300, y: 250, in: space, now: 48)
         // Let go after holding still (no velocity): the corner nearest where it is.
         let lifted = pip.touchUp(id: 2, x: 300, y: 250, in: space, now: 200, cancelled: false)
-        #expect(lifted)
+        #expect(lifted == .handled)
         #expect(pip.windows[0].corner == .topLeft)
         // Settling: at least 4 frames between, each nearer, none past the corner.
         let home = (x: 10, y: 30)

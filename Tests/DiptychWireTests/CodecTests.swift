@@ -25,6 +25,7 @@ struct CodecTests {
         .release(buffer: 0xFFFF_FFFE),
         .screenConnected(screen: 2, pixelWidth: 1920, pixelHeight: 1080), .screenDisconnected(screen: 2, pixelWidth: 800, pixelHeight: 600),
         .keyboardFocus(focused: true), .keyboardFocus(focused: false),
+        .pipAction(.playPause), .pipAction(.restore), .pipAction(.close),
         .key(keycode: 30, keysym: 0x61, text: "a", state: .pressed, modifiers: [], time: 12.5),
         .key(keycode: 18, keysym: 0xE9, text: "é", state: .repeated, modifiers: [.shift, .altGr, .numLock], time: 0),
         .key(keycode: 42, keysym: 0xFFE1, text: "", state: .released, modifiers: [.shift], time: 1e9),
@@ -43,7 +44,8 @@ struct CodecTests {
         .destroyBuffer(id: 3),
         .syncDone(serial: 12),
         .statusBarStyle(.dark), .statusBarStyle(.light), .statusBarStyle(.hidden),
-        .pipCommit(buffer: 7, damage: [Rect(x: 0, y: 0, width: 684, height: 384)]), .pipCommit(buffer: 0, damage: []), .pipClose,
+        .pipCommit(buffer: 7, playing: true, sourceRect: Rect(x: 12, y: 40, width: 320, height: 180), damage: [Rect(x: 0, y: 0, width: 684, height: 384)]),
+        .pipCommit(buffer: 0, playing: false, sourceRect: nil, damage: []), .pipClose,
         .screenCommit(screen: 2, buffer: 4, damage: [Rect(x: 0, y: 0, width: 1920, height: 1080)]), .screenRelease(screen: 2),
     ]
 
@@ -54,6 +56,24 @@ struct CodecTests {
             #expect(h.length == bytes.count && h.version == Wire.version && h.opcode == e.opcode)
             #expect(try ServerEvent.decode(opcode: h.opcode, body: bytes[8...]) == e)
         }
+    }
+
+    /// A `pipCommit` with unknown flags, or an empty source rectangle it says it has, is
+    /// malformed; one without a source rectangle carries nil whatever its zeros.
+    @Test func pipCommitRefusesUnknownFlagsAndAnEmptySource() {
+        func decode(_ m: ClientMessage, patching offset: Int, to value: UInt8) -> ProtocolError.Code? {
+            var bytes = m.encoded()
+            bytes[Wire.headerSize + offset] = value
+            do {
+                _ = try ClientMessage.decode(opcode: m.opcode, body: bytes[Wire.headerSize...])
+                return nil
+            } catch { return error.code }
+        }
+        let m = ClientMessage.pipCommit(buffer: 1, playing: true, sourceRect: nil, damage: [])
+        // buffer (4), flags (1), sourceRect (16: x y w h), damage.
+        #expect(decode(m, patching: 4, to: 4) == .malformedMessage)
+        #expect(decode(m, patching: 4, to: 3) == .malformedMessage, "a source rectangle said to be there but 0×0")
+        #expect(decode(m, patching: 4, to: 0) == nil)
     }
 
     /// A key or pointer event with a value out of its range is refused, not decoded.
@@ -67,6 +87,7 @@ struct CodecTests {
             } catch { return error.code }
         }
         #expect(decode(.keyboardFocus(focused: true), patching: 0, to: 2) == .malformedMessage)
+        #expect(decode(.pipAction(.close), patching: 0, to: 3) == .malformedMessage)
         // keycode, keysym, text (4 + 1 bytes): the state follows.
         #expect(decode(.key(keycode: 30, keysym: 0x61, text: "a", state: .pressed, modifiers: [], time: 0), patching: 13, to: 7) == .malformedMessage)
         #expect(decode(.pointer(phase: .motion, x: 0, y: 0, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: 0), patching: 0, to: 9) == .malformedMessage)

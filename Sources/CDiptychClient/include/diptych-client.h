@@ -2,7 +2,7 @@
 /*
  * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
  * (memfds sealed against shrinking, registered once, committed by id, released by the
- * compositor), snapshots and every event of protocol version 4. Plain C99 and libc; one
+ * compositor), snapshots and every event of protocol version 5. Plain C99 and libc; one
  * connection per thread.
  *
  *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);
@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define DC_PROTOCOL_VERSION 4
+#define DC_PROTOCOL_VERSION 5
 
 typedef struct dc_connection dc_connection;
 
@@ -53,8 +53,10 @@ enum dc_event_type {
     DC_CONFIGURE = 100, DC_SIZE_CLASS_CHANGED = 101, DC_LIFECYCLE = 102, DC_SNAPSHOT_REQUEST = 103,
     DC_TOUCH = 104, DC_PEN = 105, DC_FRAME_DONE = 106, DC_ERROR = 107, DC_SYNC = 108, DC_RELEASE = 109,
     DC_SCREEN_CONNECTED = 110, DC_SCREEN_DISCONNECTED = 111,
-    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114, DC_REFUSED = 115,
+    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114, DC_REFUSED = 115, DC_PIP_ACTION = 116,
 };
+/* What a tap on a Picture in Picture window's control asks (DC_PIP_ACTION). */
+enum dc_pip_action { DC_PIP_PLAY_PAUSE = 0, DC_PIP_RESTORE = 1, DC_PIP_CLOSE = 2 };
 
 typedef struct dc_event {
     enum dc_event_type type;
@@ -94,6 +96,8 @@ typedef struct dc_event {
            ("pictureInPicture", "secondScreen"), why ("not-primary", "not-connected"), and a
            message for a person. A buffer sent with it is released by the event after. */
         struct { char request[64]; char reason[64]; char message[1025]; } refused;
+        /* A Picture in Picture control was tapped: enum dc_pip_action. */
+        struct { int action; } pip_action;
     };
 } dc_event;
 

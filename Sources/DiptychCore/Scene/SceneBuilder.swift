@@ -65,7 +65,13 @@ public enum Chrome: Hashable, Sendable {
     /// An app's stand-in icon: a rounded square (`corner` pixels) in `color` filling the
     /// picture, with `letter` centred on it in white or black (whichever reads on it).
     case monogram(String, RGB, corner: Int)
+    /// Translucent black (`alpha`) filling the picture, its corners rounded by `corner` pixels:
+    /// under a window's controls, a stashed window's tab.
+    case scrim(alpha: UInt8, corner: Int)
+    /// A white control glyph filling the picture.
+    case glyph(Glyph)
 }
+
 
 /// One thing placed on the logical screen, in logical pixels.
 public struct SceneNode: Hashable, Sendable {
@@ -90,6 +96,14 @@ public struct SceneNode: Hashable, Sendable {
         /// An app's Picture in Picture window and its shadow.
         case pipShadow(AppID)
         case pip(AppID)
+        /// Its controls (the dimming under them, close, back to the app, play/pause) and, stashed,
+        /// its tab and the tab's chevron.
+        case pipScrim(AppID)
+        case pipClose(AppID)
+        case pipRestore(AppID)
+        case pipPlayPause(AppID)
+        case pipTab(AppID)
+        case pipChevron(AppID)
         /// The pointer's round cursor (over everything).
         case cursor
     }
@@ -134,7 +148,8 @@ public struct SceneNode: Hashable, Sendable {
     /// The app whose pane this node belongs to, if any.
     public var app: AppID? {
         switch key {
-        case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a): a
+        case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a),
+             .pipScrim(let a), .pipClose(let a), .pipRestore(let a), .pipPlayPause(let a), .pipTab(let a), .pipChevron(let a): a
         case .divider, .handle, .status, .cursor: nil
         }
     }
@@ -236,19 +251,11 @@ public enum ChromeStyle {
     public static let pipCornerRadius = 10
     public static let pipShadowRadius = 14
     public static let pipShadowAlpha = 0.35
-}
-
-/// A Picture in Picture window as a frame shows it: where (points) and what.
-public struct FloatingWindow: Sendable {
-    public var app: AppID
-    public var frame: Rect
-    public var image: ImageRef
-
-    public init(app: AppID, frame: Rect, image: ImageRef) {
-        self.app = app
-        self.frame = frame
-        self.image = image
-    }
+    /// How dark a window gets under its controls, and a stashed window's tab.
+    public static let pipScrimAlpha = 0.35
+    public static let pipTabAlpha = 0.6
+    /// The tab's chevron (points).
+    public static let pipChevron = 14
 }
 
 /// Builds scenes from presented panes. Pure.
@@ -367,21 +374,6 @@ public enum SceneBuilder {
         graph.append(.windows, nodes: floating.flatMap { window($0, scale: scale) })
         if let statusBar { graph.append(.statusBar, nodes: statusBar.nodes(screenWidth: size.width, scale: scale, text: text)) }
         return graph
-    }
-
-    /// A Picture in Picture window: its shadow, then its image scaled into its frame with
-    /// rounded corners.
-    public static func window(_ w: FloatingWindow, scale: Int) -> [SceneNode] {
-        let frame = w.frame.scaled(by: scale)
-        guard !frame.isEmpty else { return [] }
-        let reach = ChromeStyle.pipShadowRadius * scale
-        let corner = ChromeStyle.pipCornerRadius * scale
-        let box = Rect(x: frame.x - reach, y: frame.y - reach + reach / 4, width: frame.width + 2 * reach, height: frame.height + 2 * reach)
-        let alpha = UInt8((ChromeStyle.pipShadowAlpha * 255).rounded())
-        return [
-            SceneNode(key: .pipShadow(w.app), content: .chrome(.dropShadow(alpha: alpha, radius: reach, corner: corner)), imageRect: box, clip: box),
-            SceneNode(key: .pip(w.app), content: .image(w.image, live: true), imageRect: frame, clip: frame, cornerRadius: corner),
-        ]
     }
 
     /// The app's icon (its `setIcon` picture, else its monogram on `tile`), 60 pt with rounded

@@ -10,6 +10,8 @@ public enum MotionMetrics {
     public static let settleMilliseconds: UInt64 = 350
     /// How long the cross-fade of a rotation (or a change of emulated device) takes.
     public static let fadeMilliseconds: UInt64 = 300
+    /// Under Reduce Motion, how long the cross-fade that stands for a settle takes.
+    public static let reducedFadeMilliseconds: UInt64 = 200
     /// A rotation's turn (iPadOS turns in about 400 ms).
     public static let turnMilliseconds: UInt64 = 400
     /// The spring's natural frequency times the settle's duration: 8 leaves 0.3% of the

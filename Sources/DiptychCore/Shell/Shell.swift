@@ -28,6 +28,11 @@ public enum ShellEffect: Equatable, Sendable {
     case requestSnapshots(AppID, [Pane])
     /// Forget the snapshots of the drag that just ended.
     case dropSnapshots
+    /// Tell the app a control of its Picture in Picture window was tapped.
+    case pipAction(AppID, PiPAction)
+    /// Reduce Motion: the change about to show cross-fades from what is shown now (instead of
+    /// the panes moving).
+    case crossFade
 }
 
 /// Which edge of its pane a surface is pinned to while the pane's width is in motion.
@@ -75,6 +80,8 @@ public struct Shell: Sendable {
     public private(set) var orientation: Orientation { didSet { relayout() } }
     /// False for "Settings > Multitasking" off: every app full screen, no gestures.
     public let multitasking: Bool
+    /// iOS's Reduce Motion: settles are cross-fades (the compositor draws them), not moves.
+    public var reduceMotion = false
     public internal(set) var primary: AppID? { didSet { relayout() } }
     public internal(set) var secondary: AppID? { didSet { relayout() } }
     /// Whether the secondary is on screen (else it is in the background).
@@ -262,6 +269,11 @@ public struct Shell: Sendable {
     mutating func settle(from: [PresentedPane], now: UInt64, onFinish: [ShellEffect], carried: Carried? = nil) -> [ShellEffect] {
         let done = finishMotion()
         let target = presentation
+        if reduceMotion {
+            // Nothing moves by itself: the new layout shows at once, cross-faded.
+            let same = from.map(\.frame) == target.map(\.frame) && from.map(\.app) == target.map(\.app)
+            return done + (same ? [] : [.crossFade]) + onFinish
+        }
         var t = Transition.between(from, target, screenWidth: layout.screen.width, dividerWidth: profile.dividerWidth, at: now, onFinish: onFinish)
         if let c = carried {
             t.rate = Momentum.initialRate(velocity: c.velocity, distance: c.distance, duration: t.duration, overshoot: c.overshoot)

@@ -35,4 +35,18 @@ extension Shell {
         return [.lifecycle(p, .willResignActive), .lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [])
             + [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)]
     }
+
+    /// A Picture in Picture window's "back to the app": `app` comes back on screen as the
+    /// primary, full screen (the other app goes to the background); nothing when it is the
+    /// primary already or a gesture is in progress.
+    public mutating func restore(_ app: AppID, now: UInt64) -> [ShellEffect] {
+        guard routes.isEmpty, app == secondary, let p = primary else { return [] }
+        let from = presentation(at: now)
+        let wasShown = secondaryShown
+        (primary, secondary) = (app, p)
+        secondaryShown = false
+        var effects: [ShellEffect] = wasShown ? [] : [.lifecycle(app, .willEnterForeground)]
+        effects.append(.lifecycle(p, .willResignActive))
+        return effects + settle(from: from, now: now, onFinish: [.lifecycle(p, .didEnterBackground)]) + [.layoutChanged, .activateWhenDrawn(app)]
+    }
 }

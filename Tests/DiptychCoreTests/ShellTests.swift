@@ -409,6 +409,10 @@ struct SwapSidesTests {
         // The secondary's pill: top centre of its pane (704 + 320 / 2), in the bar's band.
         #expect(s.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0).isEmpty)
         #expect(s.handleTouch(id: 1, phase: .motion, x: 600, y: 200, now: 16).isEmpty)
+        // Held, the pane is lifted: drawn over the other, following the finger sideways.
+        let held = s.presentation(at: 16)
+        #expect(held.last?.app == S && held.last?.lifted == true && held.last?.frame.x == 704 - 264)
+        #expect(held.first?.app == P && held.first?.lifted == false && held.first?.frame.x == 0)
         let up = s.handleTouch(id: 1, phase: .up, x: 300, y: 300, now: 32)
         #expect(up.contains(.layoutChanged))
         #expect(s.primary == S && s.secondary == P)
@@ -417,7 +421,8 @@ struct SwapSidesTests {
         // Animated: mid-way the panes are between their old and new places.
         let mid = s.presentation(at: 32 + MotionMetrics.settleMilliseconds / 3)
         let sx = try #require(mid.first { $0.app == S }).frame.x
-        #expect(sx > 0 && sx < 704)
+        #expect(sx > 0 && sx < 704 - 264, "it goes on from where it was lifted to")
+        #expect(mid.allSatisfy { !$0.lifted })
         // Let go over its own pane: nothing changes.
         var t = try shell()
         _ = t.handleTouch(id: 1, phase: .down, x: 864, y: 10, now: 0)

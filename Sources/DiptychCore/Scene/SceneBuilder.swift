@@ -291,7 +291,8 @@ public enum SceneBuilder {
             if i > 0 { drawDivider() }
             let clip = p.frame.scaled(by: scale)
             guard !clip.isEmpty else { continue }
-            let floating = max(0, min(1, p.floating))
+            // A lifted pane (its pill dragged) wears the floating look without the edge bar.
+            let floating = p.lifted ? 1 : max(0, min(1, p.floating))
             let radius = Int((Double(ChromeStyle.cornerRadius * scale) * floating).rounded())
             if floating > 0 {
                 let w = ChromeStyle.shadowWidth * scale
@@ -302,7 +303,7 @@ public enum SceneBuilder {
                 // light handle, as iOS 9's Slide Over.
                 let bw = ChromeStyle.edgeBarWidth * scale, inset = ChromeStyle.cornerRadius * scale
                 let bar = Rect(x: clip.x - bw, y: clip.y + inset, width: bw, height: clip.height - 2 * inset)
-                let barAlpha = UInt8((floating * 255).rounded())
+                let barAlpha = UInt8((max(0, min(1, p.floating)) * 255).rounded())
                 if barAlpha > 0, bar.height > 0 {
                     nodes.append(SceneNode(key: .edgeBar(p.app), content: .chrome(.pill(ChromeStyle.dividerColor, alpha: barAlpha)), imageRect: bar, clip: bar))
                     let hw = max(1, bw / 3), hh = ChromeStyle.edgeHandleHeight * scale

@@ -24,6 +24,8 @@ public struct StatusBar: Equatable, Sendable {
     public static let textPoints = 12
     public static let margin = 6
     public static let batterySize = Size(width: 24, height: 11)
+    /// How far the time keeps from the divider's side of the secondary's pane (points).
+    static let dividerClearance = 8
 
     public var style: StatusBarStyle
     /// In Split View, the style over the secondary's pane, which begins at `trailingFrom`
@@ -92,7 +94,13 @@ public struct StatusBar: Equatable, Sendable {
         }
         var nodes: [SceneNode] = []
         if !title.isEmpty { nodes.append(label(.device, title) { _ in margin }) }
-        nodes.append(label(.time, time) { (screenWidth - $0.width) / 2 })
+        nodes.append(label(.time, time) { size in
+            let centred = (screenWidth - size.width) / 2
+            // Centred over the divider (the ½ split) the time would straddle two apps of
+            // different brightness: it stands beside the divider, over the primary's pane.
+            guard trailing != nil, centred < trailingFrom, centred + size.width + Self.dividerClearance * scale > trailingFrom - Self.dividerClearance * scale else { return centred }
+            return trailingFrom - size.width - 2 * Self.dividerClearance * scale
+        })
         if let battery {
             nodes.append(label(.battery, "\(battery)%") { track.x - 4 * scale - $0.width })
             nodes.append(piece(.batteryTrack, track, 90))

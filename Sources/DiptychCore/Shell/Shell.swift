@@ -55,6 +55,9 @@ public struct PresentedPane: Equatable, Sendable {
     public var floating: Double = 0
     /// The pane of an app that left the screen, sliding off it.
     public var leaving = false
+    /// Lifted by its pill (a swap being dragged): drawn over the other with rounded corners
+    /// and a shadow, following the finger.
+    public var lifted = false
     /// How blurred it is drawn, with its icon over it: 1 while the divider is held, fading to
     /// 0 as the pane settles after the release.
     public var blur = 0.0
@@ -109,8 +112,9 @@ public struct Shell: Sendable {
         case held(EdgeHold)
         /// Claimed: the Slide Over follows the finger in.
         case slideIn(SlideIn)
-        /// A Split View pane's pill held: let go over the other pane, the apps swap sides.
-        case swap(app: AppID)
+        /// A Split View pane's pill held: the pane is lifted and follows the finger sideways
+        /// (from `startX` to `x`); let go over the other pane, the apps swap sides.
+        case swap(app: AppID, startX: Double, x: Double)
         case swallowed
     }
 
@@ -195,6 +199,12 @@ public struct Shell: Sendable {
         }
         for route in routes.values where out.count == 2 {
             switch route {
+            case .swap(let app, let startX, let x):
+                guard let i = out.firstIndex(where: { $0.app == app }) else { break }
+                var lifted = out.remove(at: i)
+                lifted.frame.x += Int((x - startX).rounded())
+                lifted.lifted = true
+                out.append(lifted)
             case .slideEdge(let e): out[1].frame.x += Int(e.offset.rounded(.down))
             case .slideIn(let s): out[1].frame.x = s.paneX(screenWidth: l.screen.width, compactWidth: out[1].frame.width)
             default: break

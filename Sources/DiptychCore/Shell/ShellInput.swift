@@ -81,7 +81,7 @@ extension Shell {
                 }
             }
             if arrangement.isSplit, let app = splitPill(x: x, y: y) {
-                routes[id] = .swap(app: app)
+                routes[id] = .swap(app: app, startX: x, x: x)
                 return effects
             }
             if arrangement == .slideOver, let handle = slideOverHandle(x: x, y: y) {
@@ -196,7 +196,10 @@ extension Shell {
             h.hold(x: x, y: y)
             routes[id] = .held(h)
             return []
-        case .swallowed, .swap:
+        case .swap(let app, let startX, _):
+            routes[id] = .swap(app: app, startX: startX, x: x)
+            return []
+        case .swallowed:
             return []
         }
     }
@@ -240,9 +243,11 @@ extension Shell {
                 let carried = Carried(velocity: cancelled ? 0 : e.velocity(at: now), distance: screenWidth - compactWidth - drawn, overshoot: Momentum.floatingOvershoot)
                 return settle(from: from, now: now, onFinish: [], carried: carried)
             }
-        case .swap(let held):
+        case .swap(let held, _, _):
             // Let go over the other pane: the apps swap sides.
-            guard !cancelled, let other = paneAt(x: x, y: y), other.app != held else { return [] }
+            // (The pane under the finger is the one below the lifted pane.)
+            let under = presentation.last { !$0.lifted && Double($0.frame.minX) <= x && x < Double($0.frame.maxX) }
+            guard !cancelled, let other = under, other.app != held else { return [] }
             return swapSides(from: from, now: now)
         case .swallowed:
             return []

@@ -36,19 +36,7 @@ extension Compositor {
     /// pane's centre. Nil when the app never had a pane.
     func videoRect(of app: AppID, source: Rect?, given: Rect? = nil) -> Rect? {
         guard let pane = desk.shell.pane(of: app)?.frame ?? desk.lastPanes[app] else { return nil }
-        if var r = source {
-            if let g = given, g.size != pane.size, g.width > 0, g.height > 0 {
-                // The app is back in a pane of another size (full screen where it was split):
-                // its video is where it would be, in proportion.
-                func scale(_ v: Int, _ to: Int, _ from: Int) -> Int { v * to / from }
-                r = Rect(x: scale(r.x, pane.width, g.width), y: scale(r.y, pane.height, g.height),
-                         width: scale(r.width, pane.width, g.width), height: scale(r.height, pane.height, g.height))
-            }
-            let placed = Rect(x: pane.x + r.x, y: pane.y + r.y, width: r.width, height: r.height).intersection(pane)
-            if let placed, !placed.isEmpty { return placed }
-        }
-        let w = max(1, pane.width / 8), h = max(1, pane.width / 14)
-        return Rect(x: pane.x + (pane.width - w) / 2, y: pane.y + (pane.height - h) / 2, width: w, height: h)
+        return PictureInPicture.videoRect(source, given: given, pane: pane)
     }
 
     /// Whether an app may open a window: the primary, or the app that was primary when it

@@ -192,4 +192,19 @@ struct PiPWholeTests {
         #expect(s.arrangement == .split12)
         #expect(s.presentation(at: 100).map(\.frame) == s.presentation.map(\.frame))
     }
+
+    @Test func theVideoRectangleIsKeptInsideThePane() {
+        let pane = Rect(x: 704, y: 20, width: 320, height: 728)
+        // Inside: placed in the pane.
+        #expect(PictureInPicture.videoRect(Rect(x: 10, y: 40, width: 300, height: 170), given: pane, pane: pane) == Rect(x: 714, y: 60, width: 300, height: 170))
+        // Reaching out of it: cut to it.
+        #expect(PictureInPicture.videoRect(Rect(x: -100, y: -50, width: 5000, height: 400), given: pane, pane: pane) == Rect(x: 704, y: 20, width: 320, height: 350))
+        // Wholly outside: the pane's centre.
+        let centre = PictureInPicture.videoRect(Rect(x: 9000, y: 9000, width: 10, height: 10), given: pane, pane: pane)
+        #expect(centre == PictureInPicture.videoRect(nil, given: nil, pane: pane))
+        #expect(centre.x + centre.width / 2 == 864 && pane.contains(x: Double(centre.x), y: Double(centre.y)))
+        // Given in a 694 pt pane, shown in the full screen: scaled with it.
+        let full = Rect(x: 0, y: 0, width: 1024, height: 768)
+        #expect(PictureInPicture.videoRect(Rect(x: 0, y: 0, width: 694, height: 768), given: Rect(x: 0, y: 0, width: 694, height: 768), pane: full) == full)
+    }
 }

@@ -204,15 +204,6 @@ public struct PictureInPicture: Sendable {
         min(1, Spring.progress(elapsed: now >= start ? now - start : 0, duration: growMilliseconds))
     }
 
-    /// The largest rectangle of `buffer`'s aspect centred in `r` (the picture as the app shows
-    /// it in its video rectangle: the window grows and shrinks without distorting it).
-    static func fitted(_ buffer: Size, in r: Rect) -> Rect {
-        guard buffer.width > 0, buffer.height > 0 else { return r }
-        var w = r.width, h = r.width * buffer.height / buffer.width
-        if h > r.height { (w, h) = (r.height * buffer.width / buffer.height, r.height) }
-        return Rect(x: r.x + (r.width - w) / 2, y: r.y + (r.height - h) / 2, width: max(1, w), height: max(1, h))
-    }
-
     /// The rectangle `t` of the way from `a` to `b`.
     static func between(_ a: Rect, _ b: Rect, _ t: Double) -> Rect {
         func mix(_ u: Int, _ v: Int) -> Int { Int((Double(u) + Double(v - u) * t).rounded()) }

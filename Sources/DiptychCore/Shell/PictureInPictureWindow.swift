@@ -115,3 +115,36 @@ public struct PiPShown: Sendable {
     /// Shrinking back into its app (it shows the last picture it had).
     public var closing: Bool
 }
+
+/// Where the video a window grows out of and shrinks into lies.
+extension PictureInPicture {
+    /// Where an app's video is on screen (points): `source` (the app's `sourceRect`, in its pane
+    /// as it was when given, `given`) placed in `pane`, scaled with the pane when it changed size
+    /// since, cut to the pane; without one (or one wholly outside the pane), a small rectangle
+    /// at the pane's centre.
+    public static func videoRect(_ source: Rect?, given: Rect?, pane: Rect) -> Rect {
+        if var r = source {
+            if let g = given, g.size != pane.size, g.width > 0, g.height > 0 {
+                // The app is back in a pane of another size (full screen where it was split):
+                // its video is where it would be, in proportion.
+                func scale(_ v: Int, _ to: Int, _ from: Int) -> Int { v * to / from }
+                r = Rect(x: scale(r.x, pane.width, g.width), y: scale(r.y, pane.height, g.height),
+                         width: scale(r.width, pane.width, g.width), height: scale(r.height, pane.height, g.height))
+            }
+            if let placed = Rect(x: pane.x + r.x, y: pane.y + r.y, width: r.width, height: r.height).intersection(pane), !placed.isEmpty {
+                return placed
+            }
+        }
+        let w = max(1, pane.width / 8), h = max(1, pane.width / 14)
+        return Rect(x: pane.x + (pane.width - w) / 2, y: pane.y + (pane.height - h) / 2, width: w, height: h)
+    }
+
+    /// The largest rectangle of `buffer`'s aspect centred in `r` (the picture as the app shows
+    /// it in its video rectangle: the window grows and shrinks without distorting it).
+    static func fitted(_ buffer: Size, in r: Rect) -> Rect {
+        guard buffer.width > 0, buffer.height > 0 else { return r }
+        var w = r.width, h = r.width * buffer.height / buffer.width
+        if h > r.height { (w, h) = (r.height * buffer.width / buffer.height, r.height) }
+        return Rect(x: r.x + (r.width - w) / 2, y: r.y + (r.height - h) / 2, width: max(1, w), height: max(1, h))
+    }
+}

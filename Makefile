@@ -12,7 +12,15 @@ CONFIG ?= debug
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
-.PHONY: all deps build web run test test-fast fuzz check-pure clean
+# libdiptych-client: the C client library, shared (versioned soname) and static, with its .pc.
+LIB_VERSION := 1.0.0
+LIB_SONAME := libdiptych-client.so.1
+LIB_OUT := .build/c
+PREFIX ?= /usr/local
+DESTDIR ?=
+PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
+
+.PHONY: all deps build web lib install-lib static install run test test-fast fuzz check-pure clean
 
 all: build
 
@@ -42,6 +50,40 @@ web:
 	  cc -std=gnu11 -O2 -Wall -o "$$dir/diptych-web" $(WEB_SRC) -ISources/CDiptychClient/include \
 	    $$(pkg-config --cflags --libs $(WEB_PKGS)) -lm && echo "make: built $$dir/diptych-web"; \
 	else echo "make: WPE WebKit not found ($(WEB_PKGS)): web:URL apps are not available"; fi
+
+lib:
+	@mkdir -p $(LIB_OUT)
+	cc -std=c99 -O2 -Wall -Wextra -fPIC -fvisibility=default -ISources/CDiptychClient/include \
+	  -c Sources/CDiptychClient/diptych-client.c -o $(LIB_OUT)/diptych-client.o
+	cc -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined -o $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/diptych-client.o
+	rm -f $(LIB_OUT)/libdiptych-client.a && ar rcs $(LIB_OUT)/libdiptych-client.a $(LIB_OUT)/diptych-client.o
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' -e 's|@PROTOCOL@|$(PROTOCOL)|' \
+	  Assets/pkgconfig/diptych-client.pc.in > $(LIB_OUT)/diptych-client.pc
+
+# The library, its header and .pc under $(DESTDIR)$(PREFIX).
+install-lib: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/doc/diptych/examples
+	install -m 0644 $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/libdiptych-client.a $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdiptych-client.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libdiptych-client.so
+	install -m 0644 Sources/CDiptychClient/include/diptych-client.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 $(LIB_OUT)/diptych-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 0644 Assets/examples/hello.c $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
+
+# Release binaries that need only libc, libm, libstdc++ and libgcc_s of the Swift toolchain's
+# (the Swift runtime linked in), and diptych-web beside them.
+static: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	@$(MAKE) --no-print-directory web CONFIG=release
+
+# Everything under $(DESTDIR)$(PREFIX): the programs, the C library, the kiosk unit and PAM file.
+install: static install-lib
+	@dir=$$($(SWIFT) build -c release --show-bin-path) && \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/pam.d && \
+	install -m 0755 $$dir/diptych $$dir/diptych-demo $$dir/diptych-hello $(DESTDIR)$(PREFIX)/bin/ && \
+	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
+	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
 
 # The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
 # played with real apps, every arrangement of ipad-pro in both orientations, and a web app.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The Diptych client library in C (see diptych-client.h): the wire format of protocol version 4,
+/* The Diptych client library in C (see diptych-client.h): the wire format of protocol version 5,
    written from its description in DiptychClient.docc/WireFormat.md. */
 #define _GNU_SOURCE
 #include "diptych-client.h"
@@ -37,6 +37,12 @@ struct dc_connection {
     uint32_t next_id;
     struct { int w, h; } sizes[DC_SIZES_KEPT + 1];
     int nsizes;
+    /* Configure serials received and not yet acknowledged (the newest few). */
+    uint32_t unacked[8];
+    int nunacked;
+    /* A sync to answer at the next dc_next_event (unless the app answers it itself). */
+    int answer_sync, sync_pending;
+    uint32_t sync_serial;
 };
 
 static int fail(dc_connection *c, const char *fmt, ...) {
@@ -117,8 +123,20 @@ static int send_message(dc_connection *c, uint16_t opcode, const writer *body, i
     return 0;
 }
 
-int dc_ack(dc_connection *c, uint32_t serial) { writer w = { .n = 0 }; w32(&w, serial); return send_message(c, 2, &w, -1); }
-int dc_sync_done(dc_connection *c, uint32_t serial) { writer w = { .n = 0 }; w32(&w, serial); return send_message(c, 5, &w, -1); }
+int dc_ack(dc_connection *c, uint32_t serial) {
+    int at = -1;
+    for (int i = 0; i < c->nunacked; i++) if (c->unacked[i] == serial) at = i;
+    if (at < 0) return fail(c, "dc_ack: serial %u is not a configure this app was sent (or it was acknowledged already)", serial);
+    /* Acknowledging a configure acknowledges the older ones too. */
+    memmove(c->unacked, c->unacked + at + 1, (size_t)(c->nunacked - at - 1) * sizeof c->unacked[0]);
+    c->nunacked -= at + 1;
+    writer w = { .n = 0 }; w32(&w, serial); return send_message(c, 2, &w, -1);
+}
+int dc_sync_done(dc_connection *c, uint32_t serial) {
+    if (c->sync_pending && c->sync_serial == serial) c->sync_pending = 0;
+    writer w = { .n = 0 }; w32(&w, serial); return send_message(c, 5, &w, -1);
+}
+void dc_answer_sync(dc_connection *c, int automatically) { c->answer_sync = automatically != 0; }
 int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return send_message(c, 8, &w, -1); }
 
 /* ---- connecting ---- */
@@ -135,6 +153,7 @@ static int connect_path(const char *path) {
 
 dc_connection *dc_connect(const char *name, int requires_full_screen, char *err, size_t err_size) {
     dc_connection *c = calloc(1, sizeof *c);
+    if (c) c->answer_sync = 1;
     if (!c) { snprintf(err, err_size, "out of memory"); return NULL; }
     c->next_id = 1;
     const char *inherited = getenv("DIPTYCH_SOCKET_FD");
@@ -266,7 +285,58 @@ int dc_set_icon(dc_connection *c, int side, const uint32_t *pixels, int stride) 
     return send_message(c, 7, &gone, -1);
 }
 
+/* Whether `b` is a buffer of this connection's pool. */
+static int owned(const dc_connection *c, const dc_buffer *b) {
+    for (int i = 0; i < DC_MAX_BUFFERS; i++) if (c->slots[i].used && &c->slots[i].b == b) return 1;
+    return 0;
+}
+
+/* A buffer about to be shown: one of this connection's, not busy. */
+static int usable(dc_connection *c, const dc_buffer *b, const char *what) {
+    if (!b || !owned(c, b)) return fail(c, "%s: not a buffer of this connection (take one with dc_buffer_get)", what);
+    if (b->busy) return fail(c, "%s: buffer %u is busy (the compositor has not released it yet)", what, b->id);
+    return 0;
+}
+
+static void damage_of(writer *w, const dc_buffer *b, const dc_rect *damage, int n) {
+    if (n <= 0 || !damage) {
+        w32(w, 1); wi32(w, 0); wi32(w, 0); wi32(w, b->width); wi32(w, b->height);
+        return;
+    }
+    if (n > 256) n = 256;
+    w32(w, (uint32_t)n);
+    for (int i = 0; i < n; i++) { wi32(w, damage[i].x); wi32(w, damage[i].y); wi32(w, damage[i].width); wi32(w, damage[i].height); }
+}
+
+int dc_pip_commit(dc_connection *c, dc_buffer *b, int playing, const dc_rect *source, const dc_rect *damage, int n) {
+    if (usable(c, b, "dc_pip_commit") != 0) return -1;
+    if (source && (source->width <= 0 || source->height <= 0)) return fail(c, "dc_pip_commit: the source rectangle %dx%d is empty", source->width, source->height);
+    writer w = { .n = 0 };
+    w32(&w, b->id);
+    w8(&w, (uint8_t)((playing ? 1 : 0) | (source ? 2 : 0)));
+    dc_rect none = { 0, 0, 0, 0 };
+    const dc_rect *r = source ? source : &none;
+    wi32(&w, r->x); wi32(&w, r->y); wi32(&w, r->width); wi32(&w, r->height);
+    damage_of(&w, b, damage, n);
+    b->busy = 1;
+    return send_message(c, 9, &w, -1);
+}
+
+int dc_pip_close(dc_connection *c) { writer w = { .n = 0 }; return send_message(c, 10, &w, -1); }
+
+int dc_screen_commit(dc_connection *c, uint32_t screen, dc_buffer *b, const dc_rect *damage, int n) {
+    if (usable(c, b, "dc_screen_commit") != 0) return -1;
+    writer w = { .n = 0 };
+    w32(&w, screen); w32(&w, b->id);
+    damage_of(&w, b, damage, n);
+    b->busy = 1;
+    return send_message(c, 11, &w, -1);
+}
+
+int dc_screen_release(dc_connection *c, uint32_t screen) { writer w = { .n = 0 }; w32(&w, screen); return send_message(c, 12, &w, -1); }
+
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n) {
+    if (usable(c, b, "dc_commit") != 0) return -1;
     writer w = { .n = 0 };
     w32(&w, b->id);
     if (n <= 0) {
@@ -281,6 +351,7 @@ int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n) {
 }
 
 int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial) {
+    if (usable(c, b, "dc_snapshot") != 0) return -1;
     writer w = { .n = 0 };
     w32(&w, serial); w32(&w, b->id);
     b->busy = 1;
@@ -307,6 +378,10 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->configure.scale = rf64(&r);
         e->configure.safe_top = rf64(&r); e->configure.safe_left = rf64(&r);
         e->configure.safe_bottom = rf64(&r); e->configure.safe_right = rf64(&r);
+        if (!r.bad) {
+            if (c->nunacked == (int)(sizeof c->unacked / sizeof c->unacked[0])) { memmove(c->unacked, c->unacked + 1, sizeof c->unacked - sizeof c->unacked[0]); c->nunacked--; }
+            c->unacked[c->nunacked++] = e->configure.serial;
+        }
         break;
     case DC_SIZE_CLASS_CHANGED:
         e->size_class_changed.horizontal = r8(&r); e->size_class_changed.vertical = r8(&r);
@@ -337,7 +412,10 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         r.at += len;
         break;
     }
-    case DC_SYNC: e->sync.serial = r32(&r); e->sync.time = r64(&r); break;
+    case DC_SYNC:
+        e->sync.serial = r32(&r); e->sync.time = r64(&r);
+        if (c->answer_sync) { c->sync_pending = 1; c->sync_serial = e->sync.serial; }
+        break;
     case DC_RELEASE: {
         e->release.buffer = r32(&r);
         for (int i = 0; i < DC_MAX_BUFFERS; i++)
@@ -401,6 +479,12 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
 }
 
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
+    /* The sync returned last time: the app has handled what came before it. */
+    if (c->sync_pending) {
+        c->sync_pending = 0;
+        writer w = { .n = 0 }; w32(&w, c->sync_serial);
+        if (send_message(c, 5, &w, -1) != 0) return -1;
+    }
     for (;;) {
         if (c->in_len >= DC_HEADER) {
             uint32_t len = (uint32_t)c->in[0] | (uint32_t)c->in[1] << 8 | (uint32_t)c->in[2] << 16 | (uint32_t)c->in[3] << 24;

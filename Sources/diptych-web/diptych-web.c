@@ -461,6 +461,8 @@ int main(int argc, char **argv) {
         say("%s", error);
         return 1;
     }
+    /* A sync is answered once WebKit has drawn what came before it (answer_sync_if_done). */
+    dc_answer_sync(app.dc, 0);
     app.loop = g_main_loop_new(NULL, FALSE);
     g_unix_fd_add(dc_fd(app.dc), G_IO_IN | G_IO_HUP | G_IO_ERR, on_socket, NULL);
     g_unix_signal_add(SIGTERM, on_signal, NULL);

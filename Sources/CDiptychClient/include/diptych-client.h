@@ -124,17 +124,39 @@ int dc_fd(const dc_connection *c);
 int dc_next_event(dc_connection *c, dc_event *e, int blocking);
 const char *dc_error(const dc_connection *c);
 
+/* Acknowledges configure `serial` (and the older ones). -1 for a serial this app was not sent or
+   acknowledged already: nothing is sent. */
 int dc_ack(dc_connection *c, uint32_t serial);
+/* A DC_SYNC is answered for the app at its next dc_next_event call (what it had to draw before
+   the sync is drawn by then). An app that answers later itself (it waits for something of its
+   own) calls dc_answer_sync(c, 0) once, then dc_sync_done for each. */
+void dc_answer_sync(dc_connection *c, int automatically);
 int dc_sync_done(dc_connection *c, uint32_t serial);
+/* How the status bar is drawn over this app's pane: enum dc_status_bar_style. */
 int dc_status_bar_style(dc_connection *c, int style);
 
 /* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
    while fewer than 3 of that size exist; NULL when all are busy (wait for a release). */
 dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
-/* Shows the buffer; damage in buffer pixels (n = 0: the whole buffer). Busy until released. */
+/* Shows the buffer; damage in buffer pixels (n = 0: the whole buffer). Busy until released.
+   -1, with nothing sent, for a busy buffer or one not of this connection. */
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n);
 /* Answers snapshot request `serial` with the buffer. Busy until released. */
 int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial);
+/* Shows the buffer in the app's Picture in Picture window, opening it (the primary may, or the
+   app that was primary when it went to the background; else DC_REFUSED "pictureInPicture"
+   "not-primary" and the buffer comes back). `playing`: the video plays (the window's controls
+   offer pause). `source`: where the video is in the app's pane, in points (the window grows out
+   of it and shrinks back into it), or NULL for the pane's centre. Taps on the window's controls
+   come as DC_PIP_ACTION. */
+int dc_pip_commit(dc_connection *c, dc_buffer *b, int playing, const dc_rect *source, const dc_rect *damage, int n);
+/* Closes the app's Picture in Picture window. */
+int dc_pip_close(dc_connection *c);
+/* Shows the buffer on physical screen `screen` (2: the second screen, after DC_SCREEN_CONNECTED;
+   the primary only, else DC_REFUSED "secondScreen"), fitted to it. Busy until released. */
+int dc_screen_commit(dc_connection *c, uint32_t screen, dc_buffer *b, const dc_rect *damage, int n);
+/* Gives the screen back: it mirrors the main screen again. */
+int dc_screen_release(dc_connection *c, uint32_t screen);
 /* Gives the app its icon: side x side premultiplied ARGB8888 pixels (120 to 1024), rows
    `stride` bytes apart, copied here into a buffer of its own (destroyed after). The compositor
    shows it 60 pt wide on the app's placeholder and over its blurred picture during a divider

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* hello.c: the smallest complete Diptych app in C, the same app as diptych-hello (Swift) and
+   hello.py. It fills its pane by size class (blue when regular, orange when compact), keeps clear
+   of the status bar, draws a dot under every touch and pen stroke, answers snapshot requests at
+   the size asked, logs its lifecycle, and draws at most one frame per frameDone.
+     cc hello.c $(pkg-config --cflags --libs diptych-client) -o hello
+     diptych run --primary ./hello                                                          */
+#include <diptych-client.h>
+#include <stdio.h>
+
+static struct { double x, y; } dots[4096];
+static int ndots, waiting, needed, configured;
+static dc_event conf;
+
+static void fill(dc_buffer *b, int x, int y, int w, int h, uint32_t color) {
+    for (int j = y < 0 ? 0 : y; j < y + h && j < b->height; j++)
+        for (int i = x < 0 ? 0 : x; i < x + w && i < b->width; i++) b->pixels[j * (b->stride / 4) + i] = color;
+}
+
+/* The app at w x h pixels, `scale` pixels a point, for a pane of `size_class`. */
+static dc_buffer *draw(dc_connection *c, int w, int h, double scale, int size_class, double top) {
+    dc_buffer *b = dc_buffer_get(c, w, h);
+    if (!b) return NULL;
+    fill(b, 0, 0, w, h, size_class == DC_REGULAR ? 0x2F6FB5 : 0xE08A1E);
+    fill(b, 0, (int)(top * scale), w, (int)(4 * scale), 0xFFFFFF);  /* where the content starts */
+    double r = 6 * scale;
+    for (int i = 0; i < ndots; i++) fill(b, (int)(dots[i].x * scale - r), (int)(dots[i].y * scale - r), (int)(2 * r), (int)(2 * r), 0xFFFFFF);
+    return b;
+}
+
+static void present(dc_connection *c) {
+    if (!configured) return;
+    if (waiting) { needed = 1; return; }
+    dc_buffer *b = draw(c, conf.configure.pixel_width, conf.configure.pixel_height, conf.configure.scale,
+                        conf.configure.horizontal_size_class, conf.configure.safe_top);
+    if (b && dc_commit(c, b, NULL, 0) == 0) { waiting = 1; needed = 0; }
+}
+
+static void dot(dc_connection *c, double x, double y) {
+    if (ndots < 4096) { dots[ndots].x = x; dots[ndots].y = y; ndots++; }
+    present(c);
+}
+
+int main(void) {
+    char err[256];
+    dc_connection *c = dc_connect("hello", 0, err, sizeof err);
+    if (!c) { fprintf(stderr, "hello: %s\n", err); return 1; }
+    static const char *names[] = { "willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground" };
+    dc_event e;
+    while (dc_next_event(c, &e, 1) > 0) {
+        switch (e.type) {
+        case DC_CONFIGURE:
+            conf = e; configured = 1;
+            dc_ack(c, e.configure.serial);
+            waiting = 0;  /* a new size: draw it now */
+            present(c);
+            break;
+        case DC_SNAPSHOT_REQUEST: {  /* the pane at another size; the live surface stays */
+            double top = e.snapshot_request.frame.y < 20 ? 20 - e.snapshot_request.frame.y : 0;
+            dc_buffer *b = draw(c, e.snapshot_request.pixel_width, e.snapshot_request.pixel_height,
+                                (double)e.snapshot_request.pixel_width / e.snapshot_request.frame.width,
+                                e.snapshot_request.horizontal_size_class, top);
+            if (b) dc_snapshot(c, b, e.snapshot_request.serial);
+            break;
+        }
+        case DC_TOUCH: if (e.touch.phase <= DC_TOUCH_MOTION) dot(c, e.touch.x, e.touch.y); break;
+        case DC_PEN: if (e.pen.phase == DC_PEN_DOWN || e.pen.phase == DC_PEN_MOTION) dot(c, e.pen.x, e.pen.y); break;
+        case DC_FRAME_DONE: waiting = 0; if (needed) present(c); break;
+        case DC_LIFECYCLE: printf("hello: %s\n", names[e.lifecycle & 3]); fflush(stdout); break;
+        case DC_ERROR: printf("hello: the compositor refused: %s\n", e.error.message); return 1;
+        default: break;  /* a sync is answered at the next call; a release frees its buffer */
+        }
+    }
+    fprintf(stderr, "hello: %s\n", dc_error(c));
+    dc_disconnect(c);
+    return 0;
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// libdiptych-client as a C developer meets it: installed with `make install-lib` into a scratch
+// root (versioned shared library, static one, header, pkg-config file), the example built with
+// `cc hello.c $(pkg-config --cflags --libs diptych-client)` against the installed files, needing
+// nothing of Swift at run time, and played in a divider drag beside the Swift example: the same
+// events and the same pixels.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychTestSupport
+import Testing
+
+private let ccIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v cc && command -v pkg-config && command -v make"]))?.status ?? 1) == 0
+
+struct CLibraryTests {
+    /// The scratch root with the library installed and the example built against it (once:
+    /// the tests share it).
+    static func installed() throws -> (root: String, hello: String) { try setUp.get() }
+    private static let setUp = Result { try install() }
+
+    private static func install() throws -> (root: String, hello: String) {
+        let root = Harness.temporaryDirectory("c-root")
+        let install = try Harness.run(["/bin/sh", "-c", "cd '\(repositoryRoot)' && make --no-print-directory install-lib PREFIX=/usr DESTDIR='\(root)' 2>&1"], timeoutMilliseconds: 120_000)
+        try #require(install.status == 0, "\(install.stdout)")
+        let env = "PKG_CONFIG_PATH='\(root)/usr/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='\(root)'"
+        let hello = "\(root)/hello-c"
+        let build = try Harness.run(["/bin/sh", "-c", "cc -std=c99 -Wall -Wextra -Werror '\(root)/usr/share/doc/diptych/examples/hello.c' $(\(env) pkg-config --cflags --libs diptych-client) -o '\(hello)' 2>&1"])
+        try #require(build.status == 0, "\(build.stdout)")
+        return (root, hello)
+    }
+
+    @Test(.enabled(if: ccIsThere, "needs cc, pkg-config and make"))
+    func theInstalledLibraryHasAVersionedSonameAndNeedsNoSwift() throws {
+        let (root, hello) = try Self.installed()
+        let lib = "\(root)/usr/lib"
+        for file in ["libdiptych-client.so.1.0.0", "libdiptych-client.so.1", "libdiptych-client.so", "libdiptych-client.a", "pkgconfig/diptych-client.pc"] {
+            #expect(Files.exists("\(lib)/\(file)"), "\(file)")
+        }
+        #expect(Files.exists("\(root)/usr/include/diptych-client.h"))
+        let soname = try Harness.run(["/bin/sh", "-c", "readelf -d '\(lib)/libdiptych-client.so.1.0.0'"])
+        #expect(soname.stdout.contains("[libdiptych-client.so.1]"))
+        let pc = try Harness.run(["/bin/sh", "-c", "PKG_CONFIG_PATH='\(lib)/pkgconfig' pkg-config --modversion diptych-client; PKG_CONFIG_PATH='\(lib)/pkgconfig' pkg-config --libs diptych-client"])
+        #expect(pc.stdout.hasPrefix("1.0.0\n") && pc.stdout.contains("-ldiptych-client"), "\(pc.stdout)")
+        // At run time: libc and the library, nothing of Swift.
+        let ldd = try Harness.run(["/bin/sh", "-c", "LD_LIBRARY_PATH='\(lib)' ldd '\(hello)'"])
+        #expect(ldd.stdout.contains("libdiptych-client.so.1 => \(lib)/libdiptych-client.so.1"), "\(ldd.stdout)")
+        #expect(!ldd.stdout.contains("swift") && !ldd.stdout.contains("not found"), "\(ldd.stdout)")
+        // Statically linked, it needs only libc.
+        let staticHello = "\(root)/hello-static"
+        let s = try Harness.run(["/bin/sh", "-c", "cc -std=c99 -I'\(root)/usr/include' '\(repositoryRoot)/Assets/examples/hello.c' '\(lib)/libdiptych-client.a' -o '\(staticHello)' && ldd '\(staticHello)'"])
+        #expect(s.status == 0 && !s.stdout.contains("diptych-client"), "\(s.stdout)")
+    }
+
+    @Test(.enabled(if: ccIsThere, "needs cc, pkg-config and make"))
+    func theCExamplePlaysADividerDragAsTheSwiftOneDoes() throws {
+        let (root, hello) = try Self.installed()
+        let swiftHello = Harness.binDirectory + "/diptych-hello"
+        var logs: [[String]] = [], afters: [PixelImage] = [], mids: [PixelImage] = []
+        for app in [hello, swiftHello] {
+            let dir = Harness.temporaryDirectory("c-drag")
+            let r = try Harness.run(
+                ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib", Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/drag-ipad.json",
+                 "--primary", app, "--out", dir], timeoutMilliseconds: 120_000)
+            #expect(r.status == 0, "\(r.stderr)")
+            // What the compositor sent the app and when (its name aside).
+            let events = try Harness.events("\(dir)/events-primary.jsonl").map { e in
+                (e.objectValue ?? []).filter { $0.0 != "app" }.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+            }
+            logs.append(events)
+            afters.append(try PixelImage.readPNG(from: "\(dir)/after.png"))
+            mids.append(try PixelImage.readPNG(from: "\(dir)/mid-drag.png"))
+        }
+        #expect(logs[0] == logs[1], "the C app's events differ from the Swift app's")
+        #expect(logs[0].contains { $0.contains("snapshotRequest") })
+        #expect(afters[0].pixel(x: 500, y: 700) & 0xFFFFFF == 0xE08A1E, "compact after the drag: orange")
+        #expect(differing(afters[0], afters[1]) == 0 && differing(mids[0], mids[1]) == 0, "the same pixels as the Swift example")
+    }
+}
+
+/// How many pixels differ between two pictures of the same size (all of them if the sizes do).
+private func differing(_ a: PixelImage, _ b: PixelImage) -> Int {
+    guard a.width == b.width, a.height == b.height else { return a.width * a.height }
+    var n = 0
+    for y in 0..<a.height {
+        for x in 0..<a.width where a.pixel(x: x, y: y) & 0xFFFFFF != b.pixel(x: x, y: y) & 0xFFFFFF { n += 1 }
+    }
+    return n
+}

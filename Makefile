@@ -69,6 +69,7 @@ install-lib: lib
 	install -m 0644 Sources/CDiptychClient/include/diptych-client.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0644 $(LIB_OUT)/diptych-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 0644 Assets/examples/hello.c $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # Release binaries that need only libc, libm, libstdc++ and libgcc_s of the Swift toolchain's
 # (the Swift runtime linked in), and diptych-web beside them.

@@ -17,7 +17,11 @@ for t in Wire Scenario; do
     "$WORK"/src/*.swift "Tests/Fuzz/${t}Fuzz.swift" -o "$WORK/fuzz-$(echo $t | tr A-Z a-z)" 2>&1 | grep -v warning || true
   [ -x "$WORK/fuzz-$(echo $t | tr A-Z a-z)" ] || { echo "fuzz: cannot build the $t target" >&2; exit 1; }
 done
-mkdir -p "$WORK/corpus-wire" "$WORK/corpus-scenario" "$WORK/crashes"
+# The C client library's reading of what a compositor sends.
+clang -O1 -g -fsanitize=fuzzer,address -ISources/CDiptychClient/include Tests/Fuzz/ClientFuzz.c \
+  Sources/CDiptychClient/diptych-client.c -o "$WORK/fuzz-client" 2> "$WORK/client-build.log" \
+  || { cat "$WORK/client-build.log" >&2; echo "fuzz: cannot build the client target" >&2; exit 1; }
+mkdir -p "$WORK/corpus-wire" "$WORK/corpus-scenario" "$WORK/corpus-client" "$WORK/crashes"
 status=0
 run() {
   local name=$1; shift
@@ -30,4 +34,5 @@ run() {
 run wire Tests/Fuzz/seeds/wire &
 run scenario Assets/scenarios Tests/VM Tests/Fuzz/seeds/scenario &
 wait
+run client Tests/Fuzz/seeds/wire -max_len=131072
 if ls "$WORK/crashes" | grep -q .; then echo "fuzz: crashes kept in $WORK/crashes" >&2; exit 1; fi

@@ -11,6 +11,7 @@ import DiptychLinux
 import DiptychTestSupport
 import Testing
 
+private let pythonIsThere = ((try? Harness.run(["/bin/sh", "-c", "python3 -m pip --version"]))?.status ?? 1) == 0
 private let ccIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v cc && command -v pkg-config && command -v make"]))?.status ?? 1) == 0
 
 struct CLibraryTests {
@@ -55,12 +56,33 @@ struct CLibraryTests {
     @Test(.enabled(if: ccIsThere, "needs cc, pkg-config and make"))
     func theCExamplePlaysADividerDragAsTheSwiftOneDoes() throws {
         let (root, hello) = try Self.installed()
+        try Self.expectSameAsSwift(hello, root: root, environment: [:])
+    }
+
+    /// The `diptych` Python module, installed with pip into a scratch folder: the example in
+    /// Python plays the same divider drag as the Swift one, event for event, pixel for pixel.
+    @Test(.enabled(if: ccIsThere && pythonIsThere, "needs cc, pkg-config, make and python3 with pip"))
+    func thePythonExamplePlaysADividerDragAsTheSwiftOneDoes() throws {
+        let (root, _) = try Self.installed()
+        let site = Harness.temporaryDirectory("python-site")
+        // Offline with the distribution's setuptools and wheel; else pip fetches them.
+        let pip = try Harness.run(["/bin/sh", "-c", """
+            cd '\(repositoryRoot)' && { python3 -m pip install -q --no-build-isolation --target '\(site)' ./Sources/diptych-python 2>&1 \
+              || python3 -m pip install -q --target '\(site)' ./Sources/diptych-python 2>&1; }
+            """], timeoutMilliseconds: 300_000)
+        try #require(Files.exists("\(site)/diptych/__init__.py"), "pip install: \(pip.stdout.suffix(2000))")
+        try Self.expectSameAsSwift("\(repositoryRoot)/Assets/examples/hello.py", root: root, environment: ["PYTHONPATH": site])
+    }
+
+    /// Plays drag-ipad.json with `app` and with the Swift example; their events and captures match.
+    static func expectSameAsSwift(_ app: String, root: String, environment: [String: String]) throws {
         let swiftHello = Harness.binDirectory + "/diptych-hello"
         var logs: [[String]] = [], afters: [PixelImage] = [], mids: [PixelImage] = []
-        for app in [hello, swiftHello] {
+        for app in [app, swiftHello] {
             let dir = Harness.temporaryDirectory("c-drag")
+            let env = environment.map { "\($0.key)=\($0.value)" }
             let r = try Harness.run(
-                ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib", Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/drag-ipad.json",
+                ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib"] + env + [Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/drag-ipad.json",
                  "--primary", app, "--out", dir], timeoutMilliseconds: 120_000)
             #expect(r.status == 0, "\(r.stderr)")
             // What the compositor sent the app and when (its name aside).
@@ -71,7 +93,7 @@ struct CLibraryTests {
             afters.append(try PixelImage.readPNG(from: "\(dir)/after.png"))
             mids.append(try PixelImage.readPNG(from: "\(dir)/mid-drag.png"))
         }
-        #expect(logs[0] == logs[1], "the C app's events differ from the Swift app's")
+        #expect(logs[0] == logs[1], "\(app)'s events differ from the Swift app's")
         #expect(logs[0].contains { $0.contains("snapshotRequest") })
         #expect(afters[0].pixel(x: 500, y: 700) & 0xFFFFFF == 0xE08A1E, "compact after the drag: orange")
         #expect(differing(afters[0], afters[1]) == 0 && differing(mids[0], mids[1]) == 0, "the same pixels as the Swift example")

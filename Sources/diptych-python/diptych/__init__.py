@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: MIT
+"""Diptych apps in Python, over the C library libdiptych-client (ctypes, no build step).
+
+    import diptych
+    c = diptych.Connection("myapp")
+    for e in c:
+        if isinstance(e, diptych.Configure):
+            c.ack(e.serial)
+            b = c.buffer(e.pixel_width, e.pixel_height)
+            b.fill(0, 0, b.width, b.height, 0x2F6FB5)   # or numpy.asarray(b.pixels)[...] = ...
+            c.commit(b)
+
+Events are dataclasses (`Configure`, `Touch`, `FrameDone`, ...; see `EVENTS`). A buffer's
+`pixels` is a writable memoryview of 32-bit words 0xXXRRGGBB, shape (height, stride // 4), over
+the shared memory itself: numpy (`numpy.asarray(b.pixels)`) and Pillow
+(`Image.frombuffer("RGBA", (w, h), b.pixels, "raw", "BGRA", b.stride)`) draw into it without a
+copy. Draw only into a buffer that is not `busy`. A `Sync` is answered for the app at its next
+`next_event`. Failures raise `DiptychError` with the library's message. One connection per thread.
+The library is found as libdiptych-client.so.1 (or $DIPTYCH_CLIENT_LIBRARY).
+"""
+
+import ctypes
+import ctypes.util
+import os
+from dataclasses import dataclass, make_dataclass
+
+PROTOCOL_VERSION = 5
+
+
+class Rect(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_int32), ("width", ctypes.c_int32), ("height", ctypes.c_int32)]
+
+    def __repr__(self):
+        return f"Rect({self.x}, {self.y}, {self.width}, {self.height})"
+
+
+def _s(*fields):
+    return type("S", (ctypes.Structure,), {"_fields_": list(fields)})
+
+
+_i, _u, _d, _u64 = ctypes.c_int, ctypes.c_uint32, ctypes.c_double, ctypes.c_uint64
+_Configure = _s(("serial", _u), ("role", _i), ("frame", Rect), ("pixel_width", _i), ("pixel_height", _i),
+                ("horizontal_size_class", _i), ("vertical_size_class", _i), ("orientation", _i), ("arrangement", _i),
+                ("scale", _d), ("safe_top", _d), ("safe_left", _d), ("safe_bottom", _d), ("safe_right", _d))
+_SizeClassChanged = _s(("horizontal", _i), ("vertical", _i), ("previous_horizontal", _i), ("previous_vertical", _i))
+_SnapshotRequest = _s(("serial", _u), ("frame", Rect), ("pixel_width", _i), ("pixel_height", _i), ("horizontal_size_class", _i))
+_Touch = _s(("id", ctypes.c_int32), ("phase", _i), ("x", _d), ("y", _d), ("time", _d))
+_Pen = _s(("phase", _i), ("x", _d), ("y", _d), ("pressure", _d), ("tilt_x", _d), ("tilt_y", _d), ("time", _d), ("tool", _i), ("buttons", _u))
+_FrameDone = _s(("time", _u64), ("refresh", _d), ("seq", _u64))
+_Error = _s(("code", _i), ("message", ctypes.c_char * 4097))
+_Sync = _s(("serial", _u), ("time", _u64))
+_Release = _s(("buffer", _u))
+_Screen = _s(("screen", _u), ("pixel_width", _i), ("pixel_height", _i))
+_Focus = _s(("focused", _i))
+_Key = _s(("keycode", _u), ("keysym", _u), ("text", ctypes.c_char * 4097), ("state", _i), ("modifiers", _u), ("time", _d))
+_Pointer = _s(("phase", _i), ("x", _d), ("y", _d), ("button", _u), ("pressed", _i), ("dx", _d), ("dy", _d), ("source", _i), ("time", _d))
+_Refused = _s(("request", ctypes.c_char * 64), ("reason", ctypes.c_char * 64), ("message", ctypes.c_char * 1025))
+_PipAction = _s(("action", _i))
+
+
+class _Union(ctypes.Union):
+    _fields_ = [("configure", _Configure), ("size_class_changed", _SizeClassChanged), ("lifecycle", _i),
+                ("snapshot_request", _SnapshotRequest), ("touch", _Touch), ("pen", _Pen), ("frame_done", _FrameDone),
+                ("error", _Error), ("sync", _Sync), ("release", _Release), ("screen", _Screen), ("keyboard_focus", _Focus),
+                ("key", _Key), ("pointer", _Pointer), ("refused", _Refused), ("pip_action", _PipAction)]
+
+
+class _Event(ctypes.Structure):
+    _anonymous_ = ("u",)
+    _fields_ = [("type", _i), ("u", _Union)]
+
+
+class _Buffer(ctypes.Structure):
+    _fields_ = [("id", _u), ("width", _i), ("height", _i), ("stride", _i), ("pixels", ctypes.POINTER(ctypes.c_uint32)), ("busy", _i)]
+
+
+def _library():
+    for name in (os.environ.get("DIPTYCH_CLIENT_LIBRARY"), "libdiptych-client.so.1", ctypes.util.find_library("diptych-client")):
+        if name:
+            try:
+                return ctypes.CDLL(name)
+            except OSError:
+                pass
+    raise OSError("libdiptych-client.so.1 not found: install it (make install-lib) or set DIPTYCH_CLIENT_LIBRARY")
+
+
+_lib = None
+
+
+def _load():
+    global _lib
+    if _lib is None:
+        lib = _library()
+        P, B, R = ctypes.c_void_p, ctypes.POINTER(_Buffer), ctypes.POINTER(Rect)
+        for name, res, args in [
+            ("dc_connect", P, [ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_size_t]), ("dc_disconnect", None, [P]),
+            ("dc_fd", _i, [P]), ("dc_error", ctypes.c_char_p, [P]), ("dc_next_event", _i, [P, ctypes.POINTER(_Event), _i]),
+            ("dc_ack", _i, [P, _u]), ("dc_sync_done", _i, [P, _u]), ("dc_answer_sync", None, [P, _i]),
+            ("dc_status_bar_style", _i, [P, _i]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
+            ("dc_snapshot", _i, [P, B, _u]), ("dc_pip_commit", _i, [P, B, _i, R, R, _i]), ("dc_pip_close", _i, [P]),
+            ("dc_screen_commit", _i, [P, _u, B, R, _i]), ("dc_screen_release", _i, [P, _u]),
+            ("dc_set_icon", _i, [P, _i, ctypes.c_void_p, _i]),
+        ]:
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
+        _lib = lib
+    return _lib
+
+
+class DiptychError(Exception):
+    """A call the library refused, or the connection ended; the message says why."""
+
+
+def _fields(s):
+    out = {}
+    for name, _ in s._fields_:
+        v = getattr(s, name)
+        out[name] = v.decode("utf-8", "replace") if isinstance(v, bytes) else (Rect(v.x, v.y, v.width, v.height) if isinstance(v, Rect) else v)
+    return out
+
+
+def _dc(name, s):
+    return make_dataclass(name, [n for n, _ in s._fields_], frozen=True)
+
+
+Configure = _dc("Configure", _Configure)
+SizeClassChanged = _dc("SizeClassChanged", _SizeClassChanged)
+SnapshotRequest = _dc("SnapshotRequest", _SnapshotRequest)
+Touch, Pen, FrameDone = _dc("Touch", _Touch), _dc("Pen", _Pen), _dc("FrameDone", _FrameDone)
+ProtocolError, Sync, Release = _dc("ProtocolError", _Error), _dc("Sync", _Sync), _dc("Release", _Release)
+ScreenConnected, ScreenDisconnected = _dc("ScreenConnected", _Screen), _dc("ScreenDisconnected", _Screen)
+KeyboardFocus, Key, Pointer = _dc("KeyboardFocus", _Focus), _dc("Key", _Key), _dc("Pointer", _Pointer)
+Refused, PipAction = _dc("Refused", _Refused), _dc("PipAction", _PipAction)
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    event: str  # willResignActive, didBecomeActive, didEnterBackground, willEnterForeground
+
+
+LIFECYCLE = ("willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground")
+# Event type (the wire opcode) -> (class, union member).
+EVENTS = {100: (Configure, "configure"), 101: (SizeClassChanged, "size_class_changed"), 102: (Lifecycle, "lifecycle"),
+          103: (SnapshotRequest, "snapshot_request"), 104: (Touch, "touch"), 105: (Pen, "pen"), 106: (FrameDone, "frame_done"),
+          107: (ProtocolError, "error"), 108: (Sync, "sync"), 109: (Release, "release"), 110: (ScreenConnected, "screen"),
+          111: (ScreenDisconnected, "screen"), 112: (KeyboardFocus, "keyboard_focus"), 113: (Key, "key"), 114: (Pointer, "pointer"),
+          115: (Refused, "refused"), 116: (PipAction, "pip_action")}
+REGULAR, COMPACT = 1, 0
+TOUCH_DOWN, TOUCH_MOTION, TOUCH_UP, TOUCH_CANCEL = 0, 1, 2, 3
+PEN_PROXIMITY_IN, PEN_DOWN, PEN_MOTION, PEN_UP, PEN_PROXIMITY_OUT = 0, 1, 2, 3, 4
+STATUS_BAR_DARK, STATUS_BAR_LIGHT, STATUS_BAR_HIDDEN = 0, 1, 2
+
+
+class Buffer:
+    """A shared-memory buffer of the connection's pool: `pixels` (height × stride/4 words)."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        b = raw.contents
+        self.id, self.width, self.height, self.stride = b.id, b.width, b.height, b.stride
+        words = (ctypes.c_uint32 * (self.height * self.stride // 4)).from_address(ctypes.cast(b.pixels, ctypes.c_void_p).value)
+        self.pixels = memoryview(words).cast("B").cast("I", (self.height, self.stride // 4))
+        self._bytes = memoryview(words).cast("B")
+
+    @property
+    def busy(self):
+        return bool(self._raw.contents.busy)
+
+    def fill(self, x, y, w, h, color):
+        """Fills a rectangle (pixels, cut to the buffer) with 0xRRGGBB."""
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(self.width, x + w), min(self.height, y + h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        row = (color & 0xFFFFFF).to_bytes(4, "little") * (x1 - x0)
+        for j in range(y0, y1):
+            self._bytes[j * self.stride + 4 * x0: j * self.stride + 4 * x1] = row
+
+
+def _rects(damage):
+    if not damage:
+        return None, 0
+    arr = (Rect * len(damage))(*[Rect(*r) for r in damage])
+    return arr, len(damage)
+
+
+class Connection:
+    """A connection to the compositor, as a launched app makes it; says hello."""
+
+    def __init__(self, name, requires_full_screen=False):
+        self._lib = _load()
+        err = ctypes.create_string_buffer(512)
+        self._c = self._lib.dc_connect(name.encode(), int(requires_full_screen), err, len(err))
+        if not self._c:
+            raise DiptychError(err.value.decode())
+        self._event = _Event()
+
+    def _check(self, r):
+        if r != 0:
+            raise DiptychError(self._lib.dc_error(self._c).decode())
+
+    def fileno(self):
+        """The socket, for select/poll: when readable, call next_event(block=False) until None."""
+        return self._lib.dc_fd(self._c)
+
+    def next_event(self, block=True):
+        """The next event; None when none is there without blocking. Raises DiptychError when
+        the connection is closed or broken."""
+        r = self._lib.dc_next_event(self._c, ctypes.byref(self._event), int(block))
+        if r < 0:
+            raise DiptychError(self._lib.dc_error(self._c).decode())
+        if r == 0:
+            return None
+        cls, member = EVENTS[self._event.type]
+        if cls is Lifecycle:
+            return Lifecycle(LIFECYCLE[self._event.lifecycle & 3])
+        return cls(**_fields(getattr(self._event, member)))
+
+    def __iter__(self):
+        while True:
+            try:
+                yield self.next_event()
+            except DiptychError:
+                return
+
+    def ack(self, serial): self._check(self._lib.dc_ack(self._c, serial))
+    def status_bar_style(self, style): self._check(self._lib.dc_status_bar_style(self._c, style))
+    def pip_close(self): self._check(self._lib.dc_pip_close(self._c))
+    def screen_release(self, screen=2): self._check(self._lib.dc_screen_release(self._c, screen))
+
+    def buffer(self, width, height):
+        """A free buffer of that size, or None while all of that size are busy."""
+        raw = self._lib.dc_buffer_get(self._c, width, height)
+        return Buffer(raw) if raw else None
+
+    def commit(self, buffer, damage=None):
+        arr, n = _rects(damage)
+        self._check(self._lib.dc_commit(self._c, buffer._raw, arr, n))
+
+    def snapshot(self, buffer, serial): self._check(self._lib.dc_snapshot(self._c, buffer._raw, serial))
+
+    def pip_commit(self, buffer, playing=True, source=None, damage=None):
+        arr, n = _rects(damage)
+        src = ctypes.byref(Rect(*source)) if source else None
+        self._check(self._lib.dc_pip_commit(self._c, buffer._raw, int(playing), src, arr, n))
+
+    def screen_commit(self, buffer, screen=2, damage=None):
+        arr, n = _rects(damage)
+        self._check(self._lib.dc_screen_commit(self._c, screen, buffer._raw, arr, n))
+
+    def set_icon(self, side, pixels, stride):
+        """The app's icon: side × side premultiplied ARGB words (bytes-like), rows stride bytes apart."""
+        buf = (ctypes.c_char * len(pixels)).from_buffer_copy(pixels)
+        self._check(self._lib.dc_set_icon(self._c, side, buf, stride))
+
+    def close(self):
+        if self._c:
+            self._lib.dc_disconnect(self._c)
+            self._c = None

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// The kiosk unit as systemd reads it: `systemd-analyze verify` accepts it, and `systemd-analyze
+// security` rates its sandbox (Debian's systemd package runs both without booting it).
+
+import DiptychLinux
+import DiptychTestSupport
+import Testing
+
+private let analyzeIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v systemd-analyze"]))?.status ?? 1) == 0
+
+struct KioskUnitTests {
+    /// The unit with its programs where this test can point at them.
+    func unit() throws -> String {
+        let dir = Harness.temporaryDirectory("unit")
+        let text = String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/diptych-kiosk.service"), as: UTF8.self)
+        #expect(text.contains("ExecStart=/usr/local/bin/diptych "))
+        let path = "\(dir)/diptych-kiosk.service"
+        try Files.writeAtomically(path, bytes: Array(text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("ExecStart=") ? "ExecStart=\(Harness.diptych) run" : String($0) }.joined(separator: "\n").utf8))
+        return path
+    }
+
+    @Test(.enabled(if: analyzeIsThere, "needs systemd-analyze (Debian's systemd package)"))
+    func theUnitVerifiesAndItsSandboxRatesOK() throws {
+        let path = try unit()
+        let verify = try Harness.run(["systemd-analyze", "verify", path])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let security = try Harness.run(["systemd-analyze", "security", "--offline=yes", path])
+        let line = (security.stdout + security.stderr).split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+        // "→ Overall exposure level for diptych-kiosk.service: 1.7 OK 🙂"
+        let score = line.split(separator: ":").last.flatMap { Double($0.split(separator: " ").first ?? "") }
+        let exposure = try #require(score, "\(security.stdout)")
+        #expect(exposure <= 2.0, "exposure \(exposure): \(line)")
+        // What the compositor needs stays allowed: the card, input devices, its VT, sockets.
+        for needed in ["DeviceAllow=char-drm rw", "DeviceAllow=char-input rw", "DeviceAllow=/dev/tty7 rw", "RestrictAddressFamilies=AF_UNIX AF_NETLINK"] {
+            #expect(String(decoding: try Files.read(path), as: UTF8.self).contains(needed), "\(needed)")
+        }
+    }
+}

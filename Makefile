@@ -20,7 +20,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
 
-.PHONY: all deps build web lib install-lib static install run test test-fast fuzz check-pure clean
+.PHONY: all deps build web lib install-lib static man install run test test-fast fuzz check-pure clean
 
 all: build
 
@@ -45,7 +45,7 @@ build: deps
 # diptych-web into the Swift build's folder (CONFIG=release: the release one), where the
 # compositor looks for it.
 web:
-	@dir=$$($(SWIFT) build -c $(CONFIG) --show-bin-path) && mkdir -p "$$dir" && \
+	@dir=$${WEB_DIR:-$$($(SWIFT) build -c $(CONFIG) --show-bin-path)} && mkdir -p "$$dir" && \
 	if pkg-config --exists $(WEB_PKGS); then \
 	  cc -std=gnu11 -O2 -Wall -o "$$dir/diptych-web" $(WEB_SRC) -ISources/CDiptychClient/include \
 	    $$(pkg-config --cflags --libs $(WEB_PKGS)) -lm && echo "make: built $$dir/diptych-web"; \
@@ -71,15 +71,24 @@ install-lib: lib
 	install -m 0644 Assets/examples/hello.c $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
-# Release binaries that need only libc, libm, libstdc++ and libgcc_s of the Swift toolchain's
-# (the Swift runtime linked in), and diptych-web beside them.
+# Release binaries with the Swift runtime linked in (of the toolchain they need only libc, libm,
+# libstdc++ and libgcc_s), in their own build folder, and diptych-web beside them.
+STATIC := .build-static/release
 static: deps
-	$(SWIFT) build -c release --static-swift-stdlib
-	@$(MAKE) --no-print-directory web CONFIG=release
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static
+	@$(MAKE) --no-print-directory web WEB_DIR=$(CURDIR)/$(STATIC)
 
-# Everything under $(DESTDIR)$(PREFIX): the programs, the C library, the kiosk unit and PAM file.
-install: static install-lib
-	@dir=$$($(SWIFT) build -c release --show-bin-path) && \
+# Manual pages from the programs' --help (argument-parser's generator).
+man:
+	$(SWIFT) package generate-manual >/dev/null
+
+# Everything under $(DESTDIR)$(PREFIX): the programs and their manual pages, the C library, the
+# kiosk unit and PAM file.
+install: static install-lib man
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 .build/plugins/GenerateManual/outputs/diptych/diptych.1 .build/plugins/GenerateManual/outputs/diptych-demo/diptych-demo.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/
+	@dir=$(STATIC) && \
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/pam.d && \
 	install -m 0755 $$dir/diptych $$dir/diptych-demo $$dir/diptych-hello $(DESTDIR)$(PREFIX)/bin/ && \
 	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
@@ -116,6 +125,7 @@ test: deps check-pure
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build
+	bash Tests/Tools/install-test.sh
 	FUZZ_SECONDS=15 bash Tests/Fuzz/run.sh
 	bash Tests/VM/vm-test.sh
 

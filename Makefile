@@ -20,7 +20,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
 
-.PHONY: all deps build web lib install-lib static man install run test test-fast fuzz check-pure clean
+.PHONY: all deps build web lib install-lib static man install deb run test test-fast fuzz check-pure clean
 
 all: build
 
@@ -94,6 +94,14 @@ install: static install-lib man
 	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
+	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
+	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
+
+# A Debian package of `make install PREFIX=/usr`, its dependencies declared: out/diptych_*.deb.
+VERSION ?= 1.0.0
+deb:
+	rm -rf .build-deb && $(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build-deb/root PREFIX=/usr
+	@bash Assets/deb/make-deb.sh .build-deb/root $(VERSION) $(OUT)
 
 # The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
 # played with real apps, every arrangement of ipad-pro in both orientations, and a web app.

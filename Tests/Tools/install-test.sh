@@ -24,4 +24,19 @@ grep -q "render" "$ROOT/usr/share/man/man1/diptych.1" || fail "the manual page d
 cc -std=c99 -Wall -Werror "$ROOT/usr/share/doc/diptych/examples/hello.c" \
   $(PKG_CONFIG_PATH="$ROOT/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" pkg-config --cflags --libs diptych-client) -o "$ROOT/hello" \
   || fail "the C example does not build against the installed library"
-echo "install-test: make install works (programs without the Swift runtime, render, manual pages, unit, C library)"
+# The Debian package: its dependencies declared and satisfiable here, its files run from where
+# it unpacks.
+make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -20 "$ROOT/deb.log" >&2; fail "make deb failed"; }
+DEB=$(ls "$ROOT"/out/diptych_*.deb)
+for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; do
+  dpkg-deb -f "$DEB" Depends | grep -q "$dep" || fail "the package does not depend on $dep"
+done
+if dpkg-deb -f "$DEB" Depends | grep -qi swift; then fail "the package depends on the Swift runtime"; fi
+dpkg --dry-run -i "$DEB" > "$ROOT/dry.log" 2>&1 || { cat "$ROOT/dry.log" >&2; fail "dpkg would not install the package"; }
+mkdir "$ROOT/deb" && dpkg-deb -x "$DEB" "$ROOT/deb"
+(cd "$ROOT" && "$ROOT/deb/usr/bin/diptych" render --device ipad-mini --arrangement slide-over --primary notes --secondary markets \
+   --out "$ROOT/deb-render.png" > /dev/null) || fail "diptych render from the unpacked package failed"
+LD_LIBRARY_PATH="$ROOT/deb/usr/lib" ldd "$ROOT/hello" | grep -q "$ROOT/deb/usr/lib/libdiptych-client.so.1" || fail "the C example does not load the packaged library"
+(cd "$ROOT" && LD_LIBRARY_PATH="$ROOT/deb/usr/lib" "$ROOT/deb/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
+   --primary "$ROOT/hello" --secondary 'pattern:#993366' --out "$ROOT/deb-hello.png" > /dev/null) || fail "the C example did not run from the package"
+echo "install-test: make install works (programs without the Swift runtime, render, manual pages, unit, C library) and make deb (dependencies declared, unpacked it renders)"

@@ -93,7 +93,7 @@ let package = Package(
         // MARK: Tests.
         .target(name: "DiptychTestSupport", dependencies: ["DiptychImage", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiptychCoreTests", dependencies: ["DiptychCore"]),
-        .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore"]),
+        .testTarget(name: "DiptychWireTests", dependencies: ["DiptychWire", "DiptychCore", "DiptychTestSupport"]),
         .testTarget(name: "DiptychLinuxTests", dependencies: ["DiptychLinux", "DiptychTestSupport"]),
         .testTarget(
             name: "DiptychPlatformTests",

@@ -26,6 +26,7 @@ struct CodecTests {
         .screenConnected(screen: 2, pixelWidth: 1920, pixelHeight: 1080), .screenDisconnected(screen: 2, pixelWidth: 800, pixelHeight: 600),
         .keyboardFocus(focused: true), .keyboardFocus(focused: false),
         .pipAction(.playPause), .pipAction(.restore), .pipAction(.close),
+        .refused(request: "pictureInPicture", reason: "not-primary", message: "only the primary app may open Picture in Picture"),
         .key(keycode: 30, keysym: 0x61, text: "a", state: .pressed, modifiers: [], time: 12.5),
         .key(keycode: 18, keysym: 0xE9, text: "é", state: .repeated, modifiers: [.shift, .altGr, .numLock], time: 0),
         .key(keycode: 42, keysym: 0xFFE1, text: "", state: .released, modifiers: [.shift], time: 1e9),
@@ -46,7 +47,7 @@ struct CodecTests {
         .statusBarStyle(.dark), .statusBarStyle(.light), .statusBarStyle(.hidden),
         .pipCommit(buffer: 7, playing: true, sourceRect: Rect(x: 12, y: 40, width: 320, height: 180), damage: [Rect(x: 0, y: 0, width: 684, height: 384)]),
         .pipCommit(buffer: 0, playing: false, sourceRect: nil, damage: []), .pipClose,
-        .screenCommit(screen: 2, buffer: 4, damage: [Rect(x: 0, y: 0, width: 1920, height: 1080)]), .screenRelease(screen: 2),
+        .screenCommit(screen: 2, buffer: 4, damage: [Rect(x: 0, y: 0, width: 1920, height: 1080)]), .screenRelease(screen: 2), .setIcon(buffer: 9),
     ]
 
     @Test func eventsRoundTrip() throws {

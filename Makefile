@@ -7,7 +7,8 @@ DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreety
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
-WEB_SRC := $(wildcard Sources/diptych-web/*.c) Sources/CDiptychClient/diptych-client.c
+CLIENT_SRC := $(wildcard Sources/CDiptychClient/*.c)
+WEB_SRC := $(wildcard Sources/diptych-web/*.c) $(CLIENT_SRC)
 CONFIG ?= debug
 BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
@@ -53,10 +54,11 @@ web:
 
 lib:
 	@mkdir -p $(LIB_OUT)
-	cc -std=c99 -O2 -Wall -Wextra -fPIC -fvisibility=default -ISources/CDiptychClient/include \
-	  -c Sources/CDiptychClient/diptych-client.c -o $(LIB_OUT)/diptych-client.o
-	cc -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined -o $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/diptych-client.o
-	rm -f $(LIB_OUT)/libdiptych-client.a && ar rcs $(LIB_OUT)/libdiptych-client.a $(LIB_OUT)/diptych-client.o
+	for f in $(CLIENT_SRC); do \
+	  cc -std=c99 -O2 -Wall -Wextra -fPIC -ISources/CDiptychClient/include -c $$f -o $(LIB_OUT)/$$(basename $$f .c).o || exit 1; \
+	done
+	cc -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined -o $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/diptych-client.o $(LIB_OUT)/events.o
+	rm -f $(LIB_OUT)/libdiptych-client.a && ar rcs $(LIB_OUT)/libdiptych-client.a $(LIB_OUT)/diptych-client.o $(LIB_OUT)/events.o
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' -e 's|@PROTOCOL@|$(PROTOCOL)|' \
 	  Assets/pkgconfig/diptych-client.pc.in > $(LIB_OUT)/diptych-client.pc
 

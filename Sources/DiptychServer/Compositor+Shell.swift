@@ -106,6 +106,8 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let (effects, pen) = desk.tick(now: now)
         if !effects.isEmpty { apply(effects) }
+        // A closed window that finished shrinking shows nothing more: its picture's copy goes.
+        for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.pip.departing = nil }
         sendDeferredConfigures()
         if !pen.isEmpty { apply(pen) }
         // Nothing is activated while panes move (every frame of a settle).

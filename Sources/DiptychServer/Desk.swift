@@ -216,18 +216,19 @@ struct Desk: ~Copyable {
     /// Brings `app` (a window's) back on screen as the primary (see `Shell.restore`).
     mutating func restore(_ app: AppID, now: UInt64) -> [ShellEffect] { shell.restore(app, now: now) }
 
-    /// Where each shown app's pane was last laid out (points): a window opened by an app that
-    /// has just left the screen grows out of where its video was.
+    /// Where the shell's apps' panes were last laid out (points): a window opened by an app
+    /// that has just left the screen grows out of where its video was. At most two: the
+    /// primary's and the secondary's (an app that went away is forgotten).
     private(set) var lastPanes: [AppID: Rect] = [:]
 
     /// Notes where the shown apps' panes are now.
     mutating func notePanes() {
-        for a in [shell.primary, shell.secondary].compactMap({ $0 }) {
+        let apps = [shell.primary, shell.secondary].compactMap { $0 }
+        lastPanes = lastPanes.filter { apps.contains($0.key) }
+        for a in apps {
             if let p = shell.pane(of: a) { lastPanes[a] = p.frame }
         }
     }
-
-    mutating func forgetPane(of app: AppID) { lastPanes[app] = nil }
 
     // MARK: - Motion
 

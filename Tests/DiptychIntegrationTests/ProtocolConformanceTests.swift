@@ -19,7 +19,7 @@ struct ProtocolConformanceTests {
         let dir = Harness.temporaryDirectory("c-wire")
         let build = try Harness.run(["/bin/sh", "-c", """
             cc -std=c99 -Wall -Wextra -Werror -I'\(repositoryRoot)/Sources/CDiptychClient/include' '\(repositoryRoot)/Tests/Tools/c-wire-dump.c' \
-              '\(repositoryRoot)/Sources/CDiptychClient/diptych-client.c' -o '\(dir)/dump' 2>&1 && '\(dir)/dump' > '\(dir)/sent.bin'
+              '\(repositoryRoot)/Sources/CDiptychClient/diptych-client.c' '\(repositoryRoot)/Sources/CDiptychClient/events.c' -o '\(dir)/dump' 2>&1 && '\(dir)/dump' > '\(dir)/sent.bin'
             """])
         try #require(build.status == 0, "\(build.stdout)")
         let bytes = try Files.read("\(dir)/sent.bin")

@@ -59,16 +59,22 @@ struct CodecTests {
         }
     }
 
+    /// The error `decode` gives for `framed` with its body's byte `offset` set to `value` (nil:
+    /// it decodes).
+    func patched(_ framed: [UInt8], _ offset: Int, _ value: UInt8, _ decode: (ArraySlice<UInt8>) throws(ProtocolError) -> Void) -> ProtocolError.Code? {
+        var bytes = framed
+        bytes[Wire.headerSize + offset] = value
+        do throws(ProtocolError) {
+            try decode(bytes[Wire.headerSize...])
+            return nil
+        } catch { return error.code }
+    }
+
     /// A `pipCommit` with unknown flags, or an empty source rectangle it says it has, is
     /// malformed; one without a source rectangle carries nil whatever its zeros.
     @Test func pipCommitRefusesUnknownFlagsAndAnEmptySource() {
         func decode(_ m: ClientMessage, patching offset: Int, to value: UInt8) -> ProtocolError.Code? {
-            var bytes = m.encoded()
-            bytes[Wire.headerSize + offset] = value
-            do {
-                _ = try ClientMessage.decode(opcode: m.opcode, body: bytes[Wire.headerSize...])
-                return nil
-            } catch { return error.code }
+            patched(m.encoded(), offset, value) { body throws(ProtocolError) in _ = try ClientMessage.decode(opcode: m.opcode, body: body) }
         }
         let m = ClientMessage.pipCommit(buffer: 1, playing: true, sourceRect: nil, damage: [])
         // buffer (4), flags (1), sourceRect (16: x y w h), damage.
@@ -80,12 +86,7 @@ struct CodecTests {
     /// A key or pointer event with a value out of its range is refused, not decoded.
     @Test func keyAndPointerEventsRefuseBadValues() {
         func decode(_ e: ServerEvent, patching offset: Int, to value: UInt8) -> ProtocolError.Code? {
-            var bytes = e.encoded()
-            bytes[Wire.headerSize + offset] = value
-            do {
-                _ = try ServerEvent.decode(opcode: e.opcode, body: bytes[Wire.headerSize...])
-                return nil
-            } catch { return error.code }
+            patched(e.encoded(), offset, value) { body throws(ProtocolError) in _ = try ServerEvent.decode(opcode: e.opcode, body: body) }
         }
         #expect(decode(.keyboardFocus(focused: true), patching: 0, to: 2) == .malformedMessage)
         #expect(decode(.pipAction(.close), patching: 0, to: 3) == .malformedMessage)

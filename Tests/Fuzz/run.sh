@@ -19,7 +19,7 @@ for t in Wire Scenario; do
 done
 # The C client library's reading of what a compositor sends.
 clang -O1 -g -fsanitize=fuzzer,address -ISources/CDiptychClient/include Tests/Fuzz/ClientFuzz.c \
-  Sources/CDiptychClient/diptych-client.c -o "$WORK/fuzz-client" 2> "$WORK/client-build.log" \
+  Sources/CDiptychClient/*.c -o "$WORK/fuzz-client" 2> "$WORK/client-build.log" \
   || { cat "$WORK/client-build.log" >&2; echo "fuzz: cannot build the client target" >&2; exit 1; }
 mkdir -p "$WORK/corpus-wire" "$WORK/corpus-scenario" "$WORK/corpus-client" "$WORK/crashes"
 status=0

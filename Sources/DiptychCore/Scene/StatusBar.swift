@@ -98,8 +98,9 @@ public struct StatusBar: Equatable, Sendable {
             let centred = (screenWidth - size.width) / 2
             // Centred over the divider (the ½ split) the time would straddle two apps of
             // different brightness: it stands beside the divider, over the primary's pane.
-            guard trailing != nil, centred < trailingFrom, centred + size.width + Self.dividerClearance * scale > trailingFrom - Self.dividerClearance * scale else { return centred }
-            return trailingFrom - size.width - 2 * Self.dividerClearance * scale
+            let clearance = 2 * Self.dividerClearance * scale
+            guard trailing != nil, centred < trailingFrom, centred + size.width + clearance > trailingFrom else { return centred }
+            return trailingFrom - size.width - clearance
         })
         if let battery {
             nodes.append(label(.battery, "\(battery)%") { track.x - 4 * scale - $0.width })

@@ -238,18 +238,7 @@ public struct PictureInPicture: Sendable {
 
     /// When the next window's controls hide (ms), if any show at `now`.
     public func controlsDeadline(after now: UInt64) -> UInt64? {
-        windows.map(\.controlsUntil).filter { $0 > now }.min()
-    }
-
-    /// Hides the controls of every window at `now` (a drag or a rotation); returns whether
-    /// any showed.
-    mutating func hideControls(at now: UInt64) -> Bool {
-        var any = false
-        for i in windows.indices where windows[i].showsControls(at: now) {
-            windows[i].controlsUntil = 0
-            any = true
-        }
-        return any
+        windows.lazy.map(\.controlsUntil).filter { $0 > now }.min()
     }
 
     // MARK: - Touches

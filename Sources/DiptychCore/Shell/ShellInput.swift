@@ -4,8 +4,9 @@
 
 extension Shell {
     /// The topmost presented pane at a point.
+    /// (A pane lifted by its pill is the finger's, not a target: what is under it is.)
     func paneAt(x: Double, y: Double) -> PresentedPane? {
-        presentation.last { Double($0.frame.minX) <= x && x < Double($0.frame.maxX) && Double($0.frame.minY) <= y && y < Double($0.frame.maxY) }
+        presentation.last { !$0.lifted && Double($0.frame.minX) <= x && x < Double($0.frame.maxX) && Double($0.frame.minY) <= y && y < Double($0.frame.maxY) }
     }
 
     func local(_ app: AppID, _ x: Double, _ y: Double) -> (Double, Double) {
@@ -245,9 +246,7 @@ extension Shell {
             }
         case .swap(let held, _, _):
             // Let go over the other pane: the apps swap sides.
-            // (The pane under the finger is the one below the lifted pane.)
-            let under = presentation.last { !$0.lifted && Double($0.frame.minX) <= x && x < Double($0.frame.maxX) }
-            guard !cancelled, let other = under, other.app != held else { return [] }
+            guard !cancelled, let other = paneAt(x: x, y: y), other.app != held else { return [] }
             return swapSides(from: from, now: now)
         case .swallowed:
             return []

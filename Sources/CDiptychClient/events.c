@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* libdiptych-client, reading: events taken off the socket, every length checked against the
+   bytes there, decoded into dc_event; a malformed one closes the connection with a reason. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+typedef struct { const uint8_t *p; size_t n, at; int bad; } reader;
+static uint64_t rn(reader *r, int bytes) {
+    if (r->at + (size_t)bytes > r->n) { r->bad = 1; return 0; }
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v |= (uint64_t)r->p[r->at + i] << (8 * i);
+    r->at += (size_t)bytes;
+    return v;
+}
+static uint8_t r8(reader *r) { return (uint8_t)rn(r, 1); }
+static uint16_t r16(reader *r) { return (uint16_t)rn(r, 2); }
+static uint32_t r32(reader *r) { return (uint32_t)rn(r, 4); }
+static int32_t ri32(reader *r) { return (int32_t)r32(r); }
+static uint64_t r64(reader *r) { return rn(r, 8); }
+static double rf64(reader *r) { uint64_t v = r64(r); double d; memcpy(&d, &v, sizeof d); return d; }
+static dc_rect rrect(reader *r) { dc_rect x; x.x = ri32(r); x.y = ri32(r); x.width = ri32(r); x.height = ri32(r); return x; }
+
+/* ---- receiving ---- */
+
+static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t n, dc_event *e) {
+    reader r = { body, n, 0, 0 };
+    memset(e, 0, sizeof *e);
+    e->type = (enum dc_event_type)opcode;
+    switch (opcode) {
+    case DC_CONFIGURE:
+        e->configure.serial = r32(&r);
+        e->configure.role = r8(&r);
+        e->configure.frame = rrect(&r);
+        e->configure.pixel_width = (int)r32(&r);
+        e->configure.pixel_height = (int)r32(&r);
+        e->configure.horizontal_size_class = r8(&r);
+        e->configure.vertical_size_class = r8(&r);
+        e->configure.orientation = r8(&r);
+        e->configure.arrangement = r8(&r);
+        e->configure.scale = rf64(&r);
+        e->configure.safe_top = rf64(&r); e->configure.safe_left = rf64(&r);
+        e->configure.safe_bottom = rf64(&r); e->configure.safe_right = rf64(&r);
+        if (!r.bad) {
+            if (c->nunacked == (int)(sizeof c->unacked / sizeof c->unacked[0])) { memmove(c->unacked, c->unacked + 1, sizeof c->unacked - sizeof c->unacked[0]); c->nunacked--; }
+            c->unacked[c->nunacked++] = e->configure.serial;
+        }
+        break;
+    case DC_SIZE_CLASS_CHANGED:
+        e->size_class_changed.horizontal = r8(&r); e->size_class_changed.vertical = r8(&r);
+        e->size_class_changed.previous_horizontal = r8(&r); e->size_class_changed.previous_vertical = r8(&r);
+        break;
+    case DC_LIFECYCLE: e->lifecycle = r8(&r); break;
+    case DC_SNAPSHOT_REQUEST:
+        e->snapshot_request.serial = r32(&r);
+        e->snapshot_request.frame = rrect(&r);
+        e->snapshot_request.pixel_width = (int)r32(&r);
+        e->snapshot_request.pixel_height = (int)r32(&r);
+        e->snapshot_request.horizontal_size_class = r8(&r);
+        break;
+    case DC_TOUCH:
+        e->touch.id = ri32(&r); e->touch.phase = r8(&r); e->touch.x = rf64(&r); e->touch.y = rf64(&r); e->touch.time = rf64(&r);
+        break;
+    case DC_PEN:
+        e->pen.phase = r8(&r); e->pen.x = rf64(&r); e->pen.y = rf64(&r); e->pen.pressure = rf64(&r);
+        e->pen.tilt_x = rf64(&r); e->pen.tilt_y = rf64(&r); e->pen.time = rf64(&r); e->pen.tool = r8(&r); e->pen.buttons = r32(&r);
+        break;
+    case DC_FRAME_DONE: e->frame_done.time = r64(&r); e->frame_done.refresh = rf64(&r); e->frame_done.seq = r64(&r); break;
+    case DC_ERROR: {
+        e->error.code = r16(&r);
+        uint32_t len = r32(&r);
+        if (len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+        memcpy(e->error.message, body + r.at, len);
+        e->error.message[len] = 0;
+        r.at += len;
+        break;
+    }
+    case DC_SYNC:
+        e->sync.serial = r32(&r); e->sync.time = r64(&r);
+        if (c->answer_sync) { c->sync_pending = 1; c->sync_serial = e->sync.serial; }
+        break;
+    case DC_RELEASE: {
+        e->release.buffer = r32(&r);
+        for (int i = 0; i < DC_MAX_BUFFERS; i++)
+            if (c->slots[i].used && c->slots[i].b.id == e->release.buffer) c->slots[i].b.busy = 0;
+        break;
+    }
+    case DC_SCREEN_CONNECTED: case DC_SCREEN_DISCONNECTED:
+        e->screen.screen = r32(&r); e->screen.pixel_width = (int)r32(&r); e->screen.pixel_height = (int)r32(&r);
+        break;
+    case DC_KEYBOARD_FOCUS:
+        e->keyboard_focus.focused = r8(&r);
+        if (e->keyboard_focus.focused > 1) r.bad = 1;
+        break;
+    case DC_KEY: {
+        e->key.keycode = r32(&r);
+        e->key.keysym = r32(&r);
+        uint32_t len = r32(&r);
+        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+        memcpy(e->key.text, body + r.at, len);
+        e->key.text[len] = 0;
+        r.at += len;
+        e->key.state = r8(&r);
+        e->key.modifiers = r32(&r);
+        e->key.time = rf64(&r);
+        if (e->key.state > DC_KEY_REPEATED) r.bad = 1;
+        break;
+    }
+    case DC_PIP_ACTION:
+        e->pip_action.action = r8(&r);
+        if (e->pip_action.action > DC_PIP_CLOSE) r.bad = 1;
+        break;
+    case DC_REFUSED: {
+        /* Three strings, each cut to its field (the rest skipped). */
+        char *fields[3] = { e->refused.request, e->refused.reason, e->refused.message };
+        size_t sizes[3] = { sizeof e->refused.request, sizeof e->refused.reason, sizeof e->refused.message };
+        for (int i = 0; i < 3 && !r.bad; i++) {
+            uint32_t len = r32(&r);
+            if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+            size_t keep = len < sizes[i] - 1 ? len : sizes[i] - 1;
+            memcpy(fields[i], body + r.at, keep);
+            fields[i][keep] = 0;
+            r.at += len;
+        }
+        break;
+    }
+    case DC_POINTER:
+        e->pointer.phase = r8(&r);
+        e->pointer.x = rf64(&r); e->pointer.y = rf64(&r);
+        e->pointer.button = r32(&r);
+        e->pointer.pressed = r8(&r);
+        e->pointer.dx = rf64(&r); e->pointer.dy = rf64(&r);
+        e->pointer.source = r8(&r);
+        e->pointer.time = rf64(&r);
+        if (e->pointer.phase > DC_POINTER_SCROLL || e->pointer.pressed > 1 || e->pointer.source > DC_SCROLL_CONTINUOUS) r.bad = 1;
+        break;
+    default:
+        return dc_fail(c, "unknown event opcode %u", opcode);
+    }
+    if (r.bad || r.at != r.n) return dc_fail(c, "malformed event (opcode %u, %zu bytes)", opcode, n);
+    return 0;
+}
+
+int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
+    /* The sync returned last time: the app has handled what came before it. */
+    if (c->sync_pending) {
+        c->sync_pending = 0;
+        writer w = { .n = 0 }; w32(&w, c->sync_serial);
+        if (dc_send(c, 5, &w, -1) != 0) return -1;
+    }
+    for (;;) {
+        if (c->in_len >= DC_HEADER) {
+            uint32_t len = (uint32_t)c->in[0] | (uint32_t)c->in[1] << 8 | (uint32_t)c->in[2] << 16 | (uint32_t)c->in[3] << 24;
+            uint16_t version = (uint16_t)(c->in[4] | c->in[5] << 8), opcode = (uint16_t)(c->in[6] | c->in[7] << 8);
+            if (len < DC_HEADER || len > DC_MAX_MESSAGE) { c->closed = 1; return dc_fail(c, "bad message length %u", len); }
+            if (version != DC_PROTOCOL_VERSION) { c->closed = 1; return dc_fail(c, "the compositor speaks protocol version %u, this library %u", version, DC_PROTOCOL_VERSION); }
+            if (c->in_len >= len) {
+                int r = decode(c, opcode, c->in + DC_HEADER, len - DC_HEADER, e);
+                memmove(c->in, c->in + len, c->in_len - len);
+                c->in_len -= len;
+                if (r != 0) { c->closed = 1; return -1; }
+                return 1;
+            }
+        }
+        if (c->closed) return -1;
+        char control[CMSG_SPACE(sizeof(int) * 8)];
+        struct iovec iov = { c->in + c->in_len, sizeof c->in - c->in_len };
+        struct msghdr m = { 0 };
+        m.msg_iov = &iov; m.msg_iovlen = 1;
+        m.msg_control = control; m.msg_controllen = sizeof control;
+        ssize_t n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC | (blocking ? 0 : MSG_DONTWAIT));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+            c->closed = 1;
+            return dc_fail(c, "recvmsg: %s", strerror(errno));
+        }
+        for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+            if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+            int count = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < count; i++) { int fd; memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd); close(fd); }
+        }
+        if (n == 0) { c->closed = 1; return dc_fail(c, "the compositor closed the connection"); }
+        c->in_len += (size_t)n;
+    }
+}

@@ -16,6 +16,15 @@ public final class ChromeCache {
         var chrome: Chrome?
         var corner: Int
         var size: Size
+
+        /// Hashed by its size and corner alone: every frame looks its chrome up, and hashing a
+        /// label's text each time costs more than the equality that tells apart the few
+        /// pictures of one size.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(size.width)
+            hasher.combine(size.height)
+            hasher.combine(corner)
+        }
     }
 
     private var pictures: [Key: PixelImage] = [:]

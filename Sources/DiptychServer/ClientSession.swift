@@ -245,35 +245,36 @@ final class ClientSession {
 
     /// Shows `image` as the live surface; the buffer it replaces is released.
     func show(_ image: HeldImage, serial: UInt32, damage: [Rect]) {
-        replace(&surface, with: image, serial: serial, damage: damage)
-    }
-
-    /// Puts `image` in a surface the compositor reads; the buffer it replaces is released.
-    private func replace(_ slot: inout CommittedSurface?, with image: HeldImage, serial: UInt32, damage: [Rect]) {
-        use(image.buffer)
-        let old = slot?.image.buffer
-        slot = CommittedSurface(image: image, serial: serial, damage: damage)
-        if let old { endUse(old) }
-    }
-
-    /// Empties a surface: its buffer is released. Returns whether it held one.
-    @discardableResult
-    private func empty(_ slot: inout CommittedSurface?) -> Bool {
-        guard let old = slot?.image.buffer else { return false }
-        slot = nil
+        let old = surface
+        surface = held(image, serial: serial, damage: damage)
         endUse(old)
-        return true
+    }
+
+    /// `image` as a surface the compositor reads (its buffer in use from now on).
+    private func held(_ image: HeldImage, serial: UInt32, damage: [Rect]) -> CommittedSurface {
+        use(image.buffer)
+        return CommittedSurface(image: image, serial: serial, damage: damage)
+    }
+
+    /// A surface no longer read (replaced or emptied; its slot already changed, so nothing
+    /// holds the slot while the release is sent): its buffer's use ends.
+    private func endUse(_ surface: CommittedSurface?) {
+        if let buffer = surface?.image.buffer { endUse(buffer) }
     }
 
     /// Shows `image` in the Picture in Picture window; the buffer it replaces is released.
     func showPiP(_ image: HeldImage, damage: [Rect]) {
-        replace(&pip.surface, with: image, serial: ackedSerial ?? 0, damage: damage)
+        let old = pip.surface
+        pip.surface = held(image, serial: ackedSerial ?? 0, damage: damage)
+        endUse(old)
     }
 
     /// The Picture in Picture window closed: its buffer is released.
     func hidePiP() {
+        let old = pip.surface
         pip.frameDonePending = false
-        empty(&pip.surface)
+        pip.surface = nil
+        endUse(old)
     }
 
     /// The compositor's commit count at this app's last commit (either surface).
@@ -284,11 +285,17 @@ final class ClientSession {
 
     /// Shows `image` on the second screen; the buffer it replaces is released.
     func showOnScreen(_ image: HeldImage, damage: [Rect]) {
-        replace(&screenSurface, with: image, serial: ackedSerial ?? 0, damage: damage)
+        let old = screenSurface
+        screenSurface = held(image, serial: ackedSerial ?? 0, damage: damage)
+        endUse(old)
     }
 
     /// The second screen mirrors the main one again: the app's buffer there is released.
-    func dropScreenSurface() { empty(&screenSurface) }
+    func dropScreenSurface() {
+        let old = screenSurface
+        screenSurface = nil
+        endUse(old)
+    }
 
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).

@@ -108,8 +108,9 @@ extension Compositor {
         let (graph, frameDamage) = taken ?? takeFrame()
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
-        var (ops, stats) = desk.turn(at: now) == nil ? renderer.plan(scene) : ([], RenderStats())
-        if let t = desk.turn(at: now) { drawTurn(t, graph: graph) }
+        let turn = desk.turn(at: now)
+        var (ops, stats) = turn == nil ? renderer.plan(scene) : ([], RenderStats())
+        if let turn { drawTurn(turn, graph: graph) }
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: clients.commitCount)
     }

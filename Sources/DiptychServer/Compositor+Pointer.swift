@@ -48,7 +48,7 @@ extension Compositor {
 
     /// A button (Linux code) went down or up where the pointer is.
     public func pointerButton(_ button: UInt32, pressed: Bool) {
-        deliverPointerMotion()
+        deliverPendingPointerMotion()
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         desk.pointer.button(button, pressed: pressed)
         if button == PointerButton.left {
@@ -69,18 +69,23 @@ extension Compositor {
 
     /// A scroll of `dx`, `dy` points from `source`, to the app under the pointer.
     public func pointerScroll(dx: Double, dy: Double, source: ScrollSource) {
-        deliverPointerMotion()
+        deliverPendingPointerMotion()
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         guard let app = desk.pointer.grab ?? pane(atX: x, y: y)?.app else { return }
         sendPointer(.scroll, to: app, x: x, y: y, dx: dx, dy: dy, source: source)
     }
 
-    /// Tells the apps of the pointer's motion since the last turn: through the shell while
+    /// The motion not yet told, before a button or a scroll (which happen where the pointer is).
+    private func deliverPendingPointerMotion() {
+        guard desk.pointer.motionPending else { return }
+        desk.pointer.motionPending = false
+        deliverPointerMotion()
+    }
+
+    /// Tells the apps of the pointer's motion (taken from the desk): through the shell while
     /// the left button is a finger, to the app holding another button, else to the app under
     /// it (with enter and leave when that changes).
     func deliverPointerMotion() {
-        guard desk.pointer.motionPending else { return }
-        desk.pointer.motionPending = false
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         if desk.pointer.held.contains(PointerButton.left) {
             if let effects = desk.pointerTouch(phase: .motion, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
@@ -162,6 +167,11 @@ extension Compositor {
     /// frame asked for.
     func cursorVisibilityMayHaveChanged() {
         guard desk.pointer.drawnShowing != desk.pointer.shows(at: now) else { return }
+        cursorVisibilityChanged()
+    }
+
+    /// The cursor appeared or went: the plane is updated, or a frame asked for.
+    func cursorVisibilityChanged() {
         if cursorOnPlane { updateCursorPlane() } else { scheduleFrame() }
     }
 

@@ -104,20 +104,20 @@ extension Compositor {
     public func tick() {
         let now = self.now
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
-        let (effects, pen) = desk.tick(now: now)
-        if !effects.isEmpty { apply(effects) }
+        let t = desk.tick(now: now)
+        if !t.shell.isEmpty { apply(t.shell) }
         // A closed window that finished shrinking shows nothing more: its picture's copy goes.
         for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.pip.departing = nil }
         sendDeferredConfigures()
-        if !pen.isEmpty { apply(pen) }
+        if !t.pen.isEmpty { apply(t.pen) }
         // Nothing is activated while panes move (every frame of a settle).
         for id in desk.waitingActivations(now: now) {
             if let c = clients[id] { activateIfDrawn(c) }
         }
         repeatKeys()
-        deliverPointerMotion()
+        if t.pointerMoved { deliverPointerMotion() }
         // The cursor hides after a while without motion: a frame without it.
-        cursorVisibilityMayHaveChanged()
+        if t.cursorChanged { cursorVisibilityChanged() }
     }
 
     /// The next time `tick` has something to do (an activation deadline), if any.

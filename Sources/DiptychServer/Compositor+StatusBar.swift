@@ -98,13 +98,11 @@ extension Compositor {
         guard configuration.statusBar else { return nil }
         // In Split View each part of the bar takes the style of the app beneath it; in full
         // screen and over a Slide Over (which floats below the bar) it lies on the primary.
-        var trailing: (style: StatusBarStyle, from: Int)?
-        if desk.shell.arrangement != .full, let pane = desk.shell.layout.pane(.secondary), pane.frame.minY < StatusBar.height {
-            trailing = (barStyle(of: session(.secondary), primary: false), pane.frame.x * scale)
-        }
+        let bar = desk.statusBarPlaces
+        let trailing = bar.secondaryFrom.map { (style: barStyle(of: session(.secondary), primary: false), from: $0 * scale) }
         return statusBarCache.layer(
             style: barStyle(of: session(.primary), primary: true), trailing: trailing,
-            title: configuration.statusBarTitle ?? desk.shell.profile.title ?? "",
+            title: configuration.statusBarTitle ?? bar.deviceTitle ?? "",
             fixedTime: configuration.statusBarTime, virtualTime: virtualTime, battery: configuration.battery,
             width: width, scale: scale, metrics: renderer.chrome.metrics)
     }

@@ -291,7 +291,7 @@ public final class Compositor {
     }
 
     /// The session holding `role`, if any.
-    func session(_ role: Role) -> ClientSession? { desk.shell.app(role).flatMap { session($0) } }
+    func session(_ role: Role) -> ClientSession? { desk.app(role).flatMap { session($0) } }
 
     func session(_ app: AppID) -> ClientSession? { clients[ClientID(rawValue: app.rawValue)] }
 
@@ -323,7 +323,7 @@ public final class Compositor {
             // The roles of launched apps are theirs, whoever connects first: an app that
             // connects by itself takes a role that is free and not waiting for its launched app.
             let reserved = Set(clients.all.filter { $0.id != c.id && !$0.admitted }.compactMap(\.launchRole))
-            guard let free = [Role.primary, .secondary].first(where: { desk.shell.app($0) == nil && !reserved.contains($0) }) else {
+            guard let free = [Role.primary, .secondary].first(where: { desk.app($0) == nil && !reserved.contains($0) }) else {
                 c.fail(ProtocolError(.badState, "no role is free: the compositor shows two apps, or keeps their roles for the apps it launched"))
                 return nil
             }

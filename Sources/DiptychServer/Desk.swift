@@ -136,13 +136,29 @@ struct Desk: ~Copyable {
         lastTouch.sorted { $0.key < $1.key }.map { ($0.key, $0.value.x, $0.value.y) }
     }
 
-    /// What time does at `now`: the shell's (a settle ending, a gesture's time-out), and the
-    /// pen's (one that stopped reporting has left: the app under it hears it go, where it was).
-    mutating func tick(now: UInt64) -> (shell: [ShellEffect], pen: [ShellEffect]) {
-        let effects = shell.tick(now: now)
+    /// What a turn of the loop at `now` brings, looked at once.
+    struct Tick {
+        /// The shell's effects (a settle ending, a gesture's time-out).
+        var shell: [ShellEffect]
+        /// The pen's: one that stopped reporting has left (the app under it hears it go).
+        var pen: [ShellEffect] = []
+        /// The pointer moved since the last turn (taken: its motion is for the apps now).
+        var pointerMoved = false
+        /// The cursor appeared or went since the last frame drew it (time passed, a touch).
+        var cursorChanged = false
+    }
+
+    /// What time does at `now`, for the shell, the pen, the windows and the pointer.
+    mutating func tick(now: UInt64) -> Tick {
+        var t = Tick(shell: shell.tick(now: now))
         _ = pip.prune(at: now)
-        guard palm.tick(now: now) else { return (effects, []) }
-        return (effects, shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0))
+        if palm.tick(now: now) {
+            t.pen = shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0)
+        }
+        t.pointerMoved = pointer.motionPending
+        pointer.motionPending = false
+        t.cursorChanged = pointer.drawnShowing != pointer.shows(at: now)
+        return t
     }
 
     // MARK: - The shell's changes
@@ -239,6 +255,19 @@ struct Desk: ~Copyable {
         DeskPresentation(
             panes: shell.presentation(at: now), windows: pip.shown(in: pipSpace(topInset: pipTopInset), at: now),
             profile: shell.profile, orientation: shell.orientation)
+    }
+
+    /// The app in `role`, if any (asked of the desk, which holds the shell in place, rather
+    /// than of a copy of the shell).
+    func app(_ role: Role) -> AppID? { shell.app(role) }
+
+    /// What the status bar lies over, read in one look: where the secondary's part begins
+    /// (points; nil unless a Split View pane reaches under the bar) and the device's title.
+    var statusBarPlaces: (secondaryFrom: Int?, deviceTitle: String?) {
+        guard shell.arrangement != .full, let pane = shell.layout.pane(.secondary), pane.frame.minY < StatusBar.height else {
+            return (nil, shell.profile.title)
+        }
+        return (pane.frame.x, shell.profile.title)
     }
 
     /// Where the Picture in Picture windows live: the logical screen below `topInset`.

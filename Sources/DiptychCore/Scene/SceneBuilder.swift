@@ -335,15 +335,7 @@ public enum SceneBuilder {
                 if let i = icon(c, tile: tile, in: clip, scale: scale, key: .icon(p.app), opacity: shown) { nodes.append(i) }
             } else {
                 let placed = image.map { place($0, in: clip, anchor: p.anchor) }
-                // What the image leaves bare of the pane (up to four pieces, as `Region.subtract`
-                // cuts them; every frame of a settle asks, so without a region): their bounds,
-                // and the largest piece (the first of equals).
-                var bareBounds: Rect?, band: Rect?
-                func bare(_ r: Rect) {
-                    bareBounds = bareBounds?.union(r) ?? r
-                    if band.map({ $0.width * $0.height < r.width * r.height }) ?? true { band = r }
-                }
-                if let placed { Region.forEachPiece(of: clip, outside: placed, bare) } else { bare(clip) }
+                let (bareBounds, band) = bare(clip, outside: placed)
                 // No black gaps: a flat tile in the app's colour under the image where it does
                 // not reach (clipped to what it leaves bare, so that a band growing with a drag
                 // repaints only what it gained), the image, and the app's icon in the widest part
@@ -399,6 +391,19 @@ public enum SceneBuilder {
         var n = SceneNode(key: .blur(app), content: .image(blurred, live: false), imageRect: place(source, in: clip, anchor: anchor), clip: clip, opacity: opacity)
         n.padded = true
         return n
+    }
+
+    /// What `placed` leaves bare of a pane's `clip` (up to four pieces, as `Region.subtract`
+    /// cuts them; every frame of a settle asks, so without a region): their bounds, and the
+    /// largest piece (the first of equals). Nothing placed: the whole clip.
+    static func bare(_ clip: Rect, outside placed: Rect?) -> (bounds: Rect?, largest: Rect?) {
+        guard let placed else { return (clip, clip) }
+        var bounds: Rect?, largest: Rect?
+        Region.forEachPiece(of: clip, outside: placed) { r in
+            bounds = bounds?.union(r) ?? r
+            if largest.map({ $0.width * $0.height < r.width * r.height }) ?? true { largest = r }
+        }
+        return (bounds, largest)
     }
 
     /// Where an image lands in a pane: at its top-left, or flush with its right edge when the

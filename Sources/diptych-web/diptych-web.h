@@ -110,6 +110,11 @@ void set_activity(int visible, int focused);
 void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported);
 void answer_sync_if_done(void);
 int one_colour(const dc_buffer *b);
+/* input.c: the compositor's input events to WebKit. */
+void dispatch_touch(int32_t id, int phase, double x, double y, double time);
+void dispatch_pen(int phase, double x, double y, double time);
+void dispatch_key(const dc_event *e);
+void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
 
 #endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* diptych-web's input: the compositor's touches, pen, keys and pointer as WPE's events, in the
+   device pixels WebKit takes (it divides by the scale factor). */
+#include "diptych-web.h"
+
+#include <math.h>
+
+/* A time in ms as WPE's 32-bit milliseconds, wrapping as Wayland's do (and 0 for a time that
+   is not a number: a double out of uint32_t's range must not be converted directly). */
+static uint32_t wpe_time(double ms) {
+    if (!(ms >= 0 && ms < 1e18)) return 0;
+    return (uint32_t)(uint64_t)ms;
+}
+
+void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
+    enum wpe_input_touch_event_type type = phase == DC_TOUCH_DOWN ? wpe_input_touch_event_type_down
+        : phase == DC_TOUCH_MOTION ? wpe_input_touch_event_type_motion : wpe_input_touch_event_type_up;
+    int at = -1;
+    for (int i = 0; i < app.ntouches; i++) if (app.touches[i].id == id) at = i;
+    if (at < 0) {
+        if (phase != DC_TOUCH_DOWN || app.ntouches == MAX_TOUCHES) return;
+        at = app.ntouches++;
+    }
+    /* WebKit takes input in device pixels (it divides by the scale factor). */
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), (int32_t)lround(y * app.scale) };
+    struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, wpe_time(time), 0 };
+    wpe_view_backend_dispatch_touch_event(app.backend, &event);
+    if (type == wpe_input_touch_event_type_up) {
+        app.touches[at] = app.touches[--app.ntouches];
+    } else {
+        app.touches[at].type = wpe_input_touch_event_type_motion;
+    }
+    stir_after(type == wpe_input_touch_event_type_up ? TAP_MS : 0);
+}
+
+void dispatch_pen(int phase, double x, double y, double time) {
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), (int)lround(y * app.scale), 0, 0, 0 };
+    if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
+        e.type = wpe_input_pointer_event_type_button;
+        e.button = 1;
+        e.state = phase == DC_PEN_DOWN;
+        app.pen_down = phase == DC_PEN_DOWN;
+        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+        /* The position first, then the button there. */
+        struct wpe_input_pointer_event move = e;
+        move.type = wpe_input_pointer_event_type_motion;
+        move.button = move.state = 0;
+        move.modifiers = phase == DC_PEN_UP ? wpe_input_pointer_modifier_button1 : 0;
+        wpe_view_backend_dispatch_pointer_event(app.backend, &move);
+    } else {
+        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+    }
+    wpe_view_backend_dispatch_pointer_event(app.backend, &e);
+    stir_after(phase == DC_PEN_UP ? TAP_MS : 0);
+}
+
+/* Keys as WebKit takes them: the keysym as the key code, the xkb keycode (evdev + 8) as the
+   hardware code, the modifiers in WPE's bits. */
+static uint32_t wpe_modifiers(uint32_t m) {
+    return (m & DC_MOD_CONTROL ? wpe_input_keyboard_modifier_control : 0) | (m & DC_MOD_SHIFT ? wpe_input_keyboard_modifier_shift : 0)
+        | (m & DC_MOD_ALT ? wpe_input_keyboard_modifier_alt : 0) | (m & DC_MOD_LOGO ? wpe_input_keyboard_modifier_meta : 0);
+}
+
+void dispatch_key(const dc_event *e) {
+    struct wpe_input_keyboard_event k = {
+        wpe_time(e->key.time), e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
+    };
+    wpe_view_backend_dispatch_keyboard_event(app.backend, &k);
+    stir_after(0);
+}
+
+/* The pointer as a mouse: WPE's buttons 1 left, 2 right, 3 middle (Linux's code - BTN_MOUSE + 1,
+   as WebKit's libwpe event factory reads them: 2 is its RightButton, modifier button2 the DOM's
+   secondary button), with the held buttons in the modifiers; a scroll, whatever its source, as
+   a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
+   down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
+void dispatch_pointer(const dc_event *e) {
+    int x = (int)lround(e->pointer.x * app.scale), y = (int)lround(e->pointer.y * app.scale);
+    uint32_t time = wpe_time(e->pointer.time);
+    switch (e->pointer.phase) {
+    case DC_POINTER_ENTER:
+    case DC_POINTER_MOTION: {
+        struct wpe_input_pointer_event m = { wpe_input_pointer_event_type_motion, time, x, y, 0, 0, app.pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(app.backend, &m);
+        break;
+    }
+    case DC_POINTER_BUTTON: {
+        uint32_t button = e->pointer.button == DC_BUTTON_LEFT ? 1 : e->pointer.button == DC_BUTTON_RIGHT ? 2 : e->pointer.button == DC_BUTTON_MIDDLE ? 3 : 0;
+        if (!button) return;
+        uint32_t bit = button == 1 ? wpe_input_pointer_modifier_button1 : button == 2 ? wpe_input_pointer_modifier_button2 : wpe_input_pointer_modifier_button3;
+        if (e->pointer.pressed) app.pointer_buttons |= bit; else app.pointer_buttons &= ~bit;
+        struct wpe_input_pointer_event b = { wpe_input_pointer_event_type_button, time, x, y, button, (uint32_t)e->pointer.pressed, app.pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(app.backend, &b);
+        break;
+    }
+    case DC_POINTER_SCROLL: {
+        if (!isfinite(e->pointer.dx) || !isfinite(e->pointer.dy)) break;
+        struct wpe_input_axis_2d_event a = {
+            { (enum wpe_input_axis_event_type)(wpe_input_axis_event_type_motion_smooth | wpe_input_axis_event_type_mask_2d), time, x, y, 0, 0, 0 },
+            -e->pointer.dx * app.scale, -e->pointer.dy * app.scale,
+        };
+        wpe_view_backend_dispatch_axis_event(app.backend, &a.base);
+        break;
+    }
+    case DC_POINTER_LEAVE:
+    default:
+        break;
+    }
+    stir_after(0);
+}

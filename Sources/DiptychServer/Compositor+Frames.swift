@@ -165,10 +165,10 @@ extension Compositor {
         if atFlip { main.awaitFlip(telling: []) } else { hooks.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
         // Apps that wait for one (most frames of a settle have none).
         guard clients.all.contains(where: { $0.frameDonePending || $0.pip.frameDonePending }) else { return result }
-        // An app drawing both surfaces hears once per frame.
+        // An app drawing both surfaces hears once per frame. The apps whose panes the frame
+        // showed, as it was laid out.
         var shownTo: [ClientID] = []
-        for p in presentedPanes {
-            guard let c = session(p.app), c.frameDonePending, c.lastCommit <= main.shownCommits else { continue }
+        for c in clients.all where c.frameDonePending && c.lastCommit <= main.shownCommits && main.shownGraph?.showsPane(of: c.app) == true {
             c.frameDonePending = false
             shownTo.append(c.id)
         }

@@ -216,6 +216,17 @@ public struct SceneGraph: Equatable, Sendable {
 
     /// The nodes that show an app's image (its surface or a snapshot).
     public var surfaces: [SceneNode] { nodes.filter { $0.image != nil } }
+
+    /// Whether the scene shows `app`'s pane: its surface or a snapshot, its placeholder, or its
+    /// blurred picture.
+    public func showsPane(of app: AppID) -> Bool {
+        contains { n in
+            switch n.key {
+            case .surface(let a), .placeholder(let a), .blur(let a): a == app
+            default: false
+            }
+        }
+    }
 }
 
 /// The chrome's look, in points unless said otherwise.

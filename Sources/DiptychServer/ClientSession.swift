@@ -83,10 +83,11 @@ final class ClientSession {
     var requiresFullScreen = false
     /// The role asked for at launch (apps that connect by themselves take the first free one).
     let launchRole: Role?
-    /// Whether the shell holds this app (after hello, once admitted).
-    var admitted = false
-    /// When it was admitted (the compositor's clock, ms).
-    var admittedAt: UInt64 = 0
+    /// When the shell took this app (after hello; the compositor's clock, ms); nil while it
+    /// does not hold it.
+    var admittedAt: UInt64?
+    /// Whether the shell holds this app.
+    var admitted: Bool { admittedAt != nil }
     /// Snapshot requests sent and not answered, by serial.
     var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
@@ -103,19 +104,14 @@ final class ClientSession {
             updateContent()
         }
     }
-    /// The last configure sent, and the serials sent but not yet acked (the newest
-    /// `unackedLimit`: an app that never acks holds no more).
-    var configure: Configure?
-    private(set) var unackedSerials: [UInt32] = []
-    var ackedSerial: UInt32?
-    /// The most unacked configure serials remembered; an ack of an older one is late, and
-    /// ignored like any late ack.
-    static let unackedLimit = 16
-    /// The configure queued and not yet written (with the size class change that goes with
-    /// it): a newer one replaces it, so the superseded configure is never sent.
-    private var unwrittenConfigure: Configure?
-    /// The newest configure written to the socket: what the app has been told.
-    private var writtenConfigure: Configure?
+    /// What the app has been told of its pane and what it acked.
+    private var configures = ConfigureSerials()
+    /// The last configure sent.
+    var configure: Configure? { configures.newest }
+    /// The serials sent and not yet acked (at most `ConfigureSerials.limit`).
+    var unackedSerials: [UInt32] { configures.unacked }
+    /// The newest serial acked.
+    var ackedSerial: UInt32? { configures.acked }
     /// The live surface; its dominant colour (its placeholder's tile) is worked out once per
     /// commit, from an 8×8 grid of samples.
     var surface: CommittedSurface? {
@@ -140,10 +136,7 @@ final class ClientSession {
         content = AppContent(live: nil, name: label)
         connection = ClientConnection(socket: socket, token: .client(id), label: label, loop: loop)
         connection.onClose = { [weak self] end in if let self { onClose(self, end) } }
-        connection.onReplaceableWritten = { [unowned self] in
-            writtenConfigure = unwrittenConfigure
-            unwrittenConfigure = nil
-        }
+        connection.onReplaceableWritten = { [unowned self] in configures.wrote() }
     }
 
     var app: AppID { AppID(id.rawValue) }
@@ -177,13 +170,11 @@ final class ClientSession {
     }
 
     /// The app's icon as the screen shows it (from `setIcon`), and when it was last set.
-    private(set) var icon: (ref: ImageRef, pixels: PixelImage)? { didSet { updateContent() } }
-    private(set) var iconSetAt: UInt64?
+    private(set) var icon: (ref: ImageRef, pixels: PixelImage, setAt: UInt64)? { didSet { updateContent() } }
 
     /// Takes `pixels` (the icon at the size shown) as the app's icon, set at `now`.
     func setIcon(_ pixels: PixelImage, ref: ImageRef, at now: UInt64) {
-        icon = (ref, pixels)
-        iconSetAt = now
+        icon = (ref, pixels, now)
     }
 
     /// Blurred copies of the images a drag shows (its snapshots, and the live surface when
@@ -323,36 +314,12 @@ final class ClientSession {
     /// only ever reads the newest state, and nothing when that is what it was last told.
     func sendConfigure(_ new: Configure) {
         guard isOpen else { return }
-        if connection.withdrawReplaceable(), let old = unwrittenConfigure {
-            unackedSerials.removeAll { $0 == old.serial }
-            unwrittenConfigure = nil
-            configure = writtenConfigure
-            if let told = writtenConfigure, told.pane == new.pane, told.arrangement == new.arrangement { return }
-        }
-        let told = configure
-        configure = new
-        unackedSerials.push(new.serial, keeping: Self.unackedLimit)
-        var events = [ServerEvent.configure(new)]
-        if let told, told.horizontalSizeClass != new.horizontalSizeClass || told.verticalSizeClass != new.verticalSizeClass {
-            events.append(.sizeClassChanged(
-                horizontal: new.horizontalSizeClass, vertical: new.verticalSizeClass,
-                previousHorizontal: told.horizontalSizeClass, previousVertical: told.verticalSizeClass))
-        }
-        unwrittenConfigure = new
+        guard let events = configures.queue(new, withdrew: connection.withdrawReplaceable()) else { return }
         connection.sendReplaceable(events)
     }
 
-    /// `ack`: acks `serial` and every configure sent before it. An ack of a serial acked
-    /// already, or too old to be remembered, is late and changes nothing; one of a serial
-    /// never sent (newer than the newest configure) is an error.
+    /// `ack`: acks `serial` and every configure sent before it (see `ConfigureSerials`).
     func acknowledge(_ serial: UInt32) throws(ProtocolError) {
-        if let i = unackedSerials.firstIndex(of: serial) {
-            unackedSerials.removeFirst(i + 1)
-            ackedSerial = serial
-            return
-        }
-        // Serials only grow (wrapping): a serial at or before the newest configure's is late.
-        if let newest = configure?.serial, Int32(bitPattern: newest &- serial) >= 0 { return }
-        throw ProtocolError(.unknownSerial, "ack of serial \(serial), which was never sent in a configure")
+        try configures.acknowledge(serial)
     }
 }

@@ -96,7 +96,7 @@ extension Compositor {
         guard p.width == p.height, Wire.iconSides.contains(p.width) else {
             throw ProtocolError(.badDimensions, "setIcon buffer \(id) is \(p.width)x\(p.height); an icon is square, \(Wire.iconSides.lowerBound) to \(Wire.iconSides.upperBound) pixels a side")
         }
-        if let last = c.iconSetAt, now < last + Wire.iconInterval {
+        if let last = c.icon?.setAt, now < last + Wire.iconInterval {
             refuse(c, request: "setIcon", reason: "rate", "an icon is taken at most once a second", releasing: buffer.uses == 0 ? id : nil)
             return
         }

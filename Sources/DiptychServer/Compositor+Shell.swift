@@ -86,7 +86,7 @@ extension Compositor {
     /// An admitted app that has not drawn yet and is still waited for: the deadline of the
     /// earliest (nil when none is).
     var newcomerDrawing: UInt64? {
-        clients.all.filter { $0.admitted && $0.commits == 0 && now < $0.admittedAt + Self.newcomerWait }.map { $0.admittedAt + Self.newcomerWait }.min()
+        clients.all.compactMap { c in c.commits == 0 ? c.admittedAt.map { $0 + Self.newcomerWait } : nil }.filter { now < $0 }.min()
     }
 
     /// Sends the configures held back for a newcomer once it has drawn, left, or had its time.

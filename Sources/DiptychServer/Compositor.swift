@@ -255,7 +255,7 @@ public final class Compositor {
         supervision.shutDown()
         flushClients()
         for c in clients.inOrder {
-            c.admitted = false
+            c.admittedAt = nil
             c.close(reason: "the compositor is shutting down")
         }
         launcher.close(graceMilliseconds: graceMilliseconds)
@@ -314,7 +314,6 @@ public final class Compositor {
     func join(_ c: ClientSession) -> [ShellEffect]? {
         // A relaunched app takes its predecessor's place.
         if let effects = rejoin(c) {
-            c.admitted = true
             c.admittedAt = now
             return effects
         }
@@ -334,7 +333,6 @@ public final class Compositor {
             c.fail(ProtocolError(.badState, "the compositor already shows two apps"))
             return nil
         }
-        c.admitted = true
         c.admittedAt = now
         return effects
     }
@@ -355,7 +353,7 @@ public final class Compositor {
         // A launched app that may be relaunched keeps its place until that is known.
         let kept = supervisedSessionEnded(c)
         if c.admitted {
-            c.admitted = false
+            c.admittedAt = nil
             if !kept { apply(desk.remove(c.app)) }
         }
         // A newcomer that leaves before drawing: what waited for it goes out now.

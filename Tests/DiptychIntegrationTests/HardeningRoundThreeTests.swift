@@ -76,7 +76,7 @@ struct HardeningRoundThreeTests {
         // It acked what it was sent without error, and holds no pile of unacked serials.
         #expect(f.count("protocolError", in: "good.jsonl") == 0)
         let good = try #require(f.compositor.session(.primary))
-        #expect(good.unackedSerials.count <= ClientSession.unackedLimit)
+        #expect(good.unackedSerials.count <= ConfigureSerials.limit)
     }
 
     @Test func aSmallMessageFloodIsHandledAcrossTurnsWithNothingDropped() throws {
@@ -193,7 +193,7 @@ struct HardeningRoundThreeTests {
             s.sendConfigure(configure(UInt32(10 + i), i % 2 == 0 ? 700 : 1024))
             s.flush()
         }
-        #expect(s.unackedSerials.count == ClientSession.unackedLimit)
+        #expect(s.unackedSerials.count == ConfigureSerials.limit)
         try s.acknowledge(10)
         try s.acknowledge(49)
         #expect(s.unackedSerials.isEmpty && s.ackedSerial == 49)

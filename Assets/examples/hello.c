@@ -1,30 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/* hello.c: the smallest complete Diptych app in C, the same app as diptych-hello (Swift) and
-   hello.py. It fills its pane by size class (blue when regular, orange when compact), keeps clear
-   of the status bar, draws a dot under every touch and pen stroke, answers snapshot requests at
-   the size asked, logs its lifecycle, and draws at most one frame per frameDone.
-     cc hello.c $(pkg-config --cflags --libs diptych-client) -o hello
-     diptych run --primary ./hello                                                          */
+/* hello.c: the smallest complete Diptych app in C, as diptych-hello (Swift) and hello.py. It fills
+   its pane by size class (blue regular, orange compact), keeps clear of the status bar, draws a dot
+   under every touch and pen stroke (in each buffer only what it lacks), answers snapshot requests
+   at the size asked, logs its lifecycle, and draws at most one frame per frameDone.
+     cc hello.c $(pkg-config --cflags --libs diptych-client) -o hello && diptych run --primary ./hello */
 #include <diptych-client.h>
 #include <stdio.h>
 
 static struct { double x, y; } dots[4096];
-static int ndots, waiting, needed, configured;
-static dc_event conf;
+static int ndots, waiting, needed, configured; static dc_event conf;
+static struct { uint32_t id; int look, dots; } painted[8];  /* what a buffer of the pool shows */
 
-static void fill(dc_buffer *b, int x, int y, int w, int h, uint32_t color) {
-    for (int j = y < 0 ? 0 : y; j < y + h && j < b->height; j++)
-        for (int i = x < 0 ? 0 : x; i < x + w && i < b->width; i++) b->pixels[j * (b->stride / 4) + i] = color;
+static void fill(dc_buffer *b, int x, int y, int w, int h, uint32_t color) {  /* clipped, by rows */
+    int x0 = x < 0 ? 0 : x, x1 = x + w < b->width ? x + w : b->width, y1 = y + h < b->height ? y + h : b->height;
+    for (int j = y < 0 ? 0 : y; j < y1; j++)
+        for (uint32_t *row = b->pixels + (size_t)j * (size_t)(b->stride / 4), *p = row + x0; p < row + x1; p++) *p = color;
 }
 
-/* The app at w x h pixels, `scale` pixels a point, for a pane of `size_class`. */
+/* The app at w x h pixels, `scale` pixels a point, for a pane of `size_class`: only what the
+   buffer lacks (its background once for this look, then the dots added since it was drawn). */
 static dc_buffer *draw(dc_connection *c, int w, int h, double scale, int size_class, double top) {
     dc_buffer *b = dc_buffer_get(c, w, h);
     if (!b) return NULL;
-    fill(b, 0, 0, w, h, size_class == DC_REGULAR ? 0x2F6FB5 : 0xE08A1E);
-    fill(b, 0, (int)(top * scale), w, (int)(4 * scale), 0xFFFFFF);  /* where the content starts */
+    int look = size_class << 16 | (int)(top * scale), k = (int)(b->id % 8);
+    if (painted[k].id != b->id || painted[k].look != look) {
+        painted[k].id = b->id; painted[k].look = look; painted[k].dots = 0;
+        fill(b, 0, 0, w, h, size_class == DC_REGULAR ? 0x2F6FB5 : 0xE08A1E);
+        fill(b, 0, (int)(top * scale), w, (int)(4 * scale), 0xFFFFFF);  /* where the content starts */
+    }
     double r = 6 * scale;
-    for (int i = 0; i < ndots; i++) fill(b, (int)(dots[i].x * scale - r), (int)(dots[i].y * scale - r), (int)(2 * r), (int)(2 * r), 0xFFFFFF);
+    for (int i = painted[k].dots; i < ndots; i++) fill(b, (int)(dots[i].x * scale - r), (int)(dots[i].y * scale - r), (int)(2 * r), (int)(2 * r), 0xFFFFFF);
+    painted[k].dots = ndots;
     return b;
 }
 
@@ -49,12 +55,9 @@ int main(void) {
     dc_event e;
     while (dc_next_event(c, &e, 1) > 0) {
         switch (e.type) {
-        case DC_CONFIGURE:
-            conf = e; configured = 1;
-            dc_ack(c, e.configure.serial);
-            waiting = 0;  /* a new size: draw it now */
-            present(c);
-            break;
+        case DC_CONFIGURE:  /* acked, and the new size drawn now */
+            conf = e; configured = 1; waiting = 0;
+            dc_ack(c, e.configure.serial); present(c); break;
         case DC_SNAPSHOT_REQUEST: {  /* the pane at another size; the live surface stays */
             double top = e.snapshot_request.frame.y < 20 ? 20 - e.snapshot_request.frame.y : 0;
             dc_buffer *b = draw(c, e.snapshot_request.pixel_width, e.snapshot_request.pixel_height,

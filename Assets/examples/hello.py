@@ -2,26 +2,34 @@
 # SPDX-License-Identifier: MIT
 # hello.py: the smallest complete Diptych app in Python, the same app as diptych-hello (Swift)
 # and hello.c. It fills its pane by size class (blue when regular, orange when compact), keeps
-# clear of the status bar, draws a dot under every touch and pen stroke, answers snapshot
-# requests at the size asked, logs its lifecycle, and draws at most one frame per frameDone.
+# clear of the status bar, draws a dot under every touch and pen stroke (in each buffer only what
+# it lacks), answers snapshot requests at the size asked, logs its lifecycle, and draws at most one
+# frame per frameDone.
 #   pip install ./Sources/diptych-python    (with libdiptych-client installed: make install-lib)
 #   diptych run --primary ./Assets/examples/hello.py
 import diptych
 
 c = diptych.Connection("hello")
 dots, state = [], {"configure": None, "waiting": False, "needed": False}
+painted = {}  # what a buffer of the pool shows: its id -> (look, dots)
 
 
 def draw(w, h, scale, size_class, top):
-    """The app at w × h pixels, `scale` pixels a point, for a pane of `size_class`."""
+    """The app at w × h pixels, `scale` pixels a point, for a pane of `size_class`: only what the
+    buffer lacks (its background once for this look, then the dots added since it was drawn)."""
     b = c.buffer(w, h)
     if b is None:
         return None
-    b.fill(0, 0, w, h, 0x2F6FB5 if size_class == diptych.REGULAR else 0xE08A1E)
-    b.fill(0, int(top * scale), w, int(4 * scale), 0xFFFFFF)  # where the content starts
+    look = (size_class, int(top * scale))
+    old_look, shown = painted.get(b.id, (None, 0))
+    if old_look != look:
+        shown = 0
+        b.fill(0, 0, w, h, 0x2F6FB5 if size_class == diptych.REGULAR else 0xE08A1E)
+        b.fill(0, int(top * scale), w, int(4 * scale), 0xFFFFFF)  # where the content starts
     r = 6 * scale
-    for x, y in dots:
+    for x, y in dots[shown:]:
         b.fill(int(x * scale - r), int(y * scale - r), int(2 * r), int(2 * r), 0xFFFFFF)
+    painted[b.id] = (look, len(dots))
     return b
 
 

@@ -109,8 +109,14 @@ final class SyntheticPen: InputSource {
     private var sent: UInt64 = 0
     /// Each event's time (monotonic ns), in order.
     private(set) var times: [UInt64] = []
+    /// The loop's centre and reach on the tablet (0…1 each axis).
+    let centre: (x: Double, y: Double), reach: (x: Double, y: Double)
 
-    init(hz: Double, seed: UInt64) throws(SystemError) {
+    /// A pen at `hz` looping around `centre` within `reach` (by default the middle of the
+    /// screen, clear of the edges' gestures).
+    init(hz: Double, seed: UInt64, centre: (x: Double, y: Double) = (0.5, 0.5), reach: (x: Double, y: Double) = (0.25, 0.25)) throws(SystemError) {
+        self.centre = centre
+        self.reach = reach
         period = UInt64(1_000_000_000 / hz)
         random = seed | 1
         next = MonotonicClock.nanoseconds + 100_000_000
@@ -134,8 +140,7 @@ final class SyntheticPen: InputSource {
         let now = MonotonicClock.nanoseconds
         while next <= now {
             let a = Double(sent) * 0.02
-            // A slow loop around the middle of the screen, clear of the edges' gestures.
-            let x = 0.5 + 0.25 * sin(a), y = 0.5 + 0.25 * sin(a * 1.3)
+            let x = centre.x + reach.x * sin(a), y = centre.y + reach.y * sin(a * 1.3)
             let micros = next / 1000
             if sent == 0 {
                 out.append(.tabletProximity(entering: true, x: x, y: y, pressure: 0, tiltX: 0, tiltY: 0, tool: .pen, time: micros))

@@ -30,6 +30,9 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     /// Pen-to-screen latency through a real app on the wall clock, with the repaint window and
     /// as soon as ready (`LatencyProfiler`).
     case latency
+    /// Whether an app (`--app`) keeps up with `frameDone` on the wall clock, with its
+    /// allocations per frame (`ClientBenchmark`).
+    case client
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
     /// (`motion` set) that repaint something, against full-frame repaints of the same screen
@@ -261,7 +264,7 @@ public enum Profiler {
     public static func run(
         _ workload: ProfileWorkload, frames: Int, present: PresentMode = .memory, tracing: Bool, logger: Logger, command: (String) throws -> [String]
     ) throws -> ProfileResult {
-        if workload == .latency { throw CompositorError("the latency workload is LatencyProfiler's") }
+        if workload == .latency || workload == .client { throw CompositorError("the \(workload.rawValue) workload is measured on the wall clock apart") }
         let profile = try DeviceProfile.named("ipad-pro")
         var configuration = CompositorConfiguration(
             profile: profile, orientation: .landscape, arrangement: workload == .slideOverIn ? .full : .split23, listen: false)

@@ -31,8 +31,20 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "Frames to measure (built-in workloads).")
     var frames: Int = 300
 
-    @Option(help: "latency: the simulated vblank's rate in Hz.")
+    @Option(help: "latency and client: the simulated vblank's rate in Hz.")
     var refresh: Double = 60
+
+    @Option(help: ArgumentHelp("client: the app to measure, as --primary takes it (a command line, shell-style quoting).", valueName: "command"))
+    var app: String?
+
+    @Flag(help: "client: the app as the secondary in a compact Split View pane beside notes (default: full screen).")
+    var compact = false
+
+    @Option(help: "client: seconds to measure, after a second's warm-up.")
+    var seconds: Double = 5
+
+    @Option(help: ArgumentHelp("client: a file whose first 8 bytes count the app's heap allocations (Tests/Tools/malloc-count.c keeps one).", valueName: "path"))
+    var allocationCounter: String?
 
     @Option(help: "latency: how long the app takes to draw a dot, in ms.")
     var drawMs: Double = 1
@@ -40,7 +52,7 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "latency: the pen's event rate in Hz.")
     var penHz: Double = 240
 
-    @Option(help: "latency: the repaint window (milliseconds, auto or off), measured against as soon as ready.")
+    @Option(help: "latency: the repaint window (milliseconds, auto or off), measured against as soon as ready; client: the window in effect.")
     var repaintWindow: String = "auto"
 
     @Option(help: ArgumentHelp("latency: draw on this DRM card's first connected connector instead of a headless output with a simulated vblank.", valueName: "path"))
@@ -69,6 +81,11 @@ struct ProfileCommand: ParsableCommand {
                 try runLatency(logger: logger)
                 return
             }
+            if workload == .client {
+                try runClient(logger: logger)
+                return
+            }
+            if app != nil || compact || allocationCounter != nil { throw UsageError("--app, --compact and --allocation-counter are the client workload's") }
             let result: ProfileResult
             if let path = scenario {
                 let bytes: [UInt8]
@@ -95,6 +112,24 @@ struct ProfileCommand: ParsableCommand {
             if let plot { try result.plot().writePNG(to: plot) }
             print(json ? result.json.serialized : result.text)
         }
+    }
+
+    /// `--workload client`: whether an app keeps up with frameDone, and its allocations a frame.
+    func runClient(logger: Logger) throws {
+        guard let app else { throw UsageError("--workload client needs --app (the command line of the app to measure)") }
+        if trace != nil || plot != nil || present != .memory { throw UsageError("--trace, --plot and --present do not apply to the client workload") }
+        let mhz = try RunCommand.refreshMillihertz(refresh)
+        guard seconds.isFinite, (0.5...600).contains(seconds) else { throw UsageError("bad --seconds \(seconds): expected 0.5 to 600") }
+        if let path = allocationCounter, !Files.exists(path) { throw UsageError("--allocation-counter: \(path) does not exist") }
+        let arguments: [String]
+        do { arguments = Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments } catch { throw UsageError("--app: \(error)") }
+        let result: ClientBenchResult
+        do {
+            result = try ClientBenchmark.run(
+                app: arguments, label: app, refreshHz: Double(mhz) / 1000, window: try RunCommand.repaintWindow(repaintWindow), compact: compact, seconds: seconds, allocationCounter: allocationCounter, logger: logger
+            ) { demo in Apps.launch(try AppCommandLine(parsing: demo), eventLog: nil).arguments }
+        } catch { throw RuntimeFailure("profile client: \(error)") }
+        print(json ? result.json.serialized : result.text)
     }
 
     /// `--workload latency`: pen to screen through a real app, with the repaint window and as

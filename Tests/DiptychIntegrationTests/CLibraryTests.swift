@@ -59,6 +59,26 @@ struct CLibraryTests {
         try Self.expectSameAsSwift(hello, root: root, environment: [:])
     }
 
+    /// The C example drawing a frame per `frameDone` under a moving pen, full screen: from the
+    /// second second on it allocates nothing on the heap (counted by a preloaded counter, not
+    /// timed), and the frames it draws reach the screen.
+    @Test(.enabled(if: ccIsThere, "needs cc, pkg-config and make"))
+    func theCExampleAllocatesNothingPerFrame() throws {
+        let (root, hello) = try Self.installed()
+        let counter = "\(root)/malloc-count.so", count = "\(root)/allocations"
+        let cc = try Harness.run(["/bin/sh", "-c", "cc -shared -fPIC -O2 -o '\(counter)' '\(repositoryRoot)/Tests/Tools/malloc-count.c' && : > '\(count)'"])
+        try #require(cc.status == 0, "\(cc.stdout)")
+        let r = try Harness.run(
+            ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib", Harness.diptych, "profile", "--workload", "client", "--seconds", "1", "--json",
+             "--allocation-counter", count, "--app", "env LD_PRELOAD=\(counter) MALLOC_COUNT_FILE=\(count) \(hello)"], timeoutMilliseconds: 60_000)
+        try #require(r.status == 0, "\(r.stderr)")
+        // (The app logs its lifecycle to the same output.)
+        let report = r.stdout.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+        let json = try JSONValue.parse(report)
+        #expect((json["app_frames"]?.intValue ?? 0) > 10, "\(r.stdout)")
+        #expect(json["allocations_per_frame"]?.doubleValue == 0, "\(r.stdout)")
+    }
+
     /// The `diptych` Python module, installed with pip into a scratch folder: the example in
     /// Python plays the same divider drag as the Swift one, event for event, pixel for pixel.
     @Test(.enabled(if: ccIsThere && pythonIsThere, "needs cc, pkg-config, make and python3 with pip"))

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `diptych-hello`: the smallest complete Diptych app, the client guide's example. It fills its
 // pane by size class (blue when regular, orange when compact), keeps clear of the status bar,
-// draws a dot under every touch and pen stroke, answers snapshot requests at the size asked,
-// and draws at most one frame per frameDone. Run it: `diptych run --primary .build/debug/diptych-hello`.
+// draws a dot under every touch and pen stroke (in each buffer only what it lacks), answers
+// snapshot requests at the size asked, and draws at most one frame per frameDone. Run it: `diptych run --primary .build/debug/diptych-hello`.
 
 import DiptychClient
 
@@ -11,19 +11,28 @@ final class Hello {
     var configure: Configure?
     var dots: [(x: Double, y: Double)] = []  // in points of the pane
     var needsFrame = false, waitingForFrame = false
+    /// What each buffer of the pool shows already: the look it was painted for, and its dots.
+    var painted: [UInt32: (look: [Int], dots: Int)] = [:]
 
     init() throws { connection = try Connection.fromEnvironment() }
 
-    /// Draws the app at `pixelWidth` × `pixelHeight` for a pane of `sizeClass` into a buffer.
+    /// Draws the app at `pixelWidth` × `pixelHeight` for a pane of `sizeClass` into a buffer:
+    /// only what the buffer lacks (its background once for this look, then the new dots).
     func draw(width: Int, height: Int, scale: Double, sizeClass: SizeClass, top: Double) throws -> ShmBuffer {
         let buffer = try connection.buffer(width: width, height: height)
-        buffer.fill(Rect(x: 0, y: 0, width: width, height: height), color: sizeClass == .regular ? 0x2F6FB5 : 0xE08A1E)
-        // A white band where the content starts, below the safe area's top.
-        buffer.fill(Rect(x: 0, y: Int(top * scale), width: width, height: Int(4 * scale)), color: 0xFFFFFF)
+        let look = [sizeClass == .regular ? 1 : 0, Int(top * scale)]
+        var shown = painted[buffer.id].flatMap { $0.look == look ? $0.dots : nil } ?? 0
+        if painted[buffer.id]?.look != look {
+            buffer.fill(Rect(x: 0, y: 0, width: width, height: height), color: sizeClass == .regular ? 0x2F6FB5 : 0xE08A1E)
+            // A white band where the content starts, below the safe area's top.
+            buffer.fill(Rect(x: 0, y: Int(top * scale), width: width, height: Int(4 * scale)), color: 0xFFFFFF)
+            shown = 0
+        }
         let r = 6 * scale
-        for d in dots {
+        for d in dots[shown...] {
             buffer.fill(Rect(x: Int(d.x * scale - r), y: Int(d.y * scale - r), width: Int(2 * r), height: Int(2 * r)), color: 0xFFFFFF)
         }
+        painted[buffer.id] = (look, dots.count)
         return buffer
     }
 

@@ -46,29 +46,32 @@ def present():
         state["waiting"], state["needed"] = True, False
 
 
-for e in c:
-    if isinstance(e, diptych.Configure):
-        state["configure"] = e
-        c.ack(e.serial)
-        state["waiting"] = False  # a new size: draw it now
-        present()
-    elif isinstance(e, diptych.SnapshotRequest):  # the pane at another size; the live one stays
-        top = max(0, 20 - e.frame.y)
-        b = draw(e.pixel_width, e.pixel_height, e.pixel_width / e.frame.width, e.horizontal_size_class, top)
-        if b is not None:
-            c.snapshot(b, e.serial)
-    elif isinstance(e, diptych.Touch) and e.phase in (diptych.TOUCH_DOWN, diptych.TOUCH_MOTION):
-        dots.append((e.x, e.y))
-        present()
-    elif isinstance(e, diptych.Pen) and e.phase in (diptych.PEN_DOWN, diptych.PEN_MOTION):
-        dots.append((e.x, e.y))
-        present()
-    elif isinstance(e, diptych.FrameDone):
-        state["waiting"] = False
-        if state["needed"]:
+try:
+    for e in c:
+        if isinstance(e, diptych.Configure):
+            state["configure"] = e
+            c.ack(e.serial)
+            state["waiting"] = False  # a new size: draw it now
             present()
-    elif isinstance(e, diptych.Lifecycle):
-        print("hello:", e.event, flush=True)
-    elif isinstance(e, diptych.ProtocolError):
-        print("hello: the compositor refused:", e.message)
-        break
+        elif isinstance(e, diptych.SnapshotRequest):  # the pane at another size; the live one stays
+            top = max(0, 20 - e.frame.y)
+            b = draw(e.pixel_width, e.pixel_height, e.pixel_width / e.frame.width, e.horizontal_size_class, top)
+            if b is not None:
+                c.snapshot(b, e.serial)
+        elif isinstance(e, diptych.Touch) and e.phase in (diptych.TOUCH_DOWN, diptych.TOUCH_MOTION):
+            dots.append((e.x, e.y))
+            present()
+        elif isinstance(e, diptych.Pen) and e.phase in (diptych.PEN_DOWN, diptych.PEN_MOTION):
+            dots.append((e.x, e.y))
+            present()
+        elif isinstance(e, diptych.FrameDone):
+            state["waiting"] = False
+            if state["needed"]:
+                present()
+        elif isinstance(e, diptych.Lifecycle):
+            print("hello:", e.event, flush=True)
+        elif isinstance(e, diptych.ProtocolError):
+            print("hello: the compositor refused:", e.message)
+            break
+except diptych.DiptychError as err:  # a request failed: the compositor went away
+    print("hello:", err)

@@ -9,7 +9,7 @@
 
 static struct { double x, y; } dots[4096];
 static int ndots, waiting, needed, configured; static dc_event conf;
-static struct { uint32_t id; int look, dots; } painted[8];  /* what a buffer of the pool shows */
+static struct { uint32_t id; int look, dots; double scale; } painted[8];  /* what a pool buffer shows */
 
 static void fill(dc_buffer *b, int x, int y, int w, int h, uint32_t color) {  /* clipped, by rows */
     int x0 = x < 0 ? 0 : x, x1 = x + w < b->width ? x + w : b->width, y1 = y + h < b->height ? y + h : b->height;
@@ -23,8 +23,8 @@ static dc_buffer *draw(dc_connection *c, int w, int h, double scale, int size_cl
     dc_buffer *b = dc_buffer_get(c, w, h);
     if (!b) return NULL;
     int look = size_class << 16 | (int)(top * scale), k = (int)(b->id % 8);
-    if (painted[k].id != b->id || painted[k].look != look) {
-        painted[k].id = b->id; painted[k].look = look; painted[k].dots = 0;
+    if (painted[k].id != b->id || painted[k].look != look || painted[k].scale != scale) {
+        painted[k].id = b->id; painted[k].look = look; painted[k].scale = scale; painted[k].dots = 0;
         fill(b, 0, 0, w, h, size_class == DC_REGULAR ? 0x2F6FB5 : 0xE08A1E);
         fill(b, 0, (int)(top * scale), w, (int)(4 * scale), 0xFFFFFF);  /* where the content starts */
     }

@@ -20,7 +20,7 @@ def draw(w, h, scale, size_class, top):
     b = c.buffer(w, h)
     if b is None:
         return None
-    look = (size_class, int(top * scale))
+    look = (size_class, int(top * scale), scale)
     old_look, shown = painted.get(b.id, (None, 0))
     if old_look != look:
         shown = 0
@@ -30,6 +30,8 @@ def draw(w, h, scale, size_class, top):
     for x, y in dots[shown:]:
         b.fill(int(x * scale - r), int(y * scale - r), int(2 * r), int(2 * r), 0xFFFFFF)
     painted[b.id] = (look, len(dots))
+    if len(painted) > 16:  # buffers of sizes gone by: forget the oldest
+        del painted[next(iter(painted))]
     return b
 
 

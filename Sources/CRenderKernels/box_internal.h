@@ -15,10 +15,10 @@
 
 #if !defined(__OPTIMIZE__) && !defined(DP_BOX_ALLOW_O0)
 /* At -O0 (e.g. SwiftPM debug builds) every intrinsic goes through the stack and
-   this file runs 15-40x slower (50+ ms for a 2048x1536 frame).  Build it with
-   -O2 (SwiftPM: cSettings: [.unsafeFlags(["-O2"])] on this target, which is
+   the downscale runs 15-40x slower (50+ ms for a 2048x1536 frame).  Build these files
+   with -O2 (SwiftPM: cSettings: [.unsafeFlags(["-O2"])] on this target, which is
    placed after SwiftPM's own -O0) or define DP_BOX_ALLOW_O0 to silence this. */
-#warning "box_scale.c compiled without optimisation: expect it to be 15-40x slower; build this file with -O2"
+#warning "CRenderKernels compiled without optimisation: expect the downscale to be 15-40x slower; build its files with -O2"
 #endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__) && \
@@ -50,8 +50,11 @@ typedef struct {
     int32_t w[3]; /* weights in 1/256, sum 256; only w[0] can be 256; unused = 0 */
 } dp_taps;
 
+#if defined(__GNUC__) || defined(__clang__)
 #define DP_HIDDEN __attribute__((visibility("hidden")))
-
+#else
+#define DP_HIDDEN
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* Software prefetch cursor                                                  */

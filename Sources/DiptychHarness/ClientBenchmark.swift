@@ -74,7 +74,7 @@ public enum ClientBenchmark {
         if compact { try compositor.launch(try command("notes"), role: .primary, label: "notes") }
         try compositor.launch(app, role: role, label: label)
         // The app in its pane (an interpreter takes a while to say hello), and drawn.
-        _ = try compositor.run(timeoutMilliseconds: 20_000) { compositor.layout.pane(role) != nil || compositor.disconnections[role] != nil }
+        _ = try compositor.run(timeoutMilliseconds: 20_000) { compositor.client(role) != nil || compositor.disconnections[role] != nil }
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
         guard let id = compositor.client(role), let pane = compositor.layout.pane(role) else {
             throw CompositorError("\(label) went away: \(compositor.disconnections[role] ?? "")")
@@ -126,7 +126,7 @@ public enum ClientBenchmark {
             app: label, refreshHz: refreshHz, paneWidth: pane.pixelWidth, paneHeight: pane.pixelHeight, seconds: elapsed,
             refreshes: Int((elapsed * refreshHz).rounded()), appFrames: times.count, intervals: intervals)
         result.windowMilliseconds = compositor.repaintWindowMilliseconds
-        if let a0 = allocations0, let a1 = allocations1, !times.isEmpty { result.allocationsPerFrame = Double(a1 - a0) / Double(times.count) }
+        if let a0 = allocations0, let a1 = allocations1, a1 >= a0, !times.isEmpty { result.allocationsPerFrame = Double(a1 - a0) / Double(times.count) }
         return result
     }
 

@@ -17,13 +17,13 @@ public final class ChromeCache {
         var corner: Int
         var size: Size
 
-        /// Hashed by its size and corner alone: every frame looks its chrome up, and hashing a
-        /// label's text each time costs more than the equality that tells apart the few
-        /// pictures of one size.
+        /// Hashed without a label's text: every frame looks its chrome up, and hashing the text
+        /// each time costs more than the equality that tells apart the few labels of one size.
         func hash(into hasher: inout Hasher) {
             hasher.combine(size.width)
             hasher.combine(size.height)
             hasher.combine(corner)
+            if case .text = chrome {} else { hasher.combine(chrome) }
         }
     }
 

@@ -12,7 +12,7 @@ final class Hello {
     var dots: [(x: Double, y: Double)] = []  // in points of the pane
     var needsFrame = false, waitingForFrame = false
     /// What each buffer of the pool shows already: the look it was painted for, and its dots.
-    var painted: [UInt32: (look: [Int], dots: Int)] = [:]
+    var painted: [UInt32: (look: [Double], dots: Int)] = [:]
 
     init() throws { connection = try Connection.fromEnvironment() }
 
@@ -20,7 +20,7 @@ final class Hello {
     /// only what the buffer lacks (its background once for this look, then the new dots).
     func draw(width: Int, height: Int, scale: Double, sizeClass: SizeClass, top: Double) throws -> ShmBuffer {
         let buffer = try connection.buffer(width: width, height: height)
-        let look = [sizeClass == .regular ? 1 : 0, Int(top * scale)]
+        let look = [sizeClass == .regular ? 1 : 0, top, scale]
         var shown = painted[buffer.id].flatMap { $0.look == look ? $0.dots : nil } ?? 0
         if painted[buffer.id]?.look != look {
             buffer.fill(Rect(x: 0, y: 0, width: width, height: height), color: sizeClass == .regular ? 0x2F6FB5 : 0xE08A1E)
@@ -33,6 +33,7 @@ final class Hello {
             buffer.fill(Rect(x: Int(d.x * scale - r), y: Int(d.y * scale - r), width: Int(2 * r), height: Int(2 * r)), color: 0xFFFFFF)
         }
         painted[buffer.id] = (look, dots.count)
+        if painted.count > 16, let gone = painted.keys.min() { painted[gone] = nil }  // sizes gone by
         return buffer
     }
 

@@ -77,6 +77,9 @@ struct ProfileCommand: ParsableCommand {
             if let trace { try checkWritableDirectory(of: trace, what: "--trace") }
             if let plot { try checkWritableDirectory(of: plot, what: "--plot") }
             let logger = Logger(label: "diptych.profile")
+            if workload != .client && (app != nil || compact || allocationCounter != nil) {
+                throw UsageError("--app, --compact and --allocation-counter are the client workload's")
+            }
             if workload == .latency {
                 try runLatency(logger: logger)
                 return
@@ -85,7 +88,6 @@ struct ProfileCommand: ParsableCommand {
                 try runClient(logger: logger)
                 return
             }
-            if app != nil || compact || allocationCounter != nil { throw UsageError("--app, --compact and --allocation-counter are the client workload's") }
             let result: ProfileResult
             if let path = scenario {
                 let bytes: [UInt8]
@@ -117,8 +119,11 @@ struct ProfileCommand: ParsableCommand {
     /// `--workload client`: whether an app keeps up with frameDone, and its allocations a frame.
     func runClient(logger: Logger) throws {
         guard let app else { throw UsageError("--workload client needs --app (the command line of the app to measure)") }
-        if trace != nil || plot != nil || present != .memory { throw UsageError("--trace, --plot and --present do not apply to the client workload") }
+        if trace != nil || plot != nil || present != .memory || card != nil || mode != nil {
+            throw UsageError("--trace, --plot, --present, --card and --mode do not apply to the client workload (it runs headless)")
+        }
         let mhz = try RunCommand.refreshMillihertz(refresh)
+        let window = try RunCommand.repaintWindow(repaintWindow)
         guard seconds.isFinite, (0.5...600).contains(seconds) else { throw UsageError("bad --seconds \(seconds): expected 0.5 to 600") }
         if let path = allocationCounter, !Files.exists(path) { throw UsageError("--allocation-counter: \(path) does not exist") }
         let arguments: [String]
@@ -126,7 +131,7 @@ struct ProfileCommand: ParsableCommand {
         let result: ClientBenchResult
         do {
             result = try ClientBenchmark.run(
-                app: arguments, label: app, refreshHz: Double(mhz) / 1000, window: try RunCommand.repaintWindow(repaintWindow), compact: compact, seconds: seconds, allocationCounter: allocationCounter, logger: logger
+                app: arguments, label: app, refreshHz: Double(mhz) / 1000, window: window, compact: compact, seconds: seconds, allocationCounter: allocationCounter, logger: logger
             ) { demo in Apps.launch(try AppCommandLine(parsing: demo), eventLog: nil).arguments }
         } catch { throw RuntimeFailure("profile client: \(error)") }
         print(json ? result.json.serialized : result.text)

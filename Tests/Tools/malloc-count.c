@@ -3,7 +3,8 @@
    --allocation-counter FILE`. Preloaded into the app (LD_PRELOAD=malloc-count.so
    MALLOC_COUNT_FILE=FILE), it adds one to the 64-bit count in FILE's first 8 bytes (a shared
    mapping, so another process reads it as it changes) for every malloc, calloc, realloc,
-   memalign, posix_memalign and aligned_alloc, and passes each to glibc's own.
+   reallocarray, memalign, posix_memalign, aligned_alloc, valloc and pvalloc, and passes each to
+   glibc's own.
      cc -shared -fPIC -O2 -o malloc-count.so malloc-count.c                                    */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,8 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
 
 static uint64_t *counter;
 
@@ -41,7 +44,15 @@ void *calloc(size_t n, size_t size) { counted(); return __libc_calloc(n, size); 
 void *realloc(void *p, size_t n) { counted(); return __libc_realloc(p, n); }
 void *memalign(size_t align, size_t n) { counted(); return __libc_memalign(align, n); }
 void *aligned_alloc(size_t align, size_t n) { counted(); return __libc_memalign(align, n); }
+void *reallocarray(void *p, size_t n, size_t size) {
+    if (size && n > (size_t)-1 / size) { errno = ENOMEM; return NULL; }
+    counted();
+    return __libc_realloc(p, n * size);
+}
+void *valloc(size_t n) { counted(); return __libc_valloc(n); }
+void *pvalloc(size_t n) { counted(); return __libc_pvalloc(n); }
 int posix_memalign(void **out, size_t align, size_t n) {
+    if (align == 0 || align % sizeof(void *) != 0 || (align & (align - 1)) != 0) return EINVAL;
     counted();
     void *p = __libc_memalign(align, n);
     if (!p) return ENOMEM;

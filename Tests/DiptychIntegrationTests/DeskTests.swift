@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// The desk as a value, without a compositor: what it remembers stays bounded, and a turn of
+// the loop takes what it reports once.
+
+import DiptychCore
+@testable import DiptychServer
+import Testing
+
+struct DeskTests {
+    static func desk() throws -> Desk {
+        Desk(shell: Shell(profile: try DeviceProfile.named("ipad-pro"), orientation: .landscape, arrangement: .split23), palm: PalmRejection())
+    }
+
+    /// Where the apps' panes were is kept for the shell's two apps only: an app relaunched a
+    /// hundred times in the secondary's place leaves nothing behind.
+    @Test func theRememberedPanesAreTheShellsTwoApps() throws {
+        var desk = try Self.desk()
+        _ = desk.add(AppID(1), preferring: .primary, requiresFullScreen: false)
+        _ = desk.add(AppID(2), preferring: .secondary, requiresFullScreen: false)
+        desk.notePanes()
+        #expect(Set(desk.lastPanes.keys) == [AppID(1), AppID(2)])
+        var current = AppID(2)
+        for n in UInt64(3)...102 {
+            _ = desk.replace(current, with: AppID(n), requiresFullScreen: false)
+            desk.notePanes()
+            current = AppID(n)
+        }
+        #expect(Set(desk.lastPanes.keys) == [AppID(1), current])
+    }
+
+    /// The pointer's pending motion is taken by the turn that reports it, and the cursor's
+    /// change is reported until a frame draws it.
+    @Test func aTickTakesThePointersMotionOnce() throws {
+        var desk = try Self.desk()
+        desk.pointer.move(toX: 100, y: 100, within: Size(width: 1366, height: 1024), at: 0)
+        desk.pointer.motionPending = true
+        let first = desk.tick(now: 16)
+        #expect(first.pointerMoved && first.cursorChanged)
+        let second = desk.tick(now: 32)
+        #expect(!second.pointerMoved && second.cursorChanged)
+        desk.pointer.drawnShowing = true
+        #expect(!desk.tick(now: 48).cursorChanged)
+    }
+}

@@ -17,6 +17,7 @@ OUT ?= out
 LIB_VERSION := 1.0.0
 LIB_SONAME := libdiptych-client.so.1
 LIB_OUT := .build/c
+LIB_OBJ := $(patsubst Sources/CDiptychClient/%.c,$(LIB_OUT)/%.o,$(CLIENT_SRC))
 PREFIX ?= /usr/local
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
@@ -57,8 +58,8 @@ lib:
 	for f in $(CLIENT_SRC); do \
 	  cc -std=c99 -O2 -Wall -Wextra -fPIC -ISources/CDiptychClient/include -c $$f -o $(LIB_OUT)/$$(basename $$f .c).o || exit 1; \
 	done
-	cc -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined -o $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/diptych-client.o $(LIB_OUT)/events.o
-	rm -f $(LIB_OUT)/libdiptych-client.a && ar rcs $(LIB_OUT)/libdiptych-client.a $(LIB_OUT)/diptych-client.o $(LIB_OUT)/events.o
+	cc -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined -o $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OBJ)
+	rm -f $(LIB_OUT)/libdiptych-client.a && ar rcs $(LIB_OUT)/libdiptych-client.a $(LIB_OBJ)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' -e 's|@PROTOCOL@|$(PROTOCOL)|' \
 	  Assets/pkgconfig/diptych-client.pc.in > $(LIB_OUT)/diptych-client.pc
 

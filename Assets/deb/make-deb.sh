@@ -8,9 +8,8 @@ STAGE=$1 VERSION=$2 OUT=$3
 ARCH=$(dpkg --print-architecture)
 owners() {  # the packages owning the libraries the given programs link directly (their NEEDED)
   for b in "$@"; do
-    for name in $(readelf -d "$b" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-      ldd "$b" | awk -v n="$name" '$1 == n && $3 ~ /^\// {print $3}'
-    done
+    needed=$(readelf -d "$b" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | paste -sd' ')
+    ldd "$b" | awk -v needed=" $needed " 'index(needed, " " $1 " ") && $3 ~ /^\// {print $3}'
   done | sort -u | while read -r lib; do
     dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
   done | cut -d: -f1 | sort -u

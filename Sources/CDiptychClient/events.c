@@ -142,11 +142,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
 
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
     /* The sync returned last time: the app has handled what came before it. */
-    if (c->sync_pending) {
-        c->sync_pending = 0;
-        writer w = { .n = 0 }; w32(&w, c->sync_serial);
-        if (dc_send(c, 5, &w, -1) != 0) return -1;
-    }
+    if (c->sync_pending && dc_sync_done(c, c->sync_serial) != 0) return -1;
     for (;;) {
         if (c->in_len >= DC_HEADER) {
             uint32_t len = (uint32_t)c->in[0] | (uint32_t)c->in[1] << 8 | (uint32_t)c->in[2] << 16 | (uint32_t)c->in[3] << 24;

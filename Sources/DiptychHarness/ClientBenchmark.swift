@@ -62,12 +62,7 @@ public enum ClientBenchmark {
         app: [String], label: String, refreshHz: Double, window: RepaintWindow = .auto, compact: Bool, seconds: Double, allocationCounter: String?,
         logger: Logger, command: (String) throws -> [String]
     ) throws -> ClientBenchResult {
-        var configuration = CompositorConfiguration(
-            profile: try DeviceProfile.named("ipad-pro"), orientation: .landscape, arrangement: compact ? .split23 : .full, listen: false)
-        configuration.headlessRefreshMillihertz = Int((refreshHz * 1000).rounded())
-        configuration.repaintWindow = window
-        configuration.relaunch = .never
-        let compositor = try Compositor(configuration: configuration, logger: logger)
+        let compositor = try Compositor.onTheWallClock(arrangement: compact ? .split23 : .full, refreshHz: refreshHz, window: window, logger: logger)
         let refreshHz = Double(compositor.backend.refreshMillihertz) / 1000
         defer { compositor.shutdown(graceMilliseconds: 500) }
         let role: Role = compact ? .secondary : .primary
@@ -93,15 +88,11 @@ public enum ClientBenchmark {
         compositor.hooks.onFrameShown = { stamp, at in if measuring { shown.append((stamp, at)) } }
 
         let loop = RepaintLoop(compositor: compositor)
-        func play(_ nanoseconds: UInt64) throws {
-            let until = MonotonicClock.nanoseconds + nanoseconds
-            try loop.run { MonotonicClock.nanoseconds >= until || compositor.client(role) == nil }
-        }
-        try play(1_000_000_000)
+        try loop.play(1_000_000_000, while: role)
         let allocations0 = try allocationCounter.map(count)
         measuring = true
         let start = MonotonicClock.nanoseconds
-        try play(UInt64(seconds * 1e9))
+        try loop.play(UInt64(seconds * 1e9), while: role)
         measuring = false
         let end = MonotonicClock.nanoseconds
         let allocations1 = try allocationCounter.map(count)

@@ -177,11 +177,7 @@ public enum LatencyProfiler {
         refreshHz: Double, drawMilliseconds: Double, penHz: Double, window: RepaintWindow, frames: Int, rounds: Int = 2,
         backend: (any OutputBackend)? = nil, logger: Logger, command: (String) throws -> [String]
     ) throws -> LatencyResult {
-        var configuration = CompositorConfiguration(profile: try DeviceProfile.named("ipad-pro"), orientation: .landscape, arrangement: .full, listen: false)
-        configuration.headlessRefreshMillihertz = Int((refreshHz * 1000).rounded())
-        configuration.repaintWindow = window
-        configuration.relaunch = .never
-        let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
+        let compositor = try Compositor.onTheWallClock(arrangement: .full, refreshHz: refreshHz, window: window, backend: backend, logger: logger)
         let refreshHz = Double(compositor.backend.refreshMillihertz) / 1000
         defer { compositor.shutdown(graceMilliseconds: 500) }
         try compositor.launch(try command("notes --pen-dots-ms \(drawMilliseconds)"), role: .primary, label: "dots")
@@ -204,10 +200,7 @@ public enum LatencyProfiler {
         // by their time (each phase's first 100 ms left out: the switch's own frames).
         var phases: [(start: UInt64, end: UInt64, windowed: Bool)] = []
         var onTime = 0, late = 0
-        func play(_ nanoseconds: UInt64) throws {
-            let until = MonotonicClock.nanoseconds + nanoseconds
-            try loop.run { MonotonicClock.nanoseconds >= until || compositor.client(.primary) == nil }
-        }
+        func play(_ nanoseconds: UInt64) throws { try loop.play(nanoseconds, while: .primary) }
         try compositor.run(timeoutMilliseconds: 2000) { !pen.times.isEmpty }
         penStarted = true
         // Warm-up: long enough for the automatic window to forget the first frames (whole
@@ -261,5 +254,28 @@ public enum LatencyProfiler {
         result.keyToApp = keys
         if backend != nil { result.output = "drm" }
         return result
+    }
+}
+
+extension Compositor {
+    /// A compositor for a workload on the wall clock: ipad-pro in landscape in `arrangement`,
+    /// headless with a vblank simulated at `refreshHz` (or on `backend`), repainting with
+    /// `window`, relaunching nothing.
+    static func onTheWallClock(
+        arrangement: Arrangement, refreshHz: Double, window: RepaintWindow, backend: (any OutputBackend)? = nil, logger: Logger
+    ) throws -> Compositor {
+        var configuration = CompositorConfiguration(profile: try DeviceProfile.named("ipad-pro"), orientation: .landscape, arrangement: arrangement, listen: false)
+        configuration.headlessRefreshMillihertz = Int((refreshHz * 1000).rounded())
+        configuration.repaintWindow = window
+        configuration.relaunch = .never
+        return try Compositor(configuration: configuration, backend: backend, logger: logger)
+    }
+}
+
+extension RepaintLoop {
+    /// Runs the live loop for `nanoseconds` of the wall clock, or until the app in `role` goes.
+    func play(_ nanoseconds: UInt64, while role: Role) throws {
+        let until = MonotonicClock.nanoseconds + nanoseconds
+        try run { MonotonicClock.nanoseconds >= until || compositor.client(role) == nil }
     }
 }

@@ -72,11 +72,8 @@ public final class ChromeCache {
             case .pill(let color, let alpha):
                 let w = Double(size.width), h = Double(size.height), r = min(w, h) / 2
                 Self.paint(image) { x, y in
-                    Double(alpha) / 255 * Self.coverage(x, y) { px, py in
-                        // Inside the rectangle with fully rounded ends.
-                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
-                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
-                    }
+                    // Inside the rectangle with fully rounded ends.
+                    Double(alpha) / 255 * Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
                 } color: { a in Self.premultiplied(color, a) }
             case .dropShadow(let alpha, let reach, let corner):
                 // The rounded rectangle inset by `reach`; outside it the shadow eases out over
@@ -94,10 +91,7 @@ public final class ChromeCache {
             case .monogram(let letter, let color, let corner):
                 let w = Double(size.width), h = Double(size.height), r = Double(corner)
                 Self.paint(image) { x, y in
-                    Self.coverage(x, y) { px, py in
-                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
-                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
-                    }
+                    Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
                 } color: { a in Self.premultiplied(color, a) }
                 let luma = 299 * Int(color.red) + 587 * Int(color.green) + 114 * Int(color.blue)
                 let ink = luma > 140_000 ? RGB(red: 0, green: 0, blue: 0) : RGB(red: 255, green: 255, blue: 255)
@@ -107,10 +101,7 @@ public final class ChromeCache {
                 // A rounded rectangle of translucent black (a window's controls, a stashed tab).
                 let w = Double(size.width), h = Double(size.height), r = Double(corner)
                 Self.paint(image) { x, y in
-                    Double(alpha) / 255 * Self.coverage(x, y) { px, py in
-                        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
-                        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
-                    }
+                    Double(alpha) / 255 * Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
                 } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
             case .glyph(let glyph):
                 let inside = Self.glyphShape(glyph, side: Double(min(size.width, size.height)))
@@ -145,6 +136,13 @@ public final class ChromeCache {
         let p = make()
         pictures[key] = p
         return p
+    }
+
+    /// Whether the point (`px`, `py`) lies inside a `width` × `height` rectangle whose corners
+    /// are rounded with `radius` (half the shorter side: a pill).
+    private static func inside(_ px: Double, _ py: Double, width w: Double, height h: Double, radius r: Double) -> Bool {
+        let qx = max(r, min(w - r, px)), qy = max(r, min(h - r, py))
+        return (px - qx) * (px - qx) + (py - qy) * (py - qy) <= r * r
     }
 
     /// Writes every pixel of `image` from its alpha (0…1).

@@ -35,7 +35,7 @@ extension Compositor {
     /// pane when it changed size since, kept inside it; without one, a small rectangle at the
     /// pane's centre. Nil when the app never had a pane.
     func videoRect(of app: AppID, source: Rect?, given: Rect? = nil) -> Rect? {
-        guard let pane = desk.shell.pane(of: app)?.frame ?? desk.lastPanes[app] else { return nil }
+        guard let pane = desk.paneFrame(of: app) else { return nil }
         return PictureInPicture.videoRect(source, given: given, pane: pane)
     }
 
@@ -74,7 +74,7 @@ extension Compositor {
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }
         c.pip.sourceRect = sourceRect
-        c.pip.sourcePane = desk.shell.pane(of: c.app)?.frame ?? desk.lastPanes[c.app]
+        c.pip.sourcePane = desk.paneFrame(of: c.app)
         // Opening, it grows out of the app's video (under Reduce Motion it fades in).
         let source = configuration.reduceMotion ? nil : videoRect(of: c.app, source: sourceRect)
         desk.showPiP(c.app, bufferSize: size, playing: playing, from: source, now: now)
@@ -106,9 +106,6 @@ extension Compositor {
         guard let w = floatingWindows.first(where: { $0.app == c.app }) else { return nil }
         return SceneBuilder.window(w, scale: desk.shell.profile.scale).first { $0.key == .pip(c.app) }
     }
-
-    /// A finger touch for the windows: a `down` on one picks it up, and every later sample of
-    /// that touch moves it or lets it settle. Returns whether the touch is a window's (the
 
     /// A tap on a window's control: the app is told; `close` closes the window (its buffer
     /// released), `restore` brings the app back on screen as the primary (it takes the window

@@ -237,6 +237,9 @@ struct Desk: ~Copyable {
     /// primary's and the secondary's (an app that went away is forgotten).
     private(set) var lastPanes: [AppID: Rect] = [:]
 
+    /// Where `app`'s pane is (points), or where it last was if the app left the screen.
+    func paneFrame(of app: AppID) -> Rect? { shell.pane(of: app)?.frame ?? lastPanes[app] }
+
     /// Notes where the shown apps' panes are now.
     mutating func notePanes() {
         let apps = [shell.primary, shell.secondary].compactMap { $0 }

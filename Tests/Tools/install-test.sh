@@ -1,32 +1,33 @@
 #!/usr/bin/env bash
-# make install into a scratch root, then use it as a device would: the programs need nothing of
-# the Swift toolchain, `diptych render` draws two apps from the installed tree, the manual pages
-# and the kiosk unit are there, and the C example builds against the installed library.
+# make deb, which stages `make install DESTDIR=.build-deb/root PREFIX=/usr`; that tree used as
+# a device would: the programs need nothing of the Swift toolchain, `diptych render` draws two
+# apps from the installed tree, the manual pages and the kiosk unit are there, and the C example
+# builds against the installed library. Then the package itself.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(mktemp -d /tmp/diptych-install-XXXXXX)
 trap 'rm -rf "$ROOT"' EXIT
-make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr > "$ROOT.log" 2>&1 || { tail -30 "$ROOT.log" >&2; echo "install-test: make install failed" >&2; exit 1; }
 fail() { echo "install-test: $*" >&2; exit 1; }
+make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -30 "$ROOT/deb.log" >&2; fail "make deb (make install into its staging root) failed"; }
+INSTALLED="$PWD/.build-deb/root"
 for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libdiptych-client.so.1 usr/include/diptych-client.h \
          usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych; do
-  [ -e "$ROOT/$f" ] || fail "$f was not installed"
+  [ -e "$INSTALLED/$f" ] || fail "$f was not installed"
 done
 for b in diptych diptych-demo diptych-hello; do
-  if ldd "$ROOT/usr/bin/$b" | grep -qi swift; then fail "$b needs the Swift runtime: $(ldd "$ROOT/usr/bin/$b" | grep -i swift | head -3)"; fi
+  if ldd "$INSTALLED/usr/bin/$b" | grep -qi swift; then fail "$b needs the Swift runtime: $(ldd "$INSTALLED/usr/bin/$b" | grep -i swift | head -3)"; fi
 done
-grep -q "ExecStart=/usr/bin/diptych " "$ROOT/usr/lib/systemd/system/diptych-kiosk.service" || fail "the unit does not run /usr/bin/diptych"
-grep -q "render" "$ROOT/usr/share/man/man1/diptych.1" || fail "the manual page does not describe render"
+grep -q "ExecStart=/usr/bin/diptych " "$INSTALLED/usr/lib/systemd/system/diptych-kiosk.service" || fail "the unit does not run /usr/bin/diptych"
+grep -q "render" "$INSTALLED/usr/share/man/man1/diptych.1" || fail "the manual page does not describe render"
 # From the installed tree only (the demo apps are found beside diptych).
-(cd "$ROOT" && env -u LD_LIBRARY_PATH "$ROOT/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
+(cd "$ROOT" && env -u LD_LIBRARY_PATH "$INSTALLED/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
    --primary notes --secondary 'pattern:#993366' --out "$ROOT/render.png" > /dev/null) || fail "the installed diptych render failed"
 [ -s "$ROOT/render.png" ] || fail "render wrote no PNG"
-cc -std=c99 -Wall -Werror "$ROOT/usr/share/doc/diptych/examples/hello.c" \
-  $(PKG_CONFIG_PATH="$ROOT/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" pkg-config --cflags --libs diptych-client) -o "$ROOT/hello" \
+cc -std=c99 -Wall -Werror "$INSTALLED/usr/share/doc/diptych/examples/hello.c" \
+  $(PKG_CONFIG_PATH="$INSTALLED/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$INSTALLED" pkg-config --cflags --libs diptych-client) -o "$ROOT/hello" \
   || fail "the C example does not build against the installed library"
 # The Debian package: its dependencies declared and satisfiable here, its files run from where
 # it unpacks.
-make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -20 "$ROOT/deb.log" >&2; fail "make deb failed"; }
 DEB=$(ls "$ROOT"/out/diptych_*.deb)
 for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; do
   dpkg-deb -f "$DEB" Depends | grep -q "$dep" || fail "the package does not depend on $dep"

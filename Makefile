@@ -19,6 +19,10 @@ LIB_SONAME := libdiptych-client.so.1
 LIB_OUT := .build/c
 LIB_OBJ := $(patsubst Sources/CDiptychClient/%.c,$(LIB_OUT)/%.o,$(CLIENT_SRC))
 PREFIX ?= /usr/local
+# The Python module's folder: Debian's for the system's packages under /usr, else the folder
+# Debian's python3 reads under another prefix (/usr/local/lib/python3.N/dist-packages).
+PYVER := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
 
@@ -86,7 +90,7 @@ man:
 	$(SWIFT) package generate-manual >/dev/null
 
 # Everything under $(DESTDIR)$(PREFIX): the programs and their manual pages, the C library, the
-# kiosk unit and PAM file.
+# Python module (and its example), the kiosk unit and PAM file.
 install: static install-lib man
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 .build/plugins/GenerateManual/outputs/diptych/diptych.1 .build/plugins/GenerateManual/outputs/diptych-demo/diptych-demo.1 \
@@ -99,6 +103,9 @@ install: static install-lib man
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
 	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
 	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
+	install -d $(DESTDIR)$(PYDIR)/diptych
+	install -m 0644 Sources/diptych-python/diptych/__init__.py $(DESTDIR)$(PYDIR)/diptych/
+	install -m 0644 Assets/examples/hello.py $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 
 # A Debian package of `make install PREFIX=/usr`, its dependencies declared: out/diptych_*.deb.
 VERSION ?= 1.0.0

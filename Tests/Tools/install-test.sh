@@ -11,7 +11,7 @@ fail() { echo "install-test: $*" >&2; exit 1; }
 make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -30 "$ROOT/deb.log" >&2; fail "make deb (make install into its staging root) failed"; }
 INSTALLED="$PWD/.build-deb/root"
 for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libdiptych-client.so.1 usr/include/diptych-client.h \
-         usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych; do
+         usr/lib/python3/dist-packages/diptych/__init__.py usr/share/doc/diptych/examples/hello.py usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych; do
   [ -e "$INSTALLED/$f" ] || fail "$f was not installed"
 done
 for b in diptych diptych-demo diptych-hello; do
@@ -40,4 +40,7 @@ mkdir "$ROOT/deb" && dpkg-deb -x "$DEB" "$ROOT/deb"
 LD_LIBRARY_PATH="$ROOT/deb/usr/lib" ldd "$ROOT/hello" | grep -q "$ROOT/deb/usr/lib/libdiptych-client.so.1" || fail "the C example does not load the packaged library"
 (cd "$ROOT" && LD_LIBRARY_PATH="$ROOT/deb/usr/lib" "$ROOT/deb/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
    --primary "$ROOT/hello" --secondary 'pattern:#993366' --out "$ROOT/deb-hello.png" > /dev/null) || fail "the C example did not run from the package"
-echo "install-test: make install works (programs without the Swift runtime, render, manual pages, unit, C library) and make deb (dependencies declared, unpacked it renders)"
+(cd "$ROOT" && PYTHONPATH="$ROOT/deb/usr/lib/python3/dist-packages" LD_LIBRARY_PATH="$ROOT/deb/usr/lib" "$ROOT/deb/usr/bin/diptych" render \
+   --device ipad --arrangement split-2/3 --primary "python3 $ROOT/deb/usr/share/doc/diptych/examples/hello.py" --secondary notes \
+   --out "$ROOT/deb-hello-py.png" > /dev/null) || fail "the Python example did not run with the packaged module"
+echo "install-test: make install works (programs without the Swift runtime, render, manual pages, unit, C library, Python module) and make deb (dependencies declared, unpacked it renders)"

@@ -12,7 +12,7 @@
 
 Events are dataclasses (`Configure`, `Touch`, `FrameDone`, ...; see `EVENTS`). A buffer's
 `pixels` is a writable memoryview of 32-bit words 0xXXRRGGBB, shape (height, stride // 4), over
-the shared memory itself: numpy (`numpy.asarray(b.pixels)`) and Pillow
+the shared memory itself (index it as `pixels[y, x]`; a memoryview has no `pixels[y][x]`): numpy (`numpy.asarray(b.pixels)`) and Pillow
 (`Image.frombuffer("RGBA", (w, h), b.pixels, "raw", "BGRA", b.stride)`) draw into it without a
 copy. Draw only into a buffer that is not `busy`. A `Sync` is answered for the app at its next
 `next_event`. Failures raise `DiptychError` with the library's message. One connection per thread.

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <dirent.h>
 #include <linux/uinput.h>
+#include <sys/prctl.h>
+#include <sys/vfs.h>
 
 int dp_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 int dp_add_seals(int fd, unsigned int seals) { return fcntl(fd, F_ADD_SEALS, seals); }
@@ -86,13 +88,22 @@ ssize_t dp_recv_with_fds(int sock, void *buf, size_t len, int *fds, int *nfds, i
             if (*nfds < capacity) {
                 fds[(*nfds)++] = data[i];
             } else {
-                close(data[i]);
+                dp_close_later(data[i]);
                 *truncated = 1;
             }
         }
     }
     return n;
 }
+
+int dp_fs_type(int fd, uint64_t *type) {
+    struct statfs fs;
+    if (fstatfs(fd, &fs) < 0) return -1;
+    *type = (uint64_t)(unsigned long)fs.f_type & 0xFFFFFFFFu;
+    return 0;
+}
+int dp_set_non_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+int dp_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 
 int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     struct ucred cred;

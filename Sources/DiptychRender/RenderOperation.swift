@@ -124,11 +124,7 @@ extension PixmanRenderer {
         switch mask?.source {
         case .image(let m)?:
             maskImage = m.image
-            if let mt = mask?.transform {
-                var pt = pixmanTransform(mt)
-                pixman_image_set_transform(m.image, &pt)
-                pixman_image_set_filter(m.image, PIXMAN_FILTER_BILINEAR, nil, 0)
-            }
+            if mask?.transform != nil { pixman_image_set_filter(m.image, PIXMAN_FILTER_BILINEAR, nil, 0) }
         case .constant(let alpha)?:
             var c = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(alpha) * 257)
             maskImage = pixman_image_create_solid_fill(&c)
@@ -136,18 +132,32 @@ extension PixmanRenderer {
         case nil:
             break
         }
-        if let m = transform {
-            var pt = pixmanTransform(m)
-            pixman_image_set_transform(image.image, &pt)
+        if transform != nil {
             pixman_image_set_filter(image.image, filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
             pixman_image_set_repeat(image.image, PIXMAN_REPEAT_PAD)
         }
         let op = opaque && mask == nil ? PIXMAN_OP_SRC : PIXMAN_OP_OVER
         let mx = mask?.offset.x ?? 0, my = mask?.offset.y ?? 0
         for r in rects {
+            // A transformed source is sampled through a transform from the rectangle's own
+            // top-left (as wlroots builds it from the buffer's size, not the screen's): its
+            // translation is a point of the image, never a screen position multiplied by the
+            // scale, so it stays well inside pixman's 16.16 fixed point (`pixmanTransform`
+            // clamps whatever a client could still make of it).
+            var (sx, sy) = (r.x + offset.x, r.y + offset.y)
+            if let m = transform {
+                var pt = pixmanTransform(m.from(x: r.x, y: r.y))
+                pixman_image_set_transform(image.image, &pt)
+                (sx, sy) = (0, 0)
+            }
+            var (kx, ky) = (r.x + mx, r.y + my)
+            if case .image(let m)? = mask?.source, let mt = mask?.transform {
+                var pt = pixmanTransform(mt.from(x: r.x, y: r.y))
+                pixman_image_set_transform(m.image, &pt)
+                (kx, ky) = (0, 0)
+            }
             pixman_image_composite32(
-                op, image.image, maskImage, target.image, Int32(r.x + offset.x), Int32(r.y + offset.y),
-                Int32(r.x + mx), Int32(r.y + my), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+                op, image.image, maskImage, target.image, Int32(clamping: sx), Int32(clamping: sy), Int32(clamping: kx), Int32(clamping: ky), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
         }
         if transform != nil {
             pixman_image_set_transform(image.image, nil)
@@ -201,11 +211,24 @@ extension PixmanRenderer {
     }
 }
 
+extension AffineTransform {
+    /// The same mapping for coordinates counted from output pixel (`x`, `y`).
+    func from(x: Int, y: Int) -> AffineTransform { concatenating(.translation(Double(x), Double(y))) }
+}
+
+/// `m` in pixman's 16.16 fixed point. Every entry is clamped into its range (and a value that is
+/// not a number becomes 0): a client's numbers can make a strange picture, never a trap.
 func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
     var pt = pixman_transform_t()
-    func fixed(_ v: Double) -> pixman_fixed_t { pixman_fixed_t((v * 65536).rounded()) }
     pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
     pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
     pt.matrix.2 = (0, 0, fixed(1))
     return pt
+}
+
+/// `v` in 16.16 fixed point, clamped to what pixman's `pixman_fixed_t` holds.
+func fixed(_ v: Double) -> pixman_fixed_t {
+    guard v.isFinite else { return 0 }
+    let scaled = (v * 65536).rounded()
+    return pixman_fixed_t(min(max(scaled, Double(pixman_fixed_t.min)), Double(pixman_fixed_t.max)))
 }

@@ -33,7 +33,14 @@ final class ClientBuffer {
     /// (read the other way round, an app could shrink and seal the file between the two reads
     /// and take the compositor down with SIGBUS). `betweenChecks` runs between the two (a seam
     /// for the test that races them; nothing in the compositor uses it).
+    ///
+    /// Only shared memory is mapped (a memfd, a file on tmpfs or hugetlbfs): a file on FUSE,
+    /// NFS or a disk, a pipe or a device is refused, named, before anything else is read of it
+    /// (reading a FUSE file's pages would wait on its server).
     static func map(id: UInt32, layout: BufferLayout, fd: borrowing FileDescriptor, betweenChecks: () -> Void = {}) throws(ProtocolError) -> ClientBuffer {
+        if let what = fd.notSharedMemory() {
+            throw ProtocolError(.unsealedBuffer, "buffer \(id)'s descriptor is \(what), not shared memory (a sealed memfd)")
+        }
         let sealed = fd.seals().contains(.shrink)
         betweenChecks()
         let size: Int

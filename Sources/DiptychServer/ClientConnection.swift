@@ -77,7 +77,7 @@ final class ClientConnection {
     }
 
     deinit {
-        for fd in queuedDescriptors { Glibc.close(fd) }
+        for fd in queuedDescriptors { FileDescriptor.closeForeign(fd) }
     }
 
     var isOpen: Bool { end == nil }
@@ -168,7 +168,7 @@ final class ClientConnection {
         guard !queuedDescriptors.isEmpty else {
             throw ProtocolError(.missingFD, "the message needs a file descriptor and none was sent with it")
         }
-        return FileDescriptor(taking: queuedDescriptors.removeFirst())
+        return FileDescriptor(foreign: queuedDescriptors.removeFirst())
     }
 
 

@@ -14,7 +14,7 @@ final class ClientRegistry {
     /// the optimizer cannot see into: it then proves every look-up exclusive at compile time,
     /// where a list changed in place would be checked at run time on each of a frame's dozen.
     private var sessions: [ClientSession] = []
-    private var nextClientID: UInt64 = 100
+    private(set) var nextClientID: UInt64 = 100
     private var nextSerial: UInt32 = 1
     private var nextSync: UInt32 = 1
     private var nextImageID: UInt64 = 1

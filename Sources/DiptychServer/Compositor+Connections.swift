@@ -56,11 +56,11 @@ final class Listener {
         return (took, false)
     }
 
-    /// Rests a second from `now`; whether it was not resting already (so the loop stops
-    /// watching it).
-    private func pause(at now: UInt64) -> Bool {
+    /// Rests a second from `now` (or until `until`); whether it was not resting already (so the
+    /// loop stops watching it).
+    func pause(at now: UInt64, until: UInt64? = nil) -> Bool {
         guard pausedUntil == nil else { return false }
-        pausedUntil = now + 1000
+        pausedUntil = until ?? now + 1000
         return true
     }
 
@@ -83,10 +83,21 @@ extension Compositor {
     /// How long a connection may take to say hello (milliseconds).
     public static let helloTimeout: UInt64 = 2000
 
-    /// Takes every pending connection. Only the compositor's own user may connect.
+    /// Connections taken per turn of the loop (libwayland takes one per wake-up): a flood of
+    /// connects waits in the socket's backlog, and frames go on between them.
+    public static let acceptsPerTurn = 1
+    /// Connections one user may make at once, and a second after that (`ConnectBudget`).
+    public static let connectBurst = 32
+    public static let connectsPerSecond = 32
+
+    /// Takes a pending connection (at most `acceptsPerTurn` a turn). Only the compositor's own
+    /// user may connect, at most `connectsPerSecond` times a second after a burst of
+    /// `connectBurst`: a connection over that is told so and closed, and the listener rests
+    /// until the user may connect again.
     func accept() {
         guard let listener else { return }
-        while true {
+        var taken = 0
+        while taken < Self.acceptsPerTurn {
             let fd: FileDescriptor?
             do {
                 fd = try UnixSocket.accept(listener.socket.rawValue)
@@ -99,6 +110,14 @@ extension Compositor {
                 return
             }
             guard let fd else { return }
+            taken += 1
+            let now = MonotonicClock.milliseconds
+            let peer = try? UnixSocket.peerCredentials(fd.rawValue)
+            let uid = peer?.uid ?? UInt32.max
+            guard connectBudget.take(uid, at: now) else {
+                refuseOverBudget(fd, uid: uid, listener: listener, at: now)
+                continue
+            }
             let id = clients.newClientID()
             let session: ClientSession
             do { session = try register(fd, id: id, role: nil, label: "\(id)") } catch {
@@ -108,15 +127,26 @@ extension Compositor {
             logger.debug("client connected", metadata: ["client.id": "\(id)", "client.pid": "\(session.connection.credentials?.pid ?? -1)"])
             // Only the compositor's own user may connect (SO_PEERCRED), whatever the socket's
             // permissions say.
-            let uid = session.connection.credentials?.uid
-            if uid != getuid() {
-                session.fail(ProtocolError(.badState, "connections from uid \(uid.map(String.init) ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
+            if peer?.uid != getuid() {
+                session.fail(ProtocolError(.badState, "connections from uid \(peer.map { String($0.uid) } ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
                 continue
             }
-            if let oldest = helloGate.connected(id.rawValue, at: MonotonicClock.milliseconds) {
+            if let oldest = helloGate.connected(id.rawValue, at: now) {
                 clients[ClientID(rawValue: oldest)]?.fail(ProtocolError(.badState, "more than \(Self.helloWaitLimit) connections are waiting to say hello: the oldest is closed"))
             }
         }
+    }
+
+    /// A connection over its user's budget: told why (if its socket takes it now) and closed,
+    /// with no session built; the listener rests until the user may connect again, so a flood
+    /// cannot make the loop spin.
+    private func refuseOverBudget(_ fd: consuming FileDescriptor, uid: UInt32, listener: Listener, at now: UInt64) {
+        let error = ProtocolError(
+            .badState, "uid \(uid) connected more than \(Self.connectsPerSecond) times a second (after \(Self.connectBurst) at once): this connection is closed")
+        _ = try? UnixSocket.send(fd.rawValue, ArraySlice(ServerEvent.error(error).encoded()), nonBlocking: true)
+        fd.close()
+        warnLimited("connect-budget", "connections refused: a user connects too often", ["client.uid": "\(uid)"])
+        if listener.pause(at: now, until: connectBudget.nextToken(uid, at: now)) { loop.remove(listener.socket.rawValue) }
     }
 
     /// The descriptor table is full: one connection is taken and closed (see `Listener.shed`),

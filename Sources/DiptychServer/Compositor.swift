@@ -153,6 +153,8 @@ public final class Compositor {
     /// that have not said hello yet.
     let listener: Listener?
     var helloGate = HelloGate(limit: Compositor.helloWaitLimit, timeout: Compositor.helloTimeout)
+    /// How often each user's processes may connect.
+    var connectBudget = ConnectBudget(burst: Compositor.connectBurst, perSecond: Compositor.connectsPerSecond)
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer

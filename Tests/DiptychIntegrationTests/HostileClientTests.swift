@@ -21,6 +21,7 @@ struct HostileClientTests {
         ("foreign-buffer", .unknownBuffer), ("destroyed-buffer", .destroyedBuffer), ("too-many-buffers", .tooManyBuffers),
         ("too-many-bytes", .tooManyBuffers),
         ("version-1", .unsupportedVersion), ("pip-absurd", .badDimensions), ("sparse-huge", .sizeOverflow),
+        ("proc-buffer", .unsealedBuffer), ("pipe-buffer", .unsealedBuffer),
     ]
 
     @Test(arguments: refused)

@@ -51,6 +51,13 @@ enum Mode: String, CaseIterable {
     case pipSecondary = "pip-secondary"
     /// Commits a 4096×16 buffer to Picture in Picture (more elongated than 1:4).
     case pipAbsurd = "pip-absurd"
+    /// Opens Picture in Picture with a 2048×512 buffer growing out of a 1×1 source rectangle
+    /// at (500, 400) (legal; its first frames scale the buffer down 2048 times).
+    case pipPinpoint = "pip-pinpoint"
+    /// Registers a buffer whose descriptor is a file in /proc (a regular file, not shared memory).
+    case procBuffer = "proc-buffer"
+    /// Registers a buffer whose descriptor is a pipe.
+    case pipeBuffer = "pipe-buffer"
     /// Commits a buffer to the second screen whether or not it holds one.
     case screenCommit = "screen-commit"
     /// Right after its hello, streams `syncDone` as fast as the socket takes it, until closed.
@@ -80,6 +87,9 @@ enum Mode: String, CaseIterable {
     /// Connects, says hello (taking the free role), waits for its configure and leaves,
     /// `churnCount` times, then exits 0.
     case churn
+    /// Connects and closes at once, `floodCount` times as fast as it can (with a hello first
+    /// when `DIPTYCH_FLOOD_HELLO` is set), then exits 0.
+    case connectFlood = "connect-flood"
     /// An icon of 100 x 100 pixels (too small: a protocol error).
     case iconWrongSize = "icon-wrong-size"
     /// An icon in XRGB (not ARGB: a protocol error).
@@ -127,6 +137,12 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         let bytes = ClientMessage.commit(buffer: 1, damage: [Rect(x: 0, y: 0, width: w, height: h)]).encoded()
         try connection.sendRaw(Array(bytes.prefix(bytes.count / 2)))
         exit(0)
+    case .procBuffer, .pipeBuffer:
+        try connection.send(.ack(serial: c.serial))
+        var ends: [Int32] = [-1, -1]
+        let fd = mode == .procBuffer ? open("/proc/self/stat", O_RDONLY | O_CLOEXEC) : (pipe(&ends) == 0 ? ends[0] : -1)
+        guard fd >= 0 else { fail("cannot open the descriptor to send") }
+        try connection.sendRaw(ClientMessage.createBuffer(id: 1, BufferLayout(width: 16, height: 16, stride: 64)).encoded(), descriptors: [fd])
     case .noFD:
         try connection.send(.ack(serial: c.serial))
         try connection.sendRaw(ClientMessage.createBuffer(id: 1, try loose(w, h).layout).encoded())
@@ -145,6 +161,9 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .pipAbsurd:
         _ = try show(c, w, h, connection, color)
         try connection.pipCommit(try painted(4096, 16, color, connection))
+    case .pipPinpoint:
+        _ = try show(c, w, h, connection, color)
+        try connection.pipCommit(try painted(2048, 512, color, connection), sourceRect: Rect(x: 500, y: 400, width: 1, height: 1))
     case .screenCommit:
         _ = try show(c, w, h, connection, color)
         try connection.screenCommit(try painted(640, 360, color, connection))
@@ -234,7 +253,7 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         for _ in 0..<(floodCount / 64) { try connection.sendRaw(burst) }
         Files.writeStandardError("diptych-misbehave: flooded \(floodCount / 64 * 128) messages\n")
         return b
-    case .churn:
+    case .churn, .connectFlood:
         break
     case .iconWrongSize, .iconXRGB:
         let shown = try show(c, w, h, connection, color)
@@ -269,6 +288,16 @@ guard arguments.count == 2, let mode = Mode(rawValue: arguments[0]) else {
 }
 guard case .pattern(let color) = try? DemoApp.named(arguments[1]) else { fail("the app must be pattern:#RRGGBB") }
 ignoreBrokenPipes()
+if mode == .connectFlood {
+    let path = String(cString: getenv("DIPTYCH_SOCKET") ?? strdup(""))
+    let hello = getenv("DIPTYCH_FLOOD_HELLO") != nil ? ClientMessage.hello(name: "flood", requiresFullScreen: false).encoded() : []
+    for _ in 0..<floodCount {
+        guard let fd = try? UnixSocket.connect(path: path) else { fail("connect-flood: cannot connect to \(path)") }
+        if !hello.isEmpty { _ = try? UnixSocket.send(fd.rawValue, ArraySlice(hello), nonBlocking: true) }
+        fd.close()
+    }
+    exit(0)
+}
 if mode == .churn {
     // Each connection joins (hello) and leaves once it is in (its socket closes with it).
     for _ in 0..<churnCount {

@@ -26,6 +26,22 @@ ssize_t dp_send_with_fds(int sock, const void *buf, size_t len, const int *fds, 
 /// closed and `*truncated` is set. Returns bytes read (0 at EOF) or -1 with errno.
 ssize_t dp_recv_with_fds(int sock, void *buf, size_t len, int *fds, int *nfds, int *truncated, int dontwait);
 
+/// Closes `fd` on a worker thread (another process's file may make close block: a FUSE
+/// server's FLUSH, a lingering socket). Never blocks the caller.
+void dp_close_later(int fd);
+/// Descriptors handed to dp_close_later and not yet closed.
+int dp_close_later_pending(void);
+/// Tests only: the next close the worker takes first waits this long, as a FUSE server that is
+/// slow to answer FLUSH would make it.
+void dp_close_later_stall_next_for_tests(unsigned milliseconds);
+/// fstatfs's f_type (the file system's magic number) into `*type`. Returns 0 or -1 with errno.
+int dp_fs_type(int fd, uint64_t *type);
+/// prctl(PR_SET_DUMPABLE, 0): other processes of this user can no longer read this one's memory
+/// or descriptors through /proc/PID (mem, fd, maps, environ) nor ptrace it. Returns 0 or -1.
+int dp_set_non_dumpable(void);
+/// prctl(PR_GET_DUMPABLE).
+int dp_dumpable(void);
+
 /// SO_PEERCRED of a connected Unix socket: fills pid, uid, gid. Returns 0 or -1 with errno.
 int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid);
 

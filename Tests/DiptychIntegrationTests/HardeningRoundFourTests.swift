@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// Hardening, round four: a legal Picture in Picture request, a descriptor whose close blocks, a
+// connect flood, same-user processes reading the compositor, focus taken without the user, and
+// the smaller holes of the round. Each next to a good app that keeps its frames; the bounds are
+// asserted, never the time.
+
+import CLinuxShims
+import DiptychCore
+import DiptychLinux
+@testable import DiptychServer
+import DiptychTestSupport
+import DiptychWire
+import Glibc
+import Testing
+
+struct HardeningRoundFourTests {
+    /// The attack that took the compositor down (SIGILL): a 2048×512 window growing out of a
+    /// 1×1 source rectangle. Every frame of the growth is drawn; the app keeps its window.
+    @Test func aWindowGrowingOutOfOnePixelIsDrawnAndTheCompositorLives() throws {
+        let f = try Fixture(arrangement: .full)
+        let app = try f.misbehave("pip-pinpoint", app: "pattern:#00AA00", log: "pip.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            f.compositor.repaint()
+            return f.compositor.session(.primary)?.pip.surface != nil
+        })
+        // Frames through the whole growth (a few hundred milliseconds).
+        let end = MonotonicClock.milliseconds + 1500
+        _ = try f.compositor.run(timeoutMilliseconds: 2000) {
+            f.compositor.repaint()
+            return MonotonicClock.milliseconds > end
+        }
+        #expect(f.compositor.protocolErrors.isEmpty)
+        #expect(f.compositor.isConnected(.primary))
+        #expect(app.poll() == nil)
+    }
+
+    /// A descriptor whose close blocks (a FUSE server that never answers FLUSH; here the closer's
+    /// seam stalls it 4 s) is refused and closed off the loop: the good app keeps its frames
+    /// while the close is still waiting.
+    @Test func aDescriptorWhoseCloseBlocksDoesNotStopTheLoop() throws {
+        let f = try Fixture(arrangement: .split23)
+        try f.goodPrimary()
+        dp_close_later_stall_next_for_tests(4000)
+        defer { dp_close_later_stall_next_for_tests(0) }
+        let bad = try f.misbehave("proc-buffer", log: "bad.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.protocolErrors.isEmpty && bad.poll() != nil })
+        #expect(f.compositor.protocolErrors.map(\.error.code) == [.unsealedBuffer])
+        #expect(f.compositor.protocolErrors.first?.error.message.contains("a file in /proc") == true)
+        let before = f.count("frameDone", in: "good.jsonl")
+        var stalledThroughout = true
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            f.compositor.repaint()
+            stalledThroughout = stalledThroughout && FileDescriptor.foreignClosesPending > 0
+            return f.count("frameDone", in: "good.jsonl") >= before + 10
+        })
+        #expect(stalledThroughout, "the stalled close ended before the good app drew ten frames")
+    }
+
+    /// 3000 connects and closes as fast as one process can: taken one a turn, at most a burst
+    /// and then `connectsPerSecond` of them a second become sessions; the good app keeps its
+    /// frames throughout.
+    @Test func aConnectFloodIsTakenOneATurnWithinItsUsersBudget() throws {
+        let f = try Fixture(arrangement: .split23)
+        try f.goodPrimary()
+        let before = f.count("frameDone", in: "good.jsonl")
+        let firstID = f.compositor.clients.nextClientID
+        let start = MonotonicClock.milliseconds
+        let flood = try f.misbehave("connect-flood", log: "flood.jsonl", environment: ["DIPTYCH_FLOOD_COUNT": "3000", "DIPTYCH_FLOOD_HELLO": "1"])
+        var last = firstID, mostInOneTurn: UInt64 = 0
+        #expect(try f.compositor.run(timeoutMilliseconds: 8_000) {
+            let now = f.compositor.clients.nextClientID
+            mostInOneTurn = max(mostInOneTurn, now - last)
+            last = now
+            f.compositor.repaint()
+            return MonotonicClock.milliseconds > start + 4000
+        })
+        let seconds = Double(MonotonicClock.milliseconds - start) / 1000
+        let sessions = Int(f.compositor.clients.nextClientID - firstID)
+        #expect(mostInOneTurn <= UInt64(Compositor.acceptsPerTurn))
+        #expect(sessions <= Compositor.connectBurst + Int(seconds.rounded(.up)) * Compositor.connectsPerSecond, "\(sessions) sessions in \(seconds) s")
+        #expect(f.count("frameDone", in: "good.jsonl") >= before + 60)
+        #expect(flood.poll() == nil, "the flood ended: it was not held back")
+        flood.terminate()
+        #expect(f.compositor.isConnected(.primary))
+    }
+}
+
+struct ConnectBudgetTests {
+    @Test func aBurstThenTheRateThenFullAgain() {
+        var b = ConnectBudget(burst: 4, perSecond: 2)
+        func takes(_ uid: UInt32, at t: UInt64) -> Bool { b.take(uid, at: t) }
+        for _ in 0..<4 { let ok = takes(1000, at: 0); #expect(ok) }
+        let fifth = takes(1000, at: 0)
+        // Another user has a budget of its own.
+        let other = takes(1001, at: 0)
+        #expect(!fifth && other)
+        #expect(b.nextToken(1000, at: 0) == 500)
+        let early = takes(1000, at: 499), due = takes(1000, at: 500), again = takes(1000, at: 500)
+        #expect(!early && due && !again)
+        // Idle long enough, the whole burst is back.
+        for _ in 0..<4 { let ok = takes(1000, at: 10_000); #expect(ok) }
+    }
+
+    @Test func usersWithFullBucketsAreForgotten() {
+        var b = ConnectBudget(burst: 2, perSecond: 1)
+        for uid in UInt32(0)..<100 { _ = b.take(uid, at: 0) }
+        _ = b.take(500, at: 60_000)
+        #expect(b.tracked <= 9)
+    }
+}

@@ -163,8 +163,16 @@ static int webkit_busy(void) {
 
 void answer_sync_if_done(void) {
     if (!app.sync_pending) return;
-    if (webkit_busy() && g_get_monotonic_time() < app.sync_deadline_us) return;
+    int busy = webkit_busy();
+    if (busy && g_get_monotonic_time() < app.sync_deadline_us) return;
     app.sync_pending = 0;
+    /* The page never said it had drawn: the round trip is answered at its deadline, logged. */
+    if (busy) {
+        GString *s = log_start("syncTimeout");
+        g_string_append_printf(s, ",\"serial\":%u,\"ms\":%d", app.sync_serial, SYNC_TIMEOUT_MS);
+        log_line(s);
+        g_string_free(s, TRUE);
+    }
     if (app.debug) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
     dc_sync_done(app.dc, app.sync_serial);
 }

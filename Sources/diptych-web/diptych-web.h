@@ -88,6 +88,9 @@ struct web_app {
     int wanted_style, sent_style;
     /* Faults. */
     int load_retries, crash_retries, showing_error;
+    gint64 last_crash_us;
+    /* WebKit's bubblewrap sandbox is on. */
+    int sandboxed;
     guint retry_source;
 };
 extern struct web_app app;

@@ -6,9 +6,20 @@
 #include <png.h>
 #include "diptych-web.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* diptych-web's own script world: its probes and message handlers live there, apart from the
+   page's scripts. */
+#define SCRIPT_WORLD "diptych"
+/* The largest icon file read (a 4096x4096 PNG is far smaller than this in practice). */
+#define ICON_FILE_LIMIT (8u << 20)
+/* A page that stays up this long after a crash starts its count of crashes again. */
+#define CRASH_FORGIVEN_US (60 * G_USEC_PER_SEC)
 
 /* ---- the page's state ---- */
 
@@ -80,7 +91,7 @@ void send_status_bar_style(void) {
 
 static void on_style_read(GObject *object, GAsyncResult *result, gpointer data) {
     (void)data;
-    WebKitJavascriptResult *r = webkit_web_view_run_javascript_finish(WEBKIT_WEB_VIEW(object), result, NULL);
+    WebKitJavascriptResult *r = webkit_web_view_run_javascript_in_world_finish(WEBKIT_WEB_VIEW(object), result, NULL);
     if (!r) return;
     char *style = jsc_value_to_string(webkit_javascript_result_get_js_value(r));
     int wanted = -1;
@@ -107,7 +118,9 @@ static gboolean send_stir(gpointer n) {
     char *source = g_strdup_printf(
         "requestAnimationFrame(function(){requestAnimationFrame(function(){window.webkit.messageHandlers.diptych.postMessage(%u)})})",
         GPOINTER_TO_UINT(n));
-    webkit_web_view_run_javascript(app.view, source, NULL, NULL, NULL);
+    /* In diptych-web's own script world: the page can neither replace the requestAnimationFrame
+       it calls nor see or post to its handler, so it can neither stall nor forge its readiness. */
+    webkit_web_view_run_javascript_in_world(app.view, source, SCRIPT_WORLD, NULL, NULL, NULL);
     g_free(source);
     return G_SOURCE_REMOVE;
 }
@@ -188,12 +201,10 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
     answer_sync_if_done();
     const char *loaded = webkit_web_view_get_uri(view);
     if (app.showing_error && loaded && strcmp(loaded, app.uri) == 0 && app.retry_source == 0) app.showing_error = 0;
-    if (!app.showing_error) {
-        app.load_retries = 0;
-        app.crash_retries = 0;
-    }
-    webkit_web_view_run_javascript(view, style_probe, NULL, on_style_read, NULL);
-    if (!app.showing_error) webkit_web_view_run_javascript(view, icon_probe, NULL, NULL, NULL);
+    /* (Crashes are counted across loads: a page that loads and then crashes backs off too.) */
+    if (!app.showing_error) app.load_retries = 0;
+    webkit_web_view_run_javascript_in_world(view, style_probe, SCRIPT_WORLD, NULL, on_style_read, NULL);
+    if (!app.showing_error) webkit_web_view_run_javascript_in_world(view, icon_probe, SCRIPT_WORLD, NULL, NULL, NULL);
 }
 
 /* ---- the page's icon ---- */
@@ -212,15 +223,59 @@ static const char *icon_probe =
     "catch(e){h.postMessage(location.protocol==='file:'&&i.src.indexOf('file:')===0?'file:'+i.src:'error: '+e);}};"
     "i.onerror=function(){h.postMessage('error: cannot load '+l.href);};i.src=l.href;})()";
 
-/* A local PNG icon, averaged down to ICON_SIDE pixels as premultiplied ARGB (NULL: not one). */
+/* The path of a file: URL when it names a file in the folder of the page (a file: page) or
+   below it, symlinks resolved; else NULL, said why. A page may point its icon link anywhere:
+   only its own folder is read for it. */
+static char *icon_path_in_page_folder(const char *uri) {
+    char *page = g_str_has_prefix(app.uri, "file:") ? g_filename_from_uri(app.uri, NULL, NULL) : NULL;
+    char *wanted = g_filename_from_uri(uri, NULL, NULL);
+    char *folder = page ? g_path_get_dirname(page) : NULL;
+    char *real_folder = folder ? realpath(folder, NULL) : NULL, *real = wanted ? realpath(wanted, NULL) : NULL;
+    char *ok = NULL;
+    size_t n = real_folder ? strlen(real_folder) : 0;
+    if (real && real_folder && strncmp(real, real_folder, n) == 0 && (real[n] == '/' || (n == 1 && real[0] == '/'))) ok = g_strdup(real);
+    else say("no icon from the page (%s is not in the page's folder)", uri);
+    free(real); free(real_folder);
+    g_free(folder); g_free(wanted); g_free(page);
+    return ok;
+}
+
+/* The bytes of a regular file of at most `limit` bytes, opened without blocking (a FIFO or a
+   device a page names is refused, never waited on); NULL otherwise. */
+static guchar *read_regular_file(const char *path, size_t limit, size_t *size) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    guchar *bytes = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= limit) {
+        bytes = g_malloc((gsize)st.st_size);
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t r = read(fd, bytes + got, (size_t)st.st_size - got);
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        if (got != (size_t)st.st_size) { g_free(bytes); bytes = NULL; }
+        else *size = got;
+    }
+    close(fd);
+    return bytes;
+}
+
+/* A local PNG icon in the page's folder, averaged down to ICON_SIDE pixels as premultiplied
+   ARGB (NULL: not one). */
 static uint32_t *read_icon_file(const char *uri) {
-    char *path = g_filename_from_uri(uri, NULL, NULL);
+    char *path = icon_path_in_page_folder(uri);
     if (!path) return NULL;
+    size_t size = 0;
+    guchar *file = read_regular_file(path, ICON_FILE_LIMIT, &size);
+    g_free(path);
+    if (!file) return NULL;
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
     uint32_t *out = NULL;
-    if (png_image_begin_read_from_file(&image, path) && image.width > 0 && image.height > 0 && image.width <= 4096 && image.height <= 4096) {
+    if (png_image_begin_read_from_memory(&image, file, size) && image.width > 0 && image.height > 0 && image.width <= 4096 && image.height <= 4096) {
         image.format = PNG_FORMAT_BGRA;
         guchar *px = g_malloc((gsize)PNG_IMAGE_SIZE(image));
         if (png_image_finish_read(&image, NULL, px, 0, NULL)) {
@@ -242,8 +297,21 @@ static uint32_t *read_icon_file(const char *uri) {
         g_free(px);
     }
     png_image_free(&image);
-    g_free(path);
+    g_free(file);
     return out;
+}
+
+/* Gives the compositor the page's icon; logged as iconSent (with where it came from). */
+static void send_icon(const uint32_t *argb, const char *source) {
+    if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) {
+        say("setIcon: %s", dc_error(app.dc));
+        return;
+    }
+    GString *s = log_start("iconSent");
+    g_string_append(s, ",\"source\":");
+    json_string(s, source);
+    log_line(s);
+    g_string_free(s, TRUE);
 }
 
 /* The icon came: premultiplied and given to the compositor. */
@@ -253,8 +321,8 @@ static void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptR
     if (!text) return;
     if (strncmp(text, "file:", 5) == 0) {
         uint32_t *argb = read_icon_file(text + 5);
-        if (!argb) say("no icon from the page (%s is not a PNG that can be read)", text + 5);
-        else if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) say("setIcon: %s", dc_error(app.dc));
+        if (!argb) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
+        else send_icon(argb, "file");
         g_free(argb);
         g_free(text);
         return;
@@ -273,7 +341,7 @@ static void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptR
             uint32_t r = rgba[4 * i], g = rgba[4 * i + 1], b = rgba[4 * i + 2], a = rgba[4 * i + 3];
             argb[i] = a << 24 | (r * a + 127) / 255 << 16 | (g * a + 127) / 255 << 8 | (b * a + 127) / 255;
         }
-        if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) say("setIcon: %s", dc_error(app.dc));
+        send_icon(argb, "canvas");
         g_free(argb);
     }
     g_free(rgba);
@@ -288,11 +356,22 @@ static gboolean reload_after_crash(gpointer data) {
 
 static void on_web_process_terminated(WebKitWebView *view, WebKitWebProcessTerminationReason reason, gpointer data) {
     (void)view; (void)data;
+    /* The count of crashes in a row goes back to zero only after the page stayed up a minute,
+       whatever loaded in between (a page that crashes once loaded would otherwise be reloaded
+       at once, for ever). */
+    gint64 now = g_get_monotonic_time();
+    if (app.last_crash_us && now - app.last_crash_us > CRASH_FORGIVEN_US) app.crash_retries = 0;
+    app.last_crash_us = now;
     if (app.crash_retries == 0)
         say("the web process ended (%s); reloading %s", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "out of memory", app.uri);
     if (app.retry_source) g_source_remove(app.retry_source);
-    app.retry_source = g_timeout_add(app.crash_retries ? backoff_ms(app.crash_retries - 1) : 0, reload_after_crash, NULL);
+    guint delay = app.crash_retries ? backoff_ms(app.crash_retries - 1) : 0;
+    app.retry_source = g_timeout_add(delay, reload_after_crash, NULL);
     app.crash_retries++;
+    GString *s = log_start("webProcessEnded");
+    g_string_append_printf(s, ",\"reason\":\"%s\",\"reloadMs\":%u", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "memory", delay);
+    log_line(s);
+    g_string_free(s, TRUE);
 }
 
 static void on_title(WebKitWebView *view, GParamSpec *spec, gpointer data) {
@@ -306,19 +385,54 @@ static void on_title(WebKitWebView *view, GParamSpec *spec, gpointer data) {
 
 /* ---- the view ---- */
 
+/* WebKit's own sandbox (bubblewrap: the web process in its own namespaces, seeing only what a
+   page needs, and for a file: page its folder, read-only) where the platform allows it: bwrap
+   is there and may make namespaces. It is off, said why, where it may not (a unit with
+   RestrictNamespaces, a container without user namespaces) or with DIPTYCH_WEB_SANDBOX=0. */
+static void enable_sandbox(WebKitWebContext *context) {
+    const char *want = getenv("DIPTYCH_WEB_SANDBOX");
+    if (want && strcmp(want, "0") == 0) {
+        say("WebKit's sandbox is off (DIPTYCH_WEB_SANDBOX=0)");
+        return;
+    }
+    char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true", NULL};
+    gint status = -1;
+    GError *error = NULL;
+    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+            &status, &error) || !g_spawn_check_wait_status(status, NULL)) {
+        say("WebKit's sandbox is off: bwrap cannot make namespaces here (%s)", error ? error->message : "it failed");
+        g_clear_error(&error);
+        return;
+    }
+    webkit_web_context_set_sandbox_enabled(context, TRUE);
+    /* (WebKit itself leaves it off inside a Docker container, whatever is asked.) */
+    if (app.debug && access("/.dockerenv", F_OK) == 0) say("WebKit's sandbox is asked for, but WebKit leaves it off inside a container (/.dockerenv)");
+    char *page = g_str_has_prefix(app.uri, "file:") ? g_filename_from_uri(app.uri, NULL, NULL) : NULL;
+    if (page) {
+        char *folder = g_path_get_dirname(page);
+        webkit_web_context_add_path_to_sandbox(context, folder, TRUE);
+        g_free(folder);
+        g_free(page);
+    }
+    app.sandboxed = 1;
+}
+
 void create_view(void) {
     static struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
     app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.css_w, (uint32_t)app.css_h);
     app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
     WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
     WebKitWebContext *context = webkit_web_context_new_ephemeral();
+    enable_sandbox(context);
     app.content = webkit_user_content_manager_new();
     WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_STYLE_LEVEL_USER, NULL, NULL);
     webkit_user_content_manager_add_style_sheet(app.content, sheet);
-    webkit_user_content_manager_register_script_message_handler(app.content, "diptych");
+    /* The handlers exist only in diptych-web's own script world: the page's scripts cannot see
+       them, post to them, or replace what the probes call. */
+    webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptych", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
-    webkit_user_content_manager_register_script_message_handler(app.content, "diptychIcon");
+    webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychIcon", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychIcon", G_CALLBACK(on_icon_message), NULL);
     webkit_user_style_sheet_unref(sheet);
     install_user_content();

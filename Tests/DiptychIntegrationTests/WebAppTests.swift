@@ -103,6 +103,40 @@ struct WebAppTests {
         for (a, b) in zip(runs[0], runs[1]) { #expect(same(a, b)) }
     }
 
+    /// A page cannot reach diptych-web's handlers (they live in its own script world): posting
+    /// to them fails, replacing requestAnimationFrame stalls no round trip, and an icon link
+    /// outside the page's folder, or to a FIFO in it, is refused without blocking.
+    @Test(arguments: ["outside", "fifo"])
+    func aPageCannotUseTheWebClientsHandlers(icon: String) throws {
+        let dir0 = Harness.temporaryDirectory("web-hostile"), elsewhere = Harness.temporaryDirectory("web-elsewhere")
+        let png = PixelImage(width: 64, height: 64)
+        png.fill(Rect(x: 0, y: 0, width: 64, height: 64), color: RGB(red: 255, green: 0, blue: 0))
+        try png.writePNG(to: "\(elsewhere)/icon.png")
+        if icon == "fifo" { #expect(mkfifo("\(dir0)/icon.png", 0o600) == 0) }
+        let href = icon == "fifo" ? "icon.png" : "file://\(elsewhere)/icon.png"
+        let page = """
+            <!doctype html><meta name=viewport content="width=device-width"><link rel=icon href="\(href)">
+            <style>html,body{margin:0;height:100%;background:#246}</style><script>
+            var posted=[];['diptych','diptychIcon'].forEach(function(n){try{window.webkit.messageHandlers[n].postMessage(n==='diptych'?1:'file:\(elsewhere)/icon.png');posted.push(n)}catch(e){}});
+            window.requestAnimationFrame=function(){};
+            document.title='reached='+(posted.join(',')||'none');</script>
+            """
+        try Files.writeAtomically("\(dir0)/hostile.html", bytes: Array(page.utf8))
+        var steps: [String] = []
+        for i in 0..<6 {
+            let t = 200 + i * 300
+            steps.append(#"{"at":\#(t),"touch":{"id":1,"phase":"down","x":1700,"y":\#(300 + i * 40)}},{"at":\#(t + 40),"touch":{"id":1,"phase":"up","x":1700,"y":\#(300 + i * 40)}},{"at":\#(t + 60),"wait":true}"#)
+        }
+        steps.append(#"{"at":2400,"capture":"end.png"}"#)
+        let dir = try play("web-hostile-run", primary: "notes", secondary: "web:\(dir0)/hostile.html", steps: "[" + steps.joined(separator: ",") + "]")
+        let log = "\(dir)/events-secondary.jsonl"
+        #expect(titles(log).last == "reached=none", "\(titles(log))")
+        // Every round trip was answered because the page drew, none at the deadline.
+        #expect(!events(log).contains("syncTimeout"), "\(events(log))")
+        // No icon came from outside the page's folder or from the FIFO.
+        #expect(!events(log).contains("iconSent"), "\(events(log))")
+    }
+
     /// Lifecycle reaches the page: losing focus when a drag starts, hidden once dismissed, and a
     /// hidden page makes no frames.
     @Test func lifecycleReachesThePageAndAHiddenPageMakesNoFrames() throws {
@@ -187,20 +221,32 @@ struct WebAppTests {
         }
         #expect(waitFor { titles("\(dir)/events-primary.jsonl").count >= 1 })
         func children(of pid: Int32) -> [Int32] {
-            let text = (try? Files.read("/proc/\(pid)/task/\(pid)/children")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            return text.split(separator: " ").compactMap { Int32($0) }
+            // Every thread's children (a process started from another thread is its child).
+            let tasks = (try? Harness.run(["/bin/sh", "-c", "cat /proc/\(pid)/task/*/children"]))?.stdout ?? ""
+            return tasks.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
         }
         func name(_ pid: Int32) -> String {
             ((try? Files.read("/proc/\(pid)/comm")).map { String(decoding: $0, as: UTF8.self) } ?? "").filter { $0 != "\n" }
         }
         let client = try #require(children(of: compositor.pid).first { name($0).hasPrefix("diptych-web") })
-        let webkit = children(of: client)
-        let webProcess = try #require(webkit.first { name($0).hasPrefix("WPEWebProcess") }, "\(webkit.map(name))")
-        let before = titles("\(dir)/events-primary.jsonl").count
-        kill(webProcess, SIGKILL)
-        #expect(waitFor { titles("\(dir)/events-primary.jsonl").count > before }, "the page was not loaded again")
+        // (Under WebKit's sandbox the web process is bwrap's child: looked for among all.)
+        func descendants(of pid: Int32) -> [Int32] { children(of: pid).flatMap { [$0] + descendants(of: $0) } }
+        func webProcess() -> Int32? { descendants(of: client).first { name($0).hasPrefix("WPEWebProcess") } }
+        // Killed four times, each once the page is back: the reloads back off whatever loaded
+        // in between (0, then 0.5, 1 and 2 s).
+        func loads() -> Int { titles("\(dir)/events-primary.jsonl").filter { $0.contains("class=") }.count }
+        for _ in 0..<4 {
+            let before = loads()
+            #expect(waitFor { webProcess() != nil })
+            let process = try #require(webProcess(), "\(descendants(of: client).map(name))")
+            kill(process, SIGKILL)
+            #expect(waitFor { loads() > before }, "the page was not loaded again")
+        }
+        let ended = ((try? Harness.events("\(dir)/events-primary.jsonl")) ?? []).filter { $0["event"]?.stringValue == "webProcessEnded" }
+        #expect(ended.compactMap { $0["reloadMs"]?.intValue } == [0, 500, 1000, 2000])
+        let webkit = descendants(of: client)
         // The client killed outright: its WebKit processes go by themselves.
-        let left = children(of: client)
+        let left = webkit
         kill(client, SIGKILL)
         #expect(waitFor { left.allSatisfy { kill($0, 0) != 0 || name($0).isEmpty } }, "left behind: \(left.map(name))")
     }

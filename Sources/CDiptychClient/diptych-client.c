@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <sys/prctl.h>
+
 int dc_fail(dc_connection *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -93,6 +95,10 @@ static int connect_path(const char *path) {
 }
 
 dc_connection *dc_connect(const char *name, int requires_full_screen, char *err, size_t err_size) {
+    /* The app's buffers are its own: other processes of its user may not read its memory or
+       re-open its descriptors through /proc/PID (DIPTYCH_DEBUGGABLE=1 leaves it debuggable). */
+    const char *debuggable = getenv("DIPTYCH_DEBUGGABLE");
+    if (!debuggable || strcmp(debuggable, "1") != 0) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     dc_connection *c = calloc(1, sizeof *c);
     if (c) c->answer_sync = 1;
     if (!c) { snprintf(err, err_size, "out of memory"); return NULL; }

@@ -157,6 +157,8 @@ public final class Connection {
     /// Takes ownership of a connected socket.
     package init(socket: consuming FileDescriptor) {
         self.socket = SharedDescriptor(socket)
+        // An app's buffers are its own: same-user processes may not read them through /proc.
+        ProcessPrivacy.closeToSameUser()
     }
 
     /// The socket, for an app's own poll or epoll loop: when it is readable, call `pollEvent`

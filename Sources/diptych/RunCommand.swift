@@ -158,6 +158,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Same-user processes may not read the compositor's memory or descriptors (/proc/PID).
+        ProcessPrivacy.closeToSameUser()
         if let scenario {
             try reportingErrors { try play(scenario) }
             return

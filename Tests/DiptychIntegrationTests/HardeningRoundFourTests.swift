@@ -108,3 +108,50 @@ struct ConnectBudgetTests {
         #expect(b.tracked <= 9)
     }
 }
+
+/// Whether this test process may become another user (root, with setpriv): the same-user tests
+/// need a user other than root, whom the kernel lets read any process.
+private let canBecomeAnotherUser = getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0
+
+@Suite(.enabled(if: canBecomeAnotherUser, "needs root and setpriv to run the compositor as an ordinary user"))
+struct SameUserIsolationTests {
+    static let user = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    /// Whether a process of uid 65534 can open `path` (the kernel decides at open).
+    func opensAsUser(_ path: String) throws -> Bool {
+        try Harness.run(Self.user + ["/bin/sh", "-c", "exec 3< \(path)"]).status == 0
+    }
+
+    /// The compositor (run as an ordinary user) and its app (the Swift client library) refuse
+    /// /proc/PID/mem and /proc/PID/fd to another process of the same user; a process of that
+    /// user that did not close itself (sleep) does not.
+    @Test func sameUserProcessesCannotReadTheCompositorOrAnApp() throws {
+        let dir = Harness.temporaryDirectory("same-user")
+        chmod(dir, 0o777)
+        let compositor = try ChildProcess(
+            arguments: Self.user + [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", "pattern:#00AA00 --animate", "--out", dir],
+            environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "DIPTYCH_SOCKET_FD": ""])
+        defer { _ = compositor.terminate(graceMilliseconds: 2000) }
+        let control = try ChildProcess(arguments: Self.user + ["/bin/sleep", "60"])
+        defer { _ = control.terminate() }
+        var app: Int32?
+        for _ in 0..<1000 where app == nil {
+            let children = (try? Harness.run(["/bin/sh", "-c", "cat /proc/\(compositor.pid)/task/*/children"]))?.stdout ?? ""
+            app = children.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }.first { pid in
+                ((try? Files.read("/proc/\(pid)/comm")).map { String(decoding: $0, as: UTF8.self) } ?? "").hasPrefix("diptych-demo")
+            }
+            if app == nil { usleep(20_000) }
+        }
+        let appPID = try #require(app)
+        // Connected and drawing (the library closes itself when it connects).
+        for _ in 0..<1000 {
+            if ((try? Files.read("\(dir)/events-primary.jsonl")) ?? []).count > 0 { break }
+            usleep(20_000)
+        }
+        #expect(try opensAsUser("/proc/\(control.pid)/mem"), "the control process's memory should open: the test cannot tell")
+        for (what, pid) in [("compositor", compositor.pid), ("app", appPID)] {
+            #expect(try !opensAsUser("/proc/\(pid)/mem"), "\(what)'s memory opened")
+            #expect(try Harness.run(Self.user + ["/bin/ls", "/proc/\(pid)/fd"]).status != 0, "\(what)'s descriptors listed")
+        }
+    }
+}

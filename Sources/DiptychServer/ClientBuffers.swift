@@ -12,7 +12,13 @@ import DiptychWire
 /// snapshots refer to it, and it stays mapped while any of them does.
 final class ClientBuffer {
     let id: UInt32
+    /// The pixels as the app registered them (ARGB for an icon).
     let pixels: PixelImage
+    /// The same pixels as a pane, a Picture in Picture window or a screen shows them: opaque
+    /// (an ARGB buffer's alpha is not read; what it leaves transparent shows as black, never
+    /// what lies under the pane). Panes are opaque, so an app cannot lay an invisible overlay
+    /// over another.
+    let opaquePixels: PixelImage
     /// The bytes mapped for it: offset + stride × height, widened to whole pages.
     let mappedBytes: Int
     /// How many places read it now (the live surface, snapshots shown in a drag).
@@ -20,9 +26,10 @@ final class ClientBuffer {
     /// Destroyed by the app while in use: let go when its last use ends, never released.
     var destroyed = false
 
-    init(id: UInt32, pixels: PixelImage, mappedBytes: Int) {
+    init(id: UInt32, pixels: PixelImage, opaquePixels: PixelImage? = nil, mappedBytes: Int) {
         self.id = id
         self.pixels = pixels
+        self.opaquePixels = opaquePixels ?? pixels
         self.mappedBytes = mappedBytes
     }
 
@@ -54,10 +61,11 @@ final class ClientBuffer {
         do { mapping = try MemoryMapping(fd: fd, offset: start, length: end - start, writable: false) } catch {
             throw ProtocolError(.malformedMessage, "the buffer cannot be mapped: \(error)")
         }
-        let pixels = PixelImage(
-            mapping: mapping, offset: Int(layout.offset) - start, width: Int(layout.width), height: Int(layout.height),
-            stride: Int(layout.stride), format: layout.format == .argb8888 ? .argb8888 : .xrgb8888)
-        return ClientBuffer(id: id, pixels: pixels, mappedBytes: end - start)
+        func image(_ format: PixelFormat) -> PixelImage {
+            PixelImage(mapping: mapping, offset: Int(layout.offset) - start, width: Int(layout.width), height: Int(layout.height), stride: Int(layout.stride), format: format)
+        }
+        let argb = layout.format == .argb8888
+        return ClientBuffer(id: id, pixels: image(argb ? .argb8888 : .xrgb8888), opaquePixels: argb ? image(.xrgb8888) : nil, mappedBytes: end - start)
     }
 }
 

@@ -20,7 +20,8 @@ public struct ClientID: Hashable, Sendable, CustomStringConvertible {
 struct HeldImage {
     var ref: ImageRef
     var buffer: ClientBuffer
-    var pixels: PixelImage { buffer.pixels }
+    /// As shown: opaque (see `ClientBuffer.opaquePixels`).
+    var pixels: PixelImage { buffer.opaquePixels }
 }
 
 /// A committed buffer as the compositor holds it.

@@ -145,10 +145,11 @@ extension Compositor {
         if let new = change.gained, let c = session(new) { send(.keyboardFocus(focused: true), to: c) }
     }
 
-    /// After the shell changed: a Slide Over that came in takes the keyboard, an app that left
-    /// the screen gives it to the primary.
-    func updateFocus() {
-        focus(desk.focusAfterChange())
+    /// After the shell changed: a Slide Over the user brought in takes the keyboard (one that
+    /// came in because an app connected by itself does not), an app that left the screen gives
+    /// it to the primary.
+    func updateFocus(byUser: Bool = true) {
+        focus(desk.focusAfterChange(byUser: byUser))
     }
 
     /// The evdev code of a key that gives the keysym named `name`, if the keymap has one.

@@ -32,7 +32,9 @@ extension Compositor {
             // What a client sends is escaped before it reaches a log line.
             if c.launchRole == nil { c.label = name.escapedForLog }
             logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
-            if admitsAtHello, let effects = join(c) { apply(effects) }
+            // An app that connected by itself comes in without the keyboard (the user gives it
+            // with a tap); one the compositor launched comes in as the operator set it up.
+            if admitsAtHello, let effects = join(c) { apply(effects, byUser: c.launchRole != nil) }
         case .ack(let serial):
             try c.acknowledge(serial)
         case .createBuffer(let id, let layout):

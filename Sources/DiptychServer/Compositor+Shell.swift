@@ -7,8 +7,9 @@ import Glibc
 import DiptychWire
 
 extension Compositor {
-    /// Carries out what the shell decided.
-    func apply(_ effects: [ShellEffect]) {
+    /// Carries out what the shell decided; `byUser` false when an app caused it (it connected
+    /// by itself), so nothing it brings takes the keyboard.
+    func apply(_ effects: [ShellEffect], byUser: Bool = true) {
         scheduleFrame()
         for effect in effects {
             switch effect {
@@ -55,7 +56,7 @@ extension Compositor {
         }
         updatePiPEligibility()
         updateSecondScreen()
-        updateFocus()
+        updateFocus(byUser: byUser)
     }
 
     /// Sends `configure` to every shown app whose pane changed (with `sizeClassChanged` where

@@ -309,7 +309,7 @@ public final class Compositor {
         for c in waiting {
             if let e = join(c) { effects += e }
         }
-        apply(effects)
+        apply(effects, byUser: waiting.allSatisfy { $0.launchRole != nil })
     }
 
     /// Adds an app to the shell; nil (and a protocol error) when both roles are taken.

@@ -54,13 +54,14 @@ struct Desk: ~Copyable {
         return (focus, app)
     }
 
-    /// Who should have the keyboard after the shell changed: a Slide Over that came in
-    /// takes it; an app no longer on screen loses it to the primary; with
-    /// nobody focused, the primary takes it.
-    mutating func focusAfterChange() -> AppID? {
+    /// Who should have the keyboard after the shell changed: a Slide Over that the user brought
+    /// in takes it (not one that came in because an app connected: focus comes only from the
+    /// user, as xdg-activation asks for a token); an app no longer on screen loses it to the
+    /// primary; with nobody focused, the primary takes it.
+    mutating func focusAfterChange(byUser: Bool) -> AppID? {
         let slideOver = shell.arrangement == .slideOver
         defer { slideOverShown = slideOver }
-        if slideOver && !slideOverShown, let s = shell.secondary { return s }
+        if byUser && slideOver && !slideOverShown, let s = shell.secondary { return s }
         if let f = focus, shell.primary == f || (shell.secondary == f && shell.secondaryShown) { return f }
         return shell.primary
     }

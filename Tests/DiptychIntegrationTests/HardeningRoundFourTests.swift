@@ -85,6 +85,41 @@ struct HardeningRoundFourTests {
     }
 }
 
+extension HardeningRoundFourTests {
+    /// An app that connects by itself into a Slide Over gets no keyboard (the user's primary
+    /// keeps it) until the user taps it; drawn wholly transparent, it shows black, never the
+    /// pane under it (panes are opaque).
+    @Test func aSlideOverThatConnectsByItselfGetsNoFocusAndIsOpaque() throws {
+        let f = try Fixture(arrangement: .slideOver)
+        try f.goodPrimary()
+        let primary = try #require(f.compositor.session(.primary)?.app)
+        #expect(f.compositor.keyboardFocus == primary)
+        _ = try f.misbehave("transparent", log: "overlay.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            f.compositor.repaint()
+            return f.compositor.hasCommittedForConfigure(.secondary)
+        })
+        let overlay = try #require(f.compositor.session(.secondary))
+        #expect(f.compositor.keyboardFocus == primary, "the Slide Over took the keyboard without the user")
+        #expect(f.count("keyboardFocus", in: "overlay.jsonl") == 0)
+        // Its pane shows black, not the green primary under it.
+        _ = try f.compositor.run(timeoutMilliseconds: 1500) {
+            f.compositor.repaint()
+            return false
+        }
+        let frame = f.compositor.desk.paneFrame(of: overlay.app)
+        let pane = try #require(frame)
+        let scale = f.compositor.layout.profile.scale
+        let x = (pane.x + pane.width / 2) * scale, y = (pane.y + pane.height / 2) * scale
+        let shown = f.compositor.output.pixel(x: x, y: y) & 0xFFFFFF
+        #expect(shown == 0, "\(String(shown, radix: 16)) shows through the Slide Over")
+        // A tap on it gives it the keyboard.
+        f.compositor.touch(id: 1, phase: .down, x: Double(pane.x + pane.width / 2), y: Double(pane.y + pane.height / 2))
+        f.compositor.touch(id: 1, phase: .up, x: Double(pane.x + pane.width / 2), y: Double(pane.y + pane.height / 2))
+        #expect(f.compositor.keyboardFocus == overlay.app)
+    }
+}
+
 struct ConnectBudgetTests {
     @Test func aBurstThenTheRateThenFullAgain() {
         var b = ConnectBudget(burst: 4, perSecond: 2)

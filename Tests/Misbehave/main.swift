@@ -90,6 +90,8 @@ enum Mode: String, CaseIterable {
     /// Connects and closes at once, `floodCount` times as fast as it can (with a hello first
     /// when `DIPTYCH_FLOOD_HELLO` is set), then exits 0.
     case connectFlood = "connect-flood"
+    /// Draws itself wholly transparent (an ARGB buffer of zeros), as an invisible overlay would.
+    case transparent
     /// An icon of 100 x 100 pixels (too small: a protocol error).
     case iconWrongSize = "icon-wrong-size"
     /// An icon in XRGB (not ARGB: a protocol error).
@@ -137,6 +139,12 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         let bytes = ClientMessage.commit(buffer: 1, damage: [Rect(x: 0, y: 0, width: w, height: h)]).encoded()
         try connection.sendRaw(Array(bytes.prefix(bytes.count / 2)))
         exit(0)
+    case .transparent:
+        try connection.send(.ack(serial: c.serial))
+        let b = try connection.createBuffer(width: w, height: h, format: .argb8888)
+        for y in 0..<h { for x in 0..<w { b.image.bytes.storeBytes(of: UInt32(0), toByteOffset: y * b.image.stride + x * 4, as: UInt32.self) } }
+        try connection.commit(b)
+        return b
     case .procBuffer, .pipeBuffer:
         try connection.send(.ack(serial: c.serial))
         var ends: [Int32] = [-1, -1]

@@ -63,12 +63,16 @@ struct PiPSurfaceState {
     var surface: CommittedSurface?
     var frameDonePending = false
     var eligible = false
+    /// The user closed the window while the app was not on screen: it may not open it again
+    /// until it is on screen again.
+    var closedByUser = false
     /// The video's rectangle in the app's pane (points), as its last `pipCommit` gave it.
     var sourceRect: Rect?
     /// The app's pane when it gave `sourceRect` (points of the screen).
     var sourcePane: Rect?
-    /// A copy of the last picture, shown while the closed window shrinks back into the app.
-    var departing: (ref: ImageRef, pixels: PixelImage)?
+    /// The last picture, shown while the closed window shrinks back into the app: its buffer
+    /// is held (not copied) and released once the window is gone.
+    var departing: (ref: ImageRef, image: HeldImage)?
 }
 
 /// A connected client. Confined to the compositor's thread.
@@ -198,7 +202,7 @@ final class ClientSession {
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
         if let s = pip.surface, s.image.ref.id == ref.id { return s.image.pixels }
-        if let d = pip.departing, d.ref.id == ref.id { return d.pixels }
+        if let d = pip.departing, d.ref.id == ref.id { return d.image.pixels }
         if let i = icon, i.ref.id == ref.id { return i.pixels }
         if let b = blurs.values.first(where: { $0.ref.id == ref.id }) { return b.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels
@@ -259,6 +263,22 @@ final class ClientSession {
         let old = pip.surface
         pip.surface = held(image, serial: ackedSerial ?? 0, damage: damage)
         endUse(old)
+    }
+
+    /// The closed window shrinks into the app showing its last picture: the buffer stays held
+    /// (no copy) under a new identity until `endDeparture`.
+    func beginDeparture(as ref: ImageRef) {
+        guard let s = pip.surface else { return }
+        endDeparture()
+        use(s.image.buffer)
+        pip.departing = (ref, s.image)
+    }
+
+    /// The closed window finished shrinking: its picture's buffer is let go (released).
+    func endDeparture() {
+        guard let d = pip.departing else { return }
+        pip.departing = nil
+        endUse(d.image.buffer)
     }
 
     /// The Picture in Picture window closed: its buffer is released.

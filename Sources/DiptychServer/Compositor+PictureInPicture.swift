@@ -48,6 +48,8 @@ extension Compositor {
     /// had when it left.
     func updatePiPEligibility() {
         for c in clients.all where c.admitted {
+            // Back on screen, an app may open the window again after the user closed it.
+            if desk.shell.pane(of: c.app) != nil { c.pip.closedByUser = false }
             if desk.shell.primary == c.app {
                 c.pip.eligible = true
             } else if desk.shell.pane(of: c.app) != nil {
@@ -65,6 +67,10 @@ extension Compositor {
             throw ProtocolError(.badDimensions, why)
         }
         if c.pip.surface == nil {
+            guard !c.pip.closedByUser else {
+                refuse(c, request: "pictureInPicture", reason: "closed", "pipCommit: the user closed this app's Picture in Picture; it may open again once the app is back on screen", releasing: id)
+                return
+            }
             guard mayOpenPiP(c) else {
                 // iOS declines the automatic Picture in Picture of an app that is not the
                 // primary; the app lives on and may come back.
@@ -87,13 +93,12 @@ extension Compositor {
     }
 
     /// `pipClose`: the window goes (its last buffer is released). An app on screen (it came
-    /// back) takes the window back: it shrinks into the app's video, showing a copy of its last
-    /// picture.
+    /// back) takes the window back: it shrinks into the app's video, showing its last picture
+    /// (the buffer, held until the window is gone: nothing is copied).
     func pipClose(from c: ClientSession) {
         let into = desk.shell.pane(of: c.app) != nil && !configuration.reduceMotion ? videoRect(of: c.app, source: c.pip.sourceRect, given: c.pip.sourcePane) : nil
-        if into != nil, let s = c.pip.surface {
-            let ref = s.image.ref
-            c.pip.departing = (ImageRef(id: clients.newImageID(), width: ref.width, height: ref.height), s.image.pixels.copy())
+        if into != nil, let ref = c.pip.surface?.image.ref {
+            c.beginDeparture(as: ImageRef(id: clients.newImageID(), width: ref.width, height: ref.height))
         }
         guard desk.closePiP(c.app, into: into, space: pipSpace, now: now) else { return }
         scheduleFrame()
@@ -116,6 +121,8 @@ extension Compositor {
         switch action {
         case .close:
             if desk.closePiP(app) { c.hidePiP() }
+            // Closed by the user: it stays closed until the app is on screen again.
+            if desk.shell.pane(of: app) == nil { c.pip.closedByUser = true }
         case .restore:
             apply(desk.restore(app, now: now))
         case .playPause:

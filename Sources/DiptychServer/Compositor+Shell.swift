@@ -107,8 +107,8 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
         if !t.shell.isEmpty { apply(t.shell) }
-        // A closed window that finished shrinking shows nothing more: its picture's copy goes.
-        for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.pip.departing = nil }
+        // A closed window that finished shrinking shows nothing more: its picture's buffer goes.
+        for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.endDeparture() }
         sendDeferredConfigures()
         if !t.pen.isEmpty { apply(t.pen) }
         // Nothing is activated while panes move (every frame of a settle).

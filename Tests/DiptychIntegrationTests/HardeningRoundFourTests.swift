@@ -120,6 +120,37 @@ extension HardeningRoundFourTests {
     }
 }
 
+extension HardeningRoundFourTests {
+    /// An app in the background that reopens its Picture in Picture each time the user closes
+    /// it is refused (`closed`) until it is on screen again: the window the user closed stays
+    /// closed.
+    @Test func aWindowTheUserClosedStaysClosed() throws {
+        let dir = Harness.temporaryDirectory("pip-closed")
+        let app = "\(Harness.misbehave) pip-reopen pattern:#00AA00"
+        let scenario = #"""
+            {"device":"ipad","primary":"\#(app)","secondary":"notes","arrangement":"split-2/3","steps":[
+             {"at":0,"touch":{"id":1,"phase":"down","x":1398,"y":700}},{"at":16,"touch":{"id":1,"phase":"motion","x":1178,"y":700}},
+             {"at":32,"touch":{"id":1,"phase":"motion","x":959,"y":700}},{"at":48,"touch":{"id":1,"phase":"motion","x":739,"y":700}},
+             {"at":64,"touch":{"id":1,"phase":"motion","x":520,"y":700}},{"at":80,"touch":{"id":1,"phase":"motion","x":300,"y":700}},
+             {"at":96,"touch":{"id":1,"phase":"up","x":300,"y":700}},{"at":112,"wait":true},
+             {"at":1000,"touch":{"id":2,"phase":"down","x":1700,"y":1440}},{"at":1080,"touch":{"id":2,"phase":"up","x":1700,"y":1440}},
+             {"at":1200,"touch":{"id":3,"phase":"down","x":1552,"y":1268}},{"at":1280,"touch":{"id":3,"phase":"up","x":1552,"y":1268}},
+             {"at":1300,"wait":true},{"at":2500,"capture":"after.png"}]}
+            """#
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let sent = try Harness.events("\(dir)/events-primary.jsonl")
+        let names = sent.compactMap { $0["event"]?.stringValue }
+        #expect(names.contains("pipAction"), "\(names)")
+        let refusals = sent.filter { $0["event"]?.stringValue == "refused" }.compactMap { $0["reason"]?.stringValue }
+        #expect(!refusals.isEmpty && refusals.allSatisfy { $0 == "closed" }, "\(refusals)")
+        // No window in the last frames.
+        let frames = try JSONValue.parse(String(decoding: try Files.read("\(dir)/frames.json"), as: UTF8.self))["frames"]?.arrayValue ?? []
+        #expect(frames.last?["pip"]?.arrayValue?.isEmpty ?? true)
+    }
+}
+
 struct ConnectBudgetTests {
     @Test func aBurstThenTheRateThenFullAgain() {
         var b = ConnectBudget(burst: 4, perSecond: 2)

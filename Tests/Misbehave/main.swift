@@ -90,6 +90,9 @@ enum Mode: String, CaseIterable {
     /// Connects and closes at once, `floodCount` times as fast as it can (with a hello first
     /// when `DIPTYCH_FLOOD_HELLO` is set), then exits 0.
     case connectFlood = "connect-flood"
+    /// Opens Picture in Picture when it goes to the background, and again each time the user
+    /// closes it (at once, and after each refusal).
+    case pipReopen = "pip-reopen"
     /// Draws itself wholly transparent (an ARGB buffer of zeros), as an invisible overlay would.
     case transparent
     /// An icon of 100 x 100 pixels (too small: a protocol error).
@@ -263,6 +266,8 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         return b
     case .churn, .connectFlood:
         break
+    case .pipReopen:
+        return try show(c, w, h, connection, color)
     case .iconWrongSize, .iconXRGB:
         let shown = try show(c, w, h, connection, color)
         let side = mode == .iconWrongSize ? 100 : 120
@@ -340,6 +345,7 @@ do {
         exit(1)
     }
     var replaced = false
+    var reopenTries = 0
     try connection.send(.hello(name: arguments[1], requiresFullScreen: false))
     if mode == .syncFlood {
         let one = ClientMessage.syncDone(serial: 1).encoded()
@@ -358,6 +364,14 @@ do {
             if let b = try misbehave(mode, c, connection, color) { shown = b }
         case .snapshotRequest:
             if mode == .crashInDrag { abort() }
+        case .lifecycle(.didEnterBackground) where mode == .pipReopen,
+             .pipAction(.close) where mode == .pipReopen:
+            try connection.pipCommit(try painted(640, 360, color, connection))
+        case .refused where mode == .pipReopen:
+            if reopenTries < 3 {
+                reopenTries += 1
+                try connection.pipCommit(try painted(640, 360, color, connection))
+            }
         case .frameDone:
             // The destroyed buffer stayed on screen; now replace it with another colour.
             if mode == .destroyShown, !replaced, let old = shown {

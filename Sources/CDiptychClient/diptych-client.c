@@ -112,7 +112,12 @@ dc_connection *dc_connect(const char *name, int requires_full_screen, char *err,
         const char *s = getenv("DIPTYCH_SOCKET");
         if (s && *s) snprintf(path, sizeof path, "%s", s);
         else if (getenv("XDG_RUNTIME_DIR") && *getenv("XDG_RUNTIME_DIR")) snprintf(path, sizeof path, "%s/diptych-0", getenv("XDG_RUNTIME_DIR"));
-        else snprintf(path, sizeof path, "/tmp/diptych-runtime-%u/diptych-0", (unsigned)getuid());
+        else {
+            /* No shared folder in /tmp is guessed (another user could have made it). */
+            snprintf(err, err_size, "neither DIPTYCH_SOCKET nor XDG_RUNTIME_DIR is set: set DIPTYCH_SOCKET to the socket the compositor names when it starts");
+            free(c);
+            return NULL;
+        }
         c->fd = connect_path(path);
         if (c->fd < 0) { snprintf(err, err_size, "cannot connect to the compositor at %s: %s", path, strerror(errno)); free(c); return NULL; }
         /* The compositor must run as our own user, as it checks of us. */

@@ -21,10 +21,17 @@ public enum Files {
     }
 
     /// Runs `fill` on a temporary file beside `path`, then renames it over `path`. On failure
-    /// the temporary file is removed and `path` is untouched.
+    /// the temporary file is removed and `path` is untouched. The temporary file is a new one
+    /// of an unpredictable name, created exclusively and never through a symlink: one planted
+    /// at a name it might take is neither followed nor written.
     public static func writeAtomically(_ path: String, _ fill: (Int32) throws(SystemError) -> Void) throws(SystemError) {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var temporary = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            temporary = "\(path).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 || (errno != EEXIST && errno != ELOOP) { break }
+        }
         if fd < 0 { throw SystemError("create \(temporary)") }
         do throws(SystemError) {
             try fill(fd)
@@ -53,7 +60,7 @@ public enum Files {
     }
 
     /// Reads a whole file.
-    public static func read(_ path: String) throws(SystemError) -> [UInt8] {
+    public static func read(_ path: String, limit: Int = Int.max) throws(SystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw SystemError("open \(path)") }
         defer { Glibc.close(fd) }
@@ -66,6 +73,9 @@ public enum Files {
                 throw SystemError("read \(path)")
             }
             if n == 0 { return out }
+            // A file that never ends (/dev/zero, a pipe that keeps writing) is refused at the
+            // limit rather than read into memory for ever.
+            guard out.count + n <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
             out.append(contentsOf: chunk[..<n])
         }
     }

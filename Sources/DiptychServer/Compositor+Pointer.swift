@@ -139,7 +139,9 @@ extension Compositor {
     ) {
         guard let c = session(app) else { return }
         let origin = presentedPanes.first { $0.app == app }?.frame
-        let (lx, ly) = (x - Double(origin?.x ?? 0), y - Double(origin?.y ?? 0))
+        // `leave` says only that the pointer left: where it went (another app's pane) is none of
+        // this app's business, so it carries no position (0, 0).
+        let (lx, ly) = phase == .leave ? (0, 0) : (x - Double(origin?.x ?? 0), y - Double(origin?.y ?? 0))
         send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: inputTime), to: c)
     }
 

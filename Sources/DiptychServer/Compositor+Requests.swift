@@ -4,6 +4,7 @@
 // damage of a commit bounded as the compositor takes it.
 
 import DiptychCore
+import Glibc
 import DiptychLinux
 import DiptychWire
 
@@ -102,9 +103,16 @@ extension Compositor {
             refuse(c, request: "setIcon", reason: "rate", "an icon is taken at most once a second", releasing: buffer.uses == 0 ? id : nil)
             return
         }
+        // All of a user's apps share one allowance (4 at once, then 1 a second), so apps that
+        // connect, set an icon and leave cannot make the loop scale icons without end.
+        guard iconBudget.take(c.connection.credentials?.uid ?? getuid(), at: now) else {
+            refuse(c, request: "setIcon", reason: "rate", "this user's apps set icons more than once a second", releasing: buffer.uses == 0 ? id : nil)
+            return
+        }
         let scale = desk.shell.profile.scale
         let side = ChromeStyle.iconPoints * scale
         let icon = p.icon(side: side, corner: ChromeStyle.iconCornerRadius * scale)
+        iconsTaken += 1
         c.setIcon(icon, ref: ImageRef(id: clients.newImageID(), width: side, height: side), at: now)
         if buffer.uses == 0 { c.send(.release(buffer: id)) }
     }

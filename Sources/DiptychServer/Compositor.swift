@@ -153,6 +153,11 @@ public final class Compositor {
     /// that have not said hello yet.
     let listener: Listener?
     var helloGate = HelloGate(limit: Compositor.helloWaitLimit, timeout: Compositor.helloTimeout)
+    /// How often each user's apps together may set an icon (a new session has no fresh
+    /// allowance: connecting, setting an icon and leaving over and over is bounded too).
+    var iconBudget = ConnectBudget(burst: 4, perSecond: 1)
+    /// Icons scaled so far (each costs the loop a downscale).
+    var iconsTaken = 0
     /// How often each user's processes may connect.
     var connectBudget = ConnectBudget(burst: Compositor.connectBurst, perSecond: Compositor.connectsPerSecond)
     /// The connected apps, and the numbers handed out to them.

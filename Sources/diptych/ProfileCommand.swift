@@ -91,7 +91,7 @@ struct ProfileCommand: ParsableCommand {
             let result: ProfileResult
             if let path = scenario {
                 let bytes: [UInt8]
-                do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
+                do { bytes = try Files.read(path, limit: Scenario.fileLimit) } catch { throw UsageError("cannot read the scenario: \(error)") }
                 let parsed: Scenario
                 do { parsed = try Scenario.parse(String(decoding: bytes, as: UTF8.self), file: path) } catch { throw UsageError("\(error)") }
                 let dir = try Files.makeTemporaryDirectory("diptych-profile")

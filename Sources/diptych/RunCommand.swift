@@ -267,7 +267,7 @@ struct RunCommand: ParsableCommand {
     /// Plays a scenario file: everything is checked before anything starts or is written.
     func play(_ path: String) throws {
         let bytes: [UInt8]
-        do { bytes = try Files.read(path) } catch { throw UsageError("cannot read the scenario: \(error)") }
+        do { bytes = try Files.read(path, limit: Scenario.fileLimit) } catch { throw UsageError("cannot read the scenario: \(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
         var scenario: Scenario
         do { scenario = try Scenario.parse(text, file: path) } catch { throw UsageError(error.description) }

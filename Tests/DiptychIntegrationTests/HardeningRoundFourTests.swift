@@ -6,6 +6,7 @@
 
 import CLinuxShims
 import DiptychCore
+import DiptychImage
 import DiptychLinux
 @testable import DiptychServer
 import DiptychTestSupport
@@ -151,6 +152,30 @@ extension HardeningRoundFourTests {
     }
 }
 
+extension HardeningRoundFourTests {
+    /// Apps that connect, set a 1024² icon and leave, 40 times: a new session brings no fresh
+    /// allowance, so at most 4 and then one a second are scaled; the good app keeps its frames.
+    @Test func iconChurnIsBoundedAcrossSessions() throws {
+        let f = try Fixture(arrangement: .split23)
+        try f.goodPrimary()
+        let before = f.count("frameDone", in: "good.jsonl")
+        let start = MonotonicClock.milliseconds
+        let churn = try f.misbehave("icon-churn", log: "churn.jsonl", environment: ["DIPTYCH_CHURN_COUNT": "40"])
+        #expect(try f.compositor.run(timeoutMilliseconds: 120_000) {
+            f.compositor.repaint()
+            return churn.poll() != nil
+        })
+        // Every message it sent before leaving is handled, then counted.
+        _ = try f.compositor.run(timeoutMilliseconds: 500) {
+            f.compositor.repaint()
+            return false
+        }
+        let seconds = Int((MonotonicClock.milliseconds - start + 999) / 1000)
+        #expect(f.compositor.iconsTaken >= 1 && f.compositor.iconsTaken <= 4 + seconds, "\(f.compositor.iconsTaken) icons in \(seconds) s")
+        #expect(f.count("frameDone", in: "good.jsonl") > before)
+    }
+}
+
 struct ConnectBudgetTests {
     @Test func aBurstThenTheRateThenFullAgain() {
         var b = ConnectBudget(burst: 4, perSecond: 2)
@@ -219,5 +244,99 @@ struct SameUserIsolationTests {
             #expect(try !opensAsUser("/proc/\(pid)/mem"), "\(what)'s memory opened")
             #expect(try Harness.run(Self.user + ["/bin/ls", "/proc/\(pid)/fd"]).status != 0, "\(what)'s descriptors listed")
         }
+    }
+}
+
+/// The round's file and path holes: no shared runtime folder, no file replaced by the socket,
+/// no symlink followed by a write, no endless or day-long scenario.
+struct RoundFourPathTests {
+    /// Without XDG_RUNTIME_DIR the compositor makes a private folder (mode 0700, a name nobody
+    /// can take first) instead of a predictable /tmp one, and removes it when it stops; a
+    /// client without XDG_RUNTIME_DIR or DIPTYCH_SOCKET says what to set.
+    @Test func withoutARuntimeDirectoryTheSocketIsInAPrivateFolder() throws {
+        let tmp = Harness.temporaryDirectory("private-runtime")
+        // What another user could have made first under the old fixed name.
+        try Files.makeDirectories("\(tmp)/diptych-runtime-\(getuid())", mode: 0o777)
+        let log = "\(tmp)/stderr"
+        let p = try ChildProcess(
+            arguments: ["/bin/sh", "-c", "exec '\(Harness.diptych)' run --backend headless 2> '\(log)'"],
+            environment: ["XDG_RUNTIME_DIR": "", "DIPTYCH_SOCKET": "", "DIPTYCH_SOCKET_FD": "", "TMPDIR": tmp])
+        var said = ""
+        for _ in 0..<1000 {
+            said = (try? Files.read(log)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if said.contains("listening on") { break }
+            usleep(20_000)
+        }
+        let word = said.split(separator: " ").first { $0.hasPrefix(tmp) }.map { String($0.filter { $0 != ";" }) }
+        let path = try #require(word, "\(said)")
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        #expect(folder.hasPrefix("\(tmp)/diptych-\(getuid())-") && path.hasSuffix("/diptych-0"))
+        var st = stat()
+        #expect(lstat(folder, &st) == 0 && st.st_mode & 0o777 == 0o700 && st.st_uid == getuid())
+        // A client that is told nothing does not guess.
+        let client = try Harness.run([Harness.demo, "pattern:#00AA00"], environment: ["XDG_RUNTIME_DIR": "", "DIPTYCH_SOCKET": "", "DIPTYCH_SOCKET_FD": ""])
+        #expect(client.status != 0 && client.stderr.contains("DIPTYCH_SOCKET"), "\(client.stderr)")
+        Glibc.kill(p.pid, SIGTERM)
+        #expect(p.wait(milliseconds: 5000) == 0)
+        #expect(!Files.exists(folder))
+    }
+
+    /// DIPTYCH_SOCKET naming a file that is no socket: refused, named, and the file kept.
+    @Test func theSocketNeverReplacesAFileItDidNotMake() throws {
+        let dir = Harness.temporaryDirectory("socket-file")
+        try Files.writeAtomically("\(dir)/notes.txt", bytes: Array("keep me\n".utf8))
+        let r = try Harness.run(
+            [Harness.diptych, "run", "--backend", "headless"], environment: ["DIPTYCH_SOCKET": "\(dir)/notes.txt", "DIPTYCH_SOCKET_FD": ""],
+            timeoutMilliseconds: 10_000)
+        #expect(r.status != 0 && r.stderr.contains("not a socket"), "\(r.stderr)")
+        #expect(String(decoding: try Files.read("\(dir)/notes.txt"), as: UTF8.self) == "keep me\n")
+    }
+
+    /// The last frame's temporary file is a new one of an unpredictable name: symlinks planted
+    /// at the names it used to take are not followed (their targets stay as they were).
+    @Test func theLastFrameFollowsNoPlantedSymlink() throws {
+        let dir = Harness.temporaryDirectory("planted-frame"), elsewhere = Harness.temporaryDirectory("planted-target")
+        try Files.writeAtomically("\(elsewhere)/victim", bytes: Array("untouched".utf8))
+        for pid in 1..<4096 { symlink("\(elsewhere)/victim", "\(dir)/frame.png.tmp-\(pid)") }
+        let p = try ChildProcess(
+            arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", "pattern:#00AA00", "--out", dir],
+            environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "DIPTYCH_SOCKET_FD": ""])
+        for _ in 0..<500 where !Files.exists("\(dir)/events-primary.jsonl") { usleep(20_000) }
+        usleep(300_000)
+        Glibc.kill(p.pid, SIGTERM)
+        #expect(p.wait(milliseconds: 5000) == 0)
+        #expect(String(decoding: try Files.read("\(elsewhere)/victim"), as: UTF8.self) == "untouched")
+        #expect(try PixelImage.readPNG(from: "\(dir)/frame.png").width == 2048)
+    }
+
+    /// A scenario that never ends (/dev/zero) or has a step a day away: refused at once (exit 2).
+    @Test(arguments: ["/dev/zero", "day"])
+    func endlessScenariosAreRefused(_ which: String) throws {
+        var path = which
+        if which == "day" {
+            let dir = Harness.temporaryDirectory("day-scenario")
+            path = "\(dir)/s.json"
+            try Files.writeAtomically(path, bytes: Array(#"{"device":"ipad","primary":"notes","steps":[{"at":86400000,"wait":true}]}"#.utf8))
+        }
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", path, "--out", Harness.temporaryDirectory("day-out")], timeoutMilliseconds: 30_000)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains(which == "day" ? "600000" : "larger than"), "\(r.stderr)")
+    }
+}
+
+extension HardeningRoundFourTests {
+    /// `leave` tells the app the pointer left, not where it went (0, 0).
+    @Test func leaveCarriesNoPosition() throws {
+        let f = try Fixture(arrangement: .split23)
+        try f.goodPrimary()
+        try f.connect(["pattern:#0000AA"], log: "other.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.pointerMotion(toX: 200, y: 300)
+        #expect(try f.compositor.run(timeoutMilliseconds: 5000) { f.count("pointer", in: "good.jsonl") > 0 })
+        f.compositor.pointerMotion(toX: 900, y: 420)
+        #expect(try f.compositor.run(timeoutMilliseconds: 5000) { f.count("pointer", in: "other.jsonl") > 0 })
+        let leaves = try f.events("good.jsonl").filter { $0["event"]?.stringValue == "pointer" && $0["phase"]?.stringValue == "leave" }
+        #expect(leaves.count == 1)
+        #expect(leaves.first?["x"]?.doubleValue == 0 && leaves.first?["y"]?.doubleValue == 0, "\(leaves)")
     }
 }

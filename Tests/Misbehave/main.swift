@@ -93,6 +93,8 @@ enum Mode: String, CaseIterable {
     /// Opens Picture in Picture when it goes to the background, and again each time the user
     /// closes it (at once, and after each refusal).
     case pipReopen = "pip-reopen"
+    /// Connects, sets a 1024×1024 icon and leaves, `churnCount` times, then exits 0.
+    case iconChurn = "icon-churn"
     /// Draws itself wholly transparent (an ARGB buffer of zeros), as an invisible overlay would.
     case transparent
     /// An icon of 100 x 100 pixels (too small: a protocol error).
@@ -264,7 +266,7 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         for _ in 0..<(floodCount / 64) { try connection.sendRaw(burst) }
         Files.writeStandardError("diptych-misbehave: flooded \(floodCount / 64 * 128) messages\n")
         return b
-    case .churn, .connectFlood:
+    case .churn, .connectFlood, .iconChurn:
         break
     case .pipReopen:
         return try show(c, w, h, connection, color)
@@ -308,6 +310,22 @@ if mode == .connectFlood {
         guard let fd = try? UnixSocket.connect(path: path) else { fail("connect-flood: cannot connect to \(path)") }
         if !hello.isEmpty { _ = try? UnixSocket.send(fd.rawValue, ArraySlice(hello), nonBlocking: true) }
         fd.close()
+    }
+    exit(0)
+}
+if mode == .iconChurn {
+    for _ in 0..<churnCount {
+        do {
+            let c = try Connection.fromEnvironment()
+            try c.send(.hello(name: "icon-churn", requiresFullScreen: false))
+            guard case .configure(let configure)? = try c.nextEvent() else { continue }
+            try c.send(.ack(serial: configure.serial))
+            try c.setIcon(side: 1024) { pixels, words in
+                for y in 0..<1024 { for x in 0..<1024 { pixels[y * words + x] = 0xFF00_FF00 } }
+            }
+        } catch {
+            continue
+        }
     }
     exit(0)
 }

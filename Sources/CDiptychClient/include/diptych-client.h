@@ -111,8 +111,9 @@ typedef struct dc_buffer {
 } dc_buffer;
 
 /* Connects as a launched app should (the inherited $DIPTYCH_SOCKET_FD, else $DIPTYCH_SOCKET,
-   else diptych-0 in $XDG_RUNTIME_DIR or /tmp/diptych-runtime-UID) and says hello. NULL on
-   failure, with the reason in err. */
+   else diptych-0 in $XDG_RUNTIME_DIR) and says hello. NULL on failure, with the reason in err.
+   The process is made non-dumpable (other processes of its user cannot read its memory or
+   descriptors through /proc) unless DIPTYCH_DEBUGGABLE=1. */
 dc_connection *dc_connect(const char *name, int requires_full_screen, char *err, size_t err_size);
 void dc_disconnect(dc_connection *c);
 /* The socket, for the app's own poll loop: when readable, call dc_next_event(c, &e, 0) until 0. */

@@ -46,6 +46,11 @@ public struct ScenarioStep: Equatable, Sendable {
 
 /// A parsed, checked scenario.
 public struct Scenario: Sendable {
+    /// The latest a step may be (milliseconds): every frame up to it is played and recorded,
+    /// so a step a day away would hold memory for hours.
+    public static let longest = 600_000
+    /// The largest scenario file read (bytes): a file that never ends (/dev/zero) is refused.
+    public static let fileLimit = 4 << 20
     public var profile: DeviceProfile
     public var orientation: Orientation
     /// Panel size for resolution-scaling emulation, if any.
@@ -146,7 +151,9 @@ extension Scenario {
             guard s.objectValue != nil else { throw fail(path, "must be an object") }
             try checkKeys(s, path, stepKeys, file)
             guard let atValue = s["at"] else { throw fail("\(path).at", "is required: milliseconds from the start") }
-            guard let at = atValue.intValue, at >= 0, at <= 86_400_000 else { throw fail("\(path).at", "must be a whole number of milliseconds from 0 to 86400000") }
+            guard let at = atValue.intValue, at >= 0, at <= Scenario.longest else {
+                throw fail("\(path).at", "must be a whole number of milliseconds from 0 to \(Scenario.longest) (10 minutes)")
+            }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
             last = UInt64(at)
             let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "key", "pointer"].filter { s[$0] != nil }

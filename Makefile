@@ -106,6 +106,7 @@ install: static install-lib man
 	install -d $(DESTDIR)$(PYDIR)/diptych
 	install -m 0644 Sources/diptych-python/diptych/__init__.py $(DESTDIR)$(PYDIR)/diptych/
 	install -m 0644 Assets/examples/hello.py $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
+	install -m 0644 Assets/kiosk/app-sandbox.conf $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 
 # A Debian package of `make install PREFIX=/usr`, its dependencies declared: out/diptych_*.deb.
 VERSION ?= 1.0.0

@@ -146,13 +146,13 @@ extension PixmanRenderer {
             // clamps whatever a client could still make of it).
             var (sx, sy) = (r.x + offset.x, r.y + offset.y)
             if let m = transform {
-                var pt = pixmanTransform(m.from(x: r.x, y: r.y))
+                var pt = pixmanTransform(m, from: (r.x, r.y))
                 pixman_image_set_transform(image.image, &pt)
                 (sx, sy) = (0, 0)
             }
             var (kx, ky) = (r.x + mx, r.y + my)
             if case .image(let m)? = mask?.source, let mt = mask?.transform {
-                var pt = pixmanTransform(mt.from(x: r.x, y: r.y))
+                var pt = pixmanTransform(mt, from: (r.x, r.y))
                 pixman_image_set_transform(m.image, &pt)
                 (kx, ky) = (0, 0)
             }
@@ -211,24 +211,30 @@ extension PixmanRenderer {
     }
 }
 
-extension AffineTransform {
-    /// The same mapping for coordinates counted from output pixel (`x`, `y`).
-    func from(x: Int, y: Int) -> AffineTransform { concatenating(.translation(Double(x), Double(y))) }
-}
-
-/// `m` in pixman's 16.16 fixed point. Every entry is clamped into its range (and a value that is
-/// not a number becomes 0): a client's numbers can make a strange picture, never a trap.
-func pixmanTransform(_ m: AffineTransform) -> pixman_transform_t {
+/// `m` in pixman's 16.16 fixed point, for coordinates counted from output pixel `origin`: the
+/// translation becomes m's at that pixel, worked out in 64-bit fixed point from the rounded
+/// entries (exactly the sampling of the whole-output transform, whose translation alone could
+/// overflow 16.16 when a client's tiny window scales a buffer far from the origin). Every entry
+/// is then clamped into its range (a value that is not a number becomes 0): a client's numbers
+/// can make a strange picture, never a trap.
+func pixmanTransform(_ m: AffineTransform, from origin: (x: Int, y: Int) = (0, 0)) -> pixman_transform_t {
+    let a = fixed64(m.a), b = fixed64(m.b), c = fixed64(m.c), d = fixed64(m.d)
+    let (ox, oy) = (Int64(clamping: origin.x), Int64(clamping: origin.y))
+    let tx = fixed64(m.tx).addingReportingOverflow(a.multipliedReportingOverflow(by: ox).partialValue).partialValue
+        .addingReportingOverflow(c.multipliedReportingOverflow(by: oy).partialValue).partialValue
+    let ty = fixed64(m.ty).addingReportingOverflow(b.multipliedReportingOverflow(by: ox).partialValue).partialValue
+        .addingReportingOverflow(d.multipliedReportingOverflow(by: oy).partialValue).partialValue
     var pt = pixman_transform_t()
-    pt.matrix.0 = (fixed(m.a), fixed(m.c), fixed(m.tx))
-    pt.matrix.1 = (fixed(m.b), fixed(m.d), fixed(m.ty))
-    pt.matrix.2 = (0, 0, fixed(1))
+    pt.matrix.0 = (pixman_fixed_t(clamping: a), pixman_fixed_t(clamping: c), pixman_fixed_t(clamping: tx))
+    pt.matrix.1 = (pixman_fixed_t(clamping: b), pixman_fixed_t(clamping: d), pixman_fixed_t(clamping: ty))
+    pt.matrix.2 = (0, 0, 1 << 16)
     return pt
 }
 
-/// `v` in 16.16 fixed point, clamped to what pixman's `pixman_fixed_t` holds.
-func fixed(_ v: Double) -> pixman_fixed_t {
+/// `v` in 16.16 fixed point (64 bits wide, saturated; not a number: 0).
+func fixed64(_ v: Double) -> Int64 {
     guard v.isFinite else { return 0 }
     let scaled = (v * 65536).rounded()
-    return pixman_fixed_t(min(max(scaled, Double(pixman_fixed_t.min)), Double(pixman_fixed_t.max)))
+    // (Double(Int64.max) rounds up past Int64.max: stay within ±2^62.)
+    return Int64(min(max(scaled, -0x1p62), 0x1p62))
 }

@@ -24,6 +24,10 @@ public struct CompositorConfiguration: Sendable {
     /// own inherited socket). With `socketPath` nil the first free default name is used.
     public var listen: Bool
     public var socketPath: String?
+    /// How often one user's processes may connect: `connectBurst` at once, then
+    /// `connectsPerSecond` a second (a connection past that is told why and closed).
+    public var connectBurst = Compositor.connectBurst
+    public var connectsPerSecond = Compositor.connectsPerSecond
     /// False for "Settings > Multitasking" off: every app full screen.
     public var multitasking: Bool
     /// Palm rejection while a pen is in use, and its hold-off in milliseconds.
@@ -159,7 +163,7 @@ public final class Compositor {
     /// Icons scaled so far (each costs the loop a downscale).
     var iconsTaken = 0
     /// How often each user's processes may connect.
-    var connectBudget = ConnectBudget(burst: Compositor.connectBurst, perSecond: Compositor.connectsPerSecond)
+    var connectBudget: ConnectBudget
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer
@@ -191,6 +195,7 @@ public final class Compositor {
     public init(configuration: CompositorConfiguration, backend: (any OutputBackend)? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        connectBudget = ConnectBudget(burst: max(1, configuration.connectBurst), perSecond: max(1, configuration.connectsPerSecond))
         _ = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
         var shell = Shell(
             profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,

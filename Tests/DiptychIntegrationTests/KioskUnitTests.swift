@@ -10,9 +10,11 @@ private let analyzeIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v sy
 
 struct KioskUnitTests {
     /// The unit with its programs where this test can point at them.
-    func unit() throws -> String {
+    func unit(dropIn: String? = nil) throws -> String {
         let dir = Harness.temporaryDirectory("unit")
-        let text = String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/diptych-kiosk.service"), as: UTF8.self)
+        var text = String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/diptych-kiosk.service"), as: UTF8.self)
+        // A drop-in's settings come after the unit's (the same as systemd merging it).
+        if let dropIn { text += "\n" + String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/\(dropIn)"), as: UTF8.self) }
         #expect(text.contains("ExecStart=/usr/local/bin/diptych "))
         let path = "\(dir)/diptych-kiosk.service"
         try Files.writeAtomically(path, bytes: Array(text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("ExecStart=") ? "ExecStart=\(Harness.diptych) run" : String($0) }.joined(separator: "\n").utf8))
@@ -34,5 +36,19 @@ struct KioskUnitTests {
         for needed in ["DeviceAllow=char-drm rw", "DeviceAllow=char-input rw", "DeviceAllow=/dev/tty7 rw", "RestrictAddressFamilies=AF_UNIX AF_NETLINK"] {
             #expect(String(decoding: try Files.read(path), as: UTF8.self).contains(needed), "\(needed)")
         }
+    }
+
+    /// The app-sandbox drop-in (namespaces for bubblewrap) keeps the unit valid and its rating
+    /// OK: only the namespace restriction is lifted.
+    @Test(.enabled(if: analyzeIsThere, "needs systemd-analyze (Debian's systemd package)"))
+    func theAppSandboxDropInKeepsTheUnitOK() throws {
+        let path = try unit(dropIn: "app-sandbox.conf")
+        let verify = try Harness.run(["systemd-analyze", "verify", path])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let security = try Harness.run(["systemd-analyze", "security", "--offline=yes", path])
+        let line = (security.stdout + security.stderr).split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+        let score = line.split(separator: ":").last.flatMap { Double($0.split(separator: " ").first ?? "") }
+        let exposure = try #require(score, "\(security.stdout)")
+        #expect(exposure <= 3.0, "exposure \(exposure): \(line)")
     }
 }

@@ -338,7 +338,8 @@ if mode == .churn {
             // Joined (its configure came) or refused: either way it leaves now.
             _ = try c.nextEvent()
         } catch {
-            fail("churn: \(error)")
+            // Closed before it could join (over its user's connection budget): it tries again.
+            usleep(10_000)
         }
     }
     exit(0)

@@ -45,7 +45,10 @@ struct SoakCommand: ParsableCommand {
         try reportingErrors {
             let quiet = Logger(label: "soak", factory: { _ in SwiftLogNoOpLogHandler() })
             // 1. Connect cycles.
-            let config = CompositorConfiguration(profile: try DeviceProfile.named("640x480@1"), orientation: .landscape, arrangement: .full, listen: true, socketPath: "\(dir)/s")
+            var config = CompositorConfiguration(profile: try DeviceProfile.named("640x480@1"), orientation: .landscape, arrangement: .full, listen: true, socketPath: "\(dir)/s")
+            // A thousand connections as fast as one process can make them: past a user's
+            // connection budget, which is not what is measured here.
+            (config.connectBurst, config.connectsPerSecond) = (100_000, 100_000)
             let c = try Compositor(configuration: config, logger: quiet)
             func cycle() throws {
                 let client = try Connection(path: "\(dir)/s")

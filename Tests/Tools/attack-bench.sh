@@ -28,10 +28,12 @@ rate() {  # the good app's frames/s over $1 seconds, and the compositor's CPU us
 for _ in $(seq 100); do [ "$(frames)" -gt 30 ] && break; sleep 0.1; done
 
 printf '%-14s %8s %8s %8s %12s\n' attack before during after 'cpu during'
-for attack in damage-flood message-flood sync-flood churn; do
+# (connect-flood+hello: each connection says hello before it closes.)
+for attack in damage-flood message-flood sync-flood churn connect-flood connect-flood+hello icon-churn; do
     read -r before _ <<<"$(rate 2)"
-    DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_CHURN_COUNT=100000000 \
-        "$BIN/diptych-misbehave" "$attack" 'pattern:#AA0000' 2>/dev/null &
+    hello=(); [ "$attack" = connect-flood+hello ] && hello=(DIPTYCH_FLOOD_HELLO=1)
+    env DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_CHURN_COUNT=100000000 "${hello[@]}" \
+        "$BIN/diptych-misbehave" "${attack%+hello}" 'pattern:#AA0000' 2>/dev/null &
     attacker=$!
     sleep 0.5
     read -r during cpu <<<"$(rate "$SECONDS_EACH")"

@@ -2,7 +2,8 @@
 // The keyboard: keys (evdev codes from libinput or a scenario) through the xkbcommon keymap,
 // the compositor's own shortcuts taken out, the rest to the app with the keyboard focus, with
 // repeats made here at the configured rate. Focus follows iPadOS: the app last touched, tapped
-// or clicked; a Slide Over that comes in; the primary when the focused app leaves the screen.
+// or clicked; a Slide Over the user brings in (not one an app brought by connecting); the
+// primary when the focused app leaves the screen.
 
 import DiptychCore
 import DiptychKeyboard

@@ -176,6 +176,33 @@ extension HardeningRoundFourTests {
     }
 }
 
+extension HardeningRoundFourTests {
+    /// An app on screen closes its Picture in Picture: the window shrinks into it showing the
+    /// buffer itself, held (nothing copied), and the app gets it back once the window is gone.
+    @Test func aClosingWindowHoldsItsBufferInsteadOfCopyingIt() throws {
+        let f = try Fixture(arrangement: .full)
+        _ = try f.misbehave("pip-open-close", app: "pattern:#00AA00", log: "pip.jsonl")
+        var shown: ObjectIdentifier?, departing: ObjectIdentifier?, departingID: UInt32 = 0
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            f.compositor.repaint()
+            guard let c = f.compositor.session(.primary) else { return false }
+            if let s = c.pip.surface { shown = ObjectIdentifier(s.image.buffer) }
+            if let d = c.pip.departing {
+                departing = ObjectIdentifier(d.image.buffer)
+                departingID = d.image.buffer.id
+            }
+            return departing != nil
+        })
+        #expect(departing == shown, "the closing window shows another picture than the window's buffer")
+        func released() -> Bool { ((try? f.events("pip.jsonl")) ?? []).contains { $0["event"]?.stringValue == "release" && $0["buffer"]?.intValue == Int(departingID) } }
+        #expect(!released(), "released while the closing window still shows it")
+        #expect(try f.compositor.run(timeoutMilliseconds: 5000) {
+            f.compositor.repaint()
+            return f.compositor.session(.primary)?.pip.departing == nil && released()
+        })
+    }
+}
+
 struct ConnectBudgetTests {
     @Test func aBurstThenTheRateThenFullAgain() {
         var b = ConnectBudget(burst: 4, perSecond: 2)

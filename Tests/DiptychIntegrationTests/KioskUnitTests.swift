@@ -21,17 +21,22 @@ struct KioskUnitTests {
         return path
     }
 
-    @Test(.enabled(if: analyzeIsThere, "needs systemd-analyze (Debian's systemd package)"))
-    func theUnitVerifiesAndItsSandboxRatesOK() throws {
-        let path = try unit()
+    /// `systemd-analyze verify` accepts the unit at `path`; its `security` exposure.
+    func verifiedExposure(_ path: String) throws -> Double {
         let verify = try Harness.run(["systemd-analyze", "verify", path])
         #expect(verify.status == 0, "\(verify.stderr)")
         let security = try Harness.run(["systemd-analyze", "security", "--offline=yes", path])
         let line = (security.stdout + security.stderr).split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
         // "→ Overall exposure level for diptych-kiosk.service: 1.7 OK 🙂"
         let score = line.split(separator: ":").last.flatMap { Double($0.split(separator: " ").first ?? "") }
-        let exposure = try #require(score, "\(security.stdout)")
-        #expect(exposure <= 2.0, "exposure \(exposure): \(line)")
+        return try #require(score, "\(security.stdout)")
+    }
+
+    @Test(.enabled(if: analyzeIsThere, "needs systemd-analyze (Debian's systemd package)"))
+    func theUnitVerifiesAndItsSandboxRatesOK() throws {
+        let path = try unit()
+        let exposure = try verifiedExposure(path)
+        #expect(exposure <= 2.0, "exposure \(exposure)")
         // What the compositor needs stays allowed: the card, input devices, its VT, sockets.
         for needed in ["DeviceAllow=char-drm rw", "DeviceAllow=char-input rw", "DeviceAllow=/dev/tty7 rw", "RestrictAddressFamilies=AF_UNIX AF_NETLINK"] {
             #expect(String(decoding: try Files.read(path), as: UTF8.self).contains(needed), "\(needed)")
@@ -42,13 +47,7 @@ struct KioskUnitTests {
     /// OK: only the namespace restriction is lifted.
     @Test(.enabled(if: analyzeIsThere, "needs systemd-analyze (Debian's systemd package)"))
     func theAppSandboxDropInKeepsTheUnitOK() throws {
-        let path = try unit(dropIn: "app-sandbox.conf")
-        let verify = try Harness.run(["systemd-analyze", "verify", path])
-        #expect(verify.status == 0, "\(verify.stderr)")
-        let security = try Harness.run(["systemd-analyze", "security", "--offline=yes", path])
-        let line = (security.stdout + security.stderr).split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
-        let score = line.split(separator: ":").last.flatMap { Double($0.split(separator: " ").first ?? "") }
-        let exposure = try #require(score, "\(security.stdout)")
-        #expect(exposure <= 3.0, "exposure \(exposure): \(line)")
+        let exposure = try verifiedExposure(try unit(dropIn: "app-sandbox.conf"))
+        #expect(exposure <= 3.0, "exposure \(exposure)")
     }
 }

@@ -93,6 +93,9 @@ enum Mode: String, CaseIterable {
     /// Opens Picture in Picture when it goes to the background, and again each time the user
     /// closes it (at once, and after each refusal).
     case pipReopen = "pip-reopen"
+    /// Opens Picture in Picture as the primary on screen, and closes it after the next frameDone
+    /// (the window shrinks back into the app).
+    case pipOpenClose = "pip-open-close"
     /// Connects, sets a 1024×1024 icon and leaves, `churnCount` times, then exits 0.
     case iconChurn = "icon-churn"
     /// Draws itself wholly transparent (an ARGB buffer of zeros), as an invisible overlay would.
@@ -270,6 +273,10 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         break
     case .pipReopen:
         return try show(c, w, h, connection, color)
+    case .pipOpenClose:
+        let shown = try show(c, w, h, connection, color)
+        try connection.pipCommit(try painted(640, 360, color, connection))
+        return shown
     case .iconWrongSize, .iconXRGB:
         let shown = try show(c, w, h, connection, color)
         let side = mode == .iconWrongSize ? 100 : 120
@@ -313,30 +320,21 @@ if mode == .connectFlood {
     }
     exit(0)
 }
-if mode == .iconChurn {
+if mode == .churn || mode == .iconChurn {
+    // Each connection joins (hello) and leaves once it is in (its socket closes with it);
+    // icon-churn sets a 1024×1024 icon first.
     for _ in 0..<churnCount {
         do {
             let c = try Connection.fromEnvironment()
-            try c.send(.hello(name: "icon-churn", requiresFullScreen: false))
-            guard case .configure(let configure)? = try c.nextEvent() else { continue }
-            try c.send(.ack(serial: configure.serial))
-            try c.setIcon(side: 1024) { pixels, words in
-                for y in 0..<1024 { for x in 0..<1024 { pixels[y * words + x] = 0xFF00_FF00 } }
-            }
-        } catch {
-            continue
-        }
-    }
-    exit(0)
-}
-if mode == .churn {
-    // Each connection joins (hello) and leaves once it is in (its socket closes with it).
-    for _ in 0..<churnCount {
-        do {
-            let c = try Connection.fromEnvironment()
-            try c.send(.hello(name: "churn", requiresFullScreen: false))
+            try c.send(.hello(name: mode.rawValue, requiresFullScreen: false))
             // Joined (its configure came) or refused: either way it leaves now.
-            _ = try c.nextEvent()
+            let first = try c.nextEvent()
+            if mode == .iconChurn, case .configure(let configure)? = first {
+                try c.send(.ack(serial: configure.serial))
+                try c.setIcon(side: 1024) { pixels, words in
+                    for y in 0..<1024 { for x in 0..<1024 { pixels[y * words + x] = 0xFF00_FF00 } }
+                }
+            }
         } catch {
             // Closed before it could join (over its user's connection budget): it tries again.
             usleep(10_000)
@@ -365,6 +363,7 @@ do {
     }
     var replaced = false
     var reopenTries = 0
+    var closedPiP = false
     try connection.send(.hello(name: arguments[1], requiresFullScreen: false))
     if mode == .syncFlood {
         let one = ClientMessage.syncDone(serial: 1).encoded()
@@ -391,6 +390,9 @@ do {
                 reopenTries += 1
                 try connection.pipCommit(try painted(640, 360, color, connection))
             }
+        case .frameDone where mode == .pipOpenClose && !closedPiP:
+            closedPiP = true
+            try connection.pipClose()
         case .frameDone:
             // The destroyed buffer stayed on screen; now replace it with another colour.
             if mode == .destroyShown, !replaced, let old = shown {

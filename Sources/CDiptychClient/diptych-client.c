@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <limits.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 int dc_fail(dc_connection *c, const char *fmt, ...) {
     va_list ap;
@@ -106,7 +108,17 @@ dc_connection *dc_connect(const char *name, int requires_full_screen, char *err,
     const char *inherited = getenv("DIPTYCH_SOCKET_FD");
     char path[512] = "";
     if (inherited && *inherited) {
-        c->fd = atoi(inherited);
+        /* Checked (an open socket), made close-on-exec and unset, as wl_display_connect does
+           with WAYLAND_SOCKET: the app's children never inherit the compositor's connection. */
+        char *end = NULL;
+        errno = 0;
+        long fd = strtol(inherited, &end, 10);
+        struct stat st;
+        int ok = errno == 0 && end != inherited && *end == '\0' && fd >= 0 && fd <= INT_MAX && fstat((int)fd, &st) == 0 && S_ISSOCK(st.st_mode);
+        if (!ok) snprintf(err, err_size, "DIPTYCH_SOCKET_FD=%s is not an open socket descriptor", inherited);
+        unsetenv("DIPTYCH_SOCKET_FD");
+        if (!ok) { free(c); return NULL; }
+        c->fd = (int)fd;
         fcntl(c->fd, F_SETFD, FD_CLOEXEC);
     } else {
         const char *s = getenv("DIPTYCH_SOCKET");

@@ -126,8 +126,19 @@ public final class Connection {
 
     /// Connects the way a launched app should: the socket inherited as `$DIPTYCH_SOCKET_FD`
     /// if set, else `$DIPTYCH_SOCKET`, else `diptych-0` in the runtime directory.
+    ///
+    /// The inherited descriptor is checked (an open socket), made close-on-exec and its variable
+    /// unset, as `wl_display_connect` does with `WAYLAND_SOCKET`: the app's own children never
+    /// inherit the compositor's connection. `DIPTYCH_SOCKET`, a path, is left as it is.
     public static func fromEnvironment() throws(ClientError) -> Connection {
-        if let raw = Files.environment(RuntimeDirectory.inheritedSocketVariable), let fd = Int32(raw), fd >= 0 {
+        let variable = RuntimeDirectory.inheritedSocketVariable
+        if let raw = Files.environment(variable), !raw.isEmpty {
+            unsetenv(variable)
+            var st = stat()
+            guard let fd = Int32(raw), fd >= 0, fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
+                throw .noSocket("\(variable)=\(raw) is not an open socket descriptor")
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             return Connection(socket: FileDescriptor(taking: fd))
         }
         let path: String

@@ -381,7 +381,9 @@ struct AppSandboxTests {
     /// process is not there to see.
     @Test func anAppInItsOwnSandboxDrawsItsPane() throws {
         let dir = Harness.temporaryDirectory("bwrap-app")
-        let wrap = "bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-all --die-with-parent --new-session"
+        // (The build's folder bound again over the private /tmp, for a checkout under /tmp.)
+        let bin = Harness.binDirectory
+        let wrap = "bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind \(bin) \(bin) --unshare-all --die-with-parent --new-session"
         let probe = try Harness.run(["/bin/sh", "-c", "\(wrap) /bin/sh -c 'test ! -e /proc/\(getpid())' && echo hidden"])
         #expect(probe.stdout.contains("hidden"), "\(probe.stderr)")
         let r = try Harness.run([

@@ -24,9 +24,9 @@ PREFIX ?= /usr/local
 PYVER := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 DESTDIR ?=
-PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-client.h)
+PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-protocol.h)
 
-.PHONY: all deps build web lib install-lib static man install deb run test test-fast fuzz check-pure clean
+.PHONY: all deps build web lib install-lib static man install deb run test test-fast fuzz check-pure protocol check-protocol clean
 
 all: build
 
@@ -73,7 +73,7 @@ install-lib: lib
 	install -m 0644 $(LIB_OUT)/libdiptych-client.so.$(LIB_VERSION) $(LIB_OUT)/libdiptych-client.a $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libdiptych-client.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libdiptych-client.so
-	install -m 0644 Sources/CDiptychClient/include/diptych-client.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 Sources/CDiptychClient/include/diptych-client.h Sources/CDiptychClient/include/diptych-protocol.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0644 $(LIB_OUT)/diptych-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 0644 Assets/examples/hello.c $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
@@ -104,7 +104,7 @@ install: static install-lib man
 	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
 	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
 	install -d $(DESTDIR)$(PYDIR)/diptych
-	install -m 0644 Sources/diptych-python/diptych/__init__.py $(DESTDIR)$(PYDIR)/diptych/
+	install -m 0644 Sources/diptych-python/diptych/__init__.py Sources/diptych-python/diptych/protocol.py $(DESTDIR)$(PYDIR)/diptych/
 	install -m 0644 Assets/examples/hello.py $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 	install -m 0644 Assets/kiosk/app-sandbox.conf $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 
@@ -136,11 +136,19 @@ run: build
 	  mkdir -p $(OUT)/web && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-drag.json --out $(OUT)/web; \
 	else echo "make: diptych-web not built: no web apps in the tour"; fi
 
+# The protocol's tables for C and Python, generated from Assets/protocol/diptych-protocol.json
+# (committed: swift build compiles the C library without make); check-protocol fails on a diff.
+protocol:
+	python3 Assets/protocol/gen.py
+
+check-protocol:
+	@python3 Assets/protocol/gen.py --check
+
 # The pure tier (DiptychCore, DiptychWire) imports no C module, Glibc, Musl or Foundation.
 check-pure:
 	@bash Tests/Tools/check-pure.sh
 
-test: deps check-pure
+test: deps check-pure check-protocol
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build
@@ -153,7 +161,7 @@ fuzz:
 	bash Tests/Fuzz/run.sh
 
 # The suite without the VM test (a few seconds instead of a few minutes).
-test-fast: deps check-pure
+test-fast: deps check-pure check-protocol
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build

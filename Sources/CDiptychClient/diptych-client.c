@@ -75,14 +75,14 @@ int dc_ack(dc_connection *c, uint32_t serial) {
     /* Acknowledging a configure acknowledges the older ones too. */
     memmove(c->unacked, c->unacked + at + 1, (size_t)(c->nunacked - at - 1) * sizeof c->unacked[0]);
     c->nunacked -= at + 1;
-    writer w = { .n = 0 }; w32(&w, serial); return dc_send(c, 2, &w, -1);
+    writer w = { .n = 0 }; w32(&w, serial); return dc_send(c, DC_REQUEST_ACK, &w, -1);
 }
 int dc_sync_done(dc_connection *c, uint32_t serial) {
     if (c->sync_pending && c->sync_serial == serial) c->sync_pending = 0;
-    writer w = { .n = 0 }; w32(&w, serial); return dc_send(c, 5, &w, -1);
+    writer w = { .n = 0 }; w32(&w, serial); return dc_send(c, DC_REQUEST_SYNC_DONE, &w, -1);
 }
 void dc_answer_sync(dc_connection *c, int automatically) { c->answer_sync = automatically != 0; }
-int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return dc_send(c, 8, &w, -1); }
+int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return dc_send(c, DC_REQUEST_STATUS_BAR_STYLE, &w, -1); }
 
 /* ---- connecting ---- */
 
@@ -143,7 +143,7 @@ dc_connection *dc_connect(const char *name, int requires_full_screen, char *err,
     writer w = { .n = 0 };
     wstr(&w, name);
     w32(&w, requires_full_screen ? 1 : 0);
-    if (dc_send(c, 1, &w, -1) != 0) { snprintf(err, err_size, "hello: %s", c->error); close(c->fd); free(c); return NULL; }
+    if (dc_send(c, DC_REQUEST_HELLO, &w, -1) != 0) { snprintf(err, err_size, "hello: %s", c->error); close(c->fd); free(c); return NULL; }
     return c;
 }
 
@@ -167,7 +167,7 @@ const char *dc_error(const dc_connection *c) { return c->error; }
 static void destroy_slot(dc_connection *c, struct dc_slot *s) {
     writer w = { .n = 0 };
     w32(&w, s->b.id);
-    dc_send(c, 7, &w, -1);
+    dc_send(c, DC_REQUEST_DESTROY_BUFFER, &w, -1);
     munmap(s->b.pixels, s->bytes);
     close(s->fd);
     memset(s, 0, sizeof *s);
@@ -207,7 +207,7 @@ static int register_buffer(dc_connection *c, uint32_t id, int width, int height,
     writer w = { .n = 0 };
     w32(&w, id);
     w32(&w, 0); w32(&w, (uint32_t)width); w32(&w, (uint32_t)height); w32(&w, (uint32_t)stride); w32(&w, format);
-    return dc_send(c, 6, &w, fd);
+    return dc_send(c, DC_REQUEST_CREATE_BUFFER, &w, fd);
 }
 
 dc_buffer *dc_buffer_get(dc_connection *c, int width, int height) {
@@ -250,10 +250,10 @@ int dc_set_icon(dc_connection *c, int side, const uint32_t *pixels, int stride) 
     /* The compositor copies it while it handles setIcon; the buffer goes at once. */
     writer icon = { .n = 0 };
     w32(&icon, id);
-    if (dc_send(c, 13, &icon, -1) != 0) return -1;
+    if (dc_send(c, DC_REQUEST_SET_ICON, &icon, -1) != 0) return -1;
     writer gone = { .n = 0 };
     w32(&gone, id);
-    return dc_send(c, 7, &gone, -1);
+    return dc_send(c, DC_REQUEST_DESTROY_BUFFER, &gone, -1);
 }
 
 /* Whether `b` is a buffer of this connection's pool. */
@@ -290,10 +290,10 @@ int dc_pip_commit(dc_connection *c, dc_buffer *b, int playing, const dc_rect *so
     wi32(&w, r->x); wi32(&w, r->y); wi32(&w, r->width); wi32(&w, r->height);
     damage_of(&w, b, damage, n);
     b->busy = 1;
-    return dc_send(c, 9, &w, -1);
+    return dc_send(c, DC_REQUEST_PIP_COMMIT, &w, -1);
 }
 
-int dc_pip_close(dc_connection *c) { writer w = { .n = 0 }; return dc_send(c, 10, &w, -1); }
+int dc_pip_close(dc_connection *c) { writer w = { .n = 0 }; return dc_send(c, DC_REQUEST_PIP_CLOSE, &w, -1); }
 
 int dc_screen_commit(dc_connection *c, uint32_t screen, dc_buffer *b, const dc_rect *damage, int n) {
     if (usable(c, b, "dc_screen_commit") != 0) return -1;
@@ -301,10 +301,10 @@ int dc_screen_commit(dc_connection *c, uint32_t screen, dc_buffer *b, const dc_r
     w32(&w, screen); w32(&w, b->id);
     damage_of(&w, b, damage, n);
     b->busy = 1;
-    return dc_send(c, 11, &w, -1);
+    return dc_send(c, DC_REQUEST_SCREEN_COMMIT, &w, -1);
 }
 
-int dc_screen_release(dc_connection *c, uint32_t screen) { writer w = { .n = 0 }; w32(&w, screen); return dc_send(c, 12, &w, -1); }
+int dc_screen_release(dc_connection *c, uint32_t screen) { writer w = { .n = 0 }; w32(&w, screen); return dc_send(c, DC_REQUEST_SCREEN_RELEASE, &w, -1); }
 
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n) {
     if (usable(c, b, "dc_commit") != 0) return -1;
@@ -312,7 +312,7 @@ int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n) {
     w32(&w, b->id);
     damage_of(&w, b, damage, n);
     b->busy = 1;
-    return dc_send(c, 3, &w, -1);
+    return dc_send(c, DC_REQUEST_COMMIT, &w, -1);
 }
 
 int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial) {
@@ -320,5 +320,5 @@ int dc_snapshot(dc_connection *c, dc_buffer *b, uint32_t serial) {
     writer w = { .n = 0 };
     w32(&w, serial); w32(&w, b->id);
     b->busy = 1;
-    return dc_send(c, 4, &w, -1);
+    return dc_send(c, DC_REQUEST_SNAPSHOT, &w, -1);
 }

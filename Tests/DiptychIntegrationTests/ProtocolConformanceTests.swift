@@ -43,14 +43,14 @@ struct ProtocolConformanceTests {
 
     @Test func theCHeaderHasTheDescribedVersionAndEvents() throws {
         let d = try ProtocolDescription.load()
-        let header = String(decoding: try Files.read("\(repositoryRoot)/Sources/CDiptychClient/include/diptych-client.h"), as: UTF8.self)
+        let header = String(decoding: try Files.read("\(repositoryRoot)/Sources/CDiptychClient/include/diptych-protocol.h"), as: UTF8.self)
         #expect(header.contains("#define DC_PROTOCOL_VERSION \(d.version)\n"))
         // DC_CONFIGURE = 100, … DC_PIP_ACTION = 116: the event names in C's spelling.
         for e in d.events {
             var c = ""
             for ch in e.name { c += ch.isUppercase ? "_" + String(ch) : String(ch).uppercased() }
-            let constant = "DC_\(c) = \(e.opcode)"
-            #expect(header.contains(constant), "\(constant) is not in diptych-client.h")
+            let constant = "DC_\(c) = \(e.opcode),"
+            #expect(header.contains(constant), "\(constant) is not in diptych-protocol.h")
         }
     }
 

@@ -10,7 +10,7 @@ trap 'rm -rf "$ROOT"' EXIT
 fail() { echo "install-test: $*" >&2; exit 1; }
 make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -30 "$ROOT/deb.log" >&2; fail "make deb (make install into its staging root) failed"; }
 INSTALLED="$PWD/.build-deb/root"
-for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libdiptych-client.so.1 usr/include/diptych-client.h \
+for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libdiptych-client.so.1 usr/include/diptych-client.h usr/include/diptych-protocol.h \
          usr/lib/python3/dist-packages/diptych/__init__.py usr/share/doc/diptych/examples/hello.py usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych; do
   [ -e "$INSTALLED/$f" ] || fail "$f was not installed"
 done

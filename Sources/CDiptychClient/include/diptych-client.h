@@ -26,37 +26,14 @@
 extern "C" {
 #endif
 
-#define DC_PROTOCOL_VERSION 5
+/* The protocol's version, opcodes, enumerations, limits and error names: generated from
+   Assets/protocol/diptych-protocol.json. */
+#include "diptych-protocol.h"
 
 typedef struct dc_connection dc_connection;
 
 typedef struct dc_rect { int32_t x, y, width, height; } dc_rect;
 
-enum dc_size_class { DC_COMPACT = 0, DC_REGULAR = 1 };
-enum dc_role { DC_PRIMARY = 0, DC_SECONDARY = 1 };
-enum dc_lifecycle { DC_WILL_RESIGN_ACTIVE = 0, DC_DID_BECOME_ACTIVE = 1, DC_DID_ENTER_BACKGROUND = 2, DC_WILL_ENTER_FOREGROUND = 3 };
-enum dc_touch_phase { DC_TOUCH_DOWN = 0, DC_TOUCH_MOTION = 1, DC_TOUCH_UP = 2, DC_TOUCH_CANCEL = 3 };
-enum dc_pen_phase { DC_PEN_PROXIMITY_IN = 0, DC_PEN_DOWN = 1, DC_PEN_MOTION = 2, DC_PEN_UP = 3, DC_PEN_PROXIMITY_OUT = 4 };
-enum dc_status_bar_style { DC_STATUS_BAR_DARK = 0, DC_STATUS_BAR_LIGHT = 1, DC_STATUS_BAR_HIDDEN = 2 };
-enum dc_key_state { DC_KEY_RELEASED = 0, DC_KEY_PRESSED = 1, DC_KEY_REPEATED = 2 };
-/* Modifier bits of a key event. */
-enum dc_modifier {
-    DC_MOD_SHIFT = 1, DC_MOD_CAPS_LOCK = 2, DC_MOD_CONTROL = 4, DC_MOD_ALT = 8, DC_MOD_LOGO = 16, DC_MOD_NUM_LOCK = 32, DC_MOD_ALT_GR = 64,
-};
-enum dc_pointer_phase { DC_POINTER_ENTER = 0, DC_POINTER_LEAVE = 1, DC_POINTER_MOTION = 2, DC_POINTER_BUTTON = 3, DC_POINTER_SCROLL = 4 };
-enum dc_scroll_source { DC_SCROLL_WHEEL = 0, DC_SCROLL_FINGER = 1, DC_SCROLL_CONTINUOUS = 2 };
-/* Linux button codes (linux/input-event-codes.h). */
-enum dc_pointer_button { DC_BUTTON_LEFT = 0x110, DC_BUTTON_RIGHT = 0x111, DC_BUTTON_MIDDLE = 0x112 };
-
-/* Event types: the wire opcodes. */
-enum dc_event_type {
-    DC_CONFIGURE = 100, DC_SIZE_CLASS_CHANGED = 101, DC_LIFECYCLE = 102, DC_SNAPSHOT_REQUEST = 103,
-    DC_TOUCH = 104, DC_PEN = 105, DC_FRAME_DONE = 106, DC_ERROR = 107, DC_SYNC = 108, DC_RELEASE = 109,
-    DC_SCREEN_CONNECTED = 110, DC_SCREEN_DISCONNECTED = 111,
-    DC_KEYBOARD_FOCUS = 112, DC_KEY = 113, DC_POINTER = 114, DC_REFUSED = 115, DC_PIP_ACTION = 116,
-};
-/* What a tap on a Picture in Picture window's control asks (DC_PIP_ACTION). */
-enum dc_pip_action { DC_PIP_PLAY_PAUSE = 0, DC_PIP_RESTORE = 1, DC_PIP_CLOSE = 2 };
 
 typedef struct dc_event {
     enum dc_event_type type;

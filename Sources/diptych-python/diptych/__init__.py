@@ -10,7 +10,10 @@
             b.fill(0, 0, b.width, b.height, 0x2F6FB5)   # or numpy.asarray(b.pixels)[...] = ...
             c.commit(b)
 
-Events are dataclasses (`Configure`, `Touch`, `FrameDone`, ...; see `EVENTS`). A buffer's
+Events are dataclasses (`Configure`, `Touch`, `FrameDone`, ...; see `EVENTS`); their enumerated
+fields are the protocol's enumerations (`TouchPhase.DOWN`, `KeyState.PRESSED`, `SizeClass.REGULAR`,
+... from `diptych.protocol`, generated from the protocol's description; they compare equal to
+their numbers). A buffer's
 `pixels` is a writable memoryview of 32-bit words 0xXXRRGGBB, shape (height, stride // 4), over
 the shared memory itself (index it as `pixels[y, x]`; a memoryview has no `pixels[y][x]`): numpy (`numpy.asarray(b.pixels)`) and Pillow
 (`Image.frombuffer("RGBA", (w, h), b.pixels, "raw", "BGRA", b.stride)`) draw into it without a
@@ -24,7 +27,8 @@ import ctypes.util
 import os
 from dataclasses import dataclass, make_dataclass
 
-PROTOCOL_VERSION = 5
+from .protocol import *  # noqa: F401,F403 (the protocol's version, opcodes and enumerations, generated)
+from .protocol import EVENT_NAMES, FIELD_ENUMS
 
 
 class Rect(ctypes.Structure):
@@ -111,11 +115,23 @@ class DiptychError(Exception):
     """A call the library refused, or the connection ended; the message says why."""
 
 
-def _fields(s):
+def _camel(name):
+    first, *rest = name.split("_")
+    return first + "".join(w.title() for w in rest)
+
+
+def _fields(s, event):
     out = {}
     for name, _ in s._fields_:
         v = getattr(s, name)
-        out[name] = v.decode("utf-8", "replace") if isinstance(v, bytes) else (Rect(v.x, v.y, v.width, v.height) if isinstance(v, Rect) else v)
+        v = v.decode("utf-8", "replace") if isinstance(v, bytes) else (Rect(v.x, v.y, v.width, v.height) if isinstance(v, Rect) else v)
+        kind = FIELD_ENUMS.get(f"{event}.{_camel(name)}") or FIELD_ENUMS.get(_camel(name))
+        if kind is not None and isinstance(v, int):
+            try:
+                v = kind(v)
+            except ValueError:
+                pass
+        out[name] = v
     return out
 
 
@@ -213,7 +229,7 @@ class Connection:
         cls, member = EVENTS[self._event.type]
         if cls is Lifecycle:
             return Lifecycle(LIFECYCLE[self._event.lifecycle & 3])
-        return cls(**_fields(getattr(self._event, member)))
+        return cls(**_fields(getattr(self._event, member), EVENT_NAMES.get(self._event.type, "")))
 
     def __iter__(self):
         while True:

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// One golden message a request and an event (Assets/protocol/golden/NAME.bin, written by
+// Assets/protocol/gen.py from the description's examples), read by all three decoders: the
+// Swift codec takes every one and writes it back byte for byte; the C library and the Python
+// module (over it) decode every event to exactly the example's fields. The generated C and
+// Python tables are what the description generates.
+
+import DiptychCore
+import DiptychLinux
+import DiptychTestSupport
+import DiptychWire
+import Testing
+
+private let ccIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v cc"]))?.status ?? 1) == 0
+private let golden = "\(repositoryRoot)/Assets/protocol/golden"
+
+/// Each message of the description with its example.
+private func examples() throws -> [(name: String, opcode: Int, isEvent: Bool, example: [(String, JSONValue)])] {
+    let json = try JSONValue.parse(String(decoding: try Files.read(ProtocolDescription.path), as: UTF8.self))
+    return ["requests", "events"].flatMap { key in
+        (json[key]?.arrayValue ?? []).map {
+            ($0["name"]?.stringValue ?? "", $0["opcode"]?.intValue ?? -1, key == "events", $0["example"]?.objectValue ?? [])
+        }
+    }
+}
+
+struct GoldenMessageTests {
+    @Test func theGeneratedTablesAreWhatTheDescriptionGenerates() throws {
+        let r = try Harness.run(["python3", "\(repositoryRoot)/Assets/protocol/gen.py", "--check"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    @Test func swiftReadsEveryGoldenMessageAndWritesItBackTheSame() throws {
+        let all = try examples()
+        #expect(all.count == 30)
+        for m in all {
+            let bytes = try Files.read("\(golden)/\(m.name).bin")
+            let header = try #require(try Wire.header(bytes[...]), "\(m.name)")
+            #expect(header.length == bytes.count && Int(header.opcode) == m.opcode, "\(m.name)")
+            let body = bytes[8...]
+            if m.isEvent {
+                #expect(try ServerEvent.decode(opcode: header.opcode, body: body).encoded() == bytes, "\(m.name)")
+            } else {
+                #expect(try ClientMessage.decode(opcode: header.opcode, body: body).encoded() == bytes, "\(m.name)")
+            }
+        }
+    }
+
+    /// The lines a decoder printed (one JSON object an event, "_name" and the wire's fields),
+    /// each compared with its example field by field.
+    func expectExamples(_ output: String, from decoder: String) throws {
+        let events = try examples().filter(\.isEvent)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == events.count, "\(decoder): \(output)")
+        for (line, m) in zip(lines, events) {
+            let got = Dictionary(try JSONValue.parse(String(line)).objectValue ?? [], uniquingKeysWith: { a, _ in a })
+            #expect(got["_name"]?.stringValue == m.name, "\(decoder): \(line)")
+            for (field, want) in m.example {
+                #expect(got[field] == want, "\(decoder) read \(m.name).\(field) as \(got[field].map { "\($0)" } ?? "nothing"), not \(want)")
+            }
+            #expect(got.count == m.example.count + 1, "\(decoder): \(m.name) has fields the description lacks: \(line)")
+        }
+    }
+
+    @Test(.enabled(if: ccIsThere, "needs cc"))
+    func cAndPythonDecodeEveryGoldenEventToItsExample() throws {
+        let dir = Harness.temporaryDirectory("golden-c")
+        let include = "\(repositoryRoot)/Sources/CDiptychClient/include", lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let build = try Harness.run(["/bin/sh", "-c", """
+            cc -std=c99 -Wall -Wextra -Werror -I'\(include)' '\(repositoryRoot)/Tests/Tools/c-golden-read.c' '\(lib)/diptych-client.c' '\(lib)/events.c' \
+              -o '\(dir)/read' 2>&1 && cc -shared -fPIC -I'\(include)' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
+            """])
+        try #require(build.status == 0, "\(build.stdout)")
+        // dc_event is the library's ABI (soname 1): its size never changes; new events fit its
+        // union (the largest member: an error's or a key's 4097-byte text).
+        #expect(try Harness.run(["\(dir)/read", "--size"]).stdout == "4136\n")
+        let files = try examples().filter(\.isEvent).map { "\(golden)/\($0.name).bin" }
+        let c = try Harness.run(["\(dir)/read"] + files)
+        #expect(c.status == 0, "\(c.stderr)")
+        try expectExamples(c.stdout, from: "C")
+        let python = try Harness.run(
+            ["python3", "\(repositoryRoot)/Tests/Tools/py-golden-read.py"] + files,
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+        #expect(python.status == 0, "\(python.stderr)")
+        try expectExamples(python.stdout, from: "Python")
+        let mirror = try Harness.run(
+            ["python3", "\(repositoryRoot)/Tests/Tools/py-golden-read.py", "--size"],
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python"])
+        #expect(mirror.stdout == "4136\n", "the Python module's dc_event: \(mirror.stdout)\(mirror.stderr)")
+    }
+}

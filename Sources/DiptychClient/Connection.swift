@@ -77,6 +77,9 @@ public enum ClientError: Error, CustomStringConvertible {
     /// The compositor refused a request with this error and closed the connection (found when
     /// a send failed because of it).
     case refused(ProtocolError)
+    /// The app asked for something the protocol does not allow, caught before it was sent
+    /// (an ack of a serial no configure carried, a second hello): what, in words.
+    case misuse(String)
 
     public var description: String {
         switch self {
@@ -85,6 +88,7 @@ public enum ClientError: Error, CustomStringConvertible {
         case .noSocket(let why): why
         case .closed: "the compositor closed the connection"
         case .refused(let e): "the compositor reported a protocol error: \(e)"
+        case .misuse(let why): "not sent: \(why)"
         }
     }
 }
@@ -108,6 +112,9 @@ public final class Connection {
     /// A `sync` handed to the app and not answered yet: answered at the app's next call for
     /// an event, when it has handled every event before it.
     private var syncToAnswer: UInt32?
+    /// The serials of the configures received lately (the newest 16), which `ack` may name.
+    private var configureSerials: [UInt32] = []
+    private var saidHello = false
 
     /// Whether the connection answers the compositor's `sync` round trips itself (the
     /// default): the answer goes at the next `nextEvent` or `pollEvent` after the `sync` was
@@ -207,8 +214,9 @@ public final class Connection {
         }
     }
 
-    /// Sends a request that carries no descriptor (`createBuffer` is sent by the buffer calls).
-    public func send(_ message: ClientMessage) throws(ClientError) {
+    /// Sends a request that carries no descriptor, as it is (apps use the typed requests:
+    /// `hello`, `ack`, `setStatusBarStyle`, the buffer calls; tests send what those never would).
+    package func send(_ message: ClientMessage) throws(ClientError) {
         try send(message, descriptors: [])
     }
 
@@ -216,6 +224,37 @@ public final class Connection {
     package func send(_ message: ClientMessage, descriptors: [Int32]) throws(ClientError) {
         precondition(descriptors.count == message.fdCount)
         try sendRaw(message.encoded(), descriptors: descriptors)
+    }
+
+    // MARK: - Requests
+
+    /// Connects as a launched app should (see `fromEnvironment`) and says hello: the app's name
+    /// and whether it needs the whole screen. The first configure follows.
+    public static func connect(name: String, requiresFullScreen: Bool = false) throws(ClientError) -> Connection {
+        let c = try fromEnvironment()
+        try c.hello(name: name, requiresFullScreen: requiresFullScreen)
+        return c
+    }
+
+    /// Says hello on a connection made without it (`fromEnvironment`, `init(path:)`); once.
+    public func hello(name: String, requiresFullScreen: Bool = false) throws(ClientError) {
+        guard !saidHello else { throw .misuse("hello was said already") }
+        try send(.hello(name: name, requiresFullScreen: requiresFullScreen))
+        saidHello = true
+    }
+
+    /// Acknowledges the configure that carried `serial` (acking it acks the ones before). A
+    /// serial no configure carried is not sent (the compositor would end the connection).
+    public func ack(_ serial: UInt32) throws(ClientError) {
+        guard configureSerials.contains(serial) else {
+            throw .misuse("ack of serial \(serial), which no configure this app received carried")
+        }
+        try send(.ack(serial: serial))
+    }
+
+    /// How the status bar's text is drawn over the app's pane (the primary's counts).
+    public func setStatusBarStyle(_ style: StatusBarStyle) throws(ClientError) {
+        try send(.statusBarStyle(style))
     }
 
     // MARK: - Buffers
@@ -400,6 +439,7 @@ public final class Connection {
             guard let (opcode, body) = try assembler.next() else { return nil }
             let event = try ServerEvent.decode(opcode: opcode, body: body)
             if case .release(let id) = event { buffers[id]?.isBusy = false }
+            if case .configure(let c) = event { configureSerials.push(c.serial, keeping: 16) }
             return event
         } catch {
             throw .protocolViolation(error)

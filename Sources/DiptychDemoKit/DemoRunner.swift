@@ -119,7 +119,7 @@ public struct DemoRunner {
     /// protocol error or system failure.
     public mutating func run() -> Int32 {
         do {
-            try connection.send(.hello(name: options.app.description, requiresFullScreen: options.requiresFullScreen))
+            try connection.hello(name: options.app.description, requiresFullScreen: options.requiresFullScreen)
             while let event = try nextEvent() {
                 if case .sync = event {} else { log(event) }
                 if case .error(let e) = event {
@@ -150,7 +150,7 @@ public struct DemoRunner {
         case .configure(let c):
             configured += 1
             if options.noAck && configured > 1 { return }
-            try connection.send(.ack(serial: c.serial))
+            try connection.ack(c.serial)
             // Its icon (for its placeholder and its blurred picture while the divider moves),
             // once, answering its first configure: the `release` that follows it then has the
             // same place in every run's event log.
@@ -162,7 +162,7 @@ public struct DemoRunner {
             // bar over its pane takes it).
             if options.statusBarStyle == nil, model.preferredStatusBarStyle != askedStyle {
                 askedStyle = model.preferredStatusBarStyle
-                try connection.send(.statusBarStyle(askedStyle))
+                try connection.setStatusBarStyle(askedStyle)
             }
             let next = Canvas(c)
             screenPixels = max(screenPixels, Self.screenEstimate(c))
@@ -258,7 +258,7 @@ public struct DemoRunner {
             if options.pictureInPicture && model.plays && !pipOpen { try openPictureInPicture() }
             if let style = options.statusBarStyle, !styled {
                 styled = true
-                try connection.send(.statusBarStyle(style))
+                try connection.setStatusBarStyle(style)
             }
             if options.animate, let canvas, !(options.noAck && configured > 1) {
                 try animateFrame(canvas)

@@ -50,12 +50,12 @@ final class Hello {
     }
 
     func run() throws {
-        try connection.send(.hello(name: "hello", requiresFullScreen: false))
+        try connection.hello(name: "hello")
         while let event = try connection.nextEvent() {
             switch event {
             case .configure(let c):
                 configure = c
-                try connection.send(.ack(serial: c.serial))
+                try connection.ack(c.serial)
                 waitingForFrame = false  // a new size: draw it now
                 try present()
             case .snapshotRequest(let serial, let frame, let w, let h, let sizeClass):

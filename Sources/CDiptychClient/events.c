@@ -18,6 +18,8 @@ static uint32_t r32(reader *r) { return (uint32_t)rn(r, 4); }
 static int32_t ri32(reader *r) { return (int32_t)r32(r); }
 static uint64_t r64(reader *r) { return rn(r, 8); }
 static double rf64(reader *r) { uint64_t v = r64(r); double d; memcpy(&d, &v, sizeof d); return d; }
+/* An enumerated byte: out of its range (0 to max) the event is malformed. */
+static int renum(reader *r, int max) { uint8_t v = r8(r); if (v > max) r->bad = 1; return v; }
 static dc_rect rrect(reader *r) { dc_rect x; x.x = ri32(r); x.y = ri32(r); x.width = ri32(r); x.height = ri32(r); return x; }
 
 /* ---- receiving ---- */
@@ -29,14 +31,14 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     switch (opcode) {
     case DC_CONFIGURE:
         e->configure.serial = r32(&r);
-        e->configure.role = r8(&r);
+        e->configure.role = renum(&r, DC_SECONDARY);
         e->configure.frame = rrect(&r);
         e->configure.pixel_width = (int)r32(&r);
         e->configure.pixel_height = (int)r32(&r);
-        e->configure.horizontal_size_class = r8(&r);
-        e->configure.vertical_size_class = r8(&r);
-        e->configure.orientation = r8(&r);
-        e->configure.arrangement = r8(&r);
+        e->configure.horizontal_size_class = renum(&r, DC_REGULAR);
+        e->configure.vertical_size_class = renum(&r, DC_REGULAR);
+        e->configure.orientation = renum(&r, DC_PORTRAIT);
+        e->configure.arrangement = renum(&r, DC_ARRANGEMENT_SPLIT_1_2);
         e->configure.scale = rf64(&r);
         e->configure.safe_top = rf64(&r); e->configure.safe_left = rf64(&r);
         e->configure.safe_bottom = rf64(&r); e->configure.safe_right = rf64(&r);
@@ -46,23 +48,23 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         }
         break;
     case DC_SIZE_CLASS_CHANGED:
-        e->size_class_changed.horizontal = r8(&r); e->size_class_changed.vertical = r8(&r);
-        e->size_class_changed.previous_horizontal = r8(&r); e->size_class_changed.previous_vertical = r8(&r);
+        e->size_class_changed.horizontal = renum(&r, DC_REGULAR); e->size_class_changed.vertical = renum(&r, DC_REGULAR);
+        e->size_class_changed.previous_horizontal = renum(&r, DC_REGULAR); e->size_class_changed.previous_vertical = renum(&r, DC_REGULAR);
         break;
-    case DC_LIFECYCLE: e->lifecycle = r8(&r); break;
+    case DC_LIFECYCLE: e->lifecycle = renum(&r, DC_WILL_ENTER_FOREGROUND); break;
     case DC_SNAPSHOT_REQUEST:
         e->snapshot_request.serial = r32(&r);
         e->snapshot_request.frame = rrect(&r);
         e->snapshot_request.pixel_width = (int)r32(&r);
         e->snapshot_request.pixel_height = (int)r32(&r);
-        e->snapshot_request.horizontal_size_class = r8(&r);
+        e->snapshot_request.horizontal_size_class = renum(&r, DC_REGULAR);
         break;
     case DC_TOUCH:
-        e->touch.id = ri32(&r); e->touch.phase = r8(&r); e->touch.x = rf64(&r); e->touch.y = rf64(&r); e->touch.time = rf64(&r);
+        e->touch.id = ri32(&r); e->touch.phase = renum(&r, DC_TOUCH_CANCEL); e->touch.x = rf64(&r); e->touch.y = rf64(&r); e->touch.time = rf64(&r);
         break;
     case DC_PEN:
-        e->pen.phase = r8(&r); e->pen.x = rf64(&r); e->pen.y = rf64(&r); e->pen.pressure = rf64(&r);
-        e->pen.tilt_x = rf64(&r); e->pen.tilt_y = rf64(&r); e->pen.time = rf64(&r); e->pen.tool = r8(&r); e->pen.buttons = r32(&r);
+        e->pen.phase = renum(&r, DC_PEN_PROXIMITY_OUT); e->pen.x = rf64(&r); e->pen.y = rf64(&r); e->pen.pressure = rf64(&r);
+        e->pen.tilt_x = rf64(&r); e->pen.tilt_y = rf64(&r); e->pen.time = rf64(&r); e->pen.tool = renum(&r, DC_TOOL_ERASER); e->pen.buttons = r32(&r);
         break;
     case DC_FRAME_DONE: e->frame_done.time = r64(&r); e->frame_done.refresh = rf64(&r); e->frame_done.seq = r64(&r); break;
     case DC_ERROR: {

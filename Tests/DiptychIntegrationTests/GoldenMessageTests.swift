@@ -88,4 +88,43 @@ struct GoldenMessageTests {
             environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python"])
         #expect(mirror.stdout == "4136\n", "the Python module's dc_event: \(mirror.stdout)\(mirror.stderr)")
     }
+
+    /// Every enumerated byte of every golden event set out of its range (255): the C library
+    /// refuses the event as malformed (as the Swift codec does), never hands the app a value
+    /// outside its enumeration.
+    @Test(.enabled(if: ccIsThere, "needs cc"))
+    func cRefusesEveryEnumerationOutOfRange() throws {
+        let dir = Harness.temporaryDirectory("golden-enums")
+        let include = "\(repositoryRoot)/Sources/CDiptychClient/include", lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let build = try Harness.run(["/bin/sh", "-c", """
+            cc -std=c99 -Wall -Wextra -Werror -I'\(include)' '\(repositoryRoot)/Tests/Tools/c-golden-read.c' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/read' 2>&1
+            """])
+        try #require(build.status == 0, "\(build.stdout)")
+        let json = try JSONValue.parse(String(decoding: try Files.read(ProtocolDescription.path), as: UTF8.self))
+        let enumerated = Set((json["fields"]?.objectValue ?? []).map(\.0))
+        let d = try ProtocolDescription.load()
+        let sizes = ["u8": 1, "u16": 2, "u32": 4, "i32": 4, "u64": 8, "f64": 8, "rect": 16, "layout": 20]
+        var patched = 0
+        for m in d.events {
+            let bytes = try Files.read("\(golden)/\(m.name).bin")
+            var at = 8
+            for (field, type) in m.fields {
+                if type == "u8", enumerated.contains(field) || enumerated.contains("\(m.name).\(field)") {
+                    var bad = bytes
+                    bad[at] = 255
+                    let path = "\(dir)/\(m.name)-\(field).bin"
+                    try Files.writeAtomically(path, bytes: bad)
+                    let r = try Harness.run(["\(dir)/read", path])
+                    #expect(r.status != 0 && r.stderr.contains("malformed"), "C took \(m.name).\(field) = 255: \(r.stdout)")
+                    #expect(throws: ProtocolError.self, "Swift took \(m.name).\(field) = 255") {
+                        _ = try ServerEvent.decode(opcode: UInt16(m.opcode), body: bad[8...])
+                    }
+                    patched += 1
+                }
+                guard let size = sizes[type] else { break }  // strings and lists end the fixed part
+                at += size
+            }
+        }
+        #expect(patched == 17, "the enumerated bytes before any string or list")
+    }
 }

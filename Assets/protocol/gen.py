@@ -67,6 +67,15 @@ def c_header(p):
         out.append(f"enum {e['c']} {{")
         out += [f"    {e['prefix']}{upper(n)} = {hex(v) if v >= 256 else v}," for v, n in e["values"]]
         out += ["};"]
+    out.append("")
+    for key, e in p["enums"].items():
+        if e.get("bits"):
+            continue
+        fn = "dc_" + "_".join(w.lower() for w in words(key)) + "_name"
+        out += [f"/* A {key} value's name as the event log writes it (\"{e['values'][0][1]}\"), or NULL. */",
+                f"static inline const char *{fn}(int value) {{", "    switch (value) {"]
+        out += [f"    case {v}: return \"{n}\";" for v, n in e["values"]]
+        out += ["    default: return (const char *)0;", "    }", "}"]
     out += ["", "/* Error codes (the error event's code). A reserved code is never sent and never reused. */", "enum dc_error_code {"]
     for err in p["errors"]:
         note = " /* reserved: no longer sent */" if len(err) > 2 and err[2] == "reserved" else ""

@@ -49,25 +49,26 @@ GString *log_start(const char *event) {
     return s;
 }
 
-const char *class_name(int c) { return c == DC_REGULAR ? "regular" : "compact"; }
+const char *class_name(int c) { return dc_size_class_name(c) ? dc_size_class_name(c) : "compact"; }
+
+/* A value's name from the generated tables (diptych-protocol.h); the decoder range-checked it. */
+static const char *named(const char *name) { return name ? name : "?"; }
 
 void log_event(const dc_event *e) {
-    static const char *lifecycle[] = { "willResignActive", "didBecomeActive", "didEnterBackground", "willEnterForeground" };
-    static const char *touch_phase[] = { "down", "motion", "up", "cancel" };
-    static const char *pen_phase[] = { "proximityIn", "down", "motion", "up", "proximityOut" };
-    static const char *arrangement[] = { "full", "slide-over", "split-2/3", "split-1/2" };
+    /* Event and value names come from the tables generated from the protocol's description;
+       an error is logged as protocolError and a lifecycle event by its own name. */
     GString *s;
     switch (e->type) {
     case DC_CONFIGURE:
-        s = log_start("configure");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"serial\":%u,\"role\":\"%s\",\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}",
-            e->configure.serial, e->configure.role == DC_PRIMARY ? "primary" : "secondary", e->configure.frame.x,
+            e->configure.serial, named(dc_role_name(e->configure.role)), e->configure.frame.x,
             e->configure.frame.y, e->configure.frame.width, e->configure.frame.height);
         g_string_append_printf(s, ",\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\"",
             e->configure.pixel_width, e->configure.pixel_height, class_name(e->configure.horizontal_size_class),
             class_name(e->configure.vertical_size_class));
         g_string_append_printf(s, ",\"orientation\":\"%s\",\"arrangement\":\"%s\"",
-            e->configure.orientation ? "portrait" : "landscape", arrangement[e->configure.arrangement & 3]);
+            named(dc_orientation_name(e->configure.orientation)), named(dc_arrangement_name(e->configure.arrangement)));
         json_field(s, "scale", e->configure.scale);
         g_string_append(s, ",\"safeAreaInsets\":{\"top\":");
         json_number(s, e->configure.safe_top);
@@ -77,41 +78,41 @@ void log_event(const dc_event *e) {
         g_string_append(s, "}");
         break;
     case DC_SIZE_CLASS_CHANGED:
-        s = log_start("sizeClassChanged");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"horizontalSizeClass\":\"%s\",\"verticalSizeClass\":\"%s\",\"previousHorizontal\":\"%s\",\"previousVertical\":\"%s\"",
             class_name(e->size_class_changed.horizontal), class_name(e->size_class_changed.vertical),
             class_name(e->size_class_changed.previous_horizontal), class_name(e->size_class_changed.previous_vertical));
         break;
     case DC_LIFECYCLE:
-        s = log_start(lifecycle[e->lifecycle & 3]);
+        s = log_start(named(dc_lifecycle_name(e->lifecycle)));
         break;
     case DC_SNAPSHOT_REQUEST:
-        s = log_start("snapshotRequest");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"serial\":%u,\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d},\"pixelWidth\":%d,\"pixelHeight\":%d,\"horizontalSizeClass\":\"%s\"",
             e->snapshot_request.serial, e->snapshot_request.frame.x, e->snapshot_request.frame.y, e->snapshot_request.frame.width,
             e->snapshot_request.frame.height, e->snapshot_request.pixel_width, e->snapshot_request.pixel_height,
             class_name(e->snapshot_request.horizontal_size_class));
         break;
     case DC_TOUCH:
-        s = log_start("touch");
-        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\"", e->touch.id, touch_phase[e->touch.phase & 3]);
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"id\":%d,\"phase\":\"%s\"", e->touch.id, named(dc_touch_phase_name(e->touch.phase)));
         json_field(s, "x", e->touch.x);
         json_field(s, "y", e->touch.y);
         json_field(s, "time", e->touch.time);
         break;
     case DC_PEN:
-        s = log_start("pen");
-        g_string_append_printf(s, ",\"phase\":\"%s\"", pen_phase[e->pen.phase % 5]);
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"phase\":\"%s\"", named(dc_pen_phase_name(e->pen.phase)));
         json_field(s, "x", e->pen.x);
         json_field(s, "y", e->pen.y);
         json_field(s, "pressure", e->pen.pressure);
         json_field(s, "tiltX", e->pen.tilt_x);
         json_field(s, "tiltY", e->pen.tilt_y);
         json_field(s, "time", e->pen.time);
-        g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", e->pen.tool ? "eraser" : "pen", e->pen.buttons);
+        g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", named(dc_pen_tool_name(e->pen.tool)), e->pen.buttons);
         break;
     case DC_FRAME_DONE:
-        s = log_start("frameDone");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"time\":%llu", (unsigned long long)e->frame_done.time);
         json_field(s, "refresh", e->frame_done.refresh);
         g_string_append_printf(s, ",\"seq\":%llu", (unsigned long long)e->frame_done.seq);
@@ -122,17 +123,17 @@ void log_event(const dc_event *e) {
         json_string(s, e->error.message);
         break;
     case DC_RELEASE:
-        s = log_start("release");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"buffer\":%u", e->release.buffer);
         break;
     case DC_SCREEN_CONNECTED:
     case DC_SCREEN_DISCONNECTED:
-        s = log_start(e->type == DC_SCREEN_CONNECTED ? "screenConnected" : "screenDisconnected");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"screen\":%u,\"pixelWidth\":%d,\"pixelHeight\":%d", e->screen.screen, e->screen.pixel_width,
             e->screen.pixel_height);
         break;
     case DC_REFUSED:
-        s = log_start("refused");
+        s = log_start(dc_event_name(e->type));
         g_string_append(s, ",\"request\":");
         json_string(s, e->refused.request);
         g_string_append(s, ",\"reason\":");
@@ -141,16 +142,15 @@ void log_event(const dc_event *e) {
         json_string(s, e->refused.message);
         break;
     case DC_KEYBOARD_FOCUS:
-        s = log_start("keyboardFocus");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"focused\":%s", e->keyboard_focus.focused ? "true" : "false");
         break;
     case DC_KEY: {
-        static const char *state[] = { "released", "pressed", "repeated" };
         static const char *modifier[] = { "shift", "capsLock", "control", "alt", "logo", "numLock", "altGr" };
-        s = log_start("key");
+        s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"keycode\":%u,\"keysym\":%u,\"text\":", e->key.keycode, e->key.keysym);
         json_string(s, e->key.text);
-        g_string_append_printf(s, ",\"state\":\"%s\",\"modifiers\":[", state[e->key.state % 3]);
+        g_string_append_printf(s, ",\"state\":\"%s\",\"modifiers\":[", named(dc_key_state_name(e->key.state)));
         int first = 1;
         for (int i = 0; i < 7; i++) {
             if (!(e->key.modifiers & (1u << i))) continue;
@@ -162,10 +162,8 @@ void log_event(const dc_event *e) {
         break;
     }
     case DC_POINTER: {
-        static const char *phase[] = { "enter", "leave", "motion", "button", "scroll" };
-        static const char *source[] = { "wheel", "finger", "continuous" };
-        s = log_start("pointer");
-        g_string_append_printf(s, ",\"phase\":\"%s\"", phase[e->pointer.phase % 5]);
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"phase\":\"%s\"", named(dc_pointer_phase_name(e->pointer.phase)));
         json_field(s, "x", e->pointer.x);
         json_field(s, "y", e->pointer.y);
         if (e->pointer.phase == DC_POINTER_BUTTON)
@@ -173,7 +171,7 @@ void log_event(const dc_event *e) {
         if (e->pointer.phase == DC_POINTER_SCROLL) {
             json_field(s, "dx", e->pointer.dx);
             json_field(s, "dy", e->pointer.dy);
-            g_string_append_printf(s, ",\"source\":\"%s\"", source[e->pointer.source % 3]);
+            g_string_append_printf(s, ",\"source\":\"%s\"", named(dc_scroll_source_name(e->pointer.source)));
         }
         json_field(s, "time", e->pointer.time);
         break;

@@ -150,6 +150,136 @@ enum dc_pip_action {
     DC_PIP_CLOSE = 2,
 };
 
+/* A role value's name as the event log writes it ("primary"), or NULL. */
+static inline const char *dc_role_name(int value) {
+    switch (value) {
+    case 0: return "primary";
+    case 1: return "secondary";
+    default: return (const char *)0;
+    }
+}
+/* A sizeClass value's name as the event log writes it ("compact"), or NULL. */
+static inline const char *dc_size_class_name(int value) {
+    switch (value) {
+    case 0: return "compact";
+    case 1: return "regular";
+    default: return (const char *)0;
+    }
+}
+/* A orientation value's name as the event log writes it ("landscape"), or NULL. */
+static inline const char *dc_orientation_name(int value) {
+    switch (value) {
+    case 0: return "landscape";
+    case 1: return "portrait";
+    default: return (const char *)0;
+    }
+}
+/* A arrangement value's name as the event log writes it ("full"), or NULL. */
+static inline const char *dc_arrangement_name(int value) {
+    switch (value) {
+    case 0: return "full";
+    case 1: return "slide-over";
+    case 2: return "split-2/3";
+    case 3: return "split-1/2";
+    default: return (const char *)0;
+    }
+}
+/* A statusBarStyle value's name as the event log writes it ("dark"), or NULL. */
+static inline const char *dc_status_bar_style_name(int value) {
+    switch (value) {
+    case 0: return "dark";
+    case 1: return "light";
+    case 2: return "hidden";
+    default: return (const char *)0;
+    }
+}
+/* A lifecycle value's name as the event log writes it ("willResignActive"), or NULL. */
+static inline const char *dc_lifecycle_name(int value) {
+    switch (value) {
+    case 0: return "willResignActive";
+    case 1: return "didBecomeActive";
+    case 2: return "didEnterBackground";
+    case 3: return "willEnterForeground";
+    default: return (const char *)0;
+    }
+}
+/* A touchPhase value's name as the event log writes it ("down"), or NULL. */
+static inline const char *dc_touch_phase_name(int value) {
+    switch (value) {
+    case 0: return "down";
+    case 1: return "motion";
+    case 2: return "up";
+    case 3: return "cancel";
+    default: return (const char *)0;
+    }
+}
+/* A penPhase value's name as the event log writes it ("proximityIn"), or NULL. */
+static inline const char *dc_pen_phase_name(int value) {
+    switch (value) {
+    case 0: return "proximityIn";
+    case 1: return "down";
+    case 2: return "motion";
+    case 3: return "up";
+    case 4: return "proximityOut";
+    default: return (const char *)0;
+    }
+}
+/* A penTool value's name as the event log writes it ("pen"), or NULL. */
+static inline const char *dc_pen_tool_name(int value) {
+    switch (value) {
+    case 0: return "pen";
+    case 1: return "eraser";
+    default: return (const char *)0;
+    }
+}
+/* A keyState value's name as the event log writes it ("released"), or NULL. */
+static inline const char *dc_key_state_name(int value) {
+    switch (value) {
+    case 0: return "released";
+    case 1: return "pressed";
+    case 2: return "repeated";
+    default: return (const char *)0;
+    }
+}
+/* A pointerPhase value's name as the event log writes it ("enter"), or NULL. */
+static inline const char *dc_pointer_phase_name(int value) {
+    switch (value) {
+    case 0: return "enter";
+    case 1: return "leave";
+    case 2: return "motion";
+    case 3: return "button";
+    case 4: return "scroll";
+    default: return (const char *)0;
+    }
+}
+/* A scrollSource value's name as the event log writes it ("wheel"), or NULL. */
+static inline const char *dc_scroll_source_name(int value) {
+    switch (value) {
+    case 0: return "wheel";
+    case 1: return "finger";
+    case 2: return "continuous";
+    default: return (const char *)0;
+    }
+}
+/* A pointerButton value's name as the event log writes it ("left"), or NULL. */
+static inline const char *dc_pointer_button_name(int value) {
+    switch (value) {
+    case 272: return "left";
+    case 273: return "right";
+    case 274: return "middle";
+    default: return (const char *)0;
+    }
+}
+/* A pipAction value's name as the event log writes it ("playPause"), or NULL. */
+static inline const char *dc_pip_action_name(int value) {
+    switch (value) {
+    case 0: return "playPause";
+    case 1: return "restore";
+    case 2: return "close";
+    default: return (const char *)0;
+    }
+}
+
 /* Error codes (the error event's code). A reserved code is never sent and never reused. */
 enum dc_error_code {
     DC_ERROR_MALFORMED_MESSAGE = 1,

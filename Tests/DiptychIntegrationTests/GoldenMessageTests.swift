@@ -6,6 +6,7 @@
 // Python tables are what the description generates.
 
 import DiptychCore
+import DiptychImage
 import DiptychLinux
 import DiptychTestSupport
 import DiptychWire
@@ -126,5 +127,31 @@ struct GoldenMessageTests {
             }
         }
         #expect(patched == 17, "the enumerated bytes before any string or list")
+    }
+}
+
+/// Whether Debian's Python has Debian's Pillow (python3-pil, which make installs).
+private let debianPillow = ((try? Harness.run(["/usr/bin/python3", "-c", "import PIL"]))?.status ?? 1) == 0
+
+struct PythonModuleTests {
+    /// The module's Pillow recipe works with Debian 12's Pillow 9.4: an app draws into an Image
+    /// and puts it into its buffer in one copy (`put_image`); its pane shows what it drew.
+    @Test(.enabled(if: ccIsThere && debianPillow, "needs cc and Debian's python3-pil"))
+    func pillowDrawsThroughPutImage() throws {
+        let dir = Harness.temporaryDirectory("pillow")
+        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let build = try Harness.run(["/bin/sh", "-c", """
+            cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
+            """])
+        try #require(build.status == 0, "\(build.stdout)")
+        let r = try Harness.run(
+            [Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "/usr/bin/python3 \(repositoryRoot)/Tests/Tools/pillow-app.py",
+             "--out", "\(dir)/pillow.png"],
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"],
+            timeoutMilliseconds: 60_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let png = try PixelImage.readPNG(from: "\(dir)/pillow.png")
+        #expect(png.pixel(x: 200, y: 200) & 0xFFFFFF == 0xE01010)
+        #expect(png.pixel(x: 600, y: 600) & 0xFFFFFF == 0x2040C0)
     }
 }

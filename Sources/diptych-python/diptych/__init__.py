@@ -15,9 +15,10 @@ fields are the protocol's enumerations (`TouchPhase.DOWN`, `KeyState.PRESSED`, `
 ... from `diptych.protocol`, generated from the protocol's description; they compare equal to
 their numbers). A buffer's
 `pixels` is a writable memoryview of 32-bit words 0xXXRRGGBB, shape (height, stride // 4), over
-the shared memory itself (index it as `pixels[y, x]`; a memoryview has no `pixels[y][x]`): numpy (`numpy.asarray(b.pixels)`) and Pillow
-(`Image.frombuffer("RGBA", (w, h), b.pixels, "raw", "BGRA", b.stride)`) draw into it without a
-copy. Draw only into a buffer that is not `busy`. A `Sync` is answered for the app at its next
+the shared memory itself (index it as `pixels[y, x]`; a memoryview has no `pixels[y][x]`): numpy
+draws into it without a copy (`numpy.asarray(b.pixels)`). Pillow cannot draw into shared memory
+(its `frombuffer` images are read-only), so draw into an `Image` of the buffer's size and put it
+there in one copy: `b.put_image(im)`. Draw only into a buffer that is not `busy`. A `Sync` is answered for the app at its next
 `next_event`. Failures raise `DiptychError` with the library's message. One connection per thread.
 The library is found as libdiptych-client.so.1 (or $DIPTYCH_CLIENT_LIBRARY).
 """
@@ -181,6 +182,15 @@ class Buffer:
     @property
     def busy(self):
         return bool(self._raw.contents.busy)
+
+    def put_image(self, image):
+        """Copies a Pillow image of the buffer's size into it (one copy; RGB, or converted)."""
+        if tuple(image.size) != (self.width, self.height):
+            raise ValueError(f"an image of {image.size[0]}x{image.size[1]} for a buffer of {self.width}x{self.height}")
+        if image.mode != "RGB":
+            image = image.convert("RGB")
+        data = image.tobytes("raw", "BGRX", self.stride)
+        self._bytes[: len(data)] = data
 
     def fill(self, x, y, w, h, color):
         """Fills a rectangle (pixels, cut to the buffer) with 0xRRGGBB."""

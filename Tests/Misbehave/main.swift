@@ -368,7 +368,8 @@ do {
     if mode == .syncFlood {
         let one = ClientMessage.syncDone(serial: 1).encoded()
         let burst = Array([[UInt8]](repeating: one, count: 4096).joined())
-        try Files.writeAtomically(eventLog.map { $0 + ".flooding" } ?? "/dev/null", bytes: [])
+        // (Only with an event log: renaming a file over /dev/null would replace the device.)
+        if let eventLog { try Files.writeAtomically(eventLog + ".flooding", bytes: []) }
         while (try? connection.sendRaw(burst)) != nil {}
         exit(0)
     }

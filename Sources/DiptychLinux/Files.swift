@@ -25,6 +25,12 @@ public enum Files {
     /// of an unpredictable name, created exclusively and never through a symlink: one planted
     /// at a name it might take is neither followed nor written.
     public static func writeAtomically(_ path: String, _ fill: (Int32) throws(SystemError) -> Void) throws(SystemError) {
+        // Only a regular file (or nothing) is replaced: renaming over a device, a socket or a
+        // FIFO (an output named /dev/null) would put a file where it was.
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
+            throw SystemError("\(path) exists and is not a regular file: not replacing it", errno: EEXIST)
+        }
         var temporary = ""
         var fd: Int32 = -1
         for _ in 0..<16 {

@@ -395,3 +395,13 @@ struct AppSandboxTests {
         #expect(png.pixel(x: 600, y: 800) & 0xFFFFFF == 0x00AA00)
     }
 }
+
+extension RoundFourPathTests {
+    /// An output that is a device (`--out /dev/null`) is refused, never replaced by a file.
+    @Test func anOutputThatIsADeviceIsNotReplaced() throws {
+        let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "pattern:#336699", "--out", "/dev/null"])
+        #expect(r.status != 0 && r.stderr.contains("not a regular file"), "\(r.stderr)")
+        var st = stat()
+        #expect(lstat("/dev/null", &st) == 0 && st.st_mode & S_IFMT == S_IFCHR)
+    }
+}

@@ -79,7 +79,7 @@ struct HardeningRoundFourTests {
         let sessions = Int(f.compositor.clients.nextClientID - firstID)
         #expect(mostInOneTurn <= UInt64(Compositor.acceptsPerTurn))
         #expect(sessions <= Compositor.connectBurst + Int(seconds.rounded(.up)) * Compositor.connectsPerSecond, "\(sessions) sessions in \(seconds) s")
-        #expect(f.count("frameDone", in: "good.jsonl") >= before + 60)
+        #expect(f.count("frameDone", in: "good.jsonl") >= before + 20)
         #expect(flood.poll() == nil, "the flood ended: it was not held back")
         flood.terminate()
         #expect(f.compositor.isConnected(.primary))

@@ -142,6 +142,19 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     return 0;
 }
 
+/* Whether a whole configure is already among the bytes read (not read further): then the one
+   just decoded is superseded, and only the newest state is worth drawing. */
+static int newer_configure_buffered(const dc_connection *c) {
+    for (size_t at = 0; at + DC_HEADER <= c->in_len;) {
+        uint32_t len = (uint32_t)c->in[at] | (uint32_t)c->in[at + 1] << 8 | (uint32_t)c->in[at + 2] << 16 | (uint32_t)c->in[at + 3] << 24;
+        uint16_t opcode = (uint16_t)(c->in[at + 6] | c->in[at + 7] << 8);
+        if (len < DC_HEADER || at + len > c->in_len) return 0;
+        if (opcode == DC_CONFIGURE) return 1;
+        at += len;
+    }
+    return 0;
+}
+
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
     /* The sync returned last time: the app has handled what came before it. */
     if (c->sync_pending && dc_sync_done(c, c->sync_serial) != 0) return -1;
@@ -156,6 +169,8 @@ int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
                 memmove(c->in, c->in + len, c->in_len - len);
                 c->in_len -= len;
                 if (r != 0) { c->closed = 1; return -1; }
+                /* A configure with a newer one behind it is skipped (acking the newer acks it). */
+                if (e->type == DC_CONFIGURE && newer_configure_buffered(c)) continue;
                 return 1;
             }
         }

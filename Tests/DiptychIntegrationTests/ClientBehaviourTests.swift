@@ -47,3 +47,92 @@ extension InheritedSocketTests {
         #expect(try received(end) == [.hello(name: "typed", requiresFullScreen: false), .ack(serial: 17), .statusBarStyle(.light)])
     }
 }
+
+private let ccIsThereForConformance = ((try? Harness.run(["/bin/sh", "-c", "command -v cc"]))?.status ?? 1) == 0
+
+/// One client behaviour in Swift, C and Python: one scripted fake compositor (golden events
+/// written into a socket pair: a configure superseded by a second one before it was read, a
+/// sync, a release, a refused request, an error) drives each library as a minimal app; each
+/// hands out the same events, and sends the same bytes back (hello, the newest configure's ack,
+/// the sync's answer).
+extension InheritedSocketTests {
+    /// The script, in the golden messages' bytes (the second configure's serial is 18).
+    static func script() throws -> [UInt8] {
+        func golden(_ name: String) throws -> [UInt8] { try Files.read("\(repositoryRoot)/Assets/protocol/golden/\(name).bin") }
+        var newer = try golden("configure")
+        newer[8] = 18
+        return try golden("configure") + newer + golden("sync") + golden("release") + golden("refused") + golden("error")
+    }
+
+    /// Plays the script to `run` (which runs the app on the other end) and returns what the app
+    /// sent back, read to the end.
+    func play(_ run: (Int32) throws -> Void) throws -> [UInt8] {
+        let (fake, app) = try UnixSocket.pair()
+        defer { Glibc.close(fake) }
+        try UnixSocket.sendAll(fake, try Self.script())
+        shutdown(fake, Int32(SHUT_WR))
+        try run(app)
+        var sent: [UInt8] = []
+        while let r = try UnixSocket.receive(fake), !r.bytes.isEmpty { sent += r.bytes }
+        return sent
+    }
+
+    @Test(.enabled(if: ccIsThereForConformance, "needs cc"))
+    func swiftCAndPythonBehaveAlike() throws {
+        // Swift, in this process.
+        var swiftLines: [String] = []
+        let swiftSent = try play { app in
+            setenv("DIPTYCH_SOCKET_FD", "\(app)", 1)
+            let c = try Connection.connect(name: "conformance")
+            while let e = try c.nextEvent() {
+                switch e {
+                case .configure(let conf):
+                    swiftLines.append("configure")
+                    try c.ack(conf.serial)
+                case .error(let err): swiftLines.append("error \(err.code.name)")
+                case .refused(let request, let reason, _): swiftLines += ["refused", "refused \(request) \(reason)"]
+                case .sync: swiftLines.append("sync")
+                case .release: swiftLines.append("release")
+                default: swiftLines.append("other")
+                }
+            }
+            swiftLines.append("end")
+        }
+        // C and Python, each a process holding the other end as descriptor 3.
+        let dir = Harness.temporaryDirectory("conformance")
+        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let build = try Harness.run(["/bin/sh", "-c", """
+            cc -std=c99 -Wall -Wextra -Werror -I'\(lib)/include' '\(repositoryRoot)/Tests/Tools/c-conformance.c' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/c-app' 2>&1 \
+              && cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
+            """])
+        try #require(build.status == 0, "\(build.stdout)")
+        func child(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ([String], [UInt8]) {
+            var lines: [String] = []
+            let sent = try play { app in
+                let out = "\(dir)/out-\(arguments.count)"
+                let p = try ChildProcess(
+                    arguments: ["/bin/sh", "-c", arguments.map { "'\($0)'" }.joined(separator: " ") + " > '\(out)'"],
+                    environment: environment.merging(["DIPTYCH_SOCKET_FD": "3"]) { $1 }, inheritedSocket: app)
+                Glibc.close(app)
+                #expect(p.wait(milliseconds: 20_000) == 0, "\(arguments)")
+                lines = String(decoding: try Files.read(out), as: UTF8.self).split(separator: "\n").map(String.init)
+            }
+            return (lines, sent)
+        }
+        let (cLines, cSent) = try child(["\(dir)/c-app"])
+        let (pyLines, pySent) = try child(
+            ["python3", "\(repositoryRoot)/Tests/Tools/py-conformance.py"],
+            ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+        let expected = ["configure", "sync", "release", "refused", "refused pictureInPicture closed", "error bad-state", "end"]
+        #expect(swiftLines == expected)
+        #expect(cLines == expected)
+        #expect(pyLines == expected)
+        // The same bytes back from all three: hello, the ack of the newest configure (18, the
+        // superseded 17 skipped), the sync's answer.
+        let hello = ClientMessage.hello(name: "conformance", requiresFullScreen: false).encoded()
+        let answers = hello + ClientMessage.ack(serial: 18).encoded() + ClientMessage.syncDone(serial: 31).encoded()
+        #expect(swiftSent == answers)
+        #expect(cSent == answers)
+        #expect(pySent == answers)
+    }
+}

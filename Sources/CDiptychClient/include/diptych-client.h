@@ -98,7 +98,8 @@ int dc_fd(const dc_connection *c);
 
 /* The next event: 1 with *e filled, 0 when none is there without blocking (blocking = 0), -1
    when the connection is closed or broken (dc_error says why). A release frees its buffer
-   before it is returned. */
+   before it is returned. A configure with a newer one already read behind it is skipped (only
+   the newest state is worth drawing; acking it acks the ones before). */
 int dc_next_event(dc_connection *c, dc_event *e, int blocking);
 const char *dc_error(const dc_connection *c);
 

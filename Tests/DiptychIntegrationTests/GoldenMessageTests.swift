@@ -154,4 +154,18 @@ struct PythonModuleTests {
         #expect(png.pixel(x: 200, y: 200) & 0xFFFFFF == 0xE01010)
         #expect(png.pixel(x: 600, y: 600) & 0xFFFFFF == 0x2040C0)
     }
+
+    /// A buffer the library let go (a size no longer kept, or a closed connection) refuses use:
+    /// its pixels raise, fill and commit raise, where they wrote into unmapped memory before.
+    @Test(.enabled(if: ccIsThere, "needs cc"))
+    func aBufferLetGoRefusesUse() throws {
+        let dir = Harness.temporaryDirectory("py-lifetime")
+        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let build = try Harness.run(["/bin/sh", "-c", "cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1"])
+        try #require(build.status == 0, "\(build.stdout)")
+        let r = try Harness.run(
+            ["python3", "\(repositoryRoot)/Tests/Tools/py-buffer-lifetime.py"],
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+        #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)\(r.stderr)")
+    }
 }

@@ -18,7 +18,10 @@ their numbers). A buffer's
 the shared memory itself (index it as `pixels[y, x]`; a memoryview has no `pixels[y][x]`): numpy
 draws into it without a copy (`numpy.asarray(b.pixels)`). Pillow cannot draw into shared memory
 (its `frombuffer` images are read-only), so draw into an `Image` of the buffer's size and put it
-there in one copy: `b.put_image(im)`. Draw only into a buffer that is not `busy`. A `Sync` is answered for the app at its next
+there in one copy: `b.put_image(im)`. Draw only into a buffer that is not `busy`. A buffer the
+library let go (its size no longer among the six kept, or the connection closed) refuses use:
+its `pixels` raise ValueError, its calls DiptychError (a numpy array made from it must not
+outlive it). A `Sync` is answered for the app at its next
 `next_event`. Failures raise `DiptychError` with the library's message. One connection per thread.
 The library is found as libdiptych-client.so.1 (or $DIPTYCH_CLIENT_LIBRARY).
 """
@@ -26,6 +29,7 @@ The library is found as libdiptych-client.so.1 (or $DIPTYCH_CLIENT_LIBRARY).
 import ctypes
 import ctypes.util
 import os
+import weakref
 from dataclasses import dataclass, make_dataclass
 
 from .protocol import *  # noqa: F401,F403 (the protocol's version, opcodes and enumerations, generated)
@@ -175,16 +179,40 @@ class Buffer:
         self._raw = raw
         b = raw.contents
         self.id, self.width, self.height, self.stride = b.id, b.width, b.height, b.stride
-        words = (ctypes.c_uint32 * (self.height * self.stride // 4)).from_address(ctypes.cast(b.pixels, ctypes.c_void_p).value)
+        self._address = ctypes.cast(b.pixels, ctypes.c_void_p).value
+        self._gone = False  # the connection closed: the library's slot is gone too
+        words = (ctypes.c_uint32 * (self.height * self.stride // 4)).from_address(self._address)
         self.pixels = memoryview(words).cast("B").cast("I", (self.height, self.stride // 4))
         self._bytes = memoryview(words).cast("B")
 
+    def _alive(self):
+        if self._gone:
+            return False
+        b = self._raw.contents
+        return b.id == self.id and ctypes.cast(b.pixels, ctypes.c_void_p).value == self._address
+
+    def _retire(self):
+        """The library let the buffer go (unmapped): its views are released, so a use raises
+        instead of touching memory that is gone. (A numpy array made from it must not outlive it.)"""
+        for view in (self.pixels, self._bytes):
+            try:
+                view.release()
+            except BufferError:
+                pass
+
+    def _check_alive(self):
+        if not self._alive():
+            self._retire()
+            raise DiptychError(f"buffer {self.id} was let go (its size is no longer kept, or the connection closed): ask for another")
+
     @property
     def busy(self):
+        self._check_alive()
         return bool(self._raw.contents.busy)
 
     def put_image(self, image):
         """Copies a Pillow image of the buffer's size into it (one copy; RGB, or converted)."""
+        self._check_alive()
         if tuple(image.size) != (self.width, self.height):
             raise ValueError(f"an image of {image.size[0]}x{image.size[1]} for a buffer of {self.width}x{self.height}")
         if image.mode != "RGB":
@@ -194,6 +222,7 @@ class Buffer:
 
     def fill(self, x, y, w, h, color):
         """Fills a rectangle (pixels, cut to the buffer) with 0xRRGGBB."""
+        self._check_alive()
         x0, y0, x1, y1 = max(0, x), max(0, y), min(self.width, x + w), min(self.height, y + h)
         if x1 <= x0 or y1 <= y0:
             return
@@ -219,6 +248,7 @@ class Connection:
         if not self._c:
             raise DiptychError(err.value.decode())
         self._event = _Event()
+        self._buffers = weakref.WeakSet()
 
     def _check(self, r):
         if r != 0:
@@ -254,22 +284,35 @@ class Connection:
     def screen_release(self, screen=2): self._check(self._lib.dc_screen_release(self._c, screen))
 
     def buffer(self, width, height):
-        """A free buffer of that size, or None while all of that size are busy."""
+        """A free buffer of that size, or None while all of that size are busy. Buffers of sizes
+        no longer kept are let go here: using one raises DiptychError (its pixels, ValueError)."""
         raw = self._lib.dc_buffer_get(self._c, width, height)
-        return Buffer(raw) if raw else None
+        for b in list(self._buffers):
+            if not b._alive():
+                b._retire()
+        if not raw:
+            return None
+        b = Buffer(raw)
+        self._buffers.add(b)
+        return b
 
     def commit(self, buffer, damage=None):
+        buffer._check_alive()
         arr, n = _rects(damage)
         self._check(self._lib.dc_commit(self._c, buffer._raw, arr, n))
 
-    def snapshot(self, buffer, serial): self._check(self._lib.dc_snapshot(self._c, buffer._raw, serial))
+    def snapshot(self, buffer, serial):
+        buffer._check_alive()
+        self._check(self._lib.dc_snapshot(self._c, buffer._raw, serial))
 
     def pip_commit(self, buffer, playing=True, source=None, damage=None):
+        buffer._check_alive()
         arr, n = _rects(damage)
         src = ctypes.byref(Rect(*source)) if source else None
         self._check(self._lib.dc_pip_commit(self._c, buffer._raw, int(playing), src, arr, n))
 
     def screen_commit(self, buffer, screen=2, damage=None):
+        buffer._check_alive()
         arr, n = _rects(damage)
         self._check(self._lib.dc_screen_commit(self._c, screen, buffer._raw, arr, n))
 
@@ -282,3 +325,6 @@ class Connection:
         if self._c:
             self._lib.dc_disconnect(self._c)
             self._c = None
+            for b in list(self._buffers):
+                b._gone = True
+                b._retire()

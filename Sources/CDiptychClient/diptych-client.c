@@ -171,6 +171,8 @@ static void destroy_slot(dc_connection *c, struct dc_slot *s) {
     munmap(s->b.pixels, s->bytes);
     close(s->fd);
     memset(s, 0, sizeof *s);
+    s->b.busy = 1;  /* (pixels NULL) */
+    s->freed = ++c->frees;
 }
 
 /* Keeps the last DC_SIZES_KEPT sizes asked for; buffers of older sizes go. */
@@ -216,7 +218,7 @@ dc_buffer *dc_buffer_get(dc_connection *c, int width, int height) {
     int same = 0, free_slot = -1;
     for (int i = 0; i < DC_MAX_BUFFERS; i++) {
         struct dc_slot *s = &c->slots[i];
-        if (!s->used) { if (free_slot < 0) free_slot = i; continue; }
+        if (!s->used) { if (free_slot < 0 || s->freed < c->slots[free_slot].freed) free_slot = i; continue; }
         if (s->b.width != width || s->b.height != height) continue;
         if (!s->b.busy) return &s->b;
         same++;

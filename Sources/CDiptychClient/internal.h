@@ -27,7 +27,11 @@
 #define DC_XRGB8888 0x34325258u
 #define DC_ARGB8888 0x34325241u
 
-struct dc_slot { dc_buffer b; int fd; size_t bytes; int used; };
+/* A buffer's place. A place let go keeps its dc_buffer busy with no pixels (an app that still
+   holds the pointer draws nowhere and cannot commit it), and `freed` orders the places let go: the
+   one let go longest ago is taken first, so a pointer the app may still hold comes back as another
+   buffer only after every other place has been used. */
+struct dc_slot { dc_buffer b; int fd; size_t bytes; int used; uint32_t freed; };
 
 struct dc_connection {
     int fd;
@@ -37,6 +41,7 @@ struct dc_connection {
     char error[512];
     struct dc_slot slots[DC_MAX_BUFFERS];
     uint32_t next_id;
+    uint32_t frees;  /* places let go so far */
     struct { int w, h; } sizes[DC_SIZES_KEPT + 1];
     int nsizes;
     /* Configure serials received and not yet acknowledged (the newest few). */

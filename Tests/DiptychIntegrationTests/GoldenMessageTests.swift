@@ -168,4 +168,17 @@ struct PythonModuleTests {
             environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)\(r.stderr)")
     }
+
+    /// A dc_buffer* the C library let go stays busy without pixels and cannot be committed, and
+    /// its place is not handed out again as another buffer soon.
+    @Test(.enabled(if: ccIsThere, "needs cc"))
+    func aCBufferLetGoIsNotRecycled() throws {
+        let dir = Harness.temporaryDirectory("c-lifetime")
+        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
+        let r = try Harness.run(["/bin/sh", "-c", """
+            cc -std=c99 -Wall -Wextra -Werror -I'\(lib)/include' '\(repositoryRoot)/Tests/Tools/c-buffer-lifetime.c' '\(lib)/diptych-client.c' '\(lib)/events.c' \
+              -o '\(dir)/lifetime' 2>&1 && '\(dir)/lifetime'
+            """])
+        #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)")
+    }
 }

@@ -115,7 +115,10 @@ int dc_sync_done(dc_connection *c, uint32_t serial);
 int dc_status_bar_style(dc_connection *c, int style);
 
 /* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
-   while fewer than 3 of that size exist; NULL when all are busy (wait for a release). */
+   while fewer than 3 of that size exist; NULL when all are busy (wait for a release). The pool
+   keeps the six sizes asked for last: a buffer of an older size is let go, and a dc_buffer* to it
+   stays busy with pixels NULL (committing it fails) until its place is needed again, which is
+   only after every other of the 64 places has been used. */
 dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
 /* Shows the buffer; damage in buffer pixels (n = 0: the whole buffer). Busy until released.
    -1, with nothing sent, for a busy buffer or one not of this connection. */

@@ -182,18 +182,16 @@ extension HardeningRoundFourTests {
     @Test func aClosingWindowHoldsItsBufferInsteadOfCopyingIt() throws {
         let f = try Fixture(arrangement: .full)
         _ = try f.misbehave("pip-open-close", app: "pattern:#00AA00", log: "pip.jsonl")
-        var shown: ObjectIdentifier?, departing: ObjectIdentifier?, departingID: UInt32 = 0
+        var departingID: UInt32 = 0, isTheAppsBuffer = false
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
             f.compositor.repaint()
-            guard let c = f.compositor.session(.primary) else { return false }
-            if let s = c.pip.surface { shown = ObjectIdentifier(s.image.buffer) }
-            if let d = c.pip.departing {
-                departing = ObjectIdentifier(d.image.buffer)
-                departingID = d.image.buffer.id
-            }
-            return departing != nil
+            guard let c = f.compositor.session(.primary), let d = c.pip.departing else { return false }
+            departingID = d.image.buffer.id
+            // The app's own mapped buffer, not a copy of its pixels.
+            isTheAppsBuffer = (try? c.buffers.buffer(departingID, for: "test")) === d.image.buffer
+            return true
         })
-        #expect(departing == shown, "the closing window shows another picture than the window's buffer")
+        #expect(isTheAppsBuffer, "the closing window shows a copy, not the app's buffer")
         func released() -> Bool { ((try? f.events("pip.jsonl")) ?? []).contains { $0["event"]?.stringValue == "release" && $0["buffer"]?.intValue == Int(departingID) } }
         #expect(!released(), "released while the closing window still shows it")
         #expect(try f.compositor.run(timeoutMilliseconds: 5000) {

@@ -147,6 +147,7 @@ extension Compositor {
             ])
         }
         for (role, s) in supervision.takeDue(at: now) {
+            relaunches += 1
             do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])
                 supervision.launchFailed(role, at: now)

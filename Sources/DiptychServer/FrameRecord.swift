@@ -75,10 +75,25 @@ public struct FrameRecord: Sendable {
 /// timed, the input handled since the last frame counted in. Bounded: a kiosk runs for months.
 public final class LiveFrames {
     public let compositor: Compositor
+    /// Every frame's record, kept only when someone will read them (`keepsRecords`: `--out`,
+    /// a test); a kiosk keeps none.
     public private(set) var records: [FrameRecord] = []
+    public var keepsRecords: Bool
+    /// Always kept, fixed in size: frames, late frames, frame times, input latencies and the
+    /// compositor's relaunches.
+    public var statistics: FrameStatistics {
+        var s = figures
+        s.relaunches = compositor.relaunches
+        return s
+    }
+    private var figures = FrameStatistics()
     public private(set) var maxSnapshotBytes = 0
+    private var framesDrawn = 0
 
-    public init(compositor: Compositor) { self.compositor = compositor }
+    public init(compositor: Compositor, keepsRecords: Bool = true) {
+        self.compositor = compositor
+        self.keepsRecords = keepsRecords
+    }
 
     /// Times one frame of a live compositor (no round trip: apps run at their own pace):
     /// layout, composite and present, with `input` the time spent handling input since the
@@ -101,13 +116,16 @@ public final class LiveFrames {
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
         let repainted = stats.compositedPixels + stats.filledPixels
         var r = FrameRecord(
-            frame: records.count, time: compositor.now, input: inputMilliseconds, apps: 0, layout: built + ms(t2, t3), composite: ms(t3, t4),
+            frame: framesDrawn, time: compositor.now, input: inputMilliseconds, apps: 0, layout: built + ms(t2, t3), composite: ms(t3, t4),
             present: ms(t4, t5) + ms(writes.cpu), total: inputMilliseconds + built + ms(t2, t5) + ms(writes.cpu), pixman: nil, freshPixman: nil, memcpy: nil,
             repaintedPixels: repainted, inputLatency: hadInput && repainted > 0 ? inputMilliseconds + built + ms(t2, t5) : nil)
         r.shown = compositor.shownPanes
         r.motion = motion
         r.turn = turn
-        // Bounded: a kiosk runs for months; keep the last 100,000 frames.
+        figures.frame(totalMilliseconds: r.total, refreshMilliseconds: compositor.main.refreshMilliseconds, inputLatency: r.inputLatency)
+        framesDrawn += 1
+        guard keepsRecords else { return (r, result) }
+        // Bounded all the same: keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }
         records.append(r)
         return (r, result)

@@ -255,6 +255,8 @@ struct RunCommand: ParsableCommand {
                 compositor.hooks.switchVT = { seat.switchSession($0) }
             }
             let repaint = RepaintLoop(compositor: compositor)
+            // Frame records only for --out's frames.json; the figures are kept anyway.
+            repaint.frames.keepsRecords = out != nil
             try repaint.run { stop }
             if let out {
                 repaint.frames.liveFrame(inputMilliseconds: 0, hadInput: false)

@@ -133,6 +133,27 @@ struct RepaintTests {
         #expect(f.compositor.unscheduledFrames == 0, "\(f.compositor.unscheduledFrames) frames wanted but not asked for")
     }
 
+    /// A kiosk keeps no frame records (nobody writes frames.json), but its figures all the
+    /// same: frames, frame times and input latencies, fixed in size.
+    @Test func aLoopWithoutRecordsKeepsItsFigures() throws {
+        let f = try Fixture(arrangement: .full)
+        try f.connect(["pattern:#00AA00", "--animate"], log: "good.jsonl")
+        let loop = RepaintLoop(compositor: f.compositor)
+        loop.frames.keepsRecords = false
+        var turns = 0
+        try loop.run {
+            turns += 1
+            if turns == 200 { f.compositor.panelInput(.touch(id: 1, phase: .down, x: 500, y: 500)) }
+            if turns == 260 { f.compositor.panelInput(.touch(id: 1, phase: .up, x: 500, y: 500)) }
+            return (loop.framesDrawn >= 40 && turns > 300) || turns > 50_000
+        }
+        #expect(loop.frames.records.isEmpty)
+        let s = loop.frames.statistics
+        #expect(s.frames == loop.framesDrawn && s.frames >= 40)
+        #expect(s.frameTimes.count == s.frames && s.frameTimes.quantile(0.5) != nil)
+        #expect(s.relaunches == 0)
+    }
+
     @Test func loopTokensRoundTrip() {
         let tokens: [LoopToken] = [.listener, .output(7), .output(0), .client(ClientID(rawValue: 123)), .input(2), .watch(9)]
         for t in tokens { #expect(LoopToken(rawValue: t.rawValue) == t, "\(t)") }

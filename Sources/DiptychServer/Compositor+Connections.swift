@@ -111,7 +111,7 @@ extension Compositor {
             }
             guard let fd else { return }
             taken += 1
-            let now = MonotonicClock.milliseconds
+            let now = policyClock.milliseconds
             let peer = try? UnixSocket.peerCredentials(fd.rawValue)
             let uid = peer?.uid ?? UInt32.max
             guard connectBudget.take(uid, at: now) else {
@@ -154,7 +154,7 @@ extension Compositor {
     /// taken (accept reports a full table even when no connection waits).
     private func shedConnection(_ listener: Listener) -> Bool {
         warnLimited("emfile", "system error: out of file descriptors: connections are refused", ["limit.waiting_for_hello": "\(Self.helloWaitLimit)"])
-        let (took, rest) = listener.shed(at: MonotonicClock.milliseconds)
+        let (took, rest) = listener.shed(at: policyClock.milliseconds)
         if rest { loop.remove(listener.socket.rawValue) }
         return took && listener.pausedUntil == nil
     }
@@ -174,7 +174,7 @@ extension Compositor {
 
     /// Closes connections that did not say hello in time, and watches a rested listener again.
     func enforceHelloDeadlines() {
-        let now = MonotonicClock.milliseconds
+        let now = policyClock.milliseconds
         for id in helloGate.overdue(at: now) {
             clients[ClientID(rawValue: id)]?.fail(ProtocolError(.badState, "no hello within \(Self.helloTimeout) ms of connecting"))
         }
@@ -193,7 +193,7 @@ extension Compositor {
     /// Logs a warning of a kind that could repeat without bound: a few per ten seconds, then
     /// how many were held back.
     func warnLimited(_ kind: String, _ message: Logger.Message, _ metadata: Logger.Metadata = [:]) {
-        let (allowed, held) = logLimiter.allow(kind, now: MonotonicClock.milliseconds)
+        let (allowed, held) = logLimiter.allow(kind, now: policyClock.milliseconds)
         guard allowed else { return }
         var m = metadata
         if held > 0 { m["log.held_back"] = "\(held)" }

@@ -121,13 +121,13 @@ extension Compositor {
     func supervisedSessionEnded(_ c: ClientSession) -> Bool {
         supervision.sessionEnded(
             role: c.launchRole, app: c.app, onScreen: c.admitted, placeholder: AppContent(live: nil, name: c.displayName, tint: c.tint),
-            at: MonotonicClock.milliseconds)
+            at: policyClock.milliseconds)
     }
 
     /// Reaps launched apps that exited and decides what comes next: a relaunch after the
     /// back-off, or (not relaunched) its place given up. Starts the relaunches that are due.
     func superviseLaunchedApps() {
-        let now = MonotonicClock.milliseconds
+        let now = policyClock.milliseconds
         for app in launcher.apps where clients[app.client] == nil {
             guard let status = app.process.poll() else {
                 // The connection closed but the process lives on: it is stopped.

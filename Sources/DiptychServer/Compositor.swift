@@ -137,6 +137,11 @@ public final class Compositor {
     /// Stored where no other module reaches it, so that reading the clock (many times a frame)
     /// needs no run-time exclusivity check.
     private var clockOverride: UInt64?
+    /// The clock of the policies that count time between events: the hello deadlines, the
+    /// connection budget, the supervision's back-off, the log limiter. Monotonic; a test sets it
+    /// and moves it (`PolicyClock.set`, `advance`) to play those policies at its own speed,
+    /// driving the compositor with `run` or `dispatch` (checked at least every 10 ms).
+    public let policyClock = PolicyClock()
     /// Admit apps to the shell as soon as they say hello. When false, they wait for
     /// `admitWaitingApps()`, so a start-up does not depend on which app spoke first.
     public var admitsAtHello = true
@@ -299,7 +304,7 @@ public final class Compositor {
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
         let session = try register(socket, id: id, role: role, label: label)
         session.connection.eventLog = eventLog
-        let now = MonotonicClock.milliseconds
+        let now = policyClock.milliseconds
         supervision.launched(arguments, role: role, label: label, eventLog: eventLog, at: now)
         logger.debug("launched app", metadata: ["client.id": "\(id)", "client.pid": "\(launcher.app(role)?.process.pid ?? -1)", "client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }

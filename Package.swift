@@ -86,9 +86,11 @@ let package = Package(
             name: "diptych-test-tools",
             dependencies: [
                 "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychOutput",
-                "DiptychTestSupport", argumentParser, logging,
+                "DiptychTestSupport", "CUinput", argumentParser, logging,
             ],
             path: "Tests/TestTools"),
+        // uinput devices for the test tools (no shipped module links it).
+        .target(name: "CUinput", path: "Tests/CUinput", cSettings: [.define("_GNU_SOURCE")]),
 
         // MARK: Tests.
         .target(name: "DiptychTestSupport", dependencies: ["DiptychImage", "DiptychLinux", "DiptychCore"], path: "Tests/TestSupport"),

@@ -12,6 +12,7 @@ import Glibc
 public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+    public init(message: String) { self.message = message }
 }
 
 /// Owns a libinput context: the path backend (devices added by path) or the udev backend

@@ -2,7 +2,8 @@
 // Kernel input devices made with uinput (a touchscreen and a pen), for tests that drive real
 // libinput: scenario input is written to the devices and read back through libinput.
 
-import CLinuxShims
+import CUinput
+import DiptychInput
 import DiptychCore
 import DiptychLinux
 import Glibc

@@ -182,3 +182,52 @@ struct PythonModuleTests {
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)")
     }
 }
+
+/// The Swift side of the one description: its enumerations (numbers and the names its event
+/// logs write) and its events' names are the description's, checked as the C and Python tables
+/// are generated.
+struct SwiftTablesTests {
+    /// The description's values of enumeration `key`: number → name.
+    func values(_ key: String) throws -> [Int: String] {
+        let json = try JSONValue.parse(String(decoding: try Files.read(ProtocolDescription.path), as: UTF8.self))
+        let pairs = json["enums"]?[key]?["values"]?.arrayValue ?? []
+        return Dictionary(uniqueKeysWithValues: pairs.map { ($0.arrayValue?[0].intValue ?? -1, $0.arrayValue?[1].stringValue ?? "") })
+    }
+
+    @Test func swiftsEnumerationsAreTheDescribedOnes() throws {
+        func expect(_ key: String, _ swift: [(Int, String)]) throws {
+            let described = try values(key)
+            #expect(Dictionary(uniqueKeysWithValues: swift) == described, "\(key): Swift \(swift), described \(described)")
+        }
+        try expect("touchPhase", TouchPhase.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("penPhase", PenPhase.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("penTool", PenTool.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("keyState", KeyState.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("pointerPhase", PointerPhase.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("scrollSource", ScrollSource.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("lifecycle", LifecycleEvent.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("pipAction", PiPAction.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("modifier", (0..<7).map { bit in (1 << bit, KeyModifiers(rawValue: 1 << bit).names.first ?? "?") })
+        // The string-valued ones: their order is their number on the wire.
+        try expect("role", Role.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
+        try expect("sizeClass", SizeClass.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
+        try expect("orientation", Orientation.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
+        try expect("arrangement", Arrangement.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
+        try expect("statusBarStyle", StatusBarStyle.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
+    }
+
+    /// Every golden event decoded by Swift is logged under the description's name (an error as
+    /// protocolError, a lifecycle event under its own name, as the C and Python logs have it).
+    @Test func swiftsEventNamesAreTheDescribedOnes() throws {
+        let d = try ProtocolDescription.load()
+        for m in d.events {
+            let bytes = try Files.read("\(golden)/\(m.name).bin")
+            let e = try ServerEvent.decode(opcode: UInt16(m.opcode), body: bytes[8...])
+            switch e {
+            case .error: #expect(e.name == "protocolError")
+            case .lifecycle(let l): #expect(e.name == l.name)
+            default: #expect(e.name == m.name, "\(m.name) is logged as \(e.name)")
+            }
+        }
+    }
+}

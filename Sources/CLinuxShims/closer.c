@@ -1,30 +1,42 @@
 // SPDX-License-Identifier: MIT
 // Closing descriptors another process gave us, off the caller's thread (as systemd's
 // asynchronous_close does): the last close of a file on FUSE waits for the server's FLUSH, a
-// socket's may linger, and a compositor must never wait on an app. One worker thread, started
-// the first time, closes what it is handed in order; while it waits on one close, the others
-// stay queued (each is an open descriptor, so the queue is bounded by the descriptor table).
+// socket's may linger, and a compositor must never wait on an app. Shared memory (a regular file
+// on tmpfs or hugetlbfs: every memfd) cannot block and is closed at once; anything else goes to
+// worker threads, which close it in order. A worker stuck on one close (a FUSE server that never
+// answers) does not hold the rest: while closes wait, another worker starts, up to MAX_WORKERS.
 #include "CLinuxShims.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#define MAX_WORKERS 8
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int *queue;
 static size_t queued, capacity, head;
-static int pending; /* queued plus the one being closed */
-static int started;
+static int pending; /* queued plus those being closed */
+static int workers, idle;
 static unsigned stall_ms; /* the tests' seam: the next close takes this long first */
 
 static void *closer(void *unused) {
     (void)unused;
+    /* Signals are the compositor's thread's (its signalfd), never a worker's. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&lock);
     for (;;) {
+        idle++;
         while (queued == 0) pthread_cond_wait(&wake, &lock);
+        idle--;
         int fd = queue[head];
         head = (head + 1) % capacity;
         queued--;
@@ -55,19 +67,33 @@ static int grow(void) {
     return 0;
 }
 
+/* Whether closing `fd` cannot block: a regular file on tmpfs or hugetlbfs (memfds, /dev/shm). */
+static int cannot_block(int fd) {
+    struct stat st;
+    struct statfs fs;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &fs) != 0) return 0;
+    unsigned long type = (unsigned long)fs.f_type & 0xFFFFFFFFul;
+    return type == 0x01021994ul || type == 0x958458F6ul;
+}
+
 void dp_close_later(int fd) {
     if (fd < 0) return;
+    if (cannot_block(fd)) {
+        close(fd);
+        return;
+    }
     pthread_mutex_lock(&lock);
-    if (!started) {
+    /* No worker free for it (none yet, or all busy on closes that wait): one more. */
+    if (idle == 0 && workers < MAX_WORKERS) {
         pthread_t t;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 64 * 1024);
-        started = pthread_create(&t, &attr, closer, NULL) == 0;
+        if (pthread_create(&t, &attr, closer, NULL) == 0) workers++;
         pthread_attr_destroy(&attr);
     }
-    if (!started || (queued == capacity && grow() < 0)) {
+    if (workers == 0 || (queued == capacity && grow() < 0)) {
         /* No thread or no memory: closing here is all that is left. */
         pthread_mutex_unlock(&lock);
         close(fd);

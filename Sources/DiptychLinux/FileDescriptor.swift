@@ -100,6 +100,10 @@ public struct FileDescriptor: ~Copyable {
 public final class SharedDescriptor {
     /// The raw descriptor, valid while this object lives.
     public let rawValue: Int32
-    public init(_ fd: consuming FileDescriptor) { rawValue = fd.take() }
+    public init(_ fd: consuming FileDescriptor) {
+        // (A descriptor another process sent is closed off the thread: not shared here.)
+        precondition(!fd.isForeign, "a foreign descriptor is not shared")
+        rawValue = fd.take()
+    }
     deinit { _ = Glibc.close(rawValue) }
 }

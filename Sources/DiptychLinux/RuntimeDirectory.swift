@@ -105,7 +105,15 @@ public final class SocketLock {
         }
         guard let dir = try RuntimeDirectory.directory() else {
             let own = try RuntimeDirectory.privateDirectory()
-            guard let lock = try claim("\(own)/diptych-0") else { throw SystemError("\(own)/diptych-0 is taken", errno: EADDRINUSE) }
+            let lock: SocketLock?
+            do { lock = try claim("\(own)/diptych-0") } catch {
+                rmdir(own)
+                throw error
+            }
+            guard let lock else {
+                rmdir(own)
+                throw SystemError("\(own)/diptych-0 is taken", errno: EADDRINUSE)
+            }
             lock.ownDirectory = own
             return lock
         }

@@ -113,8 +113,9 @@ extension Compositor {
             taken += 1
             let now = policyClock.milliseconds
             let peer = try? UnixSocket.peerCredentials(fd.rawValue)
-            let uid = peer?.uid ?? UInt32.max
-            guard connectBudget.take(uid, at: now) else {
+            // Only the compositor's own user spends its budget (another user is refused below,
+            // and cannot make the listener rest for it).
+            if let uid = peer?.uid, uid == getuid(), !connectBudget.take(uid, at: now) {
                 refuseOverBudget(fd, uid: uid, listener: listener, at: now)
                 continue
             }

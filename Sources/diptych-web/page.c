@@ -369,7 +369,8 @@ static void on_web_process_terminated(WebKitWebView *view, WebKitWebProcessTermi
     app.retry_source = g_timeout_add(delay, reload_after_crash, NULL);
     app.crash_retries++;
     GString *s = log_start("webProcessEnded");
-    g_string_append_printf(s, ",\"reason\":\"%s\",\"reloadMs\":%u", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "memory", delay);
+    g_string_append_printf(s, ",\"reason\":\"%s\",\"reloadMs\":%u",
+        reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "memory" : "ended", delay);
     log_line(s);
     g_string_free(s, TRUE);
 }

@@ -13,8 +13,9 @@ public struct ConnectBudget: Sendable {
 
     public init(burst: Int, perSecond: Int) {
         precondition(burst > 0 && perSecond > 0)
-        self.burst = burst
-        self.perSecond = perSecond
+        // (Capped, so that the arithmetic in thousandths never overflows.)
+        self.burst = min(burst, 1_000_000)
+        self.perSecond = min(perSecond, 1_000_000)
     }
 
     /// Takes one connection's token for `uid` at `now`: false when it has none left.

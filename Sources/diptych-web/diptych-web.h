@@ -98,6 +98,14 @@ extern struct web_app app;
 void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
 
+/* diptych-web's own script world: its probes and message handlers live there, apart from the
+   page's scripts. */
+#define SCRIPT_WORLD "diptych"
+
+/* icon.c: the page's icon */
+void probe_icon(WebKitWebView *view);
+void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+
 /* page.c: the page */
 void note_class_size(int width, int height, int hclass, int vclass);
 char *classes_script(void);

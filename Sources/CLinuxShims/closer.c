@@ -67,8 +67,9 @@ static int grow(void) {
     return 0;
 }
 
-/* Whether closing `fd` cannot block: a regular file on tmpfs or hugetlbfs (memfds, /dev/shm). */
-static int cannot_block(int fd) {
+/* A regular file on tmpfs or hugetlbfs (memfds, /dev/shm): shared memory, whose close cannot
+   block and which the compositor may map. */
+int dp_is_shared_memory(int fd) {
     struct stat st;
     struct statfs fs;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &fs) != 0) return 0;
@@ -78,7 +79,7 @@ static int cannot_block(int fd) {
 
 void dp_close_later(int fd) {
     if (fd < 0) return;
-    if (cannot_block(fd)) {
+    if (dp_is_shared_memory(fd)) {
         close(fd);
         return;
     }

@@ -57,6 +57,7 @@ public struct FileDescriptor: ~Copyable {
     /// file type or file system ("a pipe", "a file on a FUSE file system", …). A file elsewhere
     /// can change size or block a reader (FUSE, NFS, a disk file truncated by its owner).
     public func notSharedMemory() -> String? {
+        if dp_is_shared_memory(rawValue) == 1 { return nil }
         var st = stat()
         if fstat(rawValue, &st) < 0 { return "a descriptor that cannot be inspected (errno \(errno))" }
         switch st.st_mode & S_IFMT {
@@ -71,7 +72,6 @@ public struct FileDescriptor: ~Copyable {
         var type: UInt64 = 0
         if dp_fs_type(rawValue, &type) < 0 { return "a file whose file system cannot be inspected (errno \(errno))" }
         switch type {
-        case 0x0102_1994, 0x9584_58F6: return nil  // TMPFS_MAGIC (memfd, /dev/shm), HUGETLBFS_MAGIC
         case 0x6573_5546: return "a file on a FUSE file system"
         case 0x9FA0: return "a file in /proc"
         case 0x6969: return "a file on NFS"

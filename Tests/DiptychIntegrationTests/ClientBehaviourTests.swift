@@ -100,12 +100,7 @@ extension InheritedSocketTests {
         }
         // C and Python, each a process holding the other end as descriptor 3.
         let dir = Harness.temporaryDirectory("conformance")
-        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let build = try Harness.run(["/bin/sh", "-c", """
-            cc -std=c99 -Wall -Wextra -Werror -I'\(lib)/include' '\(repositoryRoot)/Tests/Tools/c-conformance.c' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/c-app' 2>&1 \
-              && cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
-            """])
-        try #require(build.status == 0, "\(build.stdout)")
+        let app = try CLibraryBuild.program("c-conformance", in: dir), library = try CLibraryBuild.sharedLibrary(in: dir)
         func child(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ([String], [UInt8]) {
             var lines: [String] = []
             let sent = try play { app in
@@ -119,10 +114,10 @@ extension InheritedSocketTests {
             }
             return (lines, sent)
         }
-        let (cLines, cSent) = try child(["\(dir)/c-app"])
+        let (cLines, cSent) = try child([app])
         let (pyLines, pySent) = try child(
             ["python3", "\(repositoryRoot)/Tests/Tools/py-conformance.py"],
-            ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+            ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library])
         let expected = ["configure", "sync", "release", "refused", "refused pictureInPicture closed", "error bad-state", "end"]
         #expect(swiftLines == expected)
         #expect(cLines == expected)

@@ -66,22 +66,17 @@ struct GoldenMessageTests {
     @Test(.enabled(if: ccIsThere, "needs cc"))
     func cAndPythonDecodeEveryGoldenEventToItsExample() throws {
         let dir = Harness.temporaryDirectory("golden-c")
-        let include = "\(repositoryRoot)/Sources/CDiptychClient/include", lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let build = try Harness.run(["/bin/sh", "-c", """
-            cc -std=c99 -Wall -Wextra -Werror -I'\(include)' '\(repositoryRoot)/Tests/Tools/c-golden-read.c' '\(lib)/diptych-client.c' '\(lib)/events.c' \
-              -o '\(dir)/read' 2>&1 && cc -shared -fPIC -I'\(include)' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
-            """])
-        try #require(build.status == 0, "\(build.stdout)")
+        let read = try CLibraryBuild.program("c-golden-read", in: dir), library = try CLibraryBuild.sharedLibrary(in: dir)
         // dc_event is the library's ABI (soname 1): its size never changes; new events fit its
         // union (the largest member: an error's or a key's 4097-byte text).
-        #expect(try Harness.run(["\(dir)/read", "--size"]).stdout == "4136\n")
+        #expect(try Harness.run([read, "--size"]).stdout == "4136\n")
         let files = try examples().filter(\.isEvent).map { "\(golden)/\($0.name).bin" }
-        let c = try Harness.run(["\(dir)/read"] + files)
+        let c = try Harness.run([read] + files)
         #expect(c.status == 0, "\(c.stderr)")
         try expectExamples(c.stdout, from: "C")
         let python = try Harness.run(
             ["python3", "\(repositoryRoot)/Tests/Tools/py-golden-read.py"] + files,
-            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library])
         #expect(python.status == 0, "\(python.stderr)")
         try expectExamples(python.stdout, from: "Python")
         let mirror = try Harness.run(
@@ -96,11 +91,7 @@ struct GoldenMessageTests {
     @Test(.enabled(if: ccIsThere, "needs cc"))
     func cRefusesEveryEnumerationOutOfRange() throws {
         let dir = Harness.temporaryDirectory("golden-enums")
-        let include = "\(repositoryRoot)/Sources/CDiptychClient/include", lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let build = try Harness.run(["/bin/sh", "-c", """
-            cc -std=c99 -Wall -Wextra -Werror -I'\(include)' '\(repositoryRoot)/Tests/Tools/c-golden-read.c' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/read' 2>&1
-            """])
-        try #require(build.status == 0, "\(build.stdout)")
+        let read = try CLibraryBuild.program("c-golden-read", in: dir)
         let json = try JSONValue.parse(String(decoding: try Files.read(ProtocolDescription.path), as: UTF8.self))
         let enumerated = Set((json["fields"]?.objectValue ?? []).map(\.0))
         let d = try ProtocolDescription.load()
@@ -115,7 +106,7 @@ struct GoldenMessageTests {
                     bad[at] = 255
                     let path = "\(dir)/\(m.name)-\(field).bin"
                     try Files.writeAtomically(path, bytes: bad)
-                    let r = try Harness.run(["\(dir)/read", path])
+                    let r = try Harness.run([read, path])
                     #expect(r.status != 0 && r.stderr.contains("malformed"), "C took \(m.name).\(field) = 255: \(r.stdout)")
                     #expect(throws: ProtocolError.self, "Swift took \(m.name).\(field) = 255") {
                         _ = try ServerEvent.decode(opcode: UInt16(m.opcode), body: bad[8...])
@@ -139,15 +130,11 @@ struct PythonModuleTests {
     @Test(.enabled(if: ccIsThere && debianPillow, "needs cc and Debian's python3-pil"))
     func pillowDrawsThroughPutImage() throws {
         let dir = Harness.temporaryDirectory("pillow")
-        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let build = try Harness.run(["/bin/sh", "-c", """
-            cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1
-            """])
-        try #require(build.status == 0, "\(build.stdout)")
+        let library = try CLibraryBuild.sharedLibrary(in: dir)
         let r = try Harness.run(
             [Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "/usr/bin/python3 \(repositoryRoot)/Tests/Tools/pillow-app.py",
              "--out", "\(dir)/pillow.png"],
-            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"],
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library],
             timeoutMilliseconds: 60_000)
         #expect(r.status == 0, "\(r.stderr)")
         let png = try PixelImage.readPNG(from: "\(dir)/pillow.png")
@@ -160,12 +147,10 @@ struct PythonModuleTests {
     @Test(.enabled(if: ccIsThere, "needs cc"))
     func aBufferLetGoRefusesUse() throws {
         let dir = Harness.temporaryDirectory("py-lifetime")
-        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let build = try Harness.run(["/bin/sh", "-c", "cc -shared -fPIC -I'\(lib)/include' '\(lib)/diptych-client.c' '\(lib)/events.c' -o '\(dir)/libdiptych-client.so.1' 2>&1"])
-        try #require(build.status == 0, "\(build.stdout)")
+        let library = try CLibraryBuild.sharedLibrary(in: dir)
         let r = try Harness.run(
             ["python3", "\(repositoryRoot)/Tests/Tools/py-buffer-lifetime.py"],
-            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": "\(dir)/libdiptych-client.so.1"])
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library])
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)\(r.stderr)")
     }
 
@@ -174,11 +159,7 @@ struct PythonModuleTests {
     @Test(.enabled(if: ccIsThere, "needs cc"))
     func aCBufferLetGoIsNotRecycled() throws {
         let dir = Harness.temporaryDirectory("c-lifetime")
-        let lib = "\(repositoryRoot)/Sources/CDiptychClient"
-        let r = try Harness.run(["/bin/sh", "-c", """
-            cc -std=c99 -Wall -Wextra -Werror -I'\(lib)/include' '\(repositoryRoot)/Tests/Tools/c-buffer-lifetime.c' '\(lib)/diptych-client.c' '\(lib)/events.c' \
-              -o '\(dir)/lifetime' 2>&1 && '\(dir)/lifetime'
-            """])
+        let r = try Harness.run([try CLibraryBuild.program("c-buffer-lifetime", in: dir)])
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)")
     }
 }
@@ -229,5 +210,30 @@ struct SwiftTablesTests {
             default: #expect(e.name == m.name, "\(m.name) is logged as \(e.name)")
             }
         }
+    }
+}
+
+/// The C client library built from its sources for the cross-language tests: a test program of
+/// Tests/Tools linked with it, or the shared library the Python module loads.
+enum CLibraryBuild {
+    static let sources = "\(repositoryRoot)/Sources/CDiptychClient"
+
+    /// `Tests/Tools/<tool>.c` with the library, as `dir/<tool>`; its path.
+    static func program(_ tool: String, in dir: String) throws -> String {
+        let out = "\(dir)/\(tool)"
+        let r = try Harness.run(["/bin/sh", "-c", """
+            cc -std=c99 -Wall -Wextra -Werror -I'\(sources)/include' '\(repositoryRoot)/Tests/Tools/\(tool).c' \
+              '\(sources)/diptych-client.c' '\(sources)/events.c' -o '\(out)' 2>&1
+            """])
+        try #require(r.status == 0, "\(r.stdout)")
+        return out
+    }
+
+    /// libdiptych-client.so.1 in `dir`; its path.
+    static func sharedLibrary(in dir: String) throws -> String {
+        let out = "\(dir)/libdiptych-client.so.1"
+        let r = try Harness.run(["/bin/sh", "-c", "cc -shared -fPIC -I'\(sources)/include' '\(sources)/diptych-client.c' '\(sources)/events.c' -o '\(out)' 2>&1"])
+        try #require(r.status == 0, "\(r.stdout)")
+        return out
     }
 }

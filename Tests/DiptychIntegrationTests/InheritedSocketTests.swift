@@ -33,13 +33,9 @@ struct InheritedSocketTests {
     @Test(.enabled(if: ccIsThere, "needs cc"))
     func cTakesTheDescriptorAndLeavesNothingToInherit() throws {
         let dir = Harness.temporaryDirectory("c-inherit")
-        let build = try Harness.run(["/bin/sh", "-c", """
-            cc -std=c99 -Wall -Wextra -Werror -I'\(repositoryRoot)/Sources/CDiptychClient/include' '\(repositoryRoot)/Tests/Tools/c-inherit.c' \
-              '\(repositoryRoot)/Sources/CDiptychClient/diptych-client.c' '\(repositoryRoot)/Sources/CDiptychClient/events.c' -o '\(dir)/inherit' 2>&1
-            """])
-        try #require(build.status == 0, "\(build.stdout)")
-        #expect(try Harness.run(["\(dir)/inherit"]).stdout == "unset cloexec\n")
-        let refused = try Harness.run(["\(dir)/inherit", "not-a-socket"]).stdout
+        let inherit = try CLibraryBuild.program("c-inherit", in: dir)
+        #expect(try Harness.run([inherit]).stdout == "unset cloexec\n")
+        let refused = try Harness.run([inherit, "not-a-socket"]).stdout
         #expect(refused.hasPrefix("refused: DIPTYCH_SOCKET_FD=") && refused.contains("not an open socket"), "\(refused)")
     }
 }

@@ -4,20 +4,16 @@
    then forty buffers of new sizes, none at the first one's address. Prints "ok" or what went
    wrong. Used by GoldenMessageTests. */
 #define _GNU_SOURCE
-#include "diptych-client.h"
+#include "c-pair.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
 int main(void) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 2;
-    char number[16], err[256];
-    snprintf(number, sizeof number, "%d", sv[0]);
-    setenv("DIPTYCH_SOCKET_FD", number, 1);
-    dc_connection *c = dc_connect("lifetime", 0, err, sizeof err);
-    if (!c) return fprintf(stderr, "%s\n", err), 2;
+    int other;
+    dc_connection *c = connect_over_pair("lifetime", &other);
+    if (!c) return 2;
     dc_buffer *first = dc_buffer_get(c, 16, 16);
     for (int i = 1; i < 7; i++) dc_buffer_get(c, 16 + i, 16);
     if (!first->busy || first->pixels) return printf("the first buffer, let go, is not busy without pixels\n"), 1;

@@ -5,7 +5,7 @@
    "_name", the event's), for
    GoldenMessageTests to compare with the description's example. */
 #define _GNU_SOURCE
-#include "diptych-client.h"
+#include "c-pair.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +32,8 @@ static int one(const char *path) {
     size_t n = fread(bytes, 1, sizeof bytes, f);
     fclose(f);
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 1;
-    char number[16], err[256];
-    snprintf(number, sizeof number, "%d", sv[0]);
-    setenv("DIPTYCH_SOCKET_FD", number, 1);
-    dc_connection *c = dc_connect("golden", 0, err, sizeof err);
-    if (!c) return fprintf(stderr, "%s\n", err), 1;
+    dc_connection *c = connect_over_pair("golden", &sv[1]);
+    if (!c) return 1;
     dc_answer_sync(c, 0);
     if (write(sv[1], bytes, n) != (ssize_t)n) return 1;
     dc_event e;

@@ -29,6 +29,8 @@ ssize_t dp_recv_with_fds(int sock, void *buf, size_t len, int *fds, int *nfds, i
 /// Closes `fd` on a worker thread (another process's file may make close block: a FUSE
 /// server's FLUSH, a lingering socket). Never blocks the caller.
 void dp_close_later(int fd);
+/// 1 when `fd` is a regular file on tmpfs or hugetlbfs (a memfd, /dev/shm): shared memory; else 0.
+int dp_is_shared_memory(int fd);
 /// Descriptors handed to dp_close_later and not yet closed.
 int dp_close_later_pending(void);
 /// Tests only: the next close the worker takes first waits this long, as a FUSE server that is

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
@@ -29,24 +30,20 @@ static void wstr(writer *w, const char *s) {
 
 /* ---- sending ---- */
 
-int dc_send(dc_connection *c, uint16_t opcode, const writer *body, int pass_fd) {
-    if (c->closed) return dc_fail(c, "the connection is closed");
-    uint8_t frame[DC_MAX_MESSAGE];
-    size_t len = DC_HEADER + body->n;
-    if (len > sizeof frame) return dc_fail(c, "message too long");
-    uint32_t l = (uint32_t)len;
-    for (int i = 0; i < 4; i++) frame[i] = (uint8_t)(l >> (8 * i));
-    frame[4] = DC_PROTOCOL_VERSION; frame[5] = 0;
-    frame[6] = (uint8_t)opcode; frame[7] = (uint8_t)(opcode >> 8);
-    memcpy(frame + DC_HEADER, body->b, body->n);
-    size_t sent = 0;
-    while (sent < len) {
-        struct iovec iov = { frame + sent, len - sent };
+int dc_write_queued(dc_connection *c) {
+    while (c->out_len > 0) {
+        if (c->closed) return dc_fail(c, "the connection is closed");
+        /* A descriptor goes with the first byte of its message: bytes before it are written
+           first, then its message's bytes up to the next descriptor's message. */
+        int pass = c->nout_fds > 0 && c->out_fds[0].at == 0;
+        size_t end = c->out_len;
+        if (c->nout_fds > pass) end = c->out_fds[pass].at;
+        struct iovec iov = { c->out, end };
         struct msghdr m = { 0 };
         m.msg_iov = &iov;
         m.msg_iovlen = 1;
         char control[CMSG_SPACE(sizeof(int))];
-        if (pass_fd >= 0 && sent == 0) {
+        if (pass) {
             memset(control, 0, sizeof control);
             m.msg_control = control;
             m.msg_controllen = sizeof control;
@@ -54,17 +51,62 @@ int dc_send(dc_connection *c, uint16_t opcode, const writer *body, int pass_fd) 
             h->cmsg_level = SOL_SOCKET;
             h->cmsg_type = SCM_RIGHTS;
             h->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(h), &pass_fd, sizeof(int));
+            memcpy(CMSG_DATA(h), &c->out_fds[0].fd, sizeof(int));
         }
-        ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN) { struct timespec t = { 0, 1000000 }; nanosleep(&t, NULL); continue; }
+            if (errno == EAGAIN || errno == EWOULDBLOCK) { errno = EAGAIN; return -1; }
             c->closed = 1;
             return dc_fail(c, "sendmsg: %s", strerror(errno));
         }
-        sent += (size_t)n;
+        if (pass) {
+            close(c->out_fds[0].fd);
+            memmove(c->out_fds, c->out_fds + 1, (size_t)(c->nout_fds - 1) * sizeof c->out_fds[0]);
+            c->nout_fds--;
+        }
+        memmove(c->out, c->out + n, c->out_len - (size_t)n);
+        c->out_len -= (size_t)n;
+        for (int i = 0; i < c->nout_fds; i++) c->out_fds[i].at -= (size_t)n;
     }
+    return 0;
+}
+
+int dc_flush(dc_connection *c) {
+    if (dc_write_queued(c) == 0) return 0;
+    return -1;  /* errno EAGAIN: poll dc_fd for POLLOUT and call again; else dc_error says why */
+}
+
+/* Waits in poll until the socket takes queued bytes (a full queue: the compositor reads slower
+   than the app writes). */
+static int wait_for_room(dc_connection *c, size_t len, int with_fd) {
+    while (c->out_len + len > sizeof c->out || (with_fd && c->nout_fds == DC_OUT_FDS)) {
+        if (dc_write_queued(c) == 0) break;
+        if (errno != EAGAIN) return -1;
+        struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) { c->closed = 1; return dc_fail(c, "poll: %s", strerror(errno)); }
+    }
+    return 0;
+}
+
+int dc_send(dc_connection *c, uint16_t opcode, const writer *body, int pass_fd) {
+    if (c->closed) return dc_fail(c, "the connection is closed");
+    size_t len = DC_HEADER + body->n;
+    if (len > DC_MAX_MESSAGE) return dc_fail(c, "message too long");
+    if (wait_for_room(c, len, pass_fd >= 0) != 0) return -1;
+    int fd = -1;
+    if (pass_fd >= 0 && (fd = fcntl(pass_fd, F_DUPFD_CLOEXEC, 0)) < 0) return dc_fail(c, "cannot pass descriptor %d: %s", pass_fd, strerror(errno));
+    uint8_t *frame = c->out + c->out_len;
+    uint32_t l = (uint32_t)len;
+    for (int i = 0; i < 4; i++) frame[i] = (uint8_t)(l >> (8 * i));
+    frame[4] = DC_PROTOCOL_VERSION; frame[5] = 0;
+    frame[6] = (uint8_t)opcode; frame[7] = (uint8_t)(opcode >> 8);
+    memcpy(frame + DC_HEADER, body->b, body->n);
+    if (fd >= 0) { c->out_fds[c->nout_fds].at = c->out_len; c->out_fds[c->nout_fds].fd = fd; c->nout_fds++; }
+    c->out_len += len;
+    /* What the socket takes now goes now; the rest with the next request, dc_flush or
+       dc_next_event. */
+    if (dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
     return 0;
 }
 
@@ -155,6 +197,9 @@ void dc_disconnect(dc_connection *c) {
         munmap(s->b.pixels, s->bytes);
         close(s->fd);
     }
+    /* What the socket takes without waiting still goes (a last destroy or release). */
+    dc_write_queued(c);
+    for (int i = 0; i < c->nout_fds; i++) close(c->out_fds[i].fd);
     close(c->fd);
     free(c);
 }

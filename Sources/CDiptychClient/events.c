@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <poll.h>
+
 typedef struct { const uint8_t *p; size_t n, at; int bad; } reader;
 static uint64_t rn(reader *r, int bytes) {
     if (r->at + (size_t)bytes > r->n) { r->bad = 1; return 0; }
@@ -158,6 +160,8 @@ static int newer_configure_buffered(const dc_connection *c) {
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
     /* The sync returned last time: the app has handled what came before it. */
     if (c->sync_pending && dc_sync_done(c, c->sync_serial) != 0) return -1;
+    /* Requests still queued go first, as far as the socket takes them. */
+    if (dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
     for (;;) {
         if (c->in_len >= DC_HEADER) {
             uint32_t len = (uint32_t)c->in[0] | (uint32_t)c->in[1] << 8 | (uint32_t)c->in[2] << 16 | (uint32_t)c->in[3] << 24;
@@ -175,6 +179,18 @@ int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
             }
         }
         if (c->closed) return -1;
+        /* Waiting for an event while requests are queued: the socket's room is waited for too,
+           and they are written as it comes. */
+        while (blocking && c->out_len > 0) {
+            struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLOUT };
+            if (poll(&p, 1, -1) < 0) {
+                if (errno == EINTR) continue;
+                c->closed = 1;
+                return dc_fail(c, "poll: %s", strerror(errno));
+            }
+            if ((p.revents & POLLOUT) && dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
+            if (p.revents & (POLLIN | POLLHUP | POLLERR)) break;
+        }
         char control[CMSG_SPACE(sizeof(int) * 8)];
         struct iovec iov = { c->in + c->in_len, sizeof c->in - c->in_len };
         struct msghdr m = { 0 };

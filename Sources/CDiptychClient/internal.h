@@ -22,6 +22,8 @@
 #define DC_HEADER 8
 #define DC_MAX_MESSAGE 65536
 #define DC_MAX_BUFFERS 64
+#define DC_OUT_CAPACITY (DC_MAX_MESSAGE * 4)
+#define DC_OUT_FDS 16
 #define DC_PER_SIZE 3
 #define DC_SIZES_KEPT 6
 #define DC_XRGB8888 0x34325258u
@@ -50,6 +52,13 @@ struct dc_connection {
     /* A sync to answer at the next dc_next_event (unless the app answers it itself). */
     int answer_sync, sync_pending;
     uint32_t sync_serial;
+    /* Requests written and not yet taken by the socket (the compositor reads slower than the
+       app writes): bytes, and the descriptors to pass with them (duplicates, each sent with the
+       first byte of its message at `at`). */
+    uint8_t out[DC_OUT_CAPACITY];
+    size_t out_len;
+    struct { size_t at; int fd; } out_fds[DC_OUT_FDS];
+    int nout_fds;
 };
 
 #define DC_HIDDEN __attribute__((visibility("hidden")))
@@ -60,7 +69,11 @@ static inline void w32(writer *w, uint32_t v) { for (int i = 0; i < 4; i++) w8(w
 
 /* Says why in c->error; returns -1. */
 DC_HIDDEN int dc_fail(dc_connection *c, const char *fmt, ...);
-/* Frames `body` as `opcode` and sends it, with `pass_fd` when >= 0. */
+/* Frames `body` as `opcode` and queues it, with a duplicate of `pass_fd` when >= 0, then writes
+   what the socket takes without waiting. Waits (in poll, for the socket to take more) only
+   when the queue cannot hold the message. */
 DC_HIDDEN int dc_send(dc_connection *c, uint16_t opcode, const writer *body, int pass_fd);
+/* Writes queued requests until the queue is empty (0) or the socket is full (-1, EAGAIN). */
+DC_HIDDEN int dc_write_queued(dc_connection *c);
 
 #endif

@@ -162,6 +162,16 @@ struct PythonModuleTests {
         let r = try Harness.run([try CLibraryBuild.program("c-buffer-lifetime", in: dir)])
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)")
     }
+
+    /// The C library queues what a slow compositor has not read and never waits while the
+    /// queue has room: `dc_flush` says EAGAIN until the peer reads, then writes the rest in
+    /// order, the buffer's descriptor with its message.
+    @Test(.enabled(if: ccIsThere, "needs cc"))
+    func theCLibraryQueuesForASlowCompositor() throws {
+        let dir = Harness.temporaryDirectory("c-queue")
+        let r = try Harness.run([try CLibraryBuild.program("c-send-queue", in: dir)])
+        #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)")
+    }
 }
 
 /// The Swift side of the one description: its enumerations (numbers and the names its event

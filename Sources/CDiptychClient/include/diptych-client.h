@@ -95,6 +95,12 @@ dc_connection *dc_connect(const char *name, int requires_full_screen, char *err,
 void dc_disconnect(dc_connection *c);
 /* The socket, for the app's own poll loop: when readable, call dc_next_event(c, &e, 0) until 0. */
 int dc_fd(const dc_connection *c);
+/* Requests are queued and written as far as the socket takes them, never waited for while
+   there is room in the queue (256 KiB). dc_flush writes what is queued: 0 when all of it is
+   written; -1 with errno EAGAIN when the socket is full (poll dc_fd for POLLOUT, then call it
+   again); -1 otherwise when the connection broke (dc_error says why). A blocking dc_next_event
+   writes the queue while it waits, so an app that only ever waits there need not call it. */
+int dc_flush(dc_connection *c);
 
 /* The next event: 1 with *e filled, 0 when none is there without blocking (blocking = 0), -1
    when the connection is closed or broken (dc_error says why). A release frees its buffer

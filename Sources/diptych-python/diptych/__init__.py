@@ -27,6 +27,7 @@ The library is found as libdiptych-client.so.1 (or $DIPTYCH_CLIENT_LIBRARY).
 """
 
 import ctypes
+import errno
 import ctypes.util
 import os
 import weakref
@@ -87,7 +88,7 @@ def _library():
     for name in (os.environ.get("DIPTYCH_CLIENT_LIBRARY"), "libdiptych-client.so.1", ctypes.util.find_library("diptych-client")):
         if name:
             try:
-                return ctypes.CDLL(name)
+                return ctypes.CDLL(name, use_errno=True)
             except OSError:
                 pass
     raise OSError("libdiptych-client.so.1 not found: install it (make install-lib) or set DIPTYCH_CLIENT_LIBRARY")
@@ -103,7 +104,7 @@ def _load():
         P, B, R = ctypes.c_void_p, ctypes.POINTER(_Buffer), ctypes.POINTER(Rect)
         for name, res, args in [
             ("dc_connect", P, [ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_size_t]), ("dc_disconnect", None, [P]),
-            ("dc_fd", _i, [P]), ("dc_error", ctypes.c_char_p, [P]), ("dc_next_event", _i, [P, ctypes.POINTER(_Event), _i]),
+            ("dc_fd", _i, [P]), ("dc_flush", _i, [P]), ("dc_error", ctypes.c_char_p, [P]), ("dc_next_event", _i, [P, ctypes.POINTER(_Event), _i]),
             ("dc_ack", _i, [P, _u]), ("dc_sync_done", _i, [P, _u]), ("dc_answer_sync", None, [P, _i]),
             ("dc_status_bar_style", _i, [P, _i]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
             ("dc_snapshot", _i, [P, B, _u]), ("dc_pip_commit", _i, [P, B, _i, R, R, _i]), ("dc_pip_close", _i, [P]),
@@ -257,6 +258,16 @@ class Connection:
     def fileno(self):
         """The socket, for select/poll: when readable, call next_event(block=False) until None."""
         return self._lib.dc_fd(self._c)
+
+    def flush(self):
+        """Writes the requests still queued: True when all are written, False when the socket
+        is full (wait until fileno() is writable, then call it again). A blocking next_event
+        writes them while it waits. Raises DiptychError when the connection broke."""
+        if self._lib.dc_flush(self._c) == 0:
+            return True
+        if ctypes.get_errno() == errno.EAGAIN:
+            return False
+        raise DiptychError(self._lib.dc_error(self._c).decode())
 
     def next_event(self, block=True):
         """The next event; None when none is there without blocking. Raises DiptychError when

@@ -119,7 +119,7 @@ void log_event(const dc_event *e) {
         break;
     case DC_ERROR:
         s = log_start("protocolError");
-        g_string_append_printf(s, ",\"code\":%d,\"message\":", e->error.code);
+        g_string_append_printf(s, ",\"code\":\"%s\",\"message\":", named(dc_error_code_name(e->error.code)));
         json_string(s, e->error.message);
         break;
     case DC_RELEASE:
@@ -176,6 +176,10 @@ void log_event(const dc_event *e) {
         json_field(s, "time", e->pointer.time);
         break;
     }
+    case DC_PIP_ACTION:
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"action\":\"%s\"", named(dc_pip_action_name(e->pip_action.action)));
+        break;
     default:
         return;  /* sync is not logged */
     }

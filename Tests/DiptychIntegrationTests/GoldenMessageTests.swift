@@ -13,6 +13,7 @@ import DiptychWire
 import Testing
 
 private let ccIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v cc"]))?.status ?? 1) == 0
+private let glibIsThere = ((try? Harness.run(["/bin/sh", "-c", "pkg-config --exists glib-2.0"]))?.status ?? 1) == 0
 private let golden = "\(repositoryRoot)/Assets/protocol/golden"
 
 /// Each message of the description with its example.
@@ -207,6 +208,28 @@ struct SwiftTablesTests {
         try expect("statusBarStyle", StatusBarStyle.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
     }
 
+    /// The web client's C encoder logs every golden event (but sync, which no log has) as the
+    /// Swift one does: the same keys, names and values, so a log reads the same whichever
+    /// library the app used.
+    @Test(.enabled(if: ccIsThere && glibIsThere, "needs cc and GLib"))
+    func theWebClientLogsEveryEventAsSwiftDoes() throws {
+        let dir = Harness.temporaryDirectory("web-log")
+        let tool = try CLibraryBuild.webLogProgram("c-web-log", in: dir)
+        let events = try ProtocolDescription.load().events.filter { $0.name != "sync" }
+        let log = "\(dir)/events.jsonl"
+        let r = try Harness.run([tool, log] + events.map { "\(golden)/\($0.name).bin" })
+        try #require(r.status == 0, "\(r.stderr)")
+        let lines = String(decoding: try Files.read(log), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == events.count)
+        for (line, m) in zip(lines, events) {
+            let bytes = try Files.read("\(golden)/\(m.name).bin")
+            let e = try ServerEvent.decode(opcode: UInt16(m.opcode), body: bytes[8...])
+            let swift = JSONValue.object([("app", .string("golden")), ("event", .string(e.name))] + e.jsonFields)
+            let web = try JSONValue.parse(String(line))
+            #expect(web == swift, "\(m.name): the web client logs \(line), Swift \(swift.serialized)")
+        }
+    }
+
     /// Every golden event decoded by Swift is logged under the description's name (an error as
     /// protocolError, a lifecycle event under its own name, as the C and Python logs have it).
     @Test func swiftsEventNamesAreTheDescribedOnes() throws {
@@ -234,6 +257,18 @@ enum CLibraryBuild {
         let r = try Harness.run(["/bin/sh", "-c", """
             cc -std=c99 -Wall -Wextra -Werror -I'\(sources)/include' '\(repositoryRoot)/Tests/Tools/\(tool).c' \
               '\(sources)/diptych-client.c' '\(sources)/events.c' -o '\(out)' 2>&1
+            """])
+        try #require(r.status == 0, "\(r.stdout)")
+        return out
+    }
+
+    /// `Tests/Tools/<tool>.c` with the library, diptych-web's event log and GLib, as `dir/<tool>`.
+    static func webLogProgram(_ tool: String, in dir: String) throws -> String {
+        let out = "\(dir)/\(tool)"
+        let r = try Harness.run(["/bin/sh", "-c", """
+            cc -std=gnu99 -Wall -Werror -I'\(sources)/include' '\(repositoryRoot)/Tests/Tools/\(tool).c' \
+              '\(repositoryRoot)/Sources/diptych-web/event-log.c' '\(sources)/diptych-client.c' '\(sources)/events.c' \
+              $(pkg-config --cflags --libs glib-2.0) -lm -o '\(out)' 2>&1
             """])
         try #require(r.status == 0, "\(r.stdout)")
         return out

@@ -16,7 +16,11 @@ final class ClientConnection {
     let token: LoopToken
     /// A label for its log lines (the app's).
     var label: String
-    private var assembler = MessageAssembler()
+    /// Reads messages of any version the compositor serves; the app's first message pins its own.
+    private var assembler = MessageAssembler(versions: Wire.servedVersions)
+    /// The protocol version the app speaks (known from its first message): events are framed
+    /// in it, and an event its version lacks is not sent.
+    var version: UInt16 { assembler.version ?? Wire.version }
     /// Descriptors received and not yet claimed by a message; owned here.
     private var queuedDescriptors: [Int32] = []
     /// The events queued and not yet written.
@@ -96,13 +100,17 @@ final class ClientConnection {
         let deadline = MonotonicClock.nanoseconds + Self.timePerTurn
         defer { hasBacklog = isOpen && assembler.hasWholeMessage }
         func handleAssembled() -> Bool {
-            do {
+            do throws(ProtocolError) {
                 while isOpen, budget > 0, let (opcode, body) = try assembler.next() {
                     budget -= 1
                     // Out of time (at least one message a turn): the rest waits.
                     if MonotonicClock.nanoseconds > deadline { budget = 0 }
                     messagesHandled += 1
-                    try handle(try ClientMessage.decode(opcode: opcode, body: body))
+                    let message = try ClientMessage.decode(opcode: opcode, body: body)
+                    guard message.since <= version else {
+                        throw ProtocolError(.unsupportedVersion, "\(message.name) is a request of protocol version \(message.since); this app speaks version \(version)")
+                    }
+                    try handle(message)
                 }
             } catch {
                 fail(error)
@@ -177,7 +185,14 @@ final class ClientConnection {
     /// Queues an event, written with the others of this turn of the loop (`needsFlush`); what
     /// the socket does not take goes when it is writable. A client that lets more than
     /// `outgoingLimit` bytes pile up is closed.
-    func send(_ event: ServerEvent, version: UInt16 = Wire.version) {
+    func send(_ event: ServerEvent) {
+        guard event.since <= version else { return }
+        queue(event, version: version)
+    }
+
+    /// Queues `event` framed with `version` (the app's; the refusal of an unsupported version
+    /// in the version the app spoke, whatever events that version has).
+    private func queue(_ event: ServerEvent, version: UInt16) {
         guard isOpen else { return }
         outgoing.append(event, version: version, label: label)
         if outgoing.count > Self.outgoingLimit {
@@ -221,7 +236,7 @@ final class ClientConnection {
         violation = error
         // A client refused for its version is told in the version it spoke (the error event's
         // layout is the same in every version), so it can read why.
-        send(.error(error), version: error.code == .unsupportedVersion ? assembler.peerVersion ?? Wire.version : Wire.version)
+        queue(.error(error), version: error.code == .unsupportedVersion ? assembler.peerVersion ?? Wire.version : version)
         // Written now: the socket closes next.
         flush()
         finish(.violation(error))

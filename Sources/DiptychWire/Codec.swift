@@ -25,7 +25,7 @@ extension Wire {
     ///
     /// - Throws: `messageTooLong`, `malformedMessage` (a length shorter than the header) or
     ///   `unsupportedVersion`, checked before any body byte is read.
-    public static func header(_ bytes: ArraySlice<UInt8>) throws(ProtocolError) -> FrameHeader? {
+    public static func header(_ bytes: ArraySlice<UInt8>, versions: ClosedRange<UInt16> = version...version) throws(ProtocolError) -> FrameHeader? {
         guard bytes.count >= headerSize else { return nil }
         var r = ByteReader(bytes.prefix(headerSize))
         let length = Int(try r.u32()), version = try r.u16(), opcode = try r.u16()
@@ -33,10 +33,11 @@ extension Wire {
         guard length <= maxMessageSize else {
             throw ProtocolError(.messageTooLong, "message length \(length) exceeds the limit of \(maxMessageSize) bytes")
         }
-        guard version == Wire.version else {
+        guard versions.contains(version) else {
+            let speaks = versions.count == 1 ? "version \(versions.lowerBound)" : "versions \(versions.lowerBound) to \(versions.upperBound)"
             throw ProtocolError(
                 .unsupportedVersion,
-                "protocol version \(version) is not supported: this compositor speaks version \(Wire.version) (\(Wire.versionChanges))")
+                "protocol version \(version) is not supported: this compositor speaks \(speaks) (\(Wire.versionChanges))")
         }
         return FrameHeader(length: length, version: version, opcode: opcode)
     }
@@ -315,8 +316,17 @@ extension ServerEvent {
 public struct MessageAssembler: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
+    /// The versions a first message may be framed with; the first one read pins the rest.
+    private var versions: ClosedRange<UInt16>
 
-    public init() {}
+    /// Reads messages framed with one version of `versions` (the compositor: every version it
+    /// serves; an app: its own).
+    public init(versions: ClosedRange<UInt16> = Wire.version...Wire.version) {
+        self.versions = versions
+    }
+
+    /// The version the peer speaks, once its first message was read whole.
+    public private(set) var version: UInt16?
 
     /// Bytes received but not yet taken as messages.
     public var pendingBytes: Int { buffer.count - start }
@@ -338,7 +348,7 @@ public struct MessageAssembler: Sendable {
     public var hasWholeMessage: Bool {
         let available = buffer[start...]
         do {
-            guard let h = try Wire.header(available) else { return false }
+            guard let h = try Wire.header(available, versions: versions) else { return false }
             return available.count >= h.length
         } catch {
             return true
@@ -351,8 +361,13 @@ public struct MessageAssembler: Sendable {
     public mutating func next() throws(ProtocolError) -> (opcode: UInt16, body: ArraySlice<UInt8>)? {
         let available = buffer[start...]
         if available.count >= 6 { peerVersion = UInt16(available[start + 4]) | UInt16(available[start + 5]) << 8 }
-        guard let h = try Wire.header(available) else { return nil }
+        guard let h = try Wire.header(available, versions: versions) else { return nil }
         guard available.count >= h.length else { return nil }
+        // One connection, one version.
+        if version == nil {
+            version = h.version
+            versions = h.version...h.version
+        }
         let body = buffer[(start + Wire.headerSize)..<(start + h.length)]
         start += h.length
         if start > 65536 {

@@ -17,6 +17,12 @@ import DiptychCore
 public enum Wire {
     /// The protocol version this build speaks.
     public static let version: UInt16 = 5
+    /// The oldest version the compositor still serves: an app built for any version from this
+    /// one to `version` is spoken to in its own version (framed with it, and sent only the
+    /// events it has), so a protocol bump never strands an installed app.
+    public static let oldestServedVersion: UInt16 = 5
+    /// The versions the compositor serves.
+    public static var servedVersions: ClosedRange<UInt16> { oldestServedVersion...version }
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
         "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event"
@@ -185,6 +191,15 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
+    /// The first protocol version whose apps send it as it is now (the description's "since").
+    /// A connection of an older version that sends it is refused, as its version lacks it.
+    public var since: UInt16 {
+        switch self {
+        case .hello, .ack, .commit, .snapshot, .syncDone, .createBuffer, .destroyBuffer, .statusBarStyle, .pipCommit, .pipClose,
+             .screenCommit, .screenRelease, .setIcon: 5
+        }
+    }
+
     /// How many fds travel with this message.
     public var fdCount: Int {
         switch self {
@@ -284,6 +299,15 @@ public enum ServerEvent: Sendable, Equatable {
         case .pointer: "pointer"
         case .refused: "refused"
         case .pipAction: "pipAction"
+        }
+    }
+
+    /// The first protocol version whose apps read it as it is now (the description's "since"):
+    /// an app of an older version is not sent it.
+    public var since: UInt16 {
+        switch self {
+        case .configure, .sizeClassChanged, .lifecycle, .snapshotRequest, .touch, .pen, .frameDone, .error, .sync, .release,
+             .screenConnected, .screenDisconnected, .keyboardFocus, .key, .pointer, .refused, .pipAction: 5
         }
     }
 

@@ -202,6 +202,34 @@ struct CodecTests {
         }
     }
 
+    /// The compositor serves a range of versions: an app's first message pins its version for
+    /// the connection (read from the header), and a message framed with another one after it
+    /// is refused; a version outside the range is refused naming the range.
+    @Test func aConnectionSpeaksTheVersionOfItsFirstMessage() throws {
+        func framed(_ version: UInt16) -> [UInt8] {
+            var m = ClientMessage.ack(serial: 1).encoded()
+            m[4] = UInt8(version)
+            return m
+        }
+        var a = MessageAssembler(versions: 5...6)
+        a.append(framed(6) + framed(6))
+        _ = try a.next()
+        #expect(a.version == 6)
+        _ = try a.next()
+        a.append(framed(5))
+        #expect(throws: ProtocolError.self) { _ = try a.next() }
+        var b = MessageAssembler(versions: 5...6)
+        b.append(framed(7))
+        do {
+            _ = try b.next()
+            Issue.record("version 7 was read")
+        } catch {
+            #expect(error.code == .unsupportedVersion && error.message.contains("speaks versions 5 to 6"), "\(error.message)")
+        }
+        // What this build serves: the current version and every one back to the oldest served.
+        #expect(Wire.servedVersions.upperBound == Wire.version && Wire.servedVersions.lowerBound >= 5)
+    }
+
     @Test func fourccMatchesDRM() {
         #expect(FourCC.xrgb8888.rawValue == 0x3432_5258)  // DRM_FORMAT_XRGB8888
         #expect(FourCC.argb8888.rawValue == 0x3432_5241)  // DRM_FORMAT_ARGB8888

@@ -12,8 +12,11 @@ public struct ProtocolDescription: Sendable {
         public var opcode: Int
         public var name: String
         public var fields: [(name: String, type: String)]
+        /// The first version whose apps send or read it as it is now.
+        public var since: Int
     }
     public var version: Int
+    public var oldestServedVersion: Int
     public var requests: [Message]
     public var events: [Message]
     public var fourcc: [String: Int]
@@ -32,11 +35,11 @@ public struct ProtocolDescription: Sendable {
         }
         func message(_ m: JSONValue) -> Message {
             let fields: [(name: String, type: String)] = (m["fields"]?.arrayValue ?? []).map(field)
-            return Message(opcode: m["opcode"]?.intValue ?? -1, name: m["name"]?.stringValue ?? "", fields: fields)
+            return Message(opcode: m["opcode"]?.intValue ?? -1, name: m["name"]?.stringValue ?? "", fields: fields, since: m["since"]?.intValue ?? -1)
         }
         func messages(_ key: String) -> [Message] { (json[key]?.arrayValue ?? []).map(message) }
         return ProtocolDescription(
-            version: json["version"]?.intValue ?? -1, requests: messages("requests"), events: messages("events"),
+            version: json["version"]?.intValue ?? -1, oldestServedVersion: json["oldestServedVersion"]?.intValue ?? -1, requests: messages("requests"), events: messages("events"),
             fourcc: Dictionary(uniqueKeysWithValues: (json["fourcc"]?.objectValue ?? []).map { ($0.0, $0.1.intValue ?? -1) }),
             errors: (json["errors"]?.arrayValue ?? []).map { ($0.arrayValue?[0].intValue ?? -1, $0.arrayValue?[1].stringValue ?? "") },
             limits: Dictionary(uniqueKeysWithValues: (json["limits"]?.objectValue ?? []).map { ($0.0, $0.1.intValue ?? -1) }))

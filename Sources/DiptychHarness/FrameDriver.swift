@@ -10,7 +10,7 @@ import DiptychRender
 import DiptychServer
 
 /// Drives a compositor frame by frame and records what each frame cost.
-public final class FrameDriver {
+public final class FrameDriver: FrameObserver {
     public let compositor: Compositor
     /// Also time the baselines after each frame.
     public var baselines = false
@@ -43,80 +43,88 @@ public final class FrameDriver {
         let t1 = MonotonicClock.nanoseconds
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeout)
         compositor.tick()
-        // The record's label (bookkeeping, as `shownPanes` below): not the frame's work.
-        let motion = compositor.motionKind, turn = compositor.turnDegrees
         let t2 = MonotonicClock.nanoseconds
-        let prepared = compositor.prepareFrame()
-        let t3 = MonotonicClock.nanoseconds
-        let shown = compositor.shownPanes
-        var pixman: Double?, memcpy: Double?, fresh: Double?
-        // The baselines run before the composite on even frames and after it on odd ones, so
-        // neither side always finds the apps' buffers warm in the cache.
-        func baseline() {
-            let out = compositor.output
-            if scratch?.width != out.width || scratch?.height != out.height {
-                scratch = PixelImage(width: out.width, height: out.height)
-                scratchCopy = PixelImage(width: out.width, height: out.height)
-            }
-            let b0 = MonotonicClock.nanoseconds
-            PixmanRenderer.replay(prepared.operations, into: scratch!, pixmanOnly: true)
-            let b1 = MonotonicClock.nanoseconds
-            pixman = ms(b0, b1)
-            // The copy of a whole frame evicts the caches: measured on every frame of a workload
-            // that repaints whole frames anyway, apart (`memcpySamples`) for small repaints,
-            // whose next frame it would otherwise find cold.
-            if prepared.stats.compositedPixels + prepared.stats.filledPixels >= out.width * out.height / 2 {
-                let m0 = MonotonicClock.nanoseconds
-                scratchCopy!.copyBytes(from: out)
-                memcpy = ms(m0, MonotonicClock.nanoseconds)
-            }
-            // An independent baseline: sources of the same sizes drawn here in this frame (as
-            // an app would draw them), then pixman alone on them.
-            let shade = UInt8(truncatingIfNeeded: records.count * 7)
-            var drawn: [Size: PixelImage] = [:]
-            // What the operations read is drawn (all of it, for a scaled source): a frame that
-            // repaints a strip does not sweep whole sources through the caches.
-            for case .composite(let image, _, let transform, _, let rects, let offset, _) in prepared.operations {
-                let size = Size(width: image.width, height: image.height)
-                let s = drawn[size] ?? freshSources[size] ?? PixelImage(width: size.width, height: size.height)
-                freshSources[size] = s
-                drawn[size] = s
-                let whole = Rect(x: 0, y: 0, width: size.width, height: size.height)
-                let read = transform == nil ? rects.compactMap { Rect(x: $0.x + offset.x, y: $0.y + offset.y, width: $0.width, height: $0.height).intersection(whole) } : [whole]
-                s.fill(read, color: RGB(red: shade, green: 0x40, blue: 0x80))
-            }
-            let f0 = MonotonicClock.nanoseconds
-            PixmanRenderer.replay(prepared.operations, into: scratch!, pixmanOnly: true) { drawn[Size(width: $0.width, height: $0.height)]! }
-            fresh = ms(f0, MonotonicClock.nanoseconds)
-        }
-        let baselineFirst = baselines && records.count % 2 == 0
-        if baselineFirst { baseline() }
         // A real output takes a frame only after its last flip: wait for it (not counted).
         try compositor.waitUntilOutputReady()
-        let c0 = MonotonicClock.nanoseconds
-        let stats = compositor.composite(prepared)
-        let t4 = MonotonicClock.nanoseconds
-        compositor.present()
+        // The one repaint path draws the frame; this driver watches it (`laidOut`, where the
+        // baselines may run before the composite, and `presented`).
+        compositor.frameObserver = self
+        pending = (nil, nil, nil)
+        let report = compositor.drawFrame()
         let t5 = MonotonicClock.nanoseconds
         let presentWrites = writeClients()
-        if baselines && !baselineFirst { baseline() }
+        if baselines && !baselineFirst { baseline(report.operations, report.stats) }
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
-        let repainted = stats.compositedPixels + stats.filledPixels
-        let inputTime = ms(t0, t1) - ms(writes.wall) + ms(writes.cpu), presentTime = ms(t4, t5) + ms(presentWrites.cpu)
+        let repainted = report.repaintedPixels
+        let inputTime = ms(t0, t1) - ms(writes.wall) + ms(writes.cpu), presentTime = report.presentMilliseconds + ms(presentWrites.cpu)
+        let frameTime = report.layoutMilliseconds + report.compositeMilliseconds + report.presentMilliseconds
         var r = FrameRecord(
-            frame: records.count, time: time, input: inputTime, apps: ms(t1, t2), layout: ms(t2, t3),
-            composite: ms(c0, t4), present: presentTime,
-            total: inputTime + ms(t2, t3) + ms(c0, t4) + presentTime, pixman: pixman, freshPixman: fresh, memcpy: memcpy, repaintedPixels: repainted,
-            inputLatency: hadInput && repainted > 0 ? ms(t0, t5) : nil)
+            frame: records.count, time: time, input: inputTime, apps: ms(t1, t2), layout: report.layoutMilliseconds,
+            composite: report.compositeMilliseconds, present: presentTime,
+            total: inputTime + frameTime + ms(presentWrites.cpu), pixman: pending.pixman, freshPixman: pending.fresh, memcpy: pending.memcpy,
+            repaintedPixels: repainted, inputLatency: hadInput && repainted > 0 ? ms(t0, t5) - ms(report.layoutEnd, report.compositeStart) : nil)
         // The whole frame in this process: mapping commits, compositing and the baselines.
         if baselines { r.pageFaults = ProcessStats.pageFaults - faults0 }
-        r.shown = shown
-        r.motion = motion
-        r.turn = turn
+        r.shown = report.shown
+        r.motion = report.motion
+        r.turn = report.turn
         guard record else { return r }
         records.append(r)
-        if tracing { trace(r, t0: t0, t1: t1, t2: t2, t3: t3, t4: t4, t5: t5) }
+        if tracing { trace(r, t0: t0, t1: t1, t2: report.layoutStart, t3: report.layoutEnd, t4: report.compositeEnd, t5: report.presentEnd) }
         return r
+    }
+
+    /// Whether this frame's baselines run before its composite (even frames) or after it.
+    private var baselineFirst: Bool { baselines && records.count % 2 == 0 }
+
+    /// The baselines of the frame being drawn.
+    private var pending: (pixman: Double?, memcpy: Double?, fresh: Double?) = (nil, nil, nil)
+
+    public func laidOut(_ frame: Compositor.Frame) {
+        // The baselines run before the composite on even frames and after it on odd ones, so
+        // neither side always finds the apps' buffers warm in the cache.
+        if baselineFirst { baseline(frame.operations, frame.stats) }
+    }
+
+    public func presented(_ report: FrameReport) {}
+
+    /// pixman alone on the frame's operations, a copy of a whole frame, and pixman on sources
+    /// drawn here: into `pending`.
+    private func baseline(_ operations: [RenderOperation], _ stats: RenderStats) {
+        let out = compositor.output
+        if scratch?.width != out.width || scratch?.height != out.height {
+            scratch = PixelImage(width: out.width, height: out.height)
+            scratchCopy = PixelImage(width: out.width, height: out.height)
+        }
+        let b0 = MonotonicClock.nanoseconds
+        PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true)
+        pending.pixman = ms(b0, MonotonicClock.nanoseconds)
+        // The copy of a whole frame evicts the caches: measured on every frame of a workload
+        // that repaints whole frames anyway, apart (`memcpySamples`) for small repaints,
+        // whose next frame it would otherwise find cold.
+        if stats.compositedPixels + stats.filledPixels >= out.width * out.height / 2 {
+            let m0 = MonotonicClock.nanoseconds
+            scratchCopy!.copyBytes(from: out)
+            pending.memcpy = ms(m0, MonotonicClock.nanoseconds)
+        }
+        // An independent baseline: sources of the same sizes drawn here in this frame (as
+        // an app would draw them), then pixman alone on them.
+        let shade = UInt8(truncatingIfNeeded: records.count * 7)
+        var drawn: [Size: PixelImage] = [:]
+        // What the operations read is drawn (all of it, for a scaled source): a frame that
+        // repaints a strip does not sweep whole sources through the caches.
+        for case .composite(let image, _, let transform, _, let rects, let offset, _) in operations {
+            let size = Size(width: image.width, height: image.height)
+            let s = drawn[size] ?? freshSources[size] ?? PixelImage(width: size.width, height: size.height)
+            freshSources[size] = s
+            drawn[size] = s
+            let whole = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            let read = transform == nil ? rects.compactMap { Rect(x: $0.x + offset.x, y: $0.y + offset.y, width: $0.width, height: $0.height).intersection(whole) } : [whole]
+            s.fill(read, color: RGB(red: shade, green: 0x40, blue: 0x80))
+        }
+        let f0 = MonotonicClock.nanoseconds
+        PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true) { drawn[Size(width: $0.width, height: $0.height)]! }
+        pending.fresh = ms(f0, MonotonicClock.nanoseconds)
     }
 
     private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b &- a) / 1_000_000 }

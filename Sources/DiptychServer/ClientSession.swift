@@ -32,6 +32,40 @@ struct CommittedSurface {
     var damage: [Rect]
 }
 
+/// One surface of an app (its pane's, its Picture in Picture window's, the second screen's):
+/// the buffer it shows, the commit stamp of its last commit, and whether the app waits for a
+/// frame that shows it. The session changes it only through these calls.
+struct SurfaceSlot {
+    private(set) var committed: CommittedSurface?
+    /// The app waits for a frame showing its last commit.
+    private(set) var frameDonePending = false
+    /// The compositor's commit count at the last commit (`ClientRegistry.stampCommit`).
+    private(set) var stamp: UInt64 = 0
+
+    /// Shows `new`, committed at `stamp`; returns the surface it replaces.
+    mutating func commit(_ new: CommittedSurface, stamp: UInt64) -> CommittedSurface? {
+        defer { committed = new }
+        frameDonePending = true
+        self.stamp = stamp
+        return committed
+    }
+
+    /// Shows nothing any more; returns the surface it showed.
+    mutating func clear() -> CommittedSurface? {
+        defer { committed = nil }
+        frameDonePending = false
+        return committed
+    }
+
+    /// A frame laid out at commit stamp `laidOut` was shown: whether the app waited for it
+    /// (it then hears `frameDone`, once); a commit that came after the layout waits on.
+    mutating func shown(laidOut: UInt64) -> Bool {
+        guard frameDonePending, stamp <= laidOut else { return false }
+        frameDonePending = false
+        return true
+    }
+}
+
 /// Why a session ended.
 enum SessionEnd: CustomStringConvertible {
     /// The client broke the protocol (it was told so).
@@ -60,19 +94,19 @@ struct RoundTripState {
 /// for the frame that shows it, and whether the app may open one although it is not the
 /// primary (it was the primary when it went to the background).
 struct PiPSurfaceState {
-    var surface: CommittedSurface?
-    var frameDonePending = false
-    var eligible = false
+    fileprivate(set) var slot = SurfaceSlot()
+    var surface: CommittedSurface? { slot.committed }
+    fileprivate(set) var eligible = false
     /// The user closed the window while the app was not on screen: it may not open it again
     /// until it is on screen again.
-    var closedByUser = false
+    fileprivate(set) var closedByUser = false
     /// The video's rectangle in the app's pane (points), as its last `pipCommit` gave it.
-    var sourceRect: Rect?
+    fileprivate(set) var sourceRect: Rect?
     /// The app's pane when it gave `sourceRect` (points of the screen).
-    var sourcePane: Rect?
+    fileprivate(set) var sourcePane: Rect?
     /// The last picture, shown while the closed window shrinks back into the app: its buffer
     /// is held (not copied) and released once the window is gone.
-    var departing: (ref: ImageRef, image: HeldImage)?
+    fileprivate(set) var departing: (ref: ImageRef, image: HeldImage)?
 }
 
 /// A connected client. Confined to the compositor's thread.
@@ -82,28 +116,27 @@ final class ClientSession {
     let connection: ClientConnection
 
     /// The app's name from hello (nil before hello).
-    var name: String? { didSet { updateContent() } }
+    private(set) var name: String? { didSet { updateContent() } }
     /// The name its placeholder shows.
     var displayName: String { content.name }
-    var requiresFullScreen = false
+    private(set) var requiresFullScreen = false
     /// The role asked for at launch (apps that connect by themselves take the first free one).
     let launchRole: Role?
     /// When the shell took this app (after hello; the compositor's clock, ms); nil while it
     /// does not hold it.
-    var admittedAt: UInt64?
+    private(set) var admittedAt: UInt64?
     /// Whether the shell holds this app.
     var admitted: Bool { admittedAt != nil }
     /// Snapshot requests sent and not answered, by serial.
-    var snapshotRequests: [UInt32: Pane] = [:]
+    private(set) var snapshotRequests: [UInt32: Pane] = [:]
     /// Snapshots received during the current drag.
-    var snapshots: [HeldImage] = [] { didSet { updateContent() } }
+    private(set) var snapshots: [HeldImage] = [] { didSet { updateContent() } }
     /// Its round trips: the last `sync` answered.
-    var roundTrip = RoundTripState()
-    /// The status bar style the app asked for (used while it is primary).
-    /// The status-bar style the app asked for (nil: none).
-    var statusBarStyle: StatusBarStyle?
+    private(set) var roundTrip = RoundTripState()
+    /// The status-bar style the app asked for (used while it is primary; nil: none).
+    private(set) var statusBarStyle: StatusBarStyle?
     /// A label for messages: the launch name or the hello name.
-    var label: String {
+    private(set) var label: String {
         didSet {
             connection.label = label
             updateContent()
@@ -117,21 +150,27 @@ final class ClientSession {
     var unackedSerials: [UInt32] { configures.unacked }
     /// The newest serial acked.
     var ackedSerial: UInt32? { configures.acked }
-    /// The live surface; its dominant colour (its placeholder's tile) is worked out once per
+    /// The pane's surface; its dominant colour (its placeholder's tile) is worked out once per
     /// commit, from an 8×8 grid of samples.
-    var surface: CommittedSurface? {
+    private(set) var pane = SurfaceSlot() {
         didSet {
-            if surface?.image.ref.id != oldValue?.image.ref.id { tint = surface?.image.pixels.dominantColor() }
+            guard pane.committed?.image.ref.id != oldValue.committed?.image.ref.id else { return }
+            tint = surface?.image.pixels.dominantColor()
             updateContent()
         }
     }
+    /// The live surface.
+    var surface: CommittedSurface? { pane.committed }
     private(set) var tint: RGB?
     /// Its Picture in Picture window's surface, and whether it may open one.
-    var pip = PiPSurfaceState()
+    private(set) var pip = PiPSurfaceState()
+    /// The second screen's surface, while it holds the screen and has committed to it.
+    private(set) var screen = SurfaceSlot()
+    var screenSurface: CommittedSurface? { screen.committed }
     /// The app's buffer objects.
-    var buffers = BufferTable()
-    var frameDonePending = false
-    var commits = 0
+    private(set) var buffers = BufferTable()
+    /// Commits to its pane so far.
+    private(set) var commits = 0
 
     /// A session on `socket`, watched by `loop`; `onClose` is told once, when it ends.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
@@ -148,6 +187,35 @@ final class ClientSession {
     var isOpen: Bool { connection.isOpen }
     var end: SessionEnd? { connection.end }
     var token: LoopToken { connection.token }
+
+    /// `hello`: the app's name and whether it requires the full screen. An app the compositor
+    /// did not launch is labelled by the name it gave (escaped for logs).
+    func hello(name: String, requiresFullScreen: Bool) {
+        self.name = name
+        self.requiresFullScreen = requiresFullScreen
+        if launchRole == nil { label = name.escapedForLog }
+    }
+
+    /// The shell took the app at `now` (nil: it let go of it).
+    func setAdmitted(at now: UInt64?) { admittedAt = now }
+
+    /// A snapshot of `pane` was asked for with `serial`.
+    func requestedSnapshot(_ serial: UInt32, of pane: Pane) { snapshotRequests[serial] = pane }
+
+    /// The pane snapshot `serial` was asked for, taken from the requests (nil: never asked).
+    func takeSnapshotRequest(_ serial: UInt32) -> Pane? { snapshotRequests.removeValue(forKey: serial) }
+
+    /// The app answered the round trip `serial` at `time` (monotonic ns).
+    func answeredRoundTrip(_ serial: UInt32, at time: UInt64) {
+        roundTrip.answered = serial
+        roundTrip.answeredAt = time
+    }
+
+    /// The app missed a round trip: it is no longer waited for.
+    func missedRoundTrip() { roundTrip.unresponsive = true }
+
+    /// The status-bar style the app asked for.
+    func askedStatusBarStyle(_ style: StatusBarStyle) { statusBarStyle = style }
 
     /// Handles what the app sent (within the turn's bounds; see `ClientConnection.receive`).
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) { connection.receive(helloSaid: name != nil, handle) }
@@ -202,6 +270,7 @@ final class ClientSession {
     func pixels(_ ref: ImageRef) -> PixelImage? {
         if let s = surface, s.image.ref.id == ref.id { return s.image.pixels }
         if let s = pip.surface, s.image.ref.id == ref.id { return s.image.pixels }
+        if let s = screenSurface, s.image.ref.id == ref.id { return s.image.pixels }
         if let d = pip.departing, d.ref.id == ref.id { return d.image.pixels }
         if let i = icon, i.ref.id == ref.id { return i.pixels }
         if let b = blurs.values.first(where: { $0.ref.id == ref.id }) { return b.pixels }
@@ -239,11 +308,11 @@ final class ClientSession {
         }
     }
 
-    /// Shows `image` as the live surface; the buffer it replaces is released.
-    func show(_ image: HeldImage, serial: UInt32, damage: [Rect]) {
-        let old = surface
-        surface = held(image, serial: serial, damage: damage)
-        endUse(old)
+    /// Shows `image` as the live surface, committed at `stamp`; the buffer it replaces is
+    /// released.
+    func commit(_ image: HeldImage, serial: UInt32, damage: [Rect], stamp: UInt64) {
+        endUse(pane.commit(held(image, serial: serial, damage: damage), stamp: stamp))
+        commits += 1
     }
 
     /// `image` as a surface the compositor reads (its buffer in use from now on).
@@ -258,12 +327,21 @@ final class ClientSession {
         if let buffer = surface?.image.buffer { endUse(buffer) }
     }
 
-    /// Shows `image` in the Picture in Picture window; the buffer it replaces is released.
-    func showPiP(_ image: HeldImage, damage: [Rect]) {
-        let old = pip.surface
-        pip.surface = held(image, serial: ackedSerial ?? 0, damage: damage)
-        endUse(old)
+    /// Shows `image` in the Picture in Picture window, committed at `stamp`, its video at
+    /// `sourceRect` of the app's pane `sourcePane`; the buffer it replaces is released.
+    func showPiP(_ image: HeldImage, damage: [Rect], stamp: UInt64, sourceRect: Rect?, sourcePane: Rect?) {
+        pip.sourceRect = sourceRect
+        pip.sourcePane = sourcePane
+        endUse(pip.slot.commit(held(image, serial: ackedSerial ?? 0, damage: damage), stamp: stamp))
     }
+
+    /// Whether the app may open Picture in Picture though it is not the primary (it was the
+    /// primary when it went to the background).
+    func setPiPEligible(_ eligible: Bool) { pip.eligible = eligible }
+
+    /// The user closed the window while the app was off screen (it may not open one until it
+    /// is on screen again), or the app came back on screen (`false`).
+    func setPiPClosedByUser(_ closed: Bool) { pip.closedByUser = closed }
 
     /// The closed window shrinks into the app showing its last picture: the buffer stays held
     /// (no copy) under a new identity until `endDeparture`.
@@ -283,31 +361,33 @@ final class ClientSession {
 
     /// The Picture in Picture window closed: its buffer is released.
     func hidePiP() {
-        let old = pip.surface
-        pip.frameDonePending = false
-        pip.surface = nil
-        endUse(old)
+        endUse(pip.slot.clear())
     }
 
-    /// The compositor's commit count at this app's last commit (either surface).
-    var lastCommit: UInt64 = 0
-
-    /// The buffer the app shows on the second screen, while it holds it and has committed.
-    var screenSurface: CommittedSurface?
-
-    /// Shows `image` on the second screen; the buffer it replaces is released.
-    func showOnScreen(_ image: HeldImage, damage: [Rect]) {
-        let old = screenSurface
-        screenSurface = held(image, serial: ackedSerial ?? 0, damage: damage)
-        endUse(old)
+    /// Shows `image` on the second screen, committed at `stamp`; the buffer it replaces is
+    /// released.
+    func showOnScreen(_ image: HeldImage, damage: [Rect], stamp: UInt64) {
+        endUse(screen.commit(held(image, serial: ackedSerial ?? 0, damage: damage), stamp: stamp))
     }
 
     /// The second screen mirrors the main one again: the app's buffer there is released.
     func dropScreenSurface() {
-        let old = screenSurface
-        screenSurface = nil
-        endUse(old)
+        endUse(screen.clear())
     }
+
+    /// A frame of the main screen laid out at commit stamp `laidOut` was shown, showing the
+    /// app's pane (`showsPane`) and its window (`showsPiP`): whether the app waited for it.
+    func mainFrameShown(laidOut: UInt64, showsPane: Bool, showsPiP: Bool) -> Bool {
+        let pane = showsPane && self.pane.frameDonePending ? self.pane.shown(laidOut: laidOut) : false
+        let window = showsPiP && pip.slot.frameDonePending ? pip.slot.shown(laidOut: laidOut) : false
+        return pane || window
+    }
+
+    /// A frame of the second screen laid out at `laidOut` was shown: whether the app waited.
+    func screenFrameShown(laidOut: UInt64) -> Bool { screen.frameDonePending ? screen.shown(laidOut: laidOut) : false }
+
+    /// Whether the app waits for a frame showing its pane's or its window's last commit.
+    var waitsForMainFrame: Bool { pane.frameDonePending || pip.slot.frameDonePending }
 
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).

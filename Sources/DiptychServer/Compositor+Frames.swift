@@ -44,13 +44,11 @@ extension Compositor {
         return graph
     }
 
-    /// Where an app's live surface is drawn now, if it is (not while it shows a snapshot).
+    /// Where an app's live surface is drawn on the main screen: in the last frame's scene (its
+    /// damage tracker's), if that frame showed it live (not a snapshot). A surface that moved or
+    /// appeared since is repainted whole by the next frame's diff anyway.
     func liveNode(of c: ClientSession) -> SceneNode? {
-        guard let p = presentedPanes.first(where: { $0.app == c.app }), !p.prefersSnapshots, let live = c.surface?.image.ref else {
-            return nil
-        }
-        return SceneBuilder.build(panes: [p], profile: desk.shell.profile, orientation: desk.shell.orientation) { _ in AppContent(live: live) }
-            .nodes.first { $0.key == .surface(c.app) }
+        main.damage.lastScene.layers.lazy.flatMap(\.nodes).first { $0.key == .surface(c.app) && $0.live }
     }
 
     /// Whether something waits to be shown: an app committed since the last frame, the scene
@@ -59,7 +57,7 @@ extension Compositor {
     public var needsRepaint: Bool { wantedFrame() != nil }
 
     /// The scene of the frame that waits to be shown, if one does (see `needsRepaint`).
-    public func wantedFrame() -> SceneGraph? {
+    func wantedFrame() -> SceneGraph? {
         let graph = sceneGraph()
         return framePending(graph) || main.damage.wouldRepaint(graph) || fade != nil ? graph : nil
     }
@@ -68,18 +66,8 @@ extension Compositor {
     private func framePending(_ graph: SceneGraph) -> Bool {
         graph.contains { n in
             guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
-            if case .pip = n.key { return c.pip.frameDonePending }
-            return c.frameDonePending
+            return c.waitsForMainFrame
         }
-    }
-
-    /// The scene as presented now and what changed since the last frame, taken (diffed once),
-    /// when a frame would show something; nil, with the (empty) damage taken, when nothing
-    /// changed on screen and no app waits for a frame. The live loop's frames begin here.
-    public func takeWantedFrame() -> (graph: SceneGraph, damage: Region?)? {
-        let (graph, damage) = takeFrame()
-        if let d = damage, d.isEmpty, fade == nil, !framePending(graph) { return nil }
-        return (graph, damage)
     }
 
     /// The scene as presented now and its damage since the last frame, taken.
@@ -90,22 +78,69 @@ extension Compositor {
         return (graph, main.damage.take(graph))
     }
 
-    /// Draws a frame into the output and tells the apps whose commits it shows.
-    @discardableResult
-    public func repaint() -> RenderStats {
-        let frame = prepareFrame()
-        let stats = composite(frame)
-        present()
-        return stats
+    // MARK: - The repaint path
+
+    /// The live loop's frame: the scene as presented now and what changed since the last
+    /// frame, taken (diffed once), then drawn as `drawFrame` draws, if it shows anything new
+    /// or an app waits for it; nil (the empty damage taken) when nothing changed on screen.
+    public func drawWantedFrame() -> FrameReport? {
+        let t0 = MonotonicClock.nanoseconds
+        let taken = takeFrame()
+        if let d = taken.damage, d.isEmpty, fade == nil, !framePending(taken.graph) { return nil }
+        return draw(taken, since: t0)
     }
 
-    /// Frame stage 1 (layout): the scene as presented now, the damage since the last frame,
-    /// what the output buffer it goes into lacks besides (by the buffer's age), and the pixman
-    /// operations that draw it. The damage is taken: commits from here on belong to the next
-    /// frame. Nothing is drawn, so the output need not be ready yet. `taken`: the scene and
-    /// damage `takeWantedFrame` just took.
-    public func prepareFrame(_ taken: (graph: SceneGraph, damage: Region?)? = nil) -> Frame {
-        let (graph, frameDamage) = taken ?? takeFrame()
+    /// Draws a frame of the main screen whatever changed (render, scenarios, the profiler):
+    /// the one repaint path. See `draw`.
+    @discardableResult
+    public func drawFrame() -> FrameReport {
+        let t0 = MonotonicClock.nanoseconds
+        return draw(takeFrame(), since: t0)
+    }
+
+    /// Draws a frame and returns what it drew (see `drawFrame`).
+    @discardableResult
+    public func repaint() -> RenderStats { drawFrame().stats }
+
+    /// The one repaint path, as `wlr_scene_output_commit` or `weston_output_repaint`: the main
+    /// screen's frame in three stages (layout: the pixman operations of the scene's damage and
+    /// what the output buffer lacks besides; composite; present, telling the apps it shows),
+    /// then the second screen's, if it wants one now. The observer is told what the frame did.
+    /// `taken`: the scene and its damage since the last frame; `since`: when taking began.
+    private func draw(_ taken: (graph: SceneGraph, damage: Region?), since t0: UInt64) -> FrameReport {
+        let observed = frameObserver != nil
+        let motion = observed ? motionKind : nil, turnDegrees = observed ? self.turnDegrees : nil
+        let frame = layOut(taken)
+        let t1 = MonotonicClock.nanoseconds
+        frameObserver?.laidOut(frame)
+        let t2 = MonotonicClock.nanoseconds
+        PixmanRenderer.replay(frame.operations, into: frame.target)
+        if configuration.debugDamage, let d = frame.scene.damage {
+            // Tint what was repainted, so a person can see the damage.
+            frame.target.image.tint(d.rects)
+        }
+        main.composited(frame.graph, commits: frame.commits)
+        let t3 = MonotonicClock.nanoseconds
+        let result = present()
+        drawSecondScreen()
+        let t4 = MonotonicClock.nanoseconds
+        var report = FrameReport(
+            damage: frame.damage, operations: frame.operations, stats: frame.stats, result: result,
+            layoutStart: t0, layoutEnd: t1, compositeStart: t2, compositeEnd: t3, presentEnd: t4)
+        if let observer = frameObserver {
+            report.motion = motion
+            report.turn = turnDegrees
+            report.shown = shownPanes
+            observer.presented(report)
+        }
+        return report
+    }
+
+    /// Layout: the frame's scene with the region to repaint (the damage since the frame on
+    /// screen and what the output buffer it goes into lacks besides, by the buffer's age), and
+    /// the pixman operations that draw it. Nothing is drawn, so the output need not be ready.
+    private func layOut(_ taken: (graph: SceneGraph, damage: Region?)) -> Frame {
+        let (graph, frameDamage) = taken
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         let turn = desk.turn(at: now)
@@ -139,44 +174,25 @@ extension Compositor {
         return session(app)?.pixels(image)
     }
 
-    /// Frame stage 2 (composite): draws the frame into the output's buffer (once the output
-    /// is ready for it).
-    @discardableResult
-    public func composite(_ frame: Frame) -> RenderStats {
-        PixmanRenderer.replay(frame.operations, into: frame.target)
-        if configuration.debugDamage, let d = frame.scene.damage {
-            // Tint what was repainted, so a person can see the damage.
-            frame.target.image.tint(d.rects)
-        }
-        main.composited(frame.graph, commits: frame.commits)
-        return frame.stats
-    }
-
-    /// Frame stage 3 (present): shows the frame; apps whose commits it shows get `frameDone`
-    /// (a commit that arrived after the frame was laid out waits for the next). A frame the
-    /// output dropped sends none, and its damage is repainted with the next.
-    @discardableResult
-    public func present() -> PresentResult {
+    /// Present: shows the frame; apps whose commits it shows get `frameDone` (a commit that
+    /// arrived after the frame was laid out waits for the next). A frame the output dropped
+    /// sends none, and its damage is repainted with the next. A second screen that mirrors
+    /// this one wants the frame too.
+    private func present() -> PresentResult {
         let result = main.present()
-        // The second screen shows this frame's scene too, whatever became of the main one.
-        defer { presentSecondScreen(mirroring: main.shownGraph) }
+        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.wantsFrame = true }
         guard case .presented(let shown) = result else { return result }
         let atFlip = virtualTime == nil && backend.reportsPresentation
         if atFlip { main.awaitFlip(telling: []) } else { hooks.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
-        // Apps that wait for one (most frames of a settle have none).
-        guard clients.all.contains(where: { $0.frameDonePending || $0.pip.frameDonePending }) else { return result }
-        // An app drawing both surfaces hears once per frame. The apps whose panes the frame
-        // showed, as it was laid out.
+        // The apps whose pane or window the frame showed, as it was laid out, and that waited
+        // for it (an app drawing both hears once).
+        let graph = main.shownGraph
         var shownTo: [ClientID] = []
-        for c in clients.all where c.frameDonePending && c.lastCommit <= main.shownCommits && main.shownGraph?.showsPane(of: c.app) == true {
-            c.frameDonePending = false
-            shownTo.append(c.id)
+        for c in clients.all where c.waitsForMainFrame {
+            let showsPiP = desk.pip.windows.contains { $0.app == c.app }
+            if c.mainFrameShown(laidOut: main.shownCommits, showsPane: graph?.showsPane(of: c.app) == true, showsPiP: showsPiP) { shownTo.append(c.id) }
         }
-        for w in desk.pip.windows {
-            guard let c = session(w.app), c.pip.frameDonePending, c.lastCommit <= main.shownCommits else { continue }
-            c.pip.frameDonePending = false
-            if !shownTo.contains(c.id) { shownTo.append(c.id) }
-        }
+        guard !shownTo.isEmpty else { return result }
         // Live on a panel the frame reaches the screen at its flip: the apps hear then, with
         // the flip's time. In memory, or in a scenario's virtual time, it is on screen now.
         if atFlip {

@@ -206,7 +206,7 @@ extension Compositor {
         }
         for id in targets {
             guard let c = clients[id], c.roundTrip.answered != serial else { continue }
-            c.roundTrip.unresponsive = true
+            c.missedRoundTrip()
             logger.warning("client error: no answer to a round trip (sync) within the time allowed; not waiting for it again. An app answers each sync with syncDone after handling the events before it (DiptychClient does it in nextEvent and pollEvent)", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)"])
         }
         return answered

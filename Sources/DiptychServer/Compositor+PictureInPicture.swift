@@ -49,11 +49,11 @@ extension Compositor {
     func updatePiPEligibility() {
         for c in clients.all where c.admitted {
             // Back on screen, an app may open the window again after the user closed it.
-            if desk.shell.pane(of: c.app) != nil { c.pip.closedByUser = false }
+            if desk.shell.pane(of: c.app) != nil { c.setPiPClosedByUser(false) }
             if desk.shell.primary == c.app {
-                c.pip.eligible = true
+                c.setPiPEligible(true)
             } else if desk.shell.pane(of: c.app) != nil {
-                c.pip.eligible = false
+                c.setPiPEligible(false)
             }
         }
     }
@@ -79,14 +79,11 @@ extension Compositor {
             }
             logger.debug("picture in picture opened", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "buffer.size": "\(size)"])
         }
-        c.pip.sourceRect = sourceRect
-        c.pip.sourcePane = desk.paneFrame(of: c.app)
+        let sourcePane = desk.paneFrame(of: c.app)
         // Opening, it grows out of the app's video (under Reduce Motion it fades in).
         let source = configuration.reduceMotion ? nil : videoRect(of: c.app, source: sourceRect)
         desk.showPiP(c.app, bufferSize: size, playing: playing, from: source, now: now)
-        c.showPiP(hold(buffer), damage: bufferDamage)
-        c.lastCommit = clients.stampCommit()
-        c.pip.frameDonePending = true
+        c.showPiP(hold(buffer), damage: bufferDamage, stamp: clients.stampCommit(), sourceRect: sourceRect, sourcePane: sourcePane)
         // A buffer of a new size is repainted whole by the scene's change (the damage tracker
         // compares sizes); its commit damage adds nothing then.
         if let node = pipNode(of: c) { damageCommit(bufferDamage, at: node) }
@@ -122,7 +119,7 @@ extension Compositor {
         case .close:
             if desk.closePiP(app) { c.hidePiP() }
             // Closed by the user: it stays closed until the app is on screen again.
-            if desk.shell.pane(of: app) == nil { c.pip.closedByUser = true }
+            if desk.shell.pane(of: app) == nil { c.setPiPClosedByUser(true) }
         case .restore:
             apply(desk.restore(app, now: now))
         case .playPause:

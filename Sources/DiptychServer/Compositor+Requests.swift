@@ -27,11 +27,9 @@ extension Compositor {
         switch message.boundingDamage {
         case .hello(let name, let requiresFullScreen):
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
-            c.name = name
-            helloGate.left(c.id.rawValue)
-            c.requiresFullScreen = requiresFullScreen
             // What a client sends is escaped before it reaches a log line.
-            if c.launchRole == nil { c.label = name.escapedForLog }
+            c.hello(name: name, requiresFullScreen: requiresFullScreen)
+            helloGate.left(c.id.rawValue)
             logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
             // An app that connected by itself comes in without the keyboard (the user gives it
             // with a tap); one the compositor launched comes in as the operator set it up.
@@ -46,17 +44,15 @@ extension Compositor {
             guard let acked = c.ackedSerial else {
                 throw ProtocolError(.badState, "commit before acking a configure")
             }
-            c.show(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage)
-            c.commits += 1
-            c.lastCommit = clients.stampCommit()
-            c.frameDonePending = true
-            hooks.onCommit?(c.id, c.lastCommit)
+            let stamp = clients.stampCommit()
+            c.commit(hold(try c.buffers.buffer(id, for: "commit")), serial: acked, damage: bufferDamage, stamp: stamp)
+            hooks.onCommit?(c.id, stamp)
             if let node = liveNode(of: c) { damageCommit(bufferDamage, at: node) }
             activateIfDrawn(c)
             if c.commits == 1 { sendDeferredConfigures() }
         case .snapshot(let serial, let id):
             let buffer = try c.buffers.buffer(id, for: "snapshot")
-            guard let pane = c.snapshotRequests.removeValue(forKey: serial) else {
+            guard let pane = c.takeSnapshotRequest(serial) else {
                 throw ProtocolError(.unknownSerial, "snapshot for serial \(serial), which was never requested")
             }
             // A snapshot that arrives after its drag ended, or for an orientation the screen
@@ -68,8 +64,7 @@ extension Compositor {
             // Blurred once, when it comes: the drag shows it blurred.
             if shown { clients.blur(c, image, factor: blurFactor) }
         case .syncDone(let serial):
-            c.roundTrip.answered = serial
-            c.roundTrip.answeredAt = MonotonicClock.nanoseconds
+            c.answeredRoundTrip(serial, at: MonotonicClock.nanoseconds)
         case .statusBarStyle(let style):
             setStatusBarStyle(style, from: c)
         case .pipCommit(let id, let playing, let sourceRect, let bufferDamage):

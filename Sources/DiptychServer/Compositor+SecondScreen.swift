@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The second physical screen: an output of its own (a second KMS connector with its
-// CRTC, or a headless image), given to the primary app alone. The primary hears
-// `screenConnected` and may commit buffers to it (fitted to the screen); until it does, and once
-// it gives the screen back, the screen mirrors the main one: the same scene graph drawn through
-// one more transform (the logical screen fitted to this one, as emulation fits it to a panel),
-// with its own damage tracker, so a frame repaints only what changed there too. When the
+// The second physical screen: an `Output` like the main one (a second KMS connector with its
+// CRTC, or a headless image) with its own damage, frames and repaint schedule, given to the
+// primary app alone. The primary hears `screenConnected` and may commit buffers to it (fitted
+// to the screen); until it does, and once it gives the screen back, the screen mirrors the main
+// one: the main screen's last scene drawn through the fit to this screen (as emulation fits the
+// logical screen to a panel), so a frame repaints only what changed there too. When the
 // primary changes the screen passes on (`screenDisconnected` to the old one).
 
 import DiptychCore
@@ -13,22 +13,15 @@ import DiptychOutput
 import DiptychRender
 import DiptychWire
 
-/// The second screen's state. Confined to the compositor's thread.
+/// The second screen: an output like the main one, and the app it is given to.
 final class SecondScreen {
     /// Its number on the wire (the main screen is 1).
     static let number: UInt32 = 2
-    /// The screen; its damage tracker is the mirror's: the main scene's changes, through the
-    /// fit to this screen.
+    /// The screen: its damage tracker, repaint schedule and frames, as the main one's.
     let output: Output
     var backend: any OutputBackend { output.backend }
     /// The app that was told `screenConnected` (the primary), if any.
     var owner: ClientID?
-    /// The owner's commits since the last frame, in this screen's pixels.
-    var pending = Region()
-    /// The next frame repaints everything (the content's source changed).
-    var full = true
-    /// Whether the owner's last commit waits for a frame that shows it.
-    var frameDonePending = false
 
     init(backend: any OutputBackend, logical: Size) {
         output = Output(backend: backend, geometry: Self.fit(logical, into: backend.size))
@@ -37,6 +30,12 @@ final class SecondScreen {
     /// A picture of `size` fitted to a screen of `screen`: uniform scale, centred.
     static func fit(_ size: Size, into screen: Size) -> OutputGeometry {
         OutputGeometry(logical: size, panel: screen, rotation: .none)
+    }
+
+    /// The scene of a holder's buffer: the buffer alone, at its own size.
+    static func scene(of surface: CommittedSurface, app: AppID) -> SceneGraph {
+        let ref = surface.image.ref, whole = Rect(x: 0, y: 0, width: ref.width, height: ref.height)
+        return SceneGraph(size: Size(width: ref.width, height: ref.height), nodes: [SceneNode(app: app, image: ref, live: true, imageRect: whole, clip: whole)])
     }
 }
 
@@ -51,13 +50,6 @@ extension Compositor {
         updateSecondScreen()
     }
 
-    /// Whether the second screen has a frame to show of its own (its holder's commit, or all
-    /// of it again): a mirror otherwise follows the main screen's frames.
-    var secondScreenWantsFrame: Bool {
-        guard let s = secondScreen else { return false }
-        return s.full || !s.pending.isEmpty || s.frameDonePending
-    }
-
     /// Whether a second screen is there now.
     public var secondScreenConnected: Bool { secondScreen?.backend.isConnected ?? false }
 
@@ -65,7 +57,10 @@ extension Compositor {
     public var secondScreenOutput: PixelImage? { secondScreen?.backend.lastFrame }
 
     /// The client that holds the second screen (for tests and logs).
-    public var secondScreenOwner: String? { secondScreen?.owner.flatMap { clients[$0]?.label } }
+    public var secondScreenOwner: String? { screenHolder?.label }
+
+    /// The app the second screen is given to, if any.
+    var screenHolder: ClientSession? { secondScreen?.owner.flatMap { clients[$0] } }
 
     /// Hands the screen to the primary (the one admitted now), or takes it back when it went
     /// away: the old holder hears `screenDisconnected`, the new one `screenConnected`.
@@ -74,13 +69,13 @@ extension Compositor {
         let size = s.backend.size
         let wanted = s.backend.isConnected ? session(.primary).flatMap { $0.admitted ? $0 : nil } : nil
         guard wanted?.id != s.owner else { return }
-        if let old = s.owner.flatMap({ clients[$0] }) {
+        if let old = screenHolder {
             old.dropScreenSurface()
             send(.screenDisconnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: old)
         }
         s.owner = wanted?.id
-        s.full = true
-        s.frameDonePending = false
+        s.output.damage.invalidate()
+        s.output.wantsFrame = true
         if let wanted {
             send(.screenConnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: wanted)
             logger.debug("second screen given to the primary", metadata: ["client.app": "\(wanted.label)", "screen.size": "\(size)"])
@@ -99,15 +94,15 @@ extension Compositor {
             refuse(c, request: "secondScreen", reason: "not-primary", "screenCommit: only the primary app may draw on the second screen", releasing: id)
             return
         }
-        let old = c.screenSurface.map { Size(width: $0.image.pixels.width, height: $0.image.pixels.height) }
-        c.showOnScreen(hold(buffer), damage: bufferDamage)
-        s.frameDonePending = true
-        let size = Size(width: buffer.pixels.width, height: buffer.pixels.height)
-        if old != size {
-            s.full = true
+        let before = c.screenSurface?.image.ref
+        c.showOnScreen(hold(buffer), damage: bufferDamage, stamp: clients.stampCommit())
+        s.output.wantsFrame = true
+        // The screen showed a buffer of this size: what the commit damaged; else (a new size,
+        // or the first buffer after mirroring) all of it.
+        if let before, let now = c.screenSurface, before.width == now.image.ref.width, before.height == now.image.ref.height {
+            s.output.damage.commit(bufferDamage, at: SecondScreen.scene(of: now, app: c.app).nodes[0])
         } else {
-            let fit = SecondScreen.fit(size, into: s.backend.size)
-            for r in bufferDamage { if let d = fit.damage(r) { s.pending.formUnion(d, collapsingPast: Region.damageRectangleLimit) } }
+            s.output.damage.invalidate()
         }
     }
 
@@ -123,57 +118,49 @@ extension Compositor {
         }
         guard c.screenSurface != nil else { return }
         c.dropScreenSurface()
-        s.full = true
-        s.frameDonePending = false
+        s.output.damage.invalidate()
+        s.output.wantsFrame = true
     }
 
-    /// A commit to a surface the main screen shows at `node`: both screens' damage.
+    /// A commit to a surface the main screen shows at `node`: the main screen's damage, and a
+    /// mirroring second screen's.
     func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
         main.damage.commit(bufferDamage, at: node)
-        secondScreen?.output.damage.commit(bufferDamage, at: node)
+        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.damage.commit(bufferDamage, at: node) }
     }
 
-    /// Draws and presents the second screen's frame if it has one to show and can take it:
-    /// the holder's buffer fitted to it, or the main scene mirrored (`graph`, the main frame's
-    /// scene when called as it is presented; nil: the scene as presented now, built once).
+    /// The second screen's frame, when it wants one and can take it: its holder's buffer
+    /// fitted to it, or the main screen's last frame mirrored (its scene, fitted), drawn for
+    /// its damage through the same output calls as the main screen's. Returns whether it
+    /// presented a frame.
     @discardableResult
-    public func presentSecondScreen(mirroring graph: SceneGraph? = nil) -> Bool {
-        guard let s = secondScreen, s.backend.isConnected, s.backend.readyForFrame else { return false }
-        let held = s.owner.flatMap { clients[$0]?.screenSurface }
-        let mirrored = held == nil ? (graph ?? sceneGraph()) : nil
-        // The mirror's damage is taken once, here: nothing changed there and nothing else to
-        // show, no frame.
-        var mirrorDamage: Region?
-        if let mirrored {
-            if s.full { s.output.damage.invalidate() }
-            mirrorDamage = s.output.damage.take(mirrored)
-        }
-        guard secondScreenWantsFrame || mirrorDamage.map({ !$0.isEmpty }) ?? (mirrored != nil) else { return false }
-        let size = s.backend.size
-        if let surface = held {
-            let pixels = surface.image.pixels
-            let source = Size(width: pixels.width, height: pixels.height)
-            let (target, repaint) = s.output.beginFrame(changed: s.full ? nil : s.pending)
-            let scene = Scene(
-                size: source, surfaces: [SceneSurface(image: pixels, origin: (0, 0), clip: Rect(x: 0, y: 0, width: source.width, height: source.height))],
-                transform: SecondScreen.fit(source, into: size).transform, outputSize: size, damage: repaint)
-            PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
+    func drawSecondScreen() -> Bool {
+        guard let s = secondScreen, s.output.wantsFrame, s.backend.isConnected, s.backend.readyForFrame else { return false }
+        s.output.drew()
+        let holder = screenHolder, held = holder?.screenSurface
+        let graph: SceneGraph
+        if let holder, let held {
+            graph = SecondScreen.scene(of: held, app: holder.app)
+        } else if let shown = main.shownGraph {
+            graph = shown
         } else {
-            let (target, repaint) = s.output.beginFrame(changed: mirrorDamage)
-            // Built for its damage, as the main frame is (what lies outside is left out).
-            let scene = Scene(
-                mirrored!, images: pixels(of:), chrome: renderer.chrome, transform: s.output.damage.geometry.transform, outputSize: size, damage: repaint)
-            PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
-        }
-        guard case .presented(let shown) = s.output.present() else {
-            s.full = true
             return false
         }
-        s.full = false
-        s.pending = Region()
-        if s.frameDonePending, let owner = s.owner.flatMap({ clients[$0] }) {
-            s.frameDonePending = false
-            send(.frameDone(time: virtualTime ?? shown, refresh: refreshMilliseconds(of: s.output), seq: s.output.frames), to: owner)
+        let fit = SecondScreen.fit(graph.size, into: s.backend.size)
+        if s.output.geometry != fit { s.output.show(geometry: fit) }
+        let damage = s.output.damage.take(graph)
+        let waiting = holder.map { $0.screen.frameDonePending } ?? false
+        if let damage, damage.isEmpty, !waiting { return false }
+        let (target, repaint) = s.output.beginFrame(changed: damage)
+        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: fit.transform, outputSize: s.backend.size, damage: repaint)
+        PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
+        s.output.composited(graph, commits: clients.commitCount)
+        guard case .presented(let shown) = s.output.present() else {
+            s.output.wantsFrame = true
+            return false
+        }
+        if let holder, holder.screenFrameShown(laidOut: s.output.shownCommits) {
+            send(.frameDone(time: virtualTime ?? shown, refresh: refreshMilliseconds(of: s.output), seq: s.output.frames), to: holder)
         }
         return true
     }
@@ -185,18 +172,14 @@ extension Compositor {
         try run(timeoutMilliseconds: timeoutMilliseconds) { s.backend.readyForFrame || !s.backend.isConnected }
     }
 
-    /// The main screen's logical size changed (rotation, emulation): the mirror is refitted.
-    func refitSecondScreen() {
-        guard let s = secondScreen else { return }
-        s.output.damage.setGeometry(SecondScreen.fit(geometry.logical, into: s.backend.size))
-    }
-
     /// What the second screen's output reported (a hotplug): the screen comes or goes.
     func handleSecondScreen(_ events: [OutputEvent]) {
         guard let s = secondScreen else { return }
         for e in events {
             switch e {
-            case .reconnected, .disconnected: s.full = true
+            case .reconnected, .disconnected:
+                s.output.damage.invalidate()
+                s.output.wantsFrame = true
             case .frameDone(let time): s.output.shown(at: time)
             case .connectorsChanged: break
             }

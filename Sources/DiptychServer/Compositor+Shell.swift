@@ -42,7 +42,7 @@ extension Compositor {
                 clients.blur(c, nil, factor: blurFactor)
                 for pane in panes {
                     let serial = clients.newSerial()
-                    c.snapshotRequests[serial] = pane
+                    c.requestedSnapshot(serial, of: pane)
                     send(.snapshotRequest(serial: serial, frame: pane.frame, pixelWidth: pane.pixelWidth, pixelHeight: pane.pixelHeight, horizontalSizeClass: pane.horizontalSizeClass), to: c)
                 }
             case .dropSnapshots:
@@ -214,7 +214,8 @@ extension Compositor {
     public func redrawAll() {
         scheduleFrame()
         main.damage.invalidate()
-        secondScreen?.full = true
+        secondScreen?.output.damage.invalidate()
+        secondScreen?.output.wantsFrame = true
     }
 
     /// Lifts every finger on the screen where it last was (the session went to another VT: a
@@ -241,6 +242,7 @@ extension Compositor {
         if backend.size != geometry.panel, !backend.resize(to: geometry.panel) {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
         }
-        refitSecondScreen()
+        // A mirroring second screen is refitted at its next frame.
+        secondScreen?.output.wantsFrame = true
     }
 }

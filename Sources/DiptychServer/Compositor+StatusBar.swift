@@ -125,6 +125,6 @@ extension Compositor {
     /// A `statusBarStyle` request: every app's is kept; the primary's styles the bar (a
     /// secondary's is not an error: it is shown when the app becomes the primary).
     func setStatusBarStyle(_ style: StatusBarStyle, from c: ClientSession) {
-        c.statusBarStyle = style
+        c.askedStatusBarStyle(style)
     }
 }

@@ -118,6 +118,9 @@ public final class Compositor {
     /// Frames the live loop found wanted though none was asked for (debug builds look on every
     /// idle turn): a place that changes the picture without `scheduleFrame`. Zero, or a bug.
     public internal(set) var unscheduledFrames = 0
+    /// Who records frames (the live figures, a scenario's or the profiler's records), told
+    /// what each frame did; nil: nobody.
+    public weak var frameObserver: (any FrameObserver)?
     /// What the last frame drawn repainted since the one before (nil: everything).
     public var lastFrameDamage: Region? { main.drawing }
     /// The configured layout.
@@ -274,7 +277,7 @@ public final class Compositor {
         supervision.shutDown()
         flushClients()
         for c in clients.inOrder {
-            c.admittedAt = nil
+            c.setAdmitted(at: nil)
             c.close(reason: "the compositor is shutting down")
         }
         launcher.close(graceMilliseconds: graceMilliseconds)
@@ -333,7 +336,7 @@ public final class Compositor {
     func join(_ c: ClientSession) -> [ShellEffect]? {
         // A relaunched app takes its predecessor's place.
         if let effects = rejoin(c) {
-            c.admittedAt = now
+            c.setAdmitted(at: now)
             return effects
         }
         var role = c.launchRole ?? .primary
@@ -352,7 +355,7 @@ public final class Compositor {
             c.fail(ProtocolError(.badState, "the compositor already shows two apps"))
             return nil
         }
-        c.admittedAt = now
+        c.setAdmitted(at: now)
         return effects
     }
 
@@ -372,7 +375,7 @@ public final class Compositor {
         // A launched app that may be relaunched keeps its place until that is known.
         let kept = supervisedSessionEnded(c)
         if c.admitted {
-            c.admittedAt = nil
+            c.setAdmitted(at: nil)
             if !kept { apply(desk.remove(c.app)) }
         }
         // A newcomer that leaves before drawing: what waited for it goes out now.

@@ -71,9 +71,10 @@ public struct FrameRecord: Sendable {
     }
 }
 
-/// The records of a live compositor's frames (`frames.json`): layout, composite and present
-/// timed, the input handled since the last frame counted in. Bounded: a kiosk runs for months.
-public final class LiveFrames {
+/// The records of a live compositor's frames (`frames.json`) and its always-kept figures: an
+/// observer of the one repaint path, which counts in the input handled since the last frame.
+/// Bounded: a kiosk runs for months.
+public final class LiveFrames: FrameObserver {
     public let compositor: Compositor
     /// Every frame's record, kept only when someone will read them (`keepsRecords`: `--out`,
     /// a test); a kiosk keeps none.
@@ -90,45 +91,36 @@ public final class LiveFrames {
     public private(set) var maxSnapshotBytes = 0
     private var framesDrawn = 0
 
+    /// Watches `compositor`'s frames from now on.
     public init(compositor: Compositor, keepsRecords: Bool = true) {
         self.compositor = compositor
         self.keepsRecords = keepsRecords
+        compositor.frameObserver = self
     }
 
-    /// Times one frame of a live compositor (no round trip: apps run at their own pace):
-    /// layout, composite and present, with `input` the time spent handling input since the
-    /// last frame. Kept in `records` for `frames.json`. `scene` is the frame's scene if the
-    /// caller just took it (`Compositor.takeWantedFrame`), with the time that took (layout).
-    @discardableResult
-    public func liveFrame(
-        inputMilliseconds: Double, hadInput: Bool, scene: (taken: (graph: SceneGraph, damage: Region?), milliseconds: Double)? = nil
-    ) -> (FrameRecord, PresentResult) {
-        let built = scene?.milliseconds ?? 0
-        let motion = compositor.motionKind, turn = compositor.turnDegrees
-        let t2 = MonotonicClock.nanoseconds
-        let prepared = compositor.prepareFrame(scene?.taken)
-        let t3 = MonotonicClock.nanoseconds
-        let stats = compositor.composite(prepared)
-        let t4 = MonotonicClock.nanoseconds
-        let result = compositor.present()
-        let t5 = MonotonicClock.nanoseconds
+    /// A frame of the live compositor (no round trip: apps run at their own pace): layout,
+    /// composite and present as the repaint path timed them, the time spent handling input
+    /// since the last frame, and writing what the frame sent the apps.
+    public func presented(_ report: FrameReport) {
+        let (input, hadInput) = compositor.takeInputTime()
         let writes = writeClients()
         maxSnapshotBytes = max(maxSnapshotBytes, compositor.snapshotBytes)
-        let repainted = stats.compositedPixels + stats.filledPixels
+        let repainted = report.repaintedPixels
+        // The frame's own work (not what an observer ran between layout and composite).
+        let frame = report.layoutMilliseconds + report.compositeMilliseconds + report.presentMilliseconds
         var r = FrameRecord(
-            frame: framesDrawn, time: compositor.now, input: inputMilliseconds, apps: 0, layout: built + ms(t2, t3), composite: ms(t3, t4),
-            present: ms(t4, t5) + ms(writes.cpu), total: inputMilliseconds + built + ms(t2, t5) + ms(writes.cpu), pixman: nil, freshPixman: nil, memcpy: nil,
-            repaintedPixels: repainted, inputLatency: hadInput && repainted > 0 ? inputMilliseconds + built + ms(t2, t5) : nil)
-        r.shown = compositor.shownPanes
-        r.motion = motion
-        r.turn = turn
+            frame: framesDrawn, time: compositor.now, input: input, apps: 0, layout: report.layoutMilliseconds, composite: report.compositeMilliseconds,
+            present: report.presentMilliseconds + ms(writes.cpu), total: input + frame + ms(writes.cpu), pixman: nil, freshPixman: nil, memcpy: nil,
+            repaintedPixels: repainted, inputLatency: hadInput && repainted > 0 ? input + frame : nil)
+        r.shown = report.shown
+        r.motion = report.motion
+        r.turn = report.turn
         figures.frame(totalMilliseconds: r.total, refreshMilliseconds: compositor.main.refreshMilliseconds, inputLatency: r.inputLatency)
         framesDrawn += 1
-        guard keepsRecords else { return (r, result) }
+        guard keepsRecords else { return }
         // Bounded all the same: keep the last 100,000 frames.
         if records.count >= 100_000 { records.removeFirst(10_000) }
         records.append(r)
-        return (r, result)
     }
 
     private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b &- a) / 1_000_000 }

@@ -62,6 +62,13 @@ final class Output {
         damage.setGeometry(geometry)
     }
 
+    /// Shows the picture through `geometry` from now on (the second screen: the main screen
+    /// fitted to it, or its holder's buffer): what it shows is repainted whole.
+    func show(geometry: OutputGeometry) {
+        self.geometry = geometry
+        damage.setGeometry(geometry)
+    }
+
     /// An output whose geometry is given (the second screen fits the picture itself).
     init(backend: any OutputBackend, geometry: OutputGeometry, window: RepaintWindow = .off) {
         self.backend = backend

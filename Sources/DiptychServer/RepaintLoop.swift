@@ -14,7 +14,8 @@ import DiptychLinux
 /// Runs a compositor live until asked to stop. Confined to the compositor's thread.
 public final class RepaintLoop {
     public let compositor: Compositor
-    /// Every frame's record, for `frames.json`.
+    /// The frames' figures, and their records for `frames.json` when kept: the repaint path's
+    /// observer.
     public let frames: LiveFrames
     /// The shortest time between two frames' starts, in milliseconds: paces an output without
     /// presentation events (headless without a simulated refresh).
@@ -44,41 +45,39 @@ public final class RepaintLoop {
             }
             // The clock's minute changes the status bar.
             if let due = compositor.nextClockDeadline, now >= due { compositor.scheduleFrame() }
-            // Frames are asked for (`scheduleFrame`): an output that wants one and can take it
+            // Frames are asked for (`scheduleFrame`): each output that wants one and can take it
             // gets it at its repaint deadline (the window before the vblank it can make); the
-            // scene is built once, to see what changed, then drawn.
-            let ready = backend.readyForFrame && now >= notBefore
-            var draw = false
-            if ready && main.wantsFrame {
-                let nowNs = MonotonicClock.nanoseconds, deadline = main.repaintDeadline(now: nowNs)
-                if nowNs >= deadline {
-                    draw = true
-                } else {
-                    try compositor.repaintTimer.arm(atNanoseconds: deadline)
-                }
-            } else if ready {
-                draw = unscheduledFrame()
+            // main screen's scene is built once, to see what changed, then drawn. The second
+            // screen is an output like it: drawn when it wants a frame of its own (its holder
+            // committed, or it came back) or the main frame it mirrors changed.
+            let nowNs = MonotonicClock.nanoseconds
+            var timer: UInt64?
+            func due(_ output: Output, ready: Bool) -> Bool {
+                guard ready && output.wantsFrame else { return false }
+                let deadline = output.repaintDeadline(now: nowNs)
+                if nowNs >= deadline { return true }
+                timer = min(timer ?? deadline, deadline)
+                return false
             }
+            let ready = backend.readyForFrame && now >= notBefore
+            let draw = due(main, ready: ready) || (ready && !main.wantsFrame && unscheduledFrame())
             if draw {
                 main.drew()
                 let b0 = MonotonicClock.nanoseconds
-                if let scene = compositor.takeWantedFrame() {
-                    let built = Double(MonotonicClock.nanoseconds - b0) / 1_000_000
-                    let (input, hadInput) = compositor.takeInputTime()
-                    let (_, result) = frames.liveFrame(inputMilliseconds: input, hadInput: hadInput, scene: (scene, built))
+                if let report = compositor.drawWantedFrame() {
                     main.schedule.worked(MonotonicClock.nanoseconds - b0)
-                    if result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
+                    if report.result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                     // An output without presentation events is paced by the refresh interval, and
                     // a dropped frame is retried after one.
-                    if !backend.reportsPresentation || result == .dropped { notBefore = now + refreshInterval }
+                    if !backend.reportsPresentation || report.result == .dropped { notBefore = now + refreshInterval }
                     // What moves by itself (a settle, a cross-fade, a window held) asks for the next.
-                    if compositor.isInMotion || compositor.fade != nil || result == .dropped { compositor.scheduleFrame() }
+                    if compositor.isInMotion || compositor.fade != nil || report.result == .dropped { compositor.scheduleFrame() }
                 }
-            } else if !ready || !main.wantsFrame {
-                // Only the second screen may have changed (its holder committed, or it came
-                // back): it is drawn alone if so.
-                if compositor.secondScreenWantsFrame { compositor.presentSecondScreen() }
             }
+            if let second = compositor.secondScreen?.output, due(second, ready: second.backend.readyForFrame) {
+                compositor.drawSecondScreen()
+            }
+            if let timer { try compositor.repaintTimer.arm(atNanoseconds: timer) }
             now = MonotonicClock.milliseconds
             try compositor.dispatch(timeoutMilliseconds: sleep(now: now, nextPoll: nextPoll, notBefore: notBefore))
         }

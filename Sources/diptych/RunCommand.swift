@@ -259,7 +259,7 @@ struct RunCommand: ParsableCommand {
             repaint.frames.keepsRecords = out != nil
             try repaint.run { stop }
             if let out {
-                repaint.frames.liveFrame(inputMilliseconds: 0, hadInput: false)
+                compositor.drawFrame()
                 try compositor.output.writePNG(to: "\(out)/frame.png")
                 try Files.writeAtomically("\(out)/frames.json", bytes: Array((repaint.frames.framesJSON.serialized + "\n").utf8))
             }

@@ -12,6 +12,9 @@ public struct DamageTracker: Sendable {
     /// less per frame than a dictionary).
     private var last = SceneGraph(size: Size(width: 0, height: 0))
 
+    /// The scene of the last frame taken: where things are on screen now.
+    public var lastScene: SceneGraph { last }
+
     /// A tracker whose first frame repaints everything.
     public init(geometry: OutputGeometry) { self.geometry = geometry }
 

@@ -141,6 +141,8 @@ extension Compositor {
     /// the pixman operations that draw it. Nothing is drawn, so the output need not be ready.
     private func layOut(_ taken: (graph: SceneGraph, damage: Region?)) -> Frame {
         let (graph, frameDamage) = taken
+        // The desk learns whether the frame shows the cursor (it hides by time: a frame then).
+        if !cursorOnPlane { desk.cursorDrawn(showing: graph.layers.contains { $0.kind == .cursor }) }
         let (target, repaint) = main.beginFrame(changed: frameDamage)
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         let turn = desk.turn(at: now)
@@ -153,16 +155,14 @@ extension Compositor {
     /// A frame of a rotation's turn, drawn reduced: the new scene into the turn's picture, then
     /// the old and new pictures turned into the turn's frame (the fade operation scales it up
     /// over the output).
-    private func drawTurn(_ t: (turn: Turn, old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8)), graph: SceneGraph) {
-        let fresh = t.turn.fresh
+    private func drawTurn(_ t: (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8)), graph: SceneGraph) {
+        guard let turn = fadePictures?.turn else { return }
+        let fresh = turn.fresh
         let reduce = AffineTransform(a: Double(fresh.width) / Double(geometry.panel.width), b: 0, c: 0, d: Double(fresh.height) / Double(geometry.panel.height), tx: 0, ty: 0)
         if t.new.opacity > 0 {
             renderer.render(Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: reduce.concatenating(geometry.transform), outputSize: Size(width: fresh.width, height: fresh.height)), into: fresh)
         }
-        Turning.draw([
-            Turning.Layer(image: fresh, angle: t.new.angle, opacity: t.new.opacity),
-            Turning.Layer(image: t.turn.old, angle: t.old.angle, opacity: t.old.opacity),
-        ], into: t.turn.frame)
+        turn.draw(old: t.old, new: t.new)
     }
 
     /// How far the old picture of a rotation has turned now, in degrees (nil: no turn runs).

@@ -88,7 +88,7 @@ enum ShortcutKeysym {
 extension Compositor {
     /// A key (evdev code) went down or up: a shortcut of the compositor's, or the focused
     /// app's key. The one entry point for libinput's keys and a scenario's.
-    public func key(_ keycode: UInt32, pressed: Bool) {
+    public func key(_ keycode: UInt32, pressed: Bool, time: Double? = nil) {
         guard let result = keys.keymap?.key(keycode, pressed: pressed) else { return }
         if !pressed, keys.endShortcut(keycode) { return }
         if pressed, let effects = shortcut(result) {
@@ -98,7 +98,7 @@ extension Compositor {
             return
         }
         guard let app = desk.focus, let c = session(app) else { return }
-        let time = inputTime
+        let time = time ?? Double(now)
         if pressed {
             keys.toldPressed(keycode, result, at: now)
             send(.key(keycode: keycode, keysym: result.keysym, text: result.text, state: .pressed, modifiers: result.modifiers, time: time), to: c)

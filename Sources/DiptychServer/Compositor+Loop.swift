@@ -118,17 +118,12 @@ extension Compositor {
             case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
             case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
             case .input(let e):
-                // The device's own time stamps what the shell sends from this event.
-                input.timestamp = time
-                panelInput(e)
-                input.timestamp = nil
+                // The device's own time stamps what is sent from this event.
+                panelInput(e, time: time)
             }
         }
         input.spent(Double(MonotonicClock.nanoseconds - started) / 1_000_000)
     }
-
-    /// The time the events sent from the input being handled carry (milliseconds).
-    var inputTime: Double { input.timestamp ?? Double(now) }
 
     /// Time spent handling input since the last call, and whether there was any.
     public func takeInputTime() -> (milliseconds: Double, hadInput: Bool) { input.takeSpent() }
@@ -241,10 +236,6 @@ struct Watchers {
 /// since the last frame.
 struct InputSources {
     private var sources: [(source: any InputSource, translator: InputTranslator)] = []
-    /// The input being handled: its device's own time (milliseconds; nil: the compositor's
-    /// clock, as for scenario steps and touches held back as possible edge swipes), for the
-    /// events sent from it.
-    var timestamp: Double?
     private var spentTime = (milliseconds: 0.0, events: false)
 
     /// What a source's raw event is to the compositor.

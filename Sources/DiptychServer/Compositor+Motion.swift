@@ -24,8 +24,21 @@ public struct ShownPanes: Sendable {
 }
 
 extension Compositor {
-    /// The fade's operation for the frame drawn now, if a rotation is fading.
-    func fadeOperation() -> RenderOperation? { desk.fadeOperation(at: now, panel: geometry.panel) }
+    /// Begins a cross-fade from `picture` (what the output showed), for `milliseconds`.
+    func beginFade(from picture: PixelImage, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
+        desk.beginFade(at: now, milliseconds: milliseconds)
+        fadePictures = CrossFadePictures(old: picture)
+    }
+
+    /// The fade's operation for the frame drawn now, if a rotation is fading (its pictures go
+    /// when it ends).
+    func fadeOperation() -> RenderOperation? {
+        guard let alpha = desk.fadeAlpha(at: now), let pictures = fadePictures else {
+            fadePictures = nil
+            return nil
+        }
+        return pictures.operation(alpha: alpha, panel: geometry.panel)
+    }
 
     /// The old orientation's last frame fading out, if a rotation is in progress.
     var fade: CrossFade? { desk.fade }

@@ -11,102 +11,100 @@ import DiptychWire
 
 extension Compositor {
     /// The pointer moved to `x`, `y` in points of the logical screen (an absolute device, a
-    /// scenario step).
-    public func pointerMotion(toX x: Double, y: Double) {
-        let size = desk.shell.layout.screen
-        let wasShown = desk.pointer.shows(at: now)
-        let before = desk.pointer.cursorRect
-        desk.pointer.move(toX: x, y: y, within: Size(width: size.width, height: size.height), at: now)
+    /// scenario step), at `time` (the device's, ms; nil: now).
+    public func pointerMotion(toX x: Double, y: Double, time: Double? = nil) {
+        let (wasShown, moved) = desk.movePointer(toX: x, y: y, now: now, time: time ?? Double(now))
         if cursorOnPlane {
             // The cursor plane moves: nothing is drawn.
             updateCursorPlane()
-        } else if !wasShown || desk.pointer.cursorRect != before {
+        } else if !wasShown || moved {
             scheduleFrame()
         }
-        desk.pointer.motionPending = true
+        // Told the apps once a turn (`tick`), or before a button or a scroll.
     }
 
     /// A scenario's pointer step, its position in panel pixels.
-    public func panelPointer(_ step: PointerStep) {
+    public func panelPointer(_ step: PointerStep, time: Double? = nil) {
         switch step {
         case .motion(let x, let y):
             let l = geometry.toLogical(x: x, y: y), scale = Double(desk.shell.profile.scale)
-            pointerMotion(toX: l.x / scale, y: l.y / scale)
+            pointerMotion(toX: l.x / scale, y: l.y / scale, time: time)
         case .button(let b, let pressed):
-            pointerButton(b, pressed: pressed)
+            pointerButton(b, pressed: pressed, time: time)
         case .scroll(let dx, let dy, let source):
-            pointerScroll(dx: dx, dy: dy, source: source)
+            pointerScroll(dx: dx, dy: dy, source: source, time: time)
         }
     }
 
     /// The pointer moved by `dx`, `dy` points (a mouse, a trackpad: libinput's accelerated
     /// motion).
-    public func pointerMotion(dx: Double, dy: Double) {
+    public func pointerMotion(dx: Double, dy: Double, time: Double? = nil) {
         let p = desk.pointer
-        pointerMotion(toX: p.x + dx, y: p.y + dy)
+        pointerMotion(toX: p.x + dx, y: p.y + dy, time: time)
     }
 
     /// A button (Linux code) went down or up where the pointer is.
-    public func pointerButton(_ button: UInt32, pressed: Bool) {
+    public func pointerButton(_ button: UInt32, pressed: Bool, time: Double? = nil) {
+        let time = time ?? Double(now)
         deliverPendingPointerMotion()
         let (x, y) = (desk.pointer.x, desk.pointer.y)
-        desk.pointer.button(button, pressed: pressed)
+        desk.pointerButton(button, pressed: pressed)
         if button == PointerButton.left {
-            if let effects = desk.pointerTouch(phase: pressed ? .down : .up, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
+            if let effects = desk.pointerContact(phase: pressed ? .down : .up, now: now, space: pipSpace) { apply(effects, time: time) }
             scheduleFrame()
         } else {
             if pressed, desk.pointer.grab == nil, let pane = pane(atX: x, y: y) {
-                desk.pointer.grab = pane.app
+                desk.grabPointer(pane.app)
                 focus(pane.app)
             }
-            if let app = desk.pointer.grab { sendPointer(.button, to: app, x: x, y: y, button: button, pressed: pressed) }
+            if let app = desk.pointer.grab { sendPointer(.button, to: app, x: x, y: y, button: button, pressed: pressed, time: time) }
         }
         if desk.pointer.held.isEmpty {
-            desk.pointer.grab = nil
-            hover(moved: false)
+            desk.grabPointer(nil)
+            hover(moved: false, time: time)
         }
     }
 
     /// A scroll of `dx`, `dy` points from `source`, to the app under the pointer.
-    public func pointerScroll(dx: Double, dy: Double, source: ScrollSource) {
+    public func pointerScroll(dx: Double, dy: Double, source: ScrollSource, time: Double? = nil) {
         deliverPendingPointerMotion()
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         guard let app = desk.pointer.grab ?? pane(atX: x, y: y)?.app else { return }
-        sendPointer(.scroll, to: app, x: x, y: y, dx: dx, dy: dy, source: source)
+        sendPointer(.scroll, to: app, x: x, y: y, dx: dx, dy: dy, source: source, time: time ?? Double(now))
     }
 
     /// The motion not yet told, before a button or a scroll (which happen where the pointer is).
     private func deliverPendingPointerMotion() {
-        guard desk.pointer.motionPending else { return }
-        desk.pointer.motionPending = false
-        deliverPointerMotion()
+        guard let time = desk.takePointerMotion() else { return }
+        deliverPointerMotion(time: time)
     }
 
-    /// Tells the apps of the pointer's motion (taken from the desk): through the shell while
-    /// the left button is a finger, to the app holding another button, else to the app under
-    /// it (with enter and leave when that changes).
-    func deliverPointerMotion() {
+    /// Tells the apps of the pointer's motion (taken from the desk), stamped with the time of
+    /// the last motion: through the shell while the left button is a finger, to the app
+    /// holding another button, else to the app under it (with enter and leave when that
+    /// changes).
+    func deliverPointerMotion(time: Double) {
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         if desk.pointer.held.contains(PointerButton.left) {
-            if let effects = desk.pointerTouch(phase: .motion, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
+            if let effects = desk.pointerContact(phase: .motion, now: now, space: pipSpace) { apply(effects, time: time) }
         } else if let app = desk.pointer.grab {
-            sendPointer(.motion, to: app, x: x, y: y)
+            sendPointer(.motion, to: app, x: x, y: y, time: time)
         } else {
-            hover()
+            hover(time: time)
         }
     }
 
     /// The pointer rests over whatever is under it: `leave` to the app it left, `enter` to the
     /// app it came over, else `motion`.
-    private func hover(moved: Bool = true) {
+    private func hover(moved: Bool = true, time: Double) {
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         let under = desk.pointer.shows(at: now) ? pane(atX: x, y: y)?.app : nil
         if under != desk.pointer.over {
-            if let old = desk.pointer.over { sendPointer(.leave, to: old, x: x, y: y) }
-            desk.pointer.over = under
-            if let new = under { sendPointer(.enter, to: new, x: x, y: y) }
+            if let old = desk.pointer.over { sendPointer(.leave, to: old, x: x, y: y, time: time) }
+            desk.pointerOver(under)
+            if let new = under { sendPointer(.enter, to: new, x: x, y: y, time: time) }
         } else if moved, let app = under {
-            sendPointer(.motion, to: app, x: x, y: y)
+            sendPointer(.motion, to: app, x: x, y: y, time: time)
         }
     }
 
@@ -118,10 +116,10 @@ extension Compositor {
         return presentedPanes.last { $0.frame.contains(x: Double(px), y: Double(py)) && session($0.app) != nil }
     }
 
-    /// A finger the pointer's left button stood for reached an app: as pointer events.
-    func pointerAsTouch(_ app: AppID, phase: TouchPhase, x: Double, y: Double) {
+    /// The pointer's left button, as the shell gave it to an app (in its pane's points): the
+    /// left button's press, motion and release.
+    func pointerContact(_ app: AppID, phase: TouchPhase, x: Double, y: Double, time: Double) {
         guard let c = session(app) else { return }
-        let time = inputTime
         switch phase {
         case .down:
             focus(app)
@@ -135,21 +133,20 @@ extension Compositor {
 
     private func sendPointer(
         _ phase: PointerPhase, to app: AppID, x: Double, y: Double, button: UInt32 = 0, pressed: Bool = false, dx: Double = 0, dy: Double = 0,
-        source: ScrollSource = .wheel
+        source: ScrollSource = .wheel, time: Double
     ) {
         guard let c = session(app) else { return }
         let origin = presentedPanes.first { $0.app == app }?.frame
         // `leave` says only that the pointer left: where it went (another app's pane) is none of
         // this app's business, so it carries no position (0, 0).
         let (lx, ly) = phase == .leave ? (0, 0) : (x - Double(origin?.x ?? 0), y - Double(origin?.y ?? 0))
-        send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: inputTime), to: c)
+        send(.pointer(phase: phase, x: lx, y: ly, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: time), to: c)
     }
 
-    /// The cursor's layer (a translucent disc over everything), while it shows.
+    /// The cursor's layer (a translucent disc over everything), while it shows in the frames.
+    /// (Only a look: the frame that draws it tells the desk, `layOut`.)
     func cursorLayer(scale: Int) -> [SceneNode]? {
-        guard !cursorOnPlane else { return nil }
-        desk.pointer.drawnShowing = desk.pointer.shows(at: now)
-        guard desk.pointer.drawnShowing else { return nil }
+        guard desk.cursorInFrames(at: now, onPlane: cursorOnPlane) else { return nil }
         let r = desk.pointer.cursorRect
         let px = Rect(x: r.x * scale, y: r.y * scale, width: r.width * scale, height: r.height * scale)
         return [SceneNode(key: .cursor, content: .chrome(.pill(ChromeStyle.cursorColor, alpha: ChromeStyle.cursorAlpha)), imageRect: px, clip: px)]
@@ -161,7 +158,7 @@ extension Compositor {
     /// A touch or the pen hides the cursor.
     func hideCursorForTouch() {
         guard desk.pointer.shows(at: now) else { return }
-        desk.pointer.touched()
+        desk.pointerTouched()
         cursorVisibilityMayHaveChanged()
     }
 
@@ -191,13 +188,12 @@ extension Compositor {
             let image = shows ? PixelImage.disc(diameter: diameter, color: ChromeStyle.cursorColor, alpha: ChromeStyle.cursorAlpha) : nil
             guard backend.setCursor(image, hotspot: (diameter / 2, diameter / 2)) else {
                 logger.info("the output has no cursor plane: the cursor is drawn into the frames")
-                desk.pointer.planeRefused = true
+                desk.cursorPlaneRefused()
                 scheduleFrame()
                 return
             }
-            desk.pointer.drawnShowing = shows
-            if shows && !desk.pointer.planeUsed {
-                desk.pointer.planeUsed = true
+            desk.cursorDrawn(showing: shows)
+            if shows && desk.cursorPlaneUsed() {
                 logger.info("the cursor is on the output's cursor plane: pointer motion draws no frame")
             }
         }

@@ -4,26 +4,27 @@
 
 import DiptychCore
 import Glibc
+import DiptychRender
 import DiptychWire
 
 extension Compositor {
     /// Carries out what the shell decided; `byUser` false when an app caused it (it connected
-    /// by itself), so nothing it brings takes the keyboard.
-    func apply(_ effects: [ShellEffect], byUser: Bool = true) {
+    /// by itself), so nothing it brings takes the keyboard. The input events it sends carry
+    /// `time` (the input's own, ms; nil: now).
+    func apply(_ effects: [ShellEffect], byUser: Bool = true, time: Double? = nil) {
         scheduleFrame()
+        let time = time ?? Double(now)
         for effect in effects {
             switch effect {
             case .touch(let app, let id, let phase, let x, let y):
-                if id == PointerState.touchID {
-                    pointerAsTouch(app, phase: phase, x: x, y: y)
-                    continue
-                }
                 if phase == .down { focus(app) }
-                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: inputTime), to: c) }
+                if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: time), to: c) }
+            case .pointer(let app, let phase, let x, let y):
+                pointerContact(app, phase: phase, x: x, y: y, time: time)
             case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
                 if phase == .down { focus(app) }
                 if let c = session(app) {
-                    send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: inputTime, tool: desk.penTool, buttons: desk.penButtons), to: c)
+                    send(.pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time, tool: desk.penTool, buttons: desk.penButtons), to: c)
                 }
             case .lifecycle(let app, let event):
                 if let c = session(app) {
@@ -51,7 +52,7 @@ extension Compositor {
                 pipAction(action, of: app)
             case .crossFade:
                 // Reduce Motion: the change shows as a short cross-fade from what was shown.
-                if frameCount > 0 { desk.beginFade(from: backend.lastFrame.copy(), at: now, milliseconds: MotionMetrics.reducedFadeMilliseconds) }
+                if frameCount > 0 { beginFade(from: backend.lastFrame.copy(), milliseconds: MotionMetrics.reducedFadeMilliseconds) }
             }
         }
         updatePiPEligibility()
@@ -116,7 +117,7 @@ extension Compositor {
             if let c = clients[id] { activateIfDrawn(c) }
         }
         repeatKeys()
-        if t.pointerMoved { deliverPointerMotion() }
+        if let time = t.pointerMoved { deliverPointerMotion(time: time) }
         // The cursor hides after a while without motion: a frame without it.
         if t.cursorChanged { cursorVisibilityChanged() }
     }
@@ -137,20 +138,21 @@ extension Compositor {
     // MARK: - Input and rotation
 
     /// Input in panel pixels (a touchscreen mapped to the panel, or a scenario step), taken
-    /// into the logical screen: the one entry point for scripted and real input.
-    public func panelInput(_ input: PanelInput) {
+    /// into the logical screen: the one entry point for scripted and real input. `time`: the
+    /// device's time of the event (ms), which the events it sends apps carry (nil: now).
+    public func panelInput(_ input: PanelInput, time: Double? = nil) {
         let scale = Double(desk.shell.profile.scale)
         switch input {
         case .key(let code, let pressed):
-            key(code, pressed: pressed)
+            key(code, pressed: pressed, time: time)
             return
         case .pointer(let step):
-            panelPointer(step)
+            panelPointer(step, time: time)
             return
         case .pointerMove(let dx, let dy):
             // Panel pixels to points: the logical screen's scale and the panel's fit.
             let f = geometry.scale
-            pointerMotion(dx: dx / f / scale, dy: dy / f / scale)
+            pointerMotion(dx: dx / f / scale, dy: dy / f / scale, time: time)
             return
         default:
             break
@@ -160,10 +162,10 @@ extension Compositor {
         switch input {
         case .touch(let id, let phase, let x, let y):
             let l = geometry.toLogical(x: x, y: y)
-            touch(id: id, phase: phase, x: l.x / scale, y: l.y / scale)
+            touch(id: id, phase: phase, x: l.x / scale, y: l.y / scale, time: time)
         case .pen(let phase, let x, let y, let p, let tx, let ty, let tool, let buttons):
             let l = geometry.toLogical(x: x, y: y)
-            pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty, tool: tool, buttons: buttons)
+            pen(phase: phase, x: l.x / scale, y: l.y / scale, pressure: p, tiltX: tx, tiltY: ty, tool: tool, buttons: buttons, time: time)
         case .key, .pointer, .pointerMove:
             break
         }
@@ -172,15 +174,17 @@ extension Compositor {
     /// A finger touch in points of the logical screen. Palm rejection decides first whether
     /// it reaches the shell (and so an app or a gesture); a touch on a Picture in Picture
     /// window moves the window and never reaches an app.
-    public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double) {
+    public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, time: Double? = nil) {
         hideCursorForTouch()
-        if let effects = desk.touch(id: id, phase: phase, x: x, y: y, now: now, space: pipSpace) { apply(effects) }
+        if let effects = desk.touch(id: id, phase: phase, x: x, y: y, now: now, space: pipSpace) { apply(effects, time: time) }
     }
 
     /// A pen sample in points of the logical screen (see `Desk.pen`).
-    public func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = []) {
+    public func pen(
+        phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [], time: Double? = nil
+    ) {
         hideCursorForTouch()
-        apply(desk.pen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY, tool: tool, buttons: buttons, now: now, space: pipSpace))
+        apply(desk.pen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY, tool: tool, buttons: buttons, now: now, space: pipSpace), time: time)
     }
 
     /// Rotates the logical screen (the apps' orientation). Without emulation a headless
@@ -198,14 +202,16 @@ extension Compositor {
         // The old frame fades out over the new (or turns into it).
         // (A turn keeps only a reduced copy: a whole frame's copy is a cost the first frame of
         // the turn would pay.)
-        if frameCount > 0 { desk.beginFade(from: turning ? backend.lastFrame.reduced(by: Turn.reduction) : backend.lastFrame.copy(), at: now) }
+        if frameCount > 0 { beginFade(from: turning ? backend.lastFrame.reduced(by: TurnPictures.reduction) : backend.lastFrame.copy()) }
         let before = geometry.transform
         let effects = change()
         updateGeometry()
         // How far the logical screen turned on the panel (the panel itself turns with it when
         // the output follows the logical screen, as headless).
         func angle(_ t: AffineTransform) -> Double { atan2(t.b, t.a) }
-        desk.fitFade(to: geometry.panel, turning: turning ? angle(geometry.transform) - angle(before) : nil)
+        if let old = fadePictures?.old, let fit = desk.fitFade(old: Size(width: old.width, height: old.height), to: geometry.panel, turning: turning ? angle(geometry.transform) - angle(before) : nil) {
+            fadePictures?.fit(transform: fit.transform, turnInto: fit.turnInto)
+        }
         apply(effects)
     }
 

@@ -193,6 +193,8 @@ public final class Compositor {
     var statusBarCache = StatusBarCache()
     /// The second physical screen, if there is one.
     var secondScreen: SecondScreen?
+    /// The pictures of the cross-fade or turn the desk runs, if one does.
+    var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
     var supervision: Supervision
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.

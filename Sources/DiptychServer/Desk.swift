@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The desk: what the compositor decides about what is shown where, apart from the apps and the
 // outputs: the shell (roles, arrangement, gestures), palm rejection, the Picture in Picture
-// windows and the touches that hold them, a rotation's cross-fade, and the apps waiting to be
+// windows and the touches that hold them, a rotation's cross-fade (when and how far: its
+// pixels are the renderer's), and the apps waiting to be
 // activated. A value: its entry points take the time and the input and return what to do
 // (`ShellEffect`s), as `Shell` does; the compositor carries that out. Its state is its own:
 // nothing outside this file changes it but through these entry points. Not copyable: the
 // compositor reads it in place, never a copy of all of it.
 
 import DiptychCore
-import DiptychImage
 import DiptychRender
 
 struct Desk: ~Copyable {
@@ -21,7 +21,7 @@ struct Desk: ~Copyable {
     /// The old orientation's last frame fading out, if a rotation is in progress.
     private(set) var fade: CrossFade?
     /// The touches holding a Picture in Picture window.
-    private var pipTouches: Set<Int32> = []
+    private var pipTouches: Set<Contact> = []
     /// Apps to activate once they have drawn, with the time they are activated anyway.
     private var pendingActivation: [ClientID: UInt64] = [:]
     private var lastPen = (x: 0.0, y: 0.0)
@@ -34,8 +34,8 @@ struct Desk: ~Copyable {
     /// The app that has the keyboard: the one last touched, tapped or clicked, or a Slide
     /// Over that came in.
     private(set) var focus: AppID?
-    /// The pointer, when a mouse or trackpad is used.
-    var pointer = PointerState()
+    /// The pointer, when a mouse or trackpad is used (changed through the entry points below).
+    private(set) var pointer = PointerState()
     /// Whether a Slide Over showed when the focus was last looked at.
     private var slideOverShown = false
 
@@ -70,13 +70,60 @@ struct Desk: ~Copyable {
     mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] { shell.toggleSlideOver(now: now) }
     mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] { shell.moveDivider(towardsLeading: towardsLeading, now: now) }
 
-    /// The pointer's left button as a finger (id `PointerState.touchID`): it reaches gestures
-    /// and windows as a touch does, never held off by palm rejection (a mouse is no palm).
-    mutating func pointerTouch(phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
-        let id = PointerState.touchID
-        if let taken = pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
+    /// The pointer's left button as the contact `.pointer`: it reaches gestures and windows as
+    /// a finger does (an app under it gets pointer events: `ShellEffect.pointer`), never held
+    /// off by palm rejection (a mouse is no palm).
+    mutating func pointerContact(phase: TouchPhase, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+        let (x, y) = (pointer.x, pointer.y)
+        if let taken = pipTouch(.pointer, phase: phase, x: x, y: y, now: now, space: space) { return taken }
+        return shell.handleTouch(id: .pointer, phase: phase, x: x, y: y, now: now)
     }
+
+    // MARK: - The pointer
+
+    /// The pointer moved to `x`, `y` (kept on the screen) at `now`: whether the cursor showed
+    /// before, and whether its rectangle changed.
+    /// `time`: the device's time of the motion (ms), which the apps' events carry.
+    mutating func movePointer(toX x: Double, y: Double, now: UInt64, time: Double) -> (wasShown: Bool, moved: Bool) {
+        let wasShown = pointer.shows(at: now), before = pointer.cursorRect
+        let size = shell.layout.screen
+        pointer.move(toX: x, y: y, within: Size(width: size.width, height: size.height), at: now)
+        pointer.motionPending = time
+        return (wasShown, pointer.cursorRect != before)
+    }
+
+    /// A button went down or up.
+    mutating func pointerButton(_ code: UInt32, pressed: Bool) { pointer.button(code, pressed: pressed) }
+
+    /// The app a held button goes to until the last button comes up (nil: none).
+    mutating func grabPointer(_ app: AppID?) { pointer.grab = app }
+
+    /// The app the pointer is over now (it had `enter`).
+    mutating func pointerOver(_ app: AppID?) { pointer.over = app }
+
+    /// Takes the motion the apps were not told yet: its time, if there was any.
+    mutating func takePointerMotion() -> Double? {
+        defer { pointer.motionPending = nil }
+        return pointer.motionPending
+    }
+
+    /// A touch or the pen was used: the cursor hides until the pointer moves again.
+    mutating func pointerTouched() { pointer.touched() }
+
+    /// The cursor shows on the output now, or not (drawn into a frame, or on the cursor plane).
+    mutating func cursorDrawn(showing: Bool) { pointer.drawnShowing = showing }
+
+    /// The output's cursor plane refused the cursor: it is drawn into the frames from now on.
+    mutating func cursorPlaneRefused() { pointer.planeRefused = true }
+
+    /// The cursor was put on the cursor plane: whether for the first time.
+    mutating func cursorPlaneUsed() -> Bool {
+        defer { pointer.planeUsed = true }
+        return !pointer.planeUsed
+    }
+
+    /// Whether the cursor would be drawn into a frame at `now`: it shows, and not on a plane.
+    func cursorInFrames(at now: UInt64, onPlane: Bool) -> Bool { !onPlane && pointer.shows(at: now) }
 
     /// A finger in points of the logical screen, or nil when palm rejection held it off. A
     /// touch on a Picture in Picture window reaches no app nor gesture (its effects are the
@@ -84,8 +131,8 @@ struct Desk: ~Copyable {
     mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         lastTouch[id] = phase == .up || phase == .cancel ? nil : (x, y)
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
-        if let taken = pipTouch(id: id, phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        return shell.handleTouch(id: id, phase: phase, x: x, y: y, now: now)
+        if let taken = pipTouch(.finger(id), phase: phase, x: x, y: y, now: now, space: space) { return taken }
+        return shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now)
     }
 
     /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
@@ -99,7 +146,7 @@ struct Desk: ~Copyable {
         var effects: [ShellEffect] = []
         for id in palm.pen(phase: phase, now: now) {
             let at = lastTouch[id] ?? (x, y)
-            effects += shell.handleTouch(id: id, phase: .cancel, x: at.x, y: at.y, now: now)
+            effects += shell.handleTouch(id: .finger(id), phase: .cancel, x: at.x, y: at.y, now: now)
         }
         lastPen = (x, y)
         if phase == .down, pip.frames(in: space, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
@@ -112,7 +159,7 @@ struct Desk: ~Copyable {
 
     /// Moves, pinches or taps a Picture in Picture window with the touches on it: nil when the
     /// touch is not a window's, else what it asks (a control's action, or nothing).
-    private mutating func pipTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+    private mutating func pipTouch(_ id: Contact, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         switch phase {
         case .down:
             guard pip.touchDown(id: id, x: x, y: y, in: space, now: now) else { return nil }
@@ -143,8 +190,9 @@ struct Desk: ~Copyable {
         var shell: [ShellEffect]
         /// The pen's: one that stopped reporting has left (the app under it hears it go).
         var pen: [ShellEffect] = []
-        /// The pointer moved since the last turn (taken: its motion is for the apps now).
-        var pointerMoved = false
+        /// The pointer moved since the last turn, at this time (taken: its motion is for the
+        /// apps now).
+        var pointerMoved: Double?
         /// The cursor appeared or went since the last frame drew it (time passed, a touch).
         var cursorChanged = false
     }
@@ -156,8 +204,7 @@ struct Desk: ~Copyable {
         if palm.tick(now: now) {
             t.pen = shell.handlePen(phase: .proximityOut, x: lastPen.x, y: lastPen.y, pressure: 0, tiltX: 0, tiltY: 0)
         }
-        t.pointerMoved = pointer.motionPending
-        pointer.motionPending = false
+        t.pointerMoved = takePointerMotion()
         t.cursorChanged = pointer.drawnShowing != pointer.shows(at: now)
         return t
     }
@@ -294,116 +341,82 @@ struct Desk: ~Copyable {
         return nil
     }
 
-    /// Starts a cross-fade from `image` (what the output shows now), before the geometry changes.
-    /// (`milliseconds`: how long it takes.)
-    mutating func beginFade(from image: PixelImage, at now: UInt64, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
-        fade = CrossFade(image: image, start: now, transform: nil, duration: milliseconds)
+    /// Starts a cross-fade now (from what the output shows, which the renderer keeps), before
+    /// the geometry changes. (`milliseconds`: how long it takes.)
+    mutating func beginFade(at now: UInt64, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
+        fade = CrossFade(start: now, duration: milliseconds)
     }
 
-    /// Fits the fading frame to the output after a geometry change: the same pixels on a panel
-    /// of the same size, turned a quarter when the panel turned with the screen (a headless
-    /// output follows the logical screen); no fade for any other change of size. With
-    /// `turning` (the change of the logical screen's angle on the panel, for a rotation) the
-    /// old frame turns into the new one instead of fading over it.
-    mutating func fitFade(to panel: Size, turning: Double? = nil) {
-        guard let f = fade else { return }
+    /// How the fading frame, of `old` pixels, is fitted to the output after a geometry change:
+    /// the same pixels on a panel of the same size, turned a quarter when the panel turned
+    /// with the screen (a headless output follows the logical screen); no fade (nil) for any
+    /// other change of size. With `turning` (the change of the logical screen's angle on the
+    /// panel, for a rotation) the old frame turns into the new one instead of fading over it:
+    /// `turnInto` is then the reduced panel the turn is drawn in.
+    mutating func fitFade(old: Size, to panel: Size, turning: Double? = nil) -> (transform: AffineTransform?, turnInto: Size?)? {
+        guard fade != nil else { return nil }
         // A turn's old frame is already reduced: compare it with the reduced panel.
-        let k = turning == nil ? 1 : Turn.reduction
+        let k = turning == nil ? 1 : TurnPictures.reduction
         let target = Size(width: max(1, panel.width / k), height: max(1, panel.height / k))
-        let old = Size(width: f.image.width, height: f.image.height)
-        var angle = turning
+        var angle = turning, transform: AffineTransform?
         if old.width == target.height && old.height == target.width && old != target {
             // New pixel (x, y) shows old pixel (y, h − x): the old frame turned clockwise (as
             // it sat on the panel, which turned with the screen); it turns back by a quarter.
-            fade?.transform = AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: Double(old.height))
+            transform = AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: Double(old.height))
             angle = turning.map { $0 - .pi / 2 }
         } else if old != target {
             fade = nil
-            return
+            return nil
         }
-        guard var a = angle else { return }
+        guard var a = angle else { return (transform, nil) }
         // The shorter way round (a half turn stays a half turn).
         while a > .pi { a -= 2 * .pi }
         while a <= -.pi { a += 2 * .pi }
         if abs(a) < 0.01 {
             fade = nil
-            return
+            return nil
         }
-        // The old frame as it sat on the panel (reduced like it), in the new panel's pixels.
-        let picture = PixelImage(width: target.width, height: target.height)
-        PixmanRenderer.replay([.composite(
-            image: f.image, opaque: true, transform: fade?.transform, filter: .nearest, rects: [Rect(x: 0, y: 0, width: target.width, height: target.height)],
-            sourceOffset: (0, 0))], into: picture)
-        fade?.turn = Turn(old: picture, fresh: PixelImage(width: target.width, height: target.height), frame: PixelImage(width: target.width, height: target.height), angle: a)
+        fade?.turnAngle = a
+        return (transform, target)
     }
 
-    /// How far a turn is at `now`: the old picture's angle and opacity, the new picture's, and
-    /// the turn (nil when no turn runs).
-    func turn(at now: UInt64) -> (turn: Turn, old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? {
-        guard let f = fade, let t = f.turn else { return nil }
+    /// How far a turn is at `now`: the old picture's angle and opacity, and the new picture's
+    /// (nil when no turn runs, or its time is up: the frame that ends it draws the scene).
+    func turn(at now: UInt64) -> (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? {
+        guard let f = fade, let angle = f.turnAngle else { return nil }
         let elapsed = now >= f.start ? now - f.start : 0
-        // Its time is up: the frame that ends it draws the scene itself.
         guard elapsed < MotionMetrics.turnMilliseconds else { return nil }
         let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.turnMilliseconds)
         // The two cross-fade across the middle of the turn.
         let q = max(0, min(1, (p - 0.3) / 0.4)), mix = q * q * (3 - 2 * q)
-        return (t, (t.angle * p, UInt8(((1 - mix) * 255).rounded())), (t.angle * (p - 1), UInt8((mix * 255).rounded())))
+        return ((angle * p, UInt8(((1 - mix) * 255).rounded())), (angle * (p - 1), UInt8((mix * 255).rounded())))
     }
 
-    /// The fade's operation for a frame at `now` on a panel of `panel`, drawn over the new
-    /// scene: the old frame at an alpha easing from opaque to clear; or, for a turn, the
-    /// reduced frame the turn was drawn into, scaled up over the whole output. Nil once it
-    /// has run its course (the frame that follows repaints the output without it).
-    mutating func fadeOperation(at now: UInt64, panel: Size) -> RenderOperation? {
+    /// The old frame's opacity in a frame at `now`, drawn over the new scene (easing from
+    /// opaque to clear; a turn's frame is drawn opaque). Nil once the fade has run its course
+    /// (it ends then: the frame that follows repaints the output without it).
+    mutating func fadeAlpha(at now: UInt64) -> UInt8? {
         guard let f = fade else { return nil }
         let elapsed = now >= f.start ? now - f.start : 0
-        let all = Rect(x: 0, y: 0, width: panel.width, height: panel.height)
-        if let t = f.turn {
-            guard elapsed < MotionMetrics.turnMilliseconds else {
-                fade = nil
-                return nil
-            }
-            let m = AffineTransform(a: Double(t.frame.width) / Double(panel.width), b: 0, c: 0, d: Double(t.frame.height) / Double(panel.height), tx: 0, ty: 0)
-            return .composite(image: t.frame, opaque: true, transform: m, filter: .nearest, rects: [all], sourceOffset: (0, 0))
-        }
-        guard elapsed < f.duration else {
+        guard elapsed < (f.turnAngle == nil ? f.duration : MotionMetrics.turnMilliseconds) else {
             fade = nil
             return nil
         }
-        let p = Spring.progress(elapsed: elapsed, duration: f.duration)
-        let alpha = UInt8(((1 - p) * 255).rounded())
-        return .composite(
-            image: f.image, opaque: true, transform: f.transform, filter: .nearest, rects: [all], sourceOffset: (0, 0),
-            mask: RenderMask(source: .constant(alpha)))
+        if f.turnAngle != nil { return 255 }
+        return UInt8(((1 - Spring.progress(elapsed: elapsed, duration: f.duration)) * 255).rounded())
     }
 }
 
-/// The last frame of the old orientation, fading out over the new one.
+/// A cross-fade of the old orientation's last frame over the new one, or its turn into it:
+/// when it began, how long it takes, and the angle a turn turns through. (Its pictures are the
+/// renderer's: `CrossFadePictures`.)
 struct CrossFade {
-    /// A copy of the output as it was, in the old panel's pixels.
-    var image: PixelImage
     var start: UInt64
-    /// New output pixel to old output pixel (nil: the same pixel).
-    var transform: AffineTransform?
-    /// When the screen turned: the old and new pictures turning instead of a fade.
-    var turn: Turn?
-    /// How long the fade takes (ms).
+    /// How long a fade takes (ms).
     var duration = MotionMetrics.fadeMilliseconds
-}
-
-/// A rotation's turn: the old frame and the new scene, reduced (`reduction` times smaller each
-/// way), turned together about the screen's centre into a reduced frame that is then scaled up
-/// over the output.
-struct Turn {
-    /// The old frame as it sat on the panel, reduced, in the new panel's orientation.
-    var old: PixelImage
-    /// The new scene, drawn reduced each frame of the turn.
-    var fresh: PixelImage
-    /// The reduced frame the two are turned into.
-    var frame: PixelImage
-    /// The angle the old picture turns through (radians, clockwise on the panel: ±π/2 or π).
-    var angle: Double
-    static let reduction = 4
+    /// When the screen turned: the angle the old picture turns through (radians, clockwise on
+    /// the panel: ±π/2 or π), instead of a fade.
+    var turnAngle: Double?
 }
 
 /// What a frame shows of the desk at one time (see `Desk.presentation`).

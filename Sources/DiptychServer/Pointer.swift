@@ -25,16 +25,13 @@ struct PointerState {
     var planeUsed = false
     /// Whether the cursor shows now (in the last scene built, or on the cursor plane).
     var drawnShowing = false
-    /// It moved since the apps were last told.
-    var motionPending = false
+    /// It moved since the apps were last told: the time of its last motion (ms).
+    var motionPending: Double?
 
     /// The cursor hides after this long without motion (milliseconds), as iPadOS's does.
     static let hideAfter: UInt64 = 3000
     /// The cursor's diameter in points (iPadOS's round pointer).
     static let diameter = 19
-    /// A touch the pointer's left button stands for, so that it drags the divider, a Slide
-    /// Over or a window as a finger does: an id no touchscreen gives.
-    static let touchID: Int32 = -2
 
     /// Moves to `x`, `y` (kept on a screen of `size` points) at `now`.
     mutating func move(toX x: Double, y: Double, within size: Size, at now: UInt64) {

@@ -22,7 +22,7 @@ struct PiPWholeTests {
     }
 
     /// A tap (down and up 80 ms later at the same place).
-    func tap(_ pip: inout PictureInPicture, x: Double, y: Double, at t: UInt64, id: Int32 = 1) -> PiPTouchEnd? {
+    func tap(_ pip: inout PictureInPicture, x: Double, y: Double, at t: UInt64, id: Contact = 1) -> PiPTouchEnd? {
         let r1 = pip.touchDown(id: id, x: x, y: y, in: space, now: t)
         #expect(r1)
         return pip.touchUp(id: id, x: x, y: y, in: space, now: t + 80, cancelled: false)

@@ -16,7 +16,7 @@ func shell(_ device: String = "ipad", _ o: Orientation = .landscape, _ a: Arrang
 extension Shell {
     /// A one-finger drag from x0 to x1 (points) at mid-height; returns every effect.
     /// `stepMilliseconds` apart (a slow drag, long ones: it lets go at rest).
-    mutating func drag(from x0: Double, to x1: Double, at t: UInt64 = 0, steps: Int = 4, id: Int32 = 1, stepMilliseconds: UInt64 = 16) -> [ShellEffect] {
+    mutating func drag(from x0: Double, to x1: Double, at t: UInt64 = 0, steps: Int = 4, id: Contact = 1, stepMilliseconds: UInt64 = 16) -> [ShellEffect] {
         var e = handleTouch(id: id, phase: .down, x: x0, y: 300, now: t)
         for i in 1...steps { e += handleTouch(id: id, phase: .motion, x: x0 + (x1 - x0) * Double(i) / Double(steps), y: 300, now: t + stepMilliseconds * UInt64(i)) }
         e += handleTouch(id: id, phase: .up, x: x1, y: 300, now: t + stepMilliseconds * UInt64(steps + 1))
@@ -302,7 +302,7 @@ struct ShellRotationAndTouchTests {
                 case 0: _ = s.rotate(to: Orientation.allCases.randomElement(using: &g)!)
                 default:
                     let phase = [TouchPhase.down, .motion, .motion, .up, .cancel].randomElement(using: &g)!
-                    _ = s.handleTouch(id: Int32.random(in: 1...2, using: &g), phase: phase, x: Double.random(in: 0..<w, using: &g), y: 100, now: t)
+                    _ = s.handleTouch(id: .finger(Int32.random(in: 1...2, using: &g)), phase: phase, x: Double.random(in: 0..<w, using: &g), y: 100, now: t)
                 }
                 let screen = Rect(x: 0, y: 0, width: s.layout.screen.width, height: s.layout.screen.height)
                 #expect(s.layout.panes.allSatisfy { screen.contains($0.frame) })

@@ -32,13 +32,12 @@ struct DeskTests {
     /// change is reported until a frame draws it.
     @Test func aTickTakesThePointersMotionOnce() throws {
         var desk = try Self.desk()
-        desk.pointer.move(toX: 100, y: 100, within: Size(width: 1366, height: 1024), at: 0)
-        desk.pointer.motionPending = true
+        _ = desk.movePointer(toX: 100, y: 100, now: 0, time: 7)
         let first = desk.tick(now: 16)
-        #expect(first.pointerMoved && first.cursorChanged)
+        #expect(first.pointerMoved == 7 && first.cursorChanged)
         let second = desk.tick(now: 32)
-        #expect(!second.pointerMoved && second.cursorChanged)
-        desk.pointer.drawnShowing = true
+        #expect(second.pointerMoved == nil && second.cursorChanged)
+        desk.cursorDrawn(showing: true)
         #expect(!desk.tick(now: 48).cursorChanged)
     }
 }

@@ -131,3 +131,20 @@ public enum PointerButton {
         }
     }
 }
+
+/// What touches the screen for the shell: a finger (its touchscreen's slot), or the pointer's
+/// left button, which drags the divider, a Slide Over or a window as a finger does and reaches
+/// apps as pointer events (`ShellEffect.pointer`), never as a touch. An integer is a finger.
+public enum Contact: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    case finger(Int32)
+    case pointer
+
+    public init(integerLiteral id: Int32) { self = .finger(id) }
+
+    public var description: String {
+        switch self {
+        case .finger(let id): "finger \(id)"
+        case .pointer: "pointer"
+        }
+    }
+}

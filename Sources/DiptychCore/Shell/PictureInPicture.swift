@@ -244,12 +244,12 @@ public struct PictureInPicture: Sendable {
     // MARK: - Touches
 
     /// Whether touch `id` holds a window.
-    public func holds(_ id: Int32) -> Bool { windows.contains { $0.held?.id == id || $0.pinch?.id == id } }
+    public func holds(_ id: Contact) -> Bool { windows.contains { $0.held?.id == id || $0.pinch?.id == id } }
 
     /// A finger went down at (x, y) points: the topmost window under it is picked up (and
     /// the touch is the window's, never an app's); a second finger on a held window pinches it.
     /// Returns whether a window took it.
-    public mutating func touchDown(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
+    public mutating func touchDown(id: Contact, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
         for i in windows.indices.reversed() where windows[i].closing == nil {
             let f = frame(of: windows[i], in: space, at: now)
             guard f.contains(x: x, y: y) else { continue }
@@ -285,7 +285,7 @@ public struct PictureInPicture: Sendable {
 
     /// A finger on a window moved: the window follows it, kept on the screen (or a pinch
     /// resizes it). Returns whether the touch is a window's.
-    public mutating func touchMotion(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
+    public mutating func touchMotion(id: Contact, x: Double, y: Double, in space: PiPSpace, now: UInt64) -> Bool {
         guard let i = windows.firstIndex(where: { $0.held?.id == id || $0.pinch?.id == id }), let h = windows[i].held else { return false }
         windows[i].fingers[id] = (x, y)
         if let p = windows[i].pinch {
@@ -322,7 +322,7 @@ public struct PictureInPicture: Sendable {
     /// flung (its position projected with the finger's velocity), carrying that velocity, or
     /// stashes it when flung off a side by more than half its width. Returns nil when the touch
     /// was not a window's.
-    public mutating func touchUp(id: Int32, x: Double, y: Double, in space: PiPSpace, now: UInt64, cancelled: Bool) -> PiPTouchEnd? {
+    public mutating func touchUp(id: Contact, x: Double, y: Double, in space: PiPSpace, now: UInt64, cancelled: Bool) -> PiPTouchEnd? {
         guard let i = windows.firstIndex(where: { $0.held?.id == id || $0.pinch?.id == id }), let h = windows[i].held else { return nil }
         if windows[i].pinch != nil {
             // Either finger lifting ends the pinch: the window rests at its new size (the other
@@ -394,8 +394,8 @@ public struct PictureInPicture: Sendable {
 
     /// Lets go of every held window where it is and stops settles and growth (a rotation):
     /// windows sit in their corners. Returns the touches that were holding windows.
-    public mutating func rest() -> [Int32] {
-        var ids: [Int32] = []
+    public mutating func rest() -> [Contact] {
+        var ids: [Contact] = []
         for i in windows.indices {
             if let h = windows[i].held { ids.append(h.id) }
             if let p = windows[i].pinch { ids.append(p.id) }

@@ -75,14 +75,14 @@ public struct PiPWindow: Sendable {
     var growth: (from: Rect, start: UInt64)?
     var closing: (into: Rect, from: Rect, start: UInt64)?
     /// A finger holding it: the touch and the grab point inside the window (points).
-    var held: (id: Int32, dx: Double, dy: Double)?
+    var held: (id: Contact, dx: Double, dy: Double)?
     /// Where the holding finger went down and whether it has travelled (a tap has not).
     var press: (x: Double, y: Double, moved: Bool)?
     /// A second finger pinching it: its touch, the fingers' distance and the width then, and
     /// the window's centre.
-    var pinch: (id: Int32, distance: Double, width: Double, centre: (x: Double, y: Double))?
+    var pinch: (id: Contact, distance: Double, width: Double, centre: (x: Double, y: Double))?
     /// The fingers on it now (points), for the pinch.
-    var fingers: [Int32: (x: Double, y: Double)] = [:]
+    var fingers: [Contact: (x: Double, y: Double)] = [:]
     /// Where its top-left is while held, in points.
     var position: (x: Double, y: Double) = (0, 0)
     /// Settling into `corner` from `from` since `start`, each axis starting at its rate (the

@@ -15,6 +15,9 @@ public struct AppID: Hashable, Sendable, Comparable, BitwiseCopyable, CustomStri
 public enum ShellEffect: Equatable, Sendable {
     /// Deliver a touch to an app, in points local to its pane.
     case touch(AppID, id: Int32, phase: TouchPhase, x: Double, y: Double)
+    /// Deliver the pointer's left button, which stood for a finger (`Contact.pointer`), to an
+    /// app as pointer events, in points local to its pane.
+    case pointer(AppID, phase: TouchPhase, x: Double, y: Double)
     /// Deliver a pen sample to an app, in points local to its pane.
     case pen(AppID, phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
     /// Send a lifecycle notification now.
@@ -57,7 +60,7 @@ public struct Shell: Sendable {
     var vacancyShown = false
     /// The configured layout (what apps are told), kept up to date with the state above.
     public private(set) var layout: Layout
-    var routes: [Int32: Route] = [:]
+    var routes: [Contact: Route] = [:]
     var penRoute: AppID?
     /// The panes settling after a gesture, if any (`Motion.swift`).
     public internal(set) var motion: Transition?
@@ -216,7 +219,7 @@ public struct Shell: Sendable {
         var effects: [ShellEffect] = []
         // In the touches' order; most ticks (every frame of a settle) have none due, and sort
         // nothing.
-        let due = routes.compactMap { id, route -> (id: Int32, hold: EdgeHold)? in
+        let due = routes.compactMap { id, route -> (id: Contact, hold: EdgeHold)? in
             if case .held(let h) = route, now >= h.deadline { (id, h) } else { nil }
         }
         if !due.isEmpty {
@@ -375,7 +378,7 @@ public struct Shell: Sendable {
     public mutating func rotate(to o: Orientation) -> [ShellEffect] {
         guard o != orientation else { return [] }
         var effects = finishMotion()
-        var drags: [Int32: DividerDrag] = [:]
+        var drags: [Contact: DividerDrag] = [:]
         for (id, route) in routes { if case .divider(let d) = route { drags[id] = d } }
         for id in drags.keys { routes[id] = nil }
         let ended = endGestures(becauseOf: nil)

@@ -14,13 +14,18 @@ extension Shell {
         return (x - Double(p.frame.x), y - Double(p.frame.y))
     }
 
-    func touch(_ app: AppID, _ id: Int32, _ phase: TouchPhase, _ x: Double, _ y: Double) -> ShellEffect {
+    /// What `contact` gives `app` at `x`, `y` (points of the screen): a touch, or for the
+    /// pointer, pointer events.
+    func touch(_ app: AppID, _ contact: Contact, _ phase: TouchPhase, _ x: Double, _ y: Double) -> ShellEffect {
         let (lx, ly) = local(app, x, y)
-        return .touch(app, id: id, phase: phase, x: lx, y: ly)
+        switch contact {
+        case .finger(let id): return .touch(app, id: id, phase: phase, x: lx, y: ly)
+        case .pointer: return .pointer(app, phase: phase, x: lx, y: ly)
+        }
     }
 
     /// Handles a touch in points of the logical screen at time `now` (milliseconds).
-    public mutating func handleTouch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
+    public mutating func handleTouch(id: Contact, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         switch phase {
         case .down: return touchDown(id: id, x: x, y: y, now: now)
         case .motion: return touchMotion(id: id, x: x, y: y, now: now)
@@ -68,7 +73,7 @@ extension Shell {
         return x >= screenWidth - GestureMetrics.edgeZone
     }
 
-    private mutating func touchDown(id: Int32, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
+    private mutating func touchDown(id: Contact, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         if routes[id] != nil { _ = touchUp(id: id, x: x, y: y, now: now, cancelled: true) }
         let w = screenWidth
         let busy = routes.values.contains { if case .app = $0 { return false } else { return true } }
@@ -113,7 +118,7 @@ extension Shell {
 
     /// Gives a held edge touch to its app from its original `down`, with the motions held
     /// since, then `last` (the phase that let it go), if any.
-    mutating func releaseHeld(_ id: Int32, _ h: EdgeHold, then last: (TouchPhase, Double, Double)?) -> [ShellEffect] {
+    mutating func releaseHeld(_ id: Contact, _ h: EdgeHold, then last: (TouchPhase, Double, Double)?) -> [ShellEffect] {
         var effects = [touch(h.app, id, .down, h.start.x, h.start.y)]
         effects += h.motions.map { touch(h.app, id, .motion, $0.x, $0.y) }
         if let (phase, x, y) = last { effects.append(touch(h.app, id, phase, x, y)) }
@@ -128,13 +133,17 @@ extension Shell {
         return allowed.map { a in (a, LayoutEngine.shownLayout(profile: profile, orientation: orientation, arrangement: a).divider?.x ?? 0) }
     }
 
-    private mutating func beginDrag(id: Int32, x: Double, divider: Divider, now: UInt64) -> [ShellEffect] {
+    private mutating func beginDrag(id: Contact, x: Double, divider: Divider, now: UInt64) -> [ShellEffect] {
         // Touches already down in an app are cancelled (their strokes dropped), and the pen
         // leaves the app it was over: nothing reaches the apps until the divider is let go.
         var effects: [ShellEffect] = []
         for (other, route) in routes.sorted(by: { $0.key < $1.key }) {
             guard case .app(let a) = route, let pane = pane(of: a) else { continue }
-            effects.append(.touch(a, id: other, phase: .cancel, x: Double(pane.frame.width) / 2, y: Double(pane.frame.height) / 2))
+            let (cx, cy) = (Double(pane.frame.width) / 2, Double(pane.frame.height) / 2)
+            switch other {
+            case .finger(let id): effects.append(.touch(a, id: id, phase: .cancel, x: cx, y: cy))
+            case .pointer: effects.append(.pointer(a, phase: .cancel, x: cx, y: cy))
+            }
             routes[other] = .swallowed
         }
         if let a = penRoute {
@@ -164,7 +173,7 @@ extension Shell {
         return effects
     }
 
-    private mutating func touchMotion(id: Int32, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
+    private mutating func touchMotion(id: Contact, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         guard let route = routes[id] else { return [] }
         switch route {
         case .app(let a):
@@ -205,7 +214,7 @@ extension Shell {
         }
     }
 
-    private mutating func touchUp(id: Int32, x: Double, y: Double, now: UInt64, cancelled: Bool) -> [ShellEffect] {
+    private mutating func touchUp(id: Contact, x: Double, y: Double, now: UInt64, cancelled: Bool) -> [ShellEffect] {
         let from = presentation(at: now)
         guard let route = routes.removeValue(forKey: id) else { return [] }
         switch route {

@@ -164,7 +164,12 @@ extension Compositor {
     /// asked, without waiting, until it has.
     func reapLaunchedApps() {
         guard supervision.policy != .never else {
-            for app in launcher.apps where clients[app.client] == nil { app.process.poll() }
+            // (Kept in the launcher: a render or a scenario names an app that went away.)
+            for app in launcher.apps where clients[app.client] == nil && app.process.exitStatus == nil {
+                guard let status = app.process.poll() else { continue }
+                let how = status >= 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
+                logger.info("launched app ended; not relaunched", metadata: ["client.role": "\(app.role.rawValue)", "exit": "\(how)"])
+            }
             return
         }
         superviseLaunchedApps()

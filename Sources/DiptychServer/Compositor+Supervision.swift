@@ -135,8 +135,12 @@ extension Compositor {
                 continue
             }
             launcher.forget(app.client)
-            guard let end = supervision.ended(app.role, status: status, at: now) else { continue }
             let how = status >= 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
+            guard let end = supervision.ended(app.role, status: status, at: now) else {
+                // Not kept for relaunching (--relaunch never).
+                logger.info("launched app ended; not relaunched", metadata: ["client.role": "\(app.role.rawValue)", "exit": "\(how)"])
+                continue
+            }
             guard let delay = end.relaunchIn else {
                 logger.info("launched app ended; not relaunched", metadata: ["client.app": "\(end.label)", "client.role": "\(app.role.rawValue)", "exit": "\(how)"])
                 if let ghost = end.ghost { apply(desk.remove(ghost)) }

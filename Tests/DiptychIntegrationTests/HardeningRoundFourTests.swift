@@ -326,8 +326,7 @@ struct RoundFourPathTests {
         let p = try ChildProcess(
             arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", "pattern:#00AA00", "--out", dir],
             environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "DIPTYCH_SOCKET_FD": ""])
-        for _ in 0..<500 where !Files.exists("\(dir)/events-primary.jsonl") { usleep(20_000) }
-        usleep(300_000)
+        _ = eventually { Files.exists("\(dir)/events-primary.jsonl") }
         Glibc.kill(p.pid, SIGTERM)
         #expect(p.wait(milliseconds: 5000) == 0)
         #expect(String(decoding: try Files.read("\(elsewhere)/victim"), as: UTF8.self) == "untouched")

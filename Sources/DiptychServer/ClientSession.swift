@@ -152,13 +152,7 @@ final class ClientSession {
     var ackedSerial: UInt32? { configures.acked }
     /// The pane's surface; its dominant colour (its placeholder's tile) is worked out once per
     /// commit, from an 8×8 grid of samples.
-    private(set) var pane = SurfaceSlot() {
-        didSet {
-            guard pane.committed?.image.ref.id != oldValue.committed?.image.ref.id else { return }
-            tint = surface?.image.pixels.dominantColor()
-            updateContent()
-        }
-    }
+    private(set) var pane = SurfaceSlot()
     /// The live surface.
     var surface: CommittedSurface? { pane.committed }
     private(set) var tint: RGB?
@@ -313,6 +307,8 @@ final class ClientSession {
     func commit(_ image: HeldImage, serial: UInt32, damage: [Rect], stamp: UInt64) {
         endUse(pane.commit(held(image, serial: serial, damage: damage), stamp: stamp))
         commits += 1
+        tint = image.pixels.dominantColor()
+        updateContent()
     }
 
     /// `image` as a surface the compositor reads (its buffer in use from now on).
@@ -388,6 +384,9 @@ final class ClientSession {
 
     /// Whether the app waits for a frame showing its pane's or its window's last commit.
     var waitsForMainFrame: Bool { pane.frameDonePending || pip.slot.frameDonePending }
+    /// Whether it waits for one showing its pane's, or its window's.
+    var waitsForPaneFrame: Bool { pane.frameDonePending }
+    var waitsForPiPFrame: Bool { pip.slot.frameDonePending }
 
     /// Takes a snapshot buffer: kept for the drag showing it, or, when no drag is on any more,
     /// let go at once (released unless something else still reads it, such as the surface).

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Frames in three stages: layout (the scene, its damage and the pixman operations that draw
-// it), composite (pixman executing them into the output's buffer), and present (the output
-// shows it; apps whose commits it shows get `frameDone`).
+// The one repaint path: a frame in three stages, layout (the scene, its damage and the pixman
+// operations that draw it), composite (pixman executing them into the output's buffer) and
+// present (the output shows it; apps whose commits it shows get `frameDone`), then the second
+// screen's frame. The live loop, `render`, scenarios and the profiler all draw through it;
+// whoever records frames watches it (`FrameObserver`).
 
 import DiptychCore
 import DiptychImage
@@ -186,11 +188,11 @@ extension Compositor {
         if atFlip { main.awaitFlip(telling: []) } else { hooks.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
         // The apps whose pane or window the frame showed, as it was laid out, and that waited
         // for it (an app drawing both hears once).
-        let graph = main.shownGraph
         var shownTo: [ClientID] = []
         for c in clients.all where c.waitsForMainFrame {
-            let showsPiP = desk.pip.windows.contains { $0.app == c.app }
-            if c.mainFrameShown(laidOut: main.shownCommits, showsPane: graph?.showsPane(of: c.app) == true, showsPiP: showsPiP) { shownTo.append(c.id) }
+            let pane = c.waitsForPaneFrame && main.shownGraph?.showsPane(of: c.app) == true
+            let window = c.waitsForPiPFrame && desk.pip.windows.contains { $0.app == c.app }
+            if c.mainFrameShown(laidOut: main.shownCommits, showsPane: pane, showsPiP: window) { shownTo.append(c.id) }
         }
         guard !shownTo.isEmpty else { return result }
         // Live on a panel the frame reaches the screen at its flip: the apps hear then, with

@@ -199,7 +199,7 @@ public struct PictureInPicture: Sendable {
         return rest
     }
 
-    /// How far a growth or a shrink begun at `start` is at `now` (0…1, the §9 spring).
+    /// How far a growth or a shrink begun at `start` is at `now` (0…1, the window's spring).
     static func progress(since start: UInt64, at now: UInt64) -> Double {
         min(1, Spring.progress(elapsed: now >= start ? now - start : 0, duration: growMilliseconds))
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The multitasking shell (§7): which app holds which role, the arrangement, and the
+// The multitasking shell: which app holds which role, the arrangement, and the
 // gestures that change them (divider drag, Slide Over swipe, pin and dismiss), as a pure state
 // machine. Time comes in as a parameter, so every gesture replays exactly in tests.
 

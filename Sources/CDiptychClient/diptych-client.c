@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Diptych client library in C (see diptych-client.h): connecting, requests and the buffer
-   pool, in the wire format of protocol version 5 (Assets/protocol/diptych-protocol.json).
+   pool, in the wire format of protocol version 6 (Assets/protocol/diptych-protocol.json).
    Reading events is in events.c. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -31,8 +31,8 @@ static void wstr(writer *w, const char *s) {
 /* ---- sending ---- */
 
 int dc_write_queued(dc_connection *c) {
+    if (c->closed) { errno = EPIPE; return dc_fail(c, "the connection is closed"); }
     while (c->out_len > 0) {
-        if (c->closed) return dc_fail(c, "the connection is closed");
         /* A descriptor goes with the first byte of its message: bytes before it are written
            first, then its message's bytes up to the next descriptor's message. */
         int pass = c->nout_fds > 0 && c->out_fds[0].at == 0;
@@ -57,8 +57,11 @@ int dc_write_queued(dc_connection *c) {
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) { errno = EAGAIN; return -1; }
+            int e = errno;
             c->closed = 1;
-            return dc_fail(c, "sendmsg: %s", strerror(errno));
+            dc_fail(c, "sendmsg: %s", strerror(e));
+            errno = e == EAGAIN ? EPIPE : e;
+            return -1;
         }
         if (pass) {
             close(c->out_fds[0].fd);
@@ -124,6 +127,39 @@ int dc_sync_done(dc_connection *c, uint32_t serial) {
     writer w = { .n = 0 }; w32(&w, serial); return dc_send(c, DC_REQUEST_SYNC_DONE, &w, -1);
 }
 void dc_answer_sync(dc_connection *c, int automatically) { c->answer_sync = automatically != 0; }
+static void wf64(writer *w, double v) { uint64_t u; memcpy(&u, &v, sizeof u); for (int i = 0; i < 8; i++) w8(w, (uint8_t)(u >> (8 * i))); }
+
+static int send_text_input(dc_connection *c) {
+    const dc_text_state *t = &c->text;
+    writer w = { .n = 0 };
+    w8(&w, t->enabled ? 1 : 0); w8(&w, (uint8_t)t->purpose); w32(&w, t->hints); w8(&w, (uint8_t)t->return_key);
+    wf64(&w, t->caret_x); wf64(&w, t->caret_y); wf64(&w, t->caret_width); wf64(&w, t->caret_height);
+    wstr(&w, c->text_surrounding);
+    return dc_send(c, DC_REQUEST_TEXT_INPUT, &w, -1);
+}
+
+int dc_text_input(dc_connection *c, const dc_text_state *t) {
+    if (!t) return dc_fail(c, "dc_text_input: no state");
+    if (t->purpose < 0 || t->purpose > DC_PURPOSE_SEARCH) return dc_fail(c, "dc_text_input: unknown purpose %d", t->purpose);
+    if (t->return_key < 0 || t->return_key > DC_RETURN_DONE) return dc_fail(c, "dc_text_input: unknown return key %d", t->return_key);
+    uint32_t known = DC_HINT_NO_KEYBOARD | DC_HINT_CAPITALIZE_SENTENCES | DC_HINT_CAPITALIZE_WORDS | DC_HINT_CAPITALIZE_ALL | DC_HINT_NO_AUTOCORRECT;
+    if (t->hints & ~known) return dc_fail(c, "dc_text_input: unknown hints 0x%x", t->hints & ~known);
+    double caret[4] = { t->caret_x, t->caret_y, t->caret_width, t->caret_height };
+    for (int i = 0; i < 4; i++)
+        if (caret[i] != caret[i] || caret[i] > 1e300 || caret[i] < -1e300) return dc_fail(c, "dc_text_input: the caret is not finite");
+    if (t->caret_width < 0 || t->caret_height < 0) return dc_fail(c, "dc_text_input: the caret has a negative size");
+    const char *s = t->surrounding ? t->surrounding : "";
+    if (strlen(s) > 256) return dc_fail(c, "dc_text_input: %zu bytes of surrounding text (at most 256)", strlen(s));
+    c->text = *t;
+    strcpy(c->text_surrounding, s);
+    c->text.surrounding = c->text_surrounding;
+    c->text_sent = 1;
+    c->text_resend = 0;
+    return send_text_input(c);
+}
+
+int dc_resend_text_input(dc_connection *c) { return c->text_sent ? send_text_input(c) : 0; }
+
 int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return dc_send(c, DC_REQUEST_STATUS_BAR_STYLE, &w, -1); }
 
 /* ---- connecting ---- */

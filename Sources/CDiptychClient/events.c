@@ -113,6 +113,25 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->pip_action.action = r8(&r);
         if (e->pip_action.action > DC_PIP_CLOSE) r.bad = 1;
         break;
+    case DC_TEXT_COMMIT: {
+        uint32_t len = r32(&r);
+        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+        memcpy(e->text_commit.text, body + r.at, len);
+        e->text_commit.text[len] = 0;
+        r.at += len;
+        break;
+    }
+    case DC_TEXT_DELETE:
+        e->text_delete.before = r32(&r);
+        e->text_delete.after = r32(&r);
+        break;
+    case DC_KEYBOARD_FRAME:
+        e->keyboard_frame.frame = rrect(&r);
+        e->keyboard_frame.screen_frame = rrect(&r);
+        e->keyboard_frame.duration = r32(&r);
+        e->keyboard_frame.local = r8(&r);
+        if (e->keyboard_frame.local > 1) r.bad = 1;
+        break;
     case DC_REFUSED: {
         /* Three strings, each cut to its field (the rest skipped). */
         char *fields[3] = { e->refused.request, e->refused.reason, e->refused.message };
@@ -160,8 +179,13 @@ static int newer_configure_buffered(const dc_connection *c) {
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
     /* The sync returned last time: the app has handled what came before it. */
     if (c->sync_pending && dc_sync_done(c, c->sync_serial) != 0) return -1;
+    /* The text input after a tap (unless the app sent one since). */
+    if (c->text_resend && !c->closed) {
+        c->text_resend = 0;
+        if (dc_resend_text_input(c) != 0) return -1;
+    }
     /* Requests still queued go first, as far as the socket takes them. */
-    if (dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
+    if (!c->closed && dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
     for (;;) {
         if (c->in_len >= DC_HEADER) {
             uint32_t len = (uint32_t)c->in[0] | (uint32_t)c->in[1] << 8 | (uint32_t)c->in[2] << 16 | (uint32_t)c->in[3] << 24;
@@ -175,6 +199,11 @@ int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
                 if (r != 0) { c->closed = 1; return -1; }
                 /* A configure with a newer one behind it is skipped (acking the newer acks it). */
                 if (e->type == DC_CONFIGURE && newer_configure_buffered(c)) continue;
+                /* A tap ended in the pane: the app's text input goes again at the next call
+                   (after the app handled the tap), as the compositor's show rule expects. */
+                if ((e->type == DC_TOUCH && e->touch.phase == DC_TOUCH_UP) || (e->type == DC_PEN && e->pen.phase == DC_PEN_UP)
+                    || (e->type == DC_POINTER && e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT && !e->pointer.pressed))
+                    c->text_resend = 1;
                 return 1;
             }
         }

@@ -165,6 +165,8 @@ final class ClientSession {
     private(set) var buffers = BufferTable()
     /// Commits to its pane so far.
     private(set) var commits = 0
+    /// Its text input, as taken (`TextInputGate`).
+    private(set) var text = TextInputGate()
 
     /// A session on `socket`, watched by `loop`; `onClose` is told once, when it ends.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
@@ -210,6 +212,14 @@ final class ClientSession {
 
     /// The status-bar style the app asked for.
     func askedStatusBarStyle(_ style: StatusBarStyle) { statusBarStyle = style }
+
+    /// Offers the app's `textInput` to its gate (see `TextInputGate.offer`).
+    func offerTextInput(_ t: TextInputState, focused: Bool, pane: Size, now: UInt64) -> TextInputGate.Outcome {
+        text.offer(t, focused: focused, pane: pane, now: now)
+    }
+
+    /// The app lost keyboard focus: its text input is off.
+    func clearTextInput() { text.clear() }
 
     /// Handles what the app sent (within the turn's bounds; see `ClientConnection.receive`).
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) { connection.receive(helloSaid: name != nil, handle) }

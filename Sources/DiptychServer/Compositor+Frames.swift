@@ -68,7 +68,8 @@ extension Compositor {
     private func framePending(_ graph: SceneGraph) -> Bool {
         graph.contains { n in
             guard n.image != nil, let c = n.app.flatMap({ session($0) }) else { return false }
-            return c.waitsForMainFrame
+            if case .pip = n.key { return c.waitsForPiPFrame }
+            return c.waitsForPaneFrame
         }
     }
 
@@ -124,7 +125,7 @@ extension Compositor {
         main.composited(frame.graph, commits: frame.commits)
         let t3 = MonotonicClock.nanoseconds
         let result = present()
-        drawSecondScreen()
+        drawSecondScreen(mirroring: frame.graph)
         let t4 = MonotonicClock.nanoseconds
         var report = FrameReport(
             damage: frame.damage, operations: frame.operations, stats: frame.stats, result: result,

@@ -142,7 +142,11 @@ extension Compositor {
     func focus(_ app: AppID?) {
         guard let change = desk.setFocus(app) else { return }
         keys.focusChanged()
-        if let old = change.lost, let c = session(old) { send(.keyboardFocus(focused: false), to: c) }
+        if let old = change.lost, let c = session(old) {
+            // An app's text input ends with its focus.
+            c.clearTextInput()
+            send(.keyboardFocus(focused: false), to: c)
+        }
         if let new = change.gained, let c = session(new) { send(.keyboardFocus(focused: true), to: c) }
     }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The pointer: a mouse or trackpad moves a round cursor over the logical screen; the app under
 // it hears `pointer` enter, leave, motion, button and scroll in its pane's points. The left
-// button is a finger to the shell (it drags the divider, a Slide Over, a window); what the
-// finger would give an app reaches it as pointer events. Motion is delivered once a turn of
+// button is the shell's contact `.pointer` (it drags the divider, a Slide Over, a window as a
+// finger does); what it gives an app reaches it as pointer events. Motion is delivered once a turn of
 // the loop (a mouse reporting at 1000 Hz wakes an app at most once a frame).
 
 import DiptychCore

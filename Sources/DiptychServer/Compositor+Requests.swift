@@ -20,7 +20,7 @@ extension Compositor {
             guard case .hello = message else { throw ProtocolError(.badState, "\(message.name) before hello") }
         }
         switch message {
-        case .ack, .syncDone, .createBuffer, .destroyBuffer, .hello: break
+        case .ack, .syncDone, .createBuffer, .destroyBuffer, .hello, .textInput: break
         // Whatever shows something new (or stops showing it) asks for a frame.
         default: scheduleFrame()
         }
@@ -73,6 +73,8 @@ extension Compositor {
             pipClose(from: c)
         case .screenCommit(let screen, let id, let bufferDamage):
             try screenCommit(screen, buffer: id, damage: bufferDamage, from: c)
+        case .textInput(let t):
+            textInput(t, from: c)
         case .screenRelease(let screen):
             try screenRelease(screen, from: c)
         case .setIcon(let id):

@@ -130,21 +130,20 @@ extension Compositor {
     }
 
     /// The second screen's frame, when it wants one and can take it: its holder's buffer
-    /// fitted to it, or the main screen's last frame mirrored (its scene, fitted), drawn for
-    /// its damage through the same output calls as the main screen's. Returns whether it
-    /// presented a frame.
+    /// fitted to it, or the main screen mirrored (`graph`, the scene of the main frame just
+    /// drawn; nil, drawn on its own: the scene as presented now, whose images are all still
+    /// held), drawn for its damage through the same output calls as the main screen's.
+    /// Returns whether it presented a frame.
     @discardableResult
-    func drawSecondScreen() -> Bool {
+    func drawSecondScreen(mirroring mainScene: SceneGraph? = nil) -> Bool {
         guard let s = secondScreen, s.output.wantsFrame, s.backend.isConnected, s.backend.readyForFrame else { return false }
         s.output.drew()
         let holder = screenHolder, held = holder?.screenSurface
         let graph: SceneGraph
         if let holder, let held {
             graph = SecondScreen.scene(of: held, app: holder.app)
-        } else if let shown = main.shownGraph {
-            graph = shown
         } else {
-            return false
+            graph = mainScene ?? sceneGraph()
         }
         let fit = SecondScreen.fit(graph.size, into: s.backend.size)
         if s.output.geometry != fit { s.output.show(geometry: fit) }

@@ -130,6 +130,10 @@ extension ClientMessage {
             w.damage(damage)
         case .screenRelease(let screen):
             w.u32(screen)
+        case .textInput(let t):
+            w.u8(t.enabled ? 1 : 0); w.u8(t.purpose.rawValue); w.u32(t.hints.rawValue); w.u8(t.returnKey.rawValue)
+            w.f64(t.caret.x); w.f64(t.caret.y); w.f64(t.caret.width); w.f64(t.caret.height)
+            w.string(t.surrounding)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -176,6 +180,8 @@ extension ClientMessage {
             m = .screenRelease(screen: try r.u32())
         case 13:
             m = .setIcon(buffer: try r.u32())
+        case 14:
+            m = .textInput(try r.textInput())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }
@@ -231,6 +237,12 @@ extension ServerEvent {
             w.string(request); w.string(reason); w.string(message)
         case .pipAction(let action):
             w.u8(action.rawValue)
+        case .textCommit(let text):
+            w.string(text)
+        case .textDelete(let before, let after):
+            w.u32(before); w.u32(after)
+        case .keyboardFrame(let k):
+            w.rect(k.frame); w.rect(k.screenFrame); w.u32(k.duration); w.u8(k.local ? 1 : 0)
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -303,6 +315,14 @@ extension ServerEvent {
             e = .refused(request: try r.string(), reason: try r.string(), message: try r.string())
         case 116:
             e = .pipAction(try enumCode(try r.u8(), PiPAction.self, "pip action"))
+        case 117:
+            e = .textCommit(text: try r.string())
+        case 118:
+            e = .textDelete(before: try r.u32(), after: try r.u32())
+        case 119:
+            let frame = try r.rect(), screen = try r.rect(), duration = try r.u32(), local = try r.u8()
+            guard local <= 1 else { throw ProtocolError(.malformedMessage, "bad keyboardFrame local \(local)") }
+            e = .keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: duration, local: local == 1))
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }
@@ -376,5 +396,26 @@ public struct MessageAssembler: Sendable {
             return (h.opcode, ArraySlice(Array(body)))
         }
         return (h.opcode, body)
+    }
+}
+
+extension ByteReader {
+    /// A `textInput` body: malformed for an unknown flag, purpose, hint or return key, a
+    /// non-finite caret or one of negative size, or more than 256 bytes before the caret.
+    mutating func textInput() throws(ProtocolError) -> TextInputState {
+        let flags = try u8(), purpose = try u8(), hints = try u32(), returnKey = try u8()
+        guard flags & ~1 == 0 else { throw ProtocolError(.malformedMessage, "unknown textInput flags \(flags)") }
+        let p = try enumCode(purpose, TextPurpose.self, "textInput purpose")
+        guard TextHints.known.isSuperset(of: TextHints(rawValue: hints)) else { throw ProtocolError(.malformedMessage, "unknown textInput hints \(hints)") }
+        let k = try enumCode(returnKey, ReturnKey.self, "textInput return key")
+        let x = try f64(), y = try f64(), w = try f64(), h = try f64()
+        guard [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0 else {
+            throw ProtocolError(.malformedMessage, "bad textInput caret (\(x), \(y), \(w), \(h)): finite, of no negative size")
+        }
+        let surrounding = try string()
+        guard surrounding.utf8.count <= TextInputState.surroundingLimit else {
+            throw ProtocolError(.malformedMessage, "textInput surrounding text of \(surrounding.utf8.count) bytes (at most \(TextInputState.surroundingLimit))")
+        }
+        return TextInputState(enabled: flags & 1 != 0, purpose: p, hints: TextHints(rawValue: hints), returnKey: k, caret: (x, y, w, h), surrounding: surrounding)
     }
 }

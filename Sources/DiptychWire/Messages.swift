@@ -16,7 +16,7 @@ import DiptychCore
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 5
+    public static let version: UInt16 = 6
     /// The oldest version the compositor still serves: an app built for any version from this
     /// one to `version` is spoken to in its own version (framed with it, and sent only the
     /// events it has), so a protocol bump never strands an installed app.
@@ -25,7 +25,7 @@ public enum Wire {
     public static var servedVersions: ClosedRange<UInt16> { oldestServedVersion...version }
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -153,6 +153,9 @@ public enum ClientMessage: Sendable, Equatable {
     /// pixels a side. The compositor copies it at once (the buffer is released unless it is
     /// shown elsewhere). Honoured at most once a second; more are `refused` (`rate`).
     case setIcon(buffer: UInt32)
+    /// The app's text input: whether a field of it takes text now (it then may raise the
+    /// on-screen keyboard), what kind, its caret and the text before it. Version 6.
+    case textInput(TextInputState)
 
     public var opcode: UInt16 {
         switch self {
@@ -169,6 +172,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .screenCommit: 11
         case .screenRelease: 12
         case .setIcon: 13
+        case .textInput: 14
         }
     }
 
@@ -188,6 +192,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .screenCommit: "screenCommit"
         case .screenRelease: "screenRelease"
         case .setIcon: "setIcon"
+        case .textInput: "textInput"
         }
     }
 
@@ -197,6 +202,7 @@ public enum ClientMessage: Sendable, Equatable {
         switch self {
         case .hello, .ack, .commit, .snapshot, .syncDone, .createBuffer, .destroyBuffer, .statusBarStyle, .pipCommit, .pipClose,
              .screenCommit, .screenRelease, .setIcon: 5
+        case .textInput: 6
         }
     }
 
@@ -256,6 +262,12 @@ public enum ServerEvent: Sendable, Equatable {
     /// back to the app (the compositor brings it back as the primary), or close (the window is
     /// closed already).
     case pipAction(PiPAction)
+    /// Text the on-screen keyboard typed into the app's field (UTF-8). Version 6.
+    case textCommit(text: String)
+    /// Delete `before` and `after` Unicode scalar values around the caret. Version 6.
+    case textDelete(before: UInt32, after: UInt32)
+    /// Where the on-screen keyboard will be at the end of its move. Version 6.
+    case keyboardFrame(KeyboardFrame)
 
     public var opcode: UInt16 {
         switch self {
@@ -276,6 +288,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .pointer: 114
         case .refused: 115
         case .pipAction: 116
+        case .textCommit: 117
+        case .textDelete: 118
+        case .keyboardFrame: 119
         }
     }
 
@@ -299,6 +314,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .pointer: "pointer"
         case .refused: "refused"
         case .pipAction: "pipAction"
+        case .textCommit: "textCommit"
+        case .textDelete: "textDelete"
+        case .keyboardFrame: "keyboardFrame"
         }
     }
 
@@ -308,6 +326,7 @@ public enum ServerEvent: Sendable, Equatable {
         switch self {
         case .configure, .sizeClassChanged, .lifecycle, .snapshotRequest, .touch, .pen, .frameDone, .error, .sync, .release,
              .screenConnected, .screenDisconnected, .keyboardFocus, .key, .pointer, .refused, .pipAction: 5
+        case .textCommit, .textDelete, .keyboardFrame: 6
         }
     }
 
@@ -356,6 +375,10 @@ public enum ServerEvent: Sendable, Equatable {
         case .refused(let request, let reason, let message):
             [("request", .string(request)), ("reason", .string(reason)), ("message", .string(message))]
         case .pipAction(let action): [("action", .string(action.name))]
+        case .textCommit(let text): [("text", .string(text))]
+        case .textDelete(let before, let after): [("before", .int(Int(before))), ("after", .int(Int(after)))]
+        case .keyboardFrame(let k):
+            [("frame", k.frame.json), ("screenFrame", k.screenFrame.json), ("duration", .int(Int(k.duration))), ("local", .bool(k.local))]
         }
     }
 }

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include "diptych-web.h"
 
+#include <errno.h>
 #include <glib-unix.h>
 #include <limits.h>
 #include <math.h>
@@ -191,6 +192,8 @@ static gboolean sync_tick(gpointer data) {
         app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
         commit_live(app.held);
     answer_sync_if_done();
+    /* Requests the socket did not take at once (a compositor reading slowly) go now. */
+    if (dc_flush(app.dc) != 0 && errno != EAGAIN) fprintf(stderr, "diptych-web: %s\n", dc_error(app.dc));
     return G_SOURCE_CONTINUE;
 }
 

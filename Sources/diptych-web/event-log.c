@@ -180,6 +180,23 @@ void log_event(const dc_event *e) {
         s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"action\":\"%s\"", named(dc_pip_action_name(e->pip_action.action)));
         break;
+    case DC_TEXT_COMMIT:
+        s = log_start(dc_event_name(e->type));
+        g_string_append(s, ",\"text\":");
+        json_string(s, e->text_commit.text);
+        break;
+    case DC_TEXT_DELETE:
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"before\":%u,\"after\":%u", e->text_delete.before, e->text_delete.after);
+        break;
+    case DC_KEYBOARD_FRAME: {
+        const dc_rect *f = &e->keyboard_frame.frame, *g = &e->keyboard_frame.screen_frame;
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"frame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}", f->x, f->y, f->width, f->height);
+        g_string_append_printf(s, ",\"screenFrame\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d}", g->x, g->y, g->width, g->height);
+        g_string_append_printf(s, ",\"duration\":%u,\"local\":%s", e->keyboard_frame.duration, e->keyboard_frame.local ? "true" : "false");
+        break;
+    }
     default:
         return;  /* sync is not logged */
     }

@@ -193,8 +193,8 @@ struct BufferObjectTests {
         #expect(try !f.events("d.jsonl").contains { $0["event"]?.stringValue == "release" })
     }
 
-    /// A client of the first protocol version is told, in its own framing, that this
-    /// compositor speaks the current version.
+    /// A client of the first protocol version is told, in its own framing, which versions this
+    /// compositor speaks (the oldest it serves to the current one).
     @Test func aVersionOneClientIsToldTheCurrentVersion() throws {
         let f = try Fixture()
         try f.connect(["pattern:#00AA00"], log: "good.jsonl")
@@ -204,7 +204,7 @@ struct BufferObjectTests {
         #expect(old.exitStatus == 1)
         let error = try #require(try f.events("v1.jsonl").last)
         #expect(error["code"]?.stringValue == "unsupported-version")
-        #expect(error["message"]?.stringValue?.contains("speaks version \(Wire.version)") == true)
+        #expect(error["message"]?.stringValue?.contains("speaks versions \(Wire.oldestServedVersion) to \(Wire.version)") == true, "\(error)")
         #expect(f.compositor.protocolErrors.map(\.error.code) == [.unsupportedVersion])
         #expect(f.compositor.isConnected(.primary))
     }

@@ -34,7 +34,7 @@ struct GoldenMessageTests {
 
     @Test func swiftReadsEveryGoldenMessageAndWritesItBackTheSame() throws {
         let all = try examples()
-        #expect(all.count == 30)
+        #expect(all.count == 34)
         for m in all {
             let bytes = try Files.read("\(golden)/\(m.name).bin")
             let header = try #require(try Wire.header(bytes[...]), "\(m.name)")
@@ -200,6 +200,9 @@ struct SwiftTablesTests {
         try expect("lifecycle", LifecycleEvent.allCases.map { (Int($0.rawValue), $0.name) })
         try expect("pipAction", PiPAction.allCases.map { (Int($0.rawValue), $0.name) })
         try expect("modifier", (0..<7).map { bit in (1 << bit, KeyModifiers(rawValue: 1 << bit).names.first ?? "?") })
+        try expect("textPurpose", TextPurpose.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("returnKey", ReturnKey.allCases.map { (Int($0.rawValue), $0.name) })
+        try expect("textHint", (0..<5).map { bit in (1 << bit, TextHints(rawValue: 1 << bit).names.first ?? "?") })
         // The string-valued ones: their order is their number on the wire.
         try expect("role", Role.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })
         try expect("sizeClass", SizeClass.allCases.enumerated().map { ($0.offset, $0.element.rawValue) })

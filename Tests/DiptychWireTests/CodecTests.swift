@@ -33,6 +33,9 @@ struct CodecTests {
         .pointer(phase: .enter, x: 1.5, y: -2, button: 0, pressed: false, dx: 0, dy: 0, source: .wheel, time: 3),
         .pointer(phase: .button, x: 10, y: 20, button: 0x111, pressed: true, dx: 0, dy: 0, source: .wheel, time: 4),
         .pointer(phase: .scroll, x: 10, y: 20, button: 0, pressed: false, dx: -1.25, dy: 30, source: .finger, time: 5),
+        .textCommit(text: "Grüße, @"), .textCommit(text: ""), .textDelete(before: 1, after: 0), .textDelete(before: 0xFFFF_FFFF, after: 3),
+        .keyboardFrame(KeyboardFrame(frame: Rect(x: -683, y: 548, width: 1366, height: 456), screenFrame: Rect(x: 0, y: 568, width: 1366, height: 456), duration: 250, local: true)),
+        .keyboardFrame(KeyboardFrame(frame: Rect(x: 0, y: 0, width: 0, height: 0), screenFrame: Rect(x: 0, y: 0, width: 0, height: 0), duration: 0, local: false)),
     ]
 
     static let requests: [ClientMessage] = [
@@ -48,7 +51,35 @@ struct CodecTests {
         .pipCommit(buffer: 7, playing: true, sourceRect: Rect(x: 12, y: 40, width: 320, height: 180), damage: [Rect(x: 0, y: 0, width: 684, height: 384)]),
         .pipCommit(buffer: 0, playing: false, sourceRect: nil, damage: []), .pipClose,
         .screenCommit(screen: 2, buffer: 4, damage: [Rect(x: 0, y: 0, width: 1920, height: 1080)]), .screenRelease(screen: 2), .setIcon(buffer: 9),
+        .textInput(TextInputState(enabled: true, purpose: .email, hints: [.noAutocorrect, .capitalizeSentences], returnKey: .send, caret: (120.5, 40.25, 2, 22), surrounding: "Grüße. ")),
+        .textInput(.disabled),
+        .textInput(TextInputState(enabled: true, purpose: .search, hints: .known, returnKey: .done, caret: (0, 0, 0, 0), surrounding: String(repeating: "a", count: 256))),
     ]
+
+    /// A `textInput` the protocol cannot carry is malformed: an unknown flag, purpose, hint or
+    /// return key, a caret not finite or of negative size, more than 256 bytes before it.
+    @Test func aBadTextInputIsMalformed() throws {
+        let good = ClientMessage.textInput(TextInputState(enabled: true, caret: (1, 2, 3, 4), surrounding: "ab")).encoded()
+        func bad(_ change: (inout [UInt8]) -> Void) -> ProtocolError.Code? {
+            var b = good
+            change(&b)
+            do { _ = try ClientMessage.decode(opcode: 14, body: b[8...]) } catch { return error.code }
+            return nil
+        }
+        func f64(_ v: Double, at i: Int) -> (inout [UInt8]) -> Void { { b in for k in 0..<8 { b[i + k] = UInt8(truncatingIfNeeded: v.bitPattern >> (8 * UInt64(k))) } } }
+        #expect(bad { _ in } == nil)
+        #expect(bad { $0[8] = 2 } == .malformedMessage)        // flags
+        #expect(bad { $0[9] = 8 } == .malformedMessage)        // purpose
+        #expect(bad { $0[10] = 32 } == .malformedMessage)      // hints
+        #expect(bad { $0[14] = 6 } == .malformedMessage)       // return key
+        #expect(bad(f64(.nan, at: 15)) == .malformedMessage)
+        #expect(bad(f64(.infinity, at: 23)) == .malformedMessage)
+        #expect(bad(f64(-1, at: 31)) == .malformedMessage)     // width
+        #expect(bad(f64(-0.5, at: 39)) == .malformedMessage)   // height
+        #expect(bad(f64(-7, at: 15)) == nil)                   // a caret left of the pane is clamped, not refused
+        let long = ClientMessage.textInput(TextInputState(enabled: true, surrounding: String(repeating: "é", count: 129))).encoded()
+        #expect(throws: ProtocolError.self) { _ = try ClientMessage.decode(opcode: 14, body: long[8...]) }
+    }
 
     @Test func eventsRoundTrip() throws {
         for e in Self.events {

@@ -60,6 +60,9 @@ enum Mode: String, CaseIterable {
     case pipeBuffer = "pipe-buffer"
     /// Commits a buffer to the second screen whether or not it holds one.
     case screenCommit = "screen-commit"
+    /// Shows its pane, then says an email field takes text (the keyboard's caret 10 pt in)
+    /// whether or not it has the keyboard focus (only the focused app may).
+    case textInput = "text-input"
     /// Right after its hello, streams `syncDone` as fast as the socket takes it, until closed.
     case syncFlood = "sync-flood"
     /// Registers a 64×64 buffer from a sealed sparse memfd of 2^40 bytes.
@@ -183,6 +186,10 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .screenCommit:
         _ = try show(c, w, h, connection, color)
         try connection.screenCommit(try painted(640, 360, color, connection))
+    case .textInput:
+        let b = try show(c, w, h, connection, color)
+        try connection.setTextInput(TextInputState(enabled: true, purpose: .email, returnKey: .go, caret: (10, 10, 2, 20)))
+        return b
     case .syncFlood:
         break  // floods from its hello on (below)
     case .sparseHuge:

@@ -81,6 +81,12 @@ static int one(const char *path) {
         break;
     case DC_REFUSED: str("request", e.refused.request); str("reason", e.refused.reason); str("message", e.refused.message); break;
     case DC_PIP_ACTION: num("action", e.pip_action.action); break;
+    case DC_TEXT_COMMIT: str("text", e.text_commit.text); break;
+    case DC_TEXT_DELETE: num("before", e.text_delete.before); num("after", e.text_delete.after); break;
+    case DC_KEYBOARD_FRAME:
+        rect("frame", e.keyboard_frame.frame); rect("screenFrame", e.keyboard_frame.screen_frame);
+        num("duration", e.keyboard_frame.duration); num("local", e.keyboard_frame.local);
+        break;
     }
     printf("}\n");
     dc_disconnect(c);

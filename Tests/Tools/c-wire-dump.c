@@ -67,6 +67,8 @@ int main(void) {
     if (dc_screen_release(c, 2) != 0) return 4;                   /* screenRelease */
     static uint32_t icon[120 * 120];
     if (dc_set_icon(c, 120, icon, 120 * 4) != 0) return 4;        /* createBuffer, setIcon, destroyBuffer */
+    dc_text_state text = { 1, DC_PURPOSE_EMAIL, DC_HINT_NO_AUTOCORRECT, DC_RETURN_GO, 10, 20, 2, 18, "Hi. " };
+    if (dc_text_input(c, &text) != 0) return 4;                    /* textInput */
     /* What it sent, as it sent it. */
     shutdown(sv[0], SHUT_WR);
     uint8_t buf[65536];

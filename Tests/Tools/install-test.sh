@@ -15,7 +15,7 @@ for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libd
   [ -e "$INSTALLED/$f" ] || fail "$f was not installed"
 done
 for b in diptych diptych-demo diptych-hello; do
-  if ldd "$INSTALLED/usr/bin/$b" | grep -qi swift; then fail "$b needs the Swift runtime: $(ldd "$INSTALLED/usr/bin/$b" | grep -i swift | head -3)"; fi
+  if grep -qi swift <<< "$(ldd "$INSTALLED/usr/bin/$b")"; then fail "$b needs the Swift runtime: $(ldd "$INSTALLED/usr/bin/$b" | grep -i swift | head -3)"; fi
 done
 grep -q "ExecStart=/usr/bin/diptych " "$INSTALLED/usr/lib/systemd/system/diptych-kiosk.service" || fail "the unit does not run /usr/bin/diptych"
 grep -q "render" "$INSTALLED/usr/share/man/man1/diptych.1" || fail "the manual page does not describe render"
@@ -30,14 +30,17 @@ cc -std=c99 -Wall -Werror "$INSTALLED/usr/share/doc/diptych/examples/hello.c" \
 # it unpacks.
 DEB=$(ls "$ROOT"/out/diptych_*.deb)
 for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; do
-  dpkg-deb -f "$DEB" Depends | grep -q "$dep" || fail "the package does not depend on $dep"
+  grep -q "$dep" <<< "$(dpkg-deb -f "$DEB" Depends)" || fail "the package does not depend on $dep"
 done
-if dpkg-deb -f "$DEB" Depends | grep -qi swift; then fail "the package depends on the Swift runtime"; fi
+if grep -qi swift <<< "$(dpkg-deb -f "$DEB" Depends)"; then fail "the package depends on the Swift runtime"; fi
 dpkg --dry-run -i "$DEB" > "$ROOT/dry.log" 2>&1 || { cat "$ROOT/dry.log" >&2; fail "dpkg would not install the package"; }
 mkdir "$ROOT/deb" && dpkg-deb -x "$DEB" "$ROOT/deb"
 (cd "$ROOT" && "$ROOT/deb/usr/bin/diptych" render --device ipad-mini --arrangement slide-over --primary notes --secondary markets \
    --out "$ROOT/deb-render.png" > /dev/null) || fail "diptych render from the unpacked package failed"
-LD_LIBRARY_PATH="$ROOT/deb/usr/lib" ldd "$ROOT/hello" | grep -q "$ROOT/deb/usr/lib/libdiptych-client.so.1" || fail "the C example does not load the packaged library"
+# (Outputs are read whole before grep: with pipefail, `grep -q` quitting early could fail the
+# writer with SIGPIPE.)
+LOADS=$(LD_LIBRARY_PATH="$ROOT/deb/usr/lib" ldd "$ROOT/hello")
+grep -q "$ROOT/deb/usr/lib/libdiptych-client.so.1" <<< "$LOADS" || fail "the C example does not load the packaged library: $LOADS"
 (cd "$ROOT" && LD_LIBRARY_PATH="$ROOT/deb/usr/lib" "$ROOT/deb/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
    --primary "$ROOT/hello" --secondary 'pattern:#993366' --out "$ROOT/deb-hello.png" > /dev/null) || fail "the C example did not run from the package"
 (cd "$ROOT" && PYTHONPATH="$ROOT/deb/usr/lib/python3/dist-packages" LD_LIBRARY_PATH="$ROOT/deb/usr/lib" "$ROOT/deb/usr/bin/diptych" render \

@@ -2,7 +2,7 @@
 /*
  * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
  * (memfds sealed against shrinking, registered once, committed by id, released by the
- * compositor), snapshots and every event of protocol version 5. Plain C99 and libc; one
+ * compositor), snapshots and every event of protocol version 6. Plain C99 and libc; one
  * connection per thread.
  *
  *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);
@@ -75,8 +75,28 @@ typedef struct dc_event {
         struct { char request[64]; char reason[64]; char message[1025]; } refused;
         /* A Picture in Picture control was tapped: enum dc_pip_action. */
         struct { int action; } pip_action;
+        /* Text the on-screen keyboard typed into the app's field (UTF-8). */
+        struct { char text[4097]; } text_commit;
+        /* Delete `before` and `after` Unicode scalar values around the caret. */
+        struct { uint32_t before, after; } text_delete;
+        /* Where the on-screen keyboard will be at the end of its move: in the pane's points
+           (translated, not clipped; zeros when hidden), in the screen's, how long the move
+           takes (ms), and whether this app raised it. */
+        struct { dc_rect frame, screen_frame; uint32_t duration; int local; } keyboard_frame;
     };
 } dc_event;
+
+/* A text field's state for dc_text_input: whether it takes text now, enum dc_text_purpose,
+   enum dc_text_hint bits, enum dc_return_key, the caret's rectangle in the pane's points, and up
+   to 256 bytes of UTF-8 before the caret (NULL or "": unknown). */
+typedef struct dc_text_state {
+    int enabled;
+    int purpose;
+    uint32_t hints;
+    int return_key;
+    double caret_x, caret_y, caret_width, caret_height;
+    const char *surrounding;
+} dc_text_state;
 
 /* A buffer object: a sealed memfd mapped writable, registered with the compositor. Draw into it
    only while `busy` is 0 (from a commit or snapshot until the compositor's release it reads it). */
@@ -93,12 +113,14 @@ typedef struct dc_buffer {
    descriptors through /proc) unless DIPTYCH_DEBUGGABLE=1. */
 dc_connection *dc_connect(const char *name, int requires_full_screen, char *err, size_t err_size);
 void dc_disconnect(dc_connection *c);
-/* The socket, for the app's own poll loop: when readable, call dc_next_event(c, &e, 0) until 0. */
+/* The socket, for the app's own poll loop: when readable, call dc_next_event(c, &e, 0) until 0;
+   while dc_flush says EAGAIN, also wait for it to be writable and call dc_flush then. */
 int dc_fd(const dc_connection *c);
 /* Requests are queued and written as far as the socket takes them, never waited for while
    there is room in the queue (256 KiB). dc_flush writes what is queued: 0 when all of it is
    written; -1 with errno EAGAIN when the socket is full (poll dc_fd for POLLOUT, then call it
-   again); -1 otherwise when the connection broke (dc_error says why). A blocking dc_next_event
+   again); -1 with another errno (EPIPE when it is closed) when the connection broke (dc_error
+   says why). A blocking dc_next_event
    writes the queue while it waits, so an app that only ever waits there need not call it. */
 int dc_flush(dc_connection *c);
 
@@ -119,6 +141,13 @@ void dc_answer_sync(dc_connection *c, int automatically);
 int dc_sync_done(dc_connection *c, uint32_t serial);
 /* How the status bar is drawn over this app's pane: enum dc_status_bar_style. */
 int dc_status_bar_style(dc_connection *c, int style);
+/* Whether a field of the app takes text now, and how (see dc_text_state): with it enabled, a tap
+   in the app's pane raises the on-screen keyboard, whose typing arrives as DC_TEXT_COMMIT and
+   DC_TEXT_DELETE (its return and delete as DC_KEY Return and BackSpace). Only the app with the
+   keyboard focus may enable it (else DC_REFUSED, reason "focus"); the library sends the last
+   state again after each tap, as the compositor expects. -1 for an unknown purpose, hint or
+   return key, a non-finite or negative caret, or surrounding text over 256 bytes. */
+int dc_text_input(dc_connection *c, const dc_text_state *state);
 
 /* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
    while fewer than 3 of that size exist; NULL when all are busy (wait for a release). The pool

@@ -5,7 +5,7 @@
 #ifndef DIPTYCH_PROTOCOL_H
 #define DIPTYCH_PROTOCOL_H
 
-#define DC_PROTOCOL_VERSION 5
+#define DC_PROTOCOL_VERSION 6
 
 #define DC_MESSAGE_BYTES_MAX 65536
 #define DC_STRING_BYTES_MAX 4096
@@ -29,6 +29,7 @@ enum dc_request {
     DC_REQUEST_SCREEN_COMMIT = 11,
     DC_REQUEST_SCREEN_RELEASE = 12,
     DC_REQUEST_SET_ICON = 13,
+    DC_REQUEST_TEXT_INPUT = 14,
 };
 
 /* Event types: the wire opcodes. */
@@ -50,6 +51,9 @@ enum dc_event_type {
     DC_POINTER = 114,
     DC_REFUSED = 115,
     DC_PIP_ACTION = 116,
+    DC_TEXT_COMMIT = 117,
+    DC_TEXT_DELETE = 118,
+    DC_KEYBOARD_FRAME = 119,
 };
 
 /* role: its values on the wire. */
@@ -148,6 +152,34 @@ enum dc_pip_action {
     DC_PIP_PLAY_PAUSE = 0,
     DC_PIP_RESTORE = 1,
     DC_PIP_CLOSE = 2,
+};
+/* textPurpose: its values on the wire. */
+enum dc_text_purpose {
+    DC_PURPOSE_TEXT = 0,
+    DC_PURPOSE_NUMBER = 1,
+    DC_PURPOSE_DIGITS = 2,
+    DC_PURPOSE_PHONE = 3,
+    DC_PURPOSE_URL = 4,
+    DC_PURPOSE_EMAIL = 5,
+    DC_PURPOSE_PASSWORD = 6,
+    DC_PURPOSE_SEARCH = 7,
+};
+/* textHint: its bits on the wire. */
+enum dc_text_hint {
+    DC_HINT_NO_KEYBOARD = 1,
+    DC_HINT_CAPITALIZE_SENTENCES = 2,
+    DC_HINT_CAPITALIZE_WORDS = 4,
+    DC_HINT_CAPITALIZE_ALL = 8,
+    DC_HINT_NO_AUTOCORRECT = 16,
+};
+/* returnKey: its values on the wire. */
+enum dc_return_key {
+    DC_RETURN_DEFAULT = 0,
+    DC_RETURN_GO = 1,
+    DC_RETURN_SEARCH = 2,
+    DC_RETURN_SEND = 3,
+    DC_RETURN_NEXT = 4,
+    DC_RETURN_DONE = 5,
 };
 
 /* A role value's name as the event log writes it ("primary"), or NULL. */
@@ -279,6 +311,32 @@ static inline const char *dc_pip_action_name(int value) {
     default: return (const char *)0;
     }
 }
+/* A textPurpose value's name as the event log writes it ("text"), or NULL. */
+static inline const char *dc_text_purpose_name(int value) {
+    switch (value) {
+    case 0: return "text";
+    case 1: return "number";
+    case 2: return "digits";
+    case 3: return "phone";
+    case 4: return "url";
+    case 5: return "email";
+    case 6: return "password";
+    case 7: return "search";
+    default: return (const char *)0;
+    }
+}
+/* A returnKey value's name as the event log writes it ("default"), or NULL. */
+static inline const char *dc_return_key_name(int value) {
+    switch (value) {
+    case 0: return "default";
+    case 1: return "go";
+    case 2: return "search";
+    case 3: return "send";
+    case 4: return "next";
+    case 5: return "done";
+    default: return (const char *)0;
+    }
+}
 
 /* Error codes (the error event's code). A reserved code is never sent and never reused. */
 enum dc_error_code {
@@ -351,6 +409,9 @@ static inline const char *dc_event_name(int type) {
     case 114: return "pointer";
     case 115: return "refused";
     case 116: return "pipAction";
+    case 117: return "textCommit";
+    case 118: return "textDelete";
+    case 119: return "keyboardFrame";
     default: return (const char *)0;
     }
 }

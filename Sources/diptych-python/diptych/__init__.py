@@ -66,13 +66,19 @@ _Key = _s(("keycode", _u), ("keysym", _u), ("text", ctypes.c_char * 4097), ("sta
 _Pointer = _s(("phase", _i), ("x", _d), ("y", _d), ("button", _u), ("pressed", _i), ("dx", _d), ("dy", _d), ("source", _i), ("time", _d))
 _Refused = _s(("request", ctypes.c_char * 64), ("reason", ctypes.c_char * 64), ("message", ctypes.c_char * 1025))
 _PipAction = _s(("action", _i))
+_TextCommit = _s(("text", ctypes.c_char * 4097))
+_TextDelete = _s(("before", _u), ("after", _u))
+_KeyboardFrame = _s(("frame", Rect), ("screen_frame", Rect), ("duration", _u), ("local", _i))
+_TextState = _s(("enabled", _i), ("purpose", _i), ("hints", _u), ("return_key", _i), ("caret_x", _d), ("caret_y", _d),
+                ("caret_width", _d), ("caret_height", _d), ("surrounding", ctypes.c_char_p))
 
 
 class _Union(ctypes.Union):
     _fields_ = [("configure", _Configure), ("size_class_changed", _SizeClassChanged), ("lifecycle", _i),
                 ("snapshot_request", _SnapshotRequest), ("touch", _Touch), ("pen", _Pen), ("frame_done", _FrameDone),
                 ("error", _Error), ("sync", _Sync), ("release", _Release), ("screen", _Screen), ("keyboard_focus", _Focus),
-                ("key", _Key), ("pointer", _Pointer), ("refused", _Refused), ("pip_action", _PipAction)]
+                ("key", _Key), ("pointer", _Pointer), ("refused", _Refused), ("pip_action", _PipAction),
+                ("text_commit", _TextCommit), ("text_delete", _TextDelete), ("keyboard_frame", _KeyboardFrame)]
 
 
 class _Event(ctypes.Structure):
@@ -106,7 +112,7 @@ def _load():
             ("dc_connect", P, [ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_size_t]), ("dc_disconnect", None, [P]),
             ("dc_fd", _i, [P]), ("dc_flush", _i, [P]), ("dc_error", ctypes.c_char_p, [P]), ("dc_next_event", _i, [P, ctypes.POINTER(_Event), _i]),
             ("dc_ack", _i, [P, _u]), ("dc_sync_done", _i, [P, _u]), ("dc_answer_sync", None, [P, _i]),
-            ("dc_status_bar_style", _i, [P, _i]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
+            ("dc_status_bar_style", _i, [P, _i]), ("dc_text_input", _i, [P, ctypes.POINTER(_TextState)]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
             ("dc_snapshot", _i, [P, B, _u]), ("dc_pip_commit", _i, [P, B, _i, R, R, _i]), ("dc_pip_close", _i, [P]),
             ("dc_screen_commit", _i, [P, _u, B, R, _i]), ("dc_screen_release", _i, [P, _u]),
             ("dc_set_icon", _i, [P, _i, ctypes.c_void_p, _i]),
@@ -153,6 +159,8 @@ ProtocolError, Sync, Release = _dc("ProtocolError", _Error), _dc("Sync", _Sync),
 ScreenConnected, ScreenDisconnected = _dc("ScreenConnected", _Screen), _dc("ScreenDisconnected", _Screen)
 KeyboardFocus, Key, Pointer = _dc("KeyboardFocus", _Focus), _dc("Key", _Key), _dc("Pointer", _Pointer)
 Refused, PipAction = _dc("Refused", _Refused), _dc("PipAction", _PipAction)
+TextCommit, TextDelete = _dc("TextCommit", _TextCommit), _dc("TextDelete", _TextDelete)
+KeyboardFrame = _dc("KeyboardFrame", _KeyboardFrame)
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,8 @@ EVENTS = {100: (Configure, "configure"), 101: (SizeClassChanged, "size_class_cha
           103: (SnapshotRequest, "snapshot_request"), 104: (Touch, "touch"), 105: (Pen, "pen"), 106: (FrameDone, "frame_done"),
           107: (ProtocolError, "error"), 108: (Sync, "sync"), 109: (Release, "release"), 110: (ScreenConnected, "screen"),
           111: (ScreenDisconnected, "screen"), 112: (KeyboardFocus, "keyboard_focus"), 113: (Key, "key"), 114: (Pointer, "pointer"),
-          115: (Refused, "refused"), 116: (PipAction, "pip_action")}
+          115: (Refused, "refused"), 116: (PipAction, "pip_action"), 117: (TextCommit, "text_commit"),
+          118: (TextDelete, "text_delete"), 119: (KeyboardFrame, "keyboard_frame")}
 REGULAR, COMPACT = 1, 0
 TOUCH_DOWN, TOUCH_MOTION, TOUCH_UP, TOUCH_CANCEL = 0, 1, 2, 3
 PEN_PROXIMITY_IN, PEN_DOWN, PEN_MOTION, PEN_UP, PEN_PROXIMITY_OUT = 0, 1, 2, 3, 4
@@ -256,7 +265,8 @@ class Connection:
             raise DiptychError(self._lib.dc_error(self._c).decode())
 
     def fileno(self):
-        """The socket, for select/poll: when readable, call next_event(block=False) until None."""
+        """The socket, for select/poll: when readable, call next_event(block=False) until None;
+        while flush() returns False, also wait for it to be writable and call flush() then."""
         return self._lib.dc_fd(self._c)
 
     def flush(self):
@@ -291,6 +301,20 @@ class Connection:
 
     def ack(self, serial): self._check(self._lib.dc_ack(self._c, serial))
     def status_bar_style(self, style): self._check(self._lib.dc_status_bar_style(self._c, style))
+
+    def text_input(self, enabled, purpose=0, hints=0, return_key=0, caret=(0.0, 0.0, 0.0, 0.0), surrounding=""):
+        """Whether a field of the app takes text now, and how: TextPurpose, TextHint bits,
+        ReturnKey, the caret (x, y, width, height) in the pane's points and up to 256 bytes of
+        the text before it. With it enabled a tap in the pane raises the on-screen keyboard;
+        typing arrives as TextCommit and TextDelete events (return and delete as Key events).
+        Only the app with the keyboard focus may enable it (else a Refused event, reason
+        "focus"); the library sends it again after each tap. Raises DiptychError for an
+        unknown purpose, hint or return key, a caret not finite or of negative size, or
+        surrounding text over 256 bytes."""
+        x, y, w, h = caret
+        state = _TextState(int(bool(enabled)), int(purpose), int(hints), int(return_key), float(x), float(y), float(w), float(h),
+                           surrounding.encode("utf-8"))
+        self._check(self._lib.dc_text_input(self._c, ctypes.byref(state)))
     def pip_close(self): self._check(self._lib.dc_pip_close(self._c))
     def screen_release(self, screen=2): self._check(self._lib.dc_screen_release(self._c, screen))
 

@@ -5,7 +5,7 @@ error codes with their names."""
 
 from enum import IntEnum, IntFlag
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 MESSAGE_BYTES_MAX = 65536
 STRING_BYTES_MAX = 4096
 DAMAGE_RECTS_MAX = 256
@@ -29,6 +29,7 @@ class Request(IntEnum):
     SCREEN_COMMIT = 11
     SCREEN_RELEASE = 12
     SET_ICON = 13
+    TEXT_INPUT = 14
 
 
 class EventType(IntEnum):
@@ -51,6 +52,9 @@ class EventType(IntEnum):
     POINTER = 114
     REFUSED = 115
     PIP_ACTION = 116
+    TEXT_COMMIT = 117
+    TEXT_DELETE = 118
+    KEYBOARD_FRAME = 119
 
 
 class Role(IntEnum):
@@ -180,6 +184,40 @@ class PipControl(IntEnum):
     CLOSE = 2
 
 
+class TextPurpose(IntEnum):
+    """textPurpose on the wire."""
+
+    TEXT = 0
+    NUMBER = 1
+    DIGITS = 2
+    PHONE = 3
+    URL = 4
+    EMAIL = 5
+    PASSWORD = 6
+    SEARCH = 7
+
+
+class TextHint(IntFlag):
+    """textHint on the wire."""
+
+    NO_KEYBOARD = 1
+    CAPITALIZE_SENTENCES = 2
+    CAPITALIZE_WORDS = 4
+    CAPITALIZE_ALL = 8
+    NO_AUTOCORRECT = 16
+
+
+class ReturnKey(IntEnum):
+    """returnKey on the wire."""
+
+    DEFAULT = 0
+    GO = 1
+    SEARCH = 2
+    SEND = 3
+    NEXT = 4
+    DONE = 5
+
+
 class ErrorCode(IntEnum):
     """The error event's codes (a reserved one is never sent)."""
 
@@ -245,6 +283,9 @@ EVENT_NAMES = {
     114: "pointer",
     115: "refused",
     116: "pipAction",
+    117: "textCommit",
+    118: "textDelete",
+    119: "keyboardFrame",
 }
 # Which enumeration each enumerated field of an event holds ('event.field' where a name is shared).
 FIELD_ENUMS = {
@@ -267,4 +308,7 @@ FIELD_ENUMS = {
     "pen.phase": PenPhase,
     "pointer.phase": PointerPhase,
     "source": ScrollSource,
+    "purpose": TextPurpose,
+    "hints": TextHint,
+    "returnKey": ReturnKey,
 }

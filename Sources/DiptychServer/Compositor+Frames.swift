@@ -41,6 +41,8 @@ extension Compositor {
         if let bar = statusBarLayer(width: graph.size.width, scale: desk.profile.scale) {
             graph.append(.statusBar, generation: bar.generation, nodes: bar.nodes)
         }
+        // The on-screen keyboard over the apps and their windows, while it shows.
+        if let keys = keyboardLayer(scale: desk.profile.scale) { graph.append(.keyboard, nodes: keys) }
         // The pointer's cursor over everything, while it shows.
         if let cursor = cursorLayer(scale: desk.profile.scale) { graph.append(.cursor, nodes: cursor) }
         return graph

@@ -21,6 +21,8 @@ extension Compositor {
                 if let c = session(app) { send(.touch(id: id, phase: phase, x: x, y: y, time: time), to: c) }
             case .pointer(let app, let phase, let x, let y):
                 pointerContact(app, phase: phase, x: x, y: y, time: time)
+            case .keyboard(let app, let output):
+                keyboardTyped(output, for: app, time: time)
             case .pen(let app, let phase, let x, let y, let p, let tx, let ty):
                 if phase == .down { focus(app) }
                 if let c = session(app) {
@@ -58,6 +60,7 @@ extension Compositor {
         updatePiPEligibility()
         updateSecondScreen()
         updateFocus(byUser: byUser)
+        keyboardMayChange()
     }
 
     /// Sends `configure` to every shown app whose pane changed (with `sizeClassChanged` where
@@ -108,6 +111,8 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
         if !t.shell.isEmpty { apply(t.shell) }
+        // A keyboard that slid all the way out is gone.
+        desk.pruneKeyboard(now: now)
         // A closed window that finished shrinking shows nothing more: its picture's buffer goes.
         for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.endDeparture() }
         sendDeferredConfigures()

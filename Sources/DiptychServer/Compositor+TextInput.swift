@@ -13,7 +13,7 @@ extension Compositor {
         case .refused(let reason, let message):
             refuse(c, request: "textInput", reason: reason, message)
         case .taken:
-            break
+            keyboardMayChange()
         }
     }
 

@@ -38,6 +38,11 @@ struct Desk: ~Copyable {
     private(set) var pointer = PointerState()
     /// Whether a Slide Over showed when the focus was last looked at.
     private var slideOverShown = false
+    /// The on-screen keyboard, while it shows or slides away.
+    private(set) var keyboard: KeyboardPresence?
+    /// The app the last tap ended in, and when (the keyboard shows for a field enabled up to
+    /// `KeyboardRules.enableAfterTap` ms later).
+    private(set) var lastTap: (app: AppID, at: UInt64)?
 
     init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
@@ -75,8 +80,9 @@ struct Desk: ~Copyable {
     /// off by palm rejection (a mouse is no palm).
     mutating func pointerContact(phase: TouchPhase, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         let (x, y) = (pointer.x, pointer.y)
+        if let typed = keyboardTouch(.pointer, phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.pointer, phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        return shell.handleTouch(id: .pointer, phase: phase, x: x, y: y, now: now)
+        return noteTap(shell.handleTouch(id: .pointer, phase: phase, x: x, y: y, now: now), now: now)
     }
 
     // MARK: - The pointer
@@ -131,8 +137,67 @@ struct Desk: ~Copyable {
     mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         lastTouch[id] = phase == .up || phase == .cancel ? nil : (x, y)
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
+        if let typed = keyboardTouch(.finger(id), phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.finger(id), phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        return shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now)
+        return noteTap(shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now), now: now)
+    }
+
+    /// Notes the app a tap ended in (the effects give it the contact's end).
+    private mutating func noteTap(_ effects: [ShellEffect], now: UInt64) -> [ShellEffect] {
+        for e in effects {
+            switch e {
+            case .touch(let app, _, .up, _, _), .pointer(let app, .up, _, _), .pen(let app, .up, _, _, _, _, _): lastTap = (app, now)
+            default: break
+            }
+        }
+        return effects
+    }
+
+    /// A contact on the on-screen keyboard (nil: not the keyboard's): keys darken while held
+    /// and type when let go; nothing reaches an app, and the keyboard focus stays.
+    private mutating func keyboardTouch(_ contact: Contact, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect]? {
+        guard var k = keyboard else { return nil }
+        let screen = shell.layout.screen, orientation = shell.orientation
+        defer { keyboard = k }
+        switch phase {
+        case .down:
+            guard k.covers(x: x, y: y, screen: screen, orientation: orientation, at: now) else { return nil }
+            k.press(contact, x: x, y: y, screen: screen, orientation: orientation)
+            return []
+        case .motion:
+            guard k.holds(contact) else { return nil }
+            k.move(contact, x: x, y: y, screen: screen, orientation: orientation)
+            return []
+        case .up, .cancel:
+            guard k.holds(contact) else { return nil }
+            return k.release(contact, screen: screen, orientation: orientation, at: now, cancelled: phase == .cancel).map { .keyboard(k.owner, $0) }
+        }
+    }
+
+    // MARK: - The on-screen keyboard
+
+    /// Raises the keyboard for `app`'s field of `state` (or updates the one it has).
+    mutating func showKeyboard(for app: AppID, state: TextInputState, now: UInt64) {
+        if var k = keyboard, k.owner == app, !k.isHiding {
+            k.update(state)
+            keyboard = k
+            return
+        }
+        keyboard = KeyboardPresence(owner: app, state: state, at: now)
+    }
+
+    /// The field of the keyboard's app changed (its caret, its text, its purpose).
+    mutating func updateKeyboard(_ state: TextInputState) { keyboard?.update(state) }
+
+    /// Slides the keyboard away.
+    mutating func hideKeyboard(now: UInt64) { keyboard?.hide(at: now) }
+
+    /// The last tap has raised the keyboard, or the keyboard went: it raises nothing more.
+    mutating func consumeTap() { lastTap = nil }
+
+    /// Forgets a keyboard that has slid all the way out.
+    mutating func pruneKeyboard(now: UInt64) {
+        if keyboard?.isGone(at: now) == true { keyboard = nil }
     }
 
     /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
@@ -149,12 +214,15 @@ struct Desk: ~Copyable {
             effects += shell.handleTouch(id: .finger(id), phase: .cancel, x: at.x, y: at.y, now: now)
         }
         lastPen = (x, y)
+        // The pen on the keyboard types as a finger does.
+        let onKeys: TouchPhase? = phase == .down ? .down : phase == .motion ? .motion : phase == .up ? .up : nil
+        if let p = onKeys, let typed = keyboardTouch(.pen, phase: p, x: x, y: y, now: now) { return effects + typed }
         if phase == .down, pip.frames(in: space, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
         if penOnWindow {
             if phase == .up || phase == .proximityOut { penOnWindow = false }
             if phase != .proximityOut { return effects }
         }
-        return effects + shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY)
+        return noteTap(effects + shell.handlePen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY), now: now)
     }
 
     /// Moves, pinches or taps a Picture in Picture window with the touches on it: nil when the
@@ -328,7 +396,9 @@ struct Desk: ~Copyable {
     func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }
 
     /// Whether something moves by itself at `now`: panes or a window settling, or a cross-fade.
-    func isAnimating(at now: UInt64) -> Bool { fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) }
+    func isAnimating(at now: UInt64) -> Bool {
+        fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) || keyboard?.isMoving(at: now) == true
+    }
 
     /// Whether the screen is in motion at `now`: moving by itself, or following a finger.
     func isInMotion(at now: UInt64) -> Bool { isAnimating(at: now) || shell.isFollowingFinger || pip.isHeld }

@@ -52,3 +52,72 @@ struct TextInputTests {
         #expect(f.compositor.protocolErrors.isEmpty)
     }
 }
+
+/// The on-screen keyboard through a real compositor and app processes.
+struct OnScreenKeyboardTests {
+    /// Taps `label`'s key at its centre (a finger, down and up).
+    func tap(_ f: Fixture, _ label: String, id: Int32 = 9) throws {
+        let key = try #require(f.compositor.keyboardKeys.first { $0.label == label }, "no key \(label) in \(f.compositor.keyboardKeys.map(\.label))")
+        let (x, y) = (Double(key.frame.x) + Double(key.frame.width) / 2, Double(key.frame.y) + Double(key.frame.height) / 2)
+        f.compositor.touch(id: id, phase: .down, x: x, y: y)
+        f.compositor.touch(id: id, phase: .up, x: x, y: y)
+    }
+
+    /// A tap in the secondary's pane raises the keyboard across the screen; both apps hear
+    /// where it is in their own pane's points (local only for the secondary); its keys type
+    /// into the secondary (shift for a capital, the numbers for a digit, return and delete as
+    /// keys), the focus stays there, and its dismiss key slides it away.
+    @Test func aTapRaisesTheKeyboardAndItsKeysTypeIntoTheApp() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.misbehave("text-input", log: "text.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
+        f.compositor.touch(id: 1, phase: .up, x: 900, y: 300)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil })
+        // (It slides in; keys are tapped once it rests.)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.isInMotion })
+        let shown = try #require(f.compositor.keyboardShown)
+        // Drawn docked, dark over the secondary's dark red (its bar style is light): a letter
+        // key grey, the gaps darker (a capture kept for a person to look at).
+        f.compositor.repaint()
+        try f.compositor.output.writePNG(to: "\(f.dir)/keyboard.png")
+        let qKey = try #require(f.compositor.keyboardKeys.first { $0.label == "q" }?.frame)
+        #expect(f.compositor.output.pixel(x: (qKey.x + qKey.width / 2) * 2, y: (qKey.y + 8) * 2) & 0xFFFFFF == 0x6B6B6E)
+        #expect(f.compositor.output.pixel(x: 2, y: (qKey.y + 8) * 2) & 0xFFFFFF == 0x2A2A2C)
+        // Docked across the whole 1024 × 768 pt screen: 46 pt of bar and 352 pt of keys.
+        #expect(shown.frame == Rect(x: 0, y: 768 - 398, width: 1024, height: 398))
+        #expect(shown.layout == .letters && shown.owner != nil)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            try f.events("good.jsonl").contains { $0["event"]?.stringValue == "keyboardFrame" } && (try f.events("text.jsonl").contains { $0["event"]?.stringValue == "keyboardFrame" })
+        })
+        let mine = try #require(try f.events("text.jsonl").first { $0["event"]?.stringValue == "keyboardFrame" })
+        let theirs = try #require(try f.events("good.jsonl").first { $0["event"]?.stringValue == "keyboardFrame" })
+        #expect(mine["local"]?.boolValue == true && theirs["local"]?.boolValue == false)
+        #expect(mine["screenFrame"]?["y"]?.intValue == 370 && theirs["screenFrame"]?["y"]?.intValue == 370)
+        // The secondary's pane starts at x 683 in split-2/3 (its frame is translated, not clipped).
+        let paneX = try #require(try f.events("text.jsonl").last { $0["event"]?.stringValue == "configure" }?["frame"]?["x"]?.intValue)
+        #expect(mine["frame"]?["x"]?.intValue == -paneX && theirs["frame"]?["x"]?.intValue == 0)
+        // Typing: ⇧ H i, the numbers, 4, return (labelled as the field asked: go), delete.
+        for key in ["⇧", "H", "i", ".?123", "4", "go", "⌫"] { try tap(f, key) }
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            try f.events("text.jsonl").filter { $0["event"]?.stringValue == "key" }.count >= 4
+        })
+        let typed = try f.events("text.jsonl").filter { $0["event"]?.stringValue == "textCommit" }.compactMap { $0["text"]?.stringValue }
+        #expect(typed == ["H", "i", "4"], "\(typed)")
+        let keys = try f.events("text.jsonl").filter { $0["event"]?.stringValue == "key" }.compactMap { $0["keysym"]?.intValue }
+        #expect(keys == [0xFF0D, 0xFF0D, 0xFF08, 0xFF08])
+        // The focus stayed with the secondary (touches on the keyboard move no focus).
+        #expect(try f.events("good.jsonl").last { $0["event"]?.stringValue == "keyboardFocus" }?["focused"]?.boolValue == false)
+        #expect(try f.events("text.jsonl").last { $0["event"]?.stringValue == "keyboardFocus" }?["focused"]?.boolValue == true)
+        try tap(f, "↓")
+        #expect(f.compositor.keyboardShown == nil)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
+            try f.events("text.jsonl").filter { $0["event"]?.stringValue == "keyboardFrame" }.count >= 2
+        })
+        let hidden = try #require(try f.events("text.jsonl").last { $0["event"]?.stringValue == "keyboardFrame" })
+        #expect(hidden["screenFrame"]?["height"]?.intValue == 0)
+        #expect(f.compositor.protocolErrors.isEmpty)
+    }
+}

@@ -104,6 +104,10 @@ public struct SceneNode: Hashable, Sendable {
         case pipPlayPause(AppID)
         case pipTab(AppID)
         case pipChevron(AppID)
+        /// The on-screen keyboard: its background, each key and each key's label.
+        case keyboard
+        case keyboardKey(Int)
+        case keyboardLabel(Int)
         /// The pointer's round cursor (over everything).
         case cursor
     }
@@ -150,7 +154,7 @@ public struct SceneNode: Hashable, Sendable {
         switch key {
         case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a),
              .pipScrim(let a), .pipClose(let a), .pipRestore(let a), .pipPlayPause(let a), .pipTab(let a), .pipChevron(let a): a
-        case .divider, .handle, .status, .cursor: nil
+        case .divider, .handle, .status, .cursor, .keyboard, .keyboardKey, .keyboardLabel: nil
         }
     }
 
@@ -172,7 +176,7 @@ public struct SceneNode: Hashable, Sendable {
 /// nodes (shared, not copied): the damage tracker skips a layer whose generation is the last
 /// frame's. Nil: built anew for every frame (diffed node by node).
 public struct SceneLayer: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable { case panes, windows, statusBar, cursor }
+    public enum Kind: Equatable, Sendable { case panes, windows, keyboard, statusBar, cursor }
     public var kind: Kind
     public var generation: UInt64?
     public var nodes: [SceneNode]

@@ -138,6 +138,8 @@ public enum PointerButton {
 public enum Contact: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
     case finger(Int32)
     case pointer
+    /// The pen, on the on-screen keyboard (elsewhere the pen is routed as a pen).
+    case pen
 
     public init(integerLiteral id: Int32) { self = .finger(id) }
 
@@ -145,6 +147,7 @@ public enum Contact: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral
         switch self {
         case .finger(let id): "finger \(id)"
         case .pointer: "pointer"
+        case .pen: "pen"
         }
     }
 }

@@ -18,6 +18,8 @@ public enum ShellEffect: Equatable, Sendable {
     /// Deliver the pointer's left button, which stood for a finger (`Contact.pointer`), to an
     /// app as pointer events, in points local to its pane.
     case pointer(AppID, phase: TouchPhase, x: Double, y: Double)
+    /// What the on-screen keyboard typed, for the app that raised it.
+    case keyboard(AppID, KeyboardOutput)
     /// Deliver a pen sample to an app, in points local to its pane.
     case pen(AppID, phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double)
     /// Send a lifecycle notification now.

@@ -20,7 +20,7 @@ extension Shell {
         let (lx, ly) = local(app, x, y)
         switch contact {
         case .finger(let id): return .touch(app, id: id, phase: phase, x: lx, y: ly)
-        case .pointer: return .pointer(app, phase: phase, x: lx, y: ly)
+        case .pointer, .pen: return .pointer(app, phase: phase, x: lx, y: ly)
         }
     }
 
@@ -142,7 +142,7 @@ extension Shell {
             let (cx, cy) = (Double(pane.frame.width) / 2, Double(pane.frame.height) / 2)
             switch other {
             case .finger(let id): effects.append(.touch(a, id: id, phase: .cancel, x: cx, y: cy))
-            case .pointer: effects.append(.pointer(a, phase: .cancel, x: cx, y: cy))
+            case .pointer, .pen: effects.append(.pointer(a, phase: .cancel, x: cx, y: cy))
             }
             routes[other] = .swallowed
         }

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// The on-screen keyboard on the screen: which app raised it, its slide in and out (the
+// spring; Reduce Motion: a fade), where its keys are, and the touches on them. Pure: the time
+// and the screen are given.
+
+/// The keyboard while it shows or slides away.
+public struct KeyboardPresence: Sendable {
+    public private(set) var keyboard: OnScreenKeyboard
+    /// The app that raised it (its typing goes there).
+    public let owner: AppID
+    /// When its slide in began, and its slide out (nil while it stays).
+    public private(set) var shownAt: UInt64
+    public private(set) var hiddenAt: UInt64?
+    /// The keys held down now, by the contact pressing each (an index in `keys`; −1: between
+    /// keys).
+    public private(set) var pressed: [Contact: Int] = [:]
+
+    /// How long a slide takes (the spring's settling), in milliseconds.
+    public static let slideMilliseconds: UInt64 = 250
+
+    public init(owner: AppID, state: TextInputState, at now: UInt64) {
+        keyboard = OnScreenKeyboard(for: state)
+        self.owner = owner
+        shownAt = now
+    }
+
+    /// Whether it is on its way out.
+    public var isHiding: Bool { hiddenAt != nil }
+
+    /// Slides it away from `now`.
+    public mutating func hide(at now: UInt64) {
+        guard hiddenAt == nil else { return }
+        hiddenAt = now
+        pressed = [:]
+    }
+
+    /// The field changed: the keyboard follows (see `OnScreenKeyboard.update`).
+    public mutating func update(_ state: TextInputState) { keyboard.update(state) }
+
+    /// How far in it is at `now`: 0 (below the screen) to 1 (docked).
+    public func progress(at now: UInt64) -> Double {
+        let e = { (t: UInt64) in now >= t ? now - t : 0 }
+        if let h = hiddenAt { return 1 - Spring.progress(elapsed: e(h), duration: Self.slideMilliseconds) }
+        return Spring.progress(elapsed: e(shownAt), duration: Self.slideMilliseconds)
+    }
+
+    /// Whether it moves at `now` (a slide in or out running).
+    public func isMoving(at now: UInt64) -> Bool {
+        let start = hiddenAt ?? shownAt
+        return now < start + Self.slideMilliseconds
+    }
+
+    /// Whether it has gone (slid all the way out).
+    public func isGone(at now: UInt64) -> Bool { hiddenAt.map { now >= $0 + Self.slideMilliseconds } ?? false }
+
+    /// Where it rests docked on a screen of `screen` points.
+    public func restFrame(screen: Size, orientation: Orientation) -> Rect {
+        KeyboardMetrics.frame(screen: screen, orientation: orientation, layout: keyboard.layout)
+    }
+
+    /// Where it is drawn at `now` (screen points; below the screen at the slide's start), and
+    /// its opacity (255 but under Reduce Motion, where it fades instead of sliding).
+    public func frame(screen: Size, orientation: Orientation, at now: UInt64, reduceMotion: Bool) -> (frame: Rect, opacity: UInt8) {
+        let rest = restFrame(screen: screen, orientation: orientation), p = progress(at: now)
+        if reduceMotion { return (rest, UInt8((p * 255).rounded())) }
+        let y = rest.y + Int((Double(rest.height) * (1 - p)).rounded())
+        return (Rect(x: rest.x, y: y, width: rest.width, height: rest.height), 255)
+    }
+
+    /// Every key, in points from the keyboard's top left: the bar's (its dismiss key) and
+    /// the layout's below it.
+    public func keys(screen: Size, orientation: Orientation) -> [KeyboardKey] {
+        let rest = restFrame(screen: screen, orientation: orientation)
+        let bar = KeyboardMetrics.barHeight(orientation)
+        let dismiss = KeyboardKey(frame: Rect(x: rest.width - 64, y: 4, width: 56, height: bar - 8), label: "↓", action: .dismiss, function: true)
+        let size = Size(width: rest.width, height: rest.height - bar)
+        let k = keyboard
+        return [dismiss] + k.layout.keys(variant: k.variant, returnKey: k.returnKey, capitals: k.capitals, size: size, orientation: orientation).map {
+            var key = $0
+            key.frame.y += bar
+            return key
+        }
+    }
+
+    /// The key at `x`, `y` (screen points) while it is docked, if any.
+    public func key(atX x: Double, y: Double, screen: Size, orientation: Orientation) -> Int? {
+        let rest = restFrame(screen: screen, orientation: orientation)
+        let lx = x - Double(rest.x), ly = y - Double(rest.y)
+        return keys(screen: screen, orientation: orientation).firstIndex { k in
+            Double(k.frame.minX) <= lx && lx < Double(k.frame.maxX) && Double(k.frame.minY) <= ly && ly < Double(k.frame.maxY)
+        }
+    }
+
+    /// Whether a touch at `x`, `y` (screen points) lands on the keyboard as it is at `now`.
+    public func covers(x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64) -> Bool {
+        guard !isHiding else { return false }
+        let f = frame(screen: screen, orientation: orientation, at: now, reduceMotion: false).frame
+        return Double(f.minX) <= x && x < Double(f.maxX) && Double(f.minY) <= y && y < Double(f.maxY)
+    }
+
+    /// A contact went down on the keyboard: the key under it darkens.
+    public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation) {
+        pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+    }
+
+    /// A contact that went down on the keyboard moved: the key under it now is the pressed one.
+    public mutating func move(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation) {
+        guard pressed.keys.contains(contact) else { return }
+        pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+    }
+
+    /// Whether `contact` went down on the keyboard (and is its until it lifts).
+    public func holds(_ contact: Contact) -> Bool { pressed.keys.contains(contact) }
+
+    /// A contact on the keyboard lifted at `now` (`cancelled`: nothing typed): what the key it
+    /// was on gives.
+    public mutating func release(_ contact: Contact, screen: Size, orientation: Orientation, at now: UInt64, cancelled: Bool) -> [KeyboardOutput] {
+        guard let held = pressed.removeValue(forKey: contact) else { return [] }
+        guard !cancelled, held >= 0 else { return [] }
+        let index = held
+        let keys = keys(screen: screen, orientation: orientation)
+        guard keys.indices.contains(index) else { return [] }
+        return keyboard.tap(keys[index], at: now)
+    }
+}

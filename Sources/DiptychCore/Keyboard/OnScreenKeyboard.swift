@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// The on-screen keyboard's state as a person uses it: the layout showing, shift (a tap for
+// one capital, a double tap for caps lock, auto-capitalisation as the field's hints and the
+// text before the caret say) and what a tap on a key gives the app. Pure: the time is given.
+
+/// What a key tap gives.
+public enum KeyboardOutput: Equatable, Sendable {
+    /// Text for the app's field (`textCommit`).
+    case commit(String)
+    /// The return or delete key, sent as the hardware key (`key` events).
+    case key(KeyboardSpecialKey)
+    /// The keyboard hides (its dismiss key).
+    case dismiss
+}
+
+/// The keys the keyboard sends as `key` events: their evdev code and keysym.
+public enum KeyboardSpecialKey: Sendable, Equatable {
+    case `return`, backspace
+
+    public var keycode: UInt32 { self == .return ? 28 : 14 }
+    public var keysym: UInt32 { self == .return ? 0xFF0D : 0xFF08 }
+    public var name: String { self == .return ? "Return" : "BackSpace" }
+}
+
+/// The keyboard for one field.
+public struct OnScreenKeyboard: Equatable, Sendable {
+    public private(set) var layout: KeyboardLayout
+    public private(set) var variant: KeyboardVariant
+    public private(set) var shift: ShiftState = .off
+    public private(set) var returnKey: ReturnKey
+    public private(set) var hints: TextHints
+    /// The text before the caret as the keyboard knows it: the app's `surrounding`, and what
+    /// was typed since the app last said.
+    public private(set) var context: String
+    /// When shift was last tapped (a second tap within `doubleTapMilliseconds` locks it).
+    private var shiftTapped: UInt64?
+
+    public static let doubleTapMilliseconds: UInt64 = 300
+
+    /// The keyboard a field of `state` opens with.
+    public init(for state: TextInputState) {
+        variant = KeyboardVariant(state.purpose)
+        layout = variant.firstLayout
+        returnKey = state.returnKey
+        hints = state.hints
+        context = state.surrounding
+        autoCapitalize()
+    }
+
+    /// The field changed (purpose, hints, return key, or the text before the caret moved): the
+    /// layout follows a new purpose, and auto-capitalisation the new text.
+    public mutating func update(_ state: TextInputState) {
+        let v = KeyboardVariant(state.purpose)
+        if v != variant {
+            variant = v
+            layout = v.firstLayout
+        }
+        returnKey = state.returnKey
+        hints = state.hints
+        if state.surrounding != context {
+            context = state.surrounding
+            autoCapitalize()
+        }
+    }
+
+    /// Whether letters show as capitals.
+    public var capitals: Bool { shift != .off }
+
+    /// A tap on `key` at `now` (ms): what the app gets.
+    public mutating func tap(_ key: KeyboardKey, at now: UInt64) -> [KeyboardOutput] {
+        switch key.action {
+        case .text(let t):
+            guard !t.isEmpty else { return [] }
+            type(t)
+            return [.commit(t)]
+        case .space:
+            type(" ")
+            // After a number or a symbol, a space brings the letters back (as iOS does).
+            if layout == .numbers || layout == .symbols { layout = .letters; autoCapitalize() }
+            return [.commit(" ")]
+        case .delete:
+            if !context.isEmpty { context.removeLast() }
+            if shift != .locked { autoCapitalize() }
+            return [.key(.backspace)]
+        case .return:
+            type("\n")
+            return [.key(.return)]
+        case .shift:
+            if shift == .locked {
+                shift = .off
+            } else if let t = shiftTapped, now >= t, now - t <= Self.doubleTapMilliseconds {
+                shift = .locked
+            } else {
+                shift = shift == .off ? .on : .off
+            }
+            shiftTapped = now
+            return []
+        case .layout(let l):
+            layout = l
+            if l == .letters { autoCapitalize() }
+            return []
+        case .dismiss:
+            return [.dismiss]
+        }
+    }
+
+    /// Shows the keys again after a hardware keyboard swapped them for the bar.
+    public mutating func showKeys() {
+        if layout == .shortcutBar { layout = variant.firstLayout }
+    }
+
+    /// A hardware keyboard typed: only the bar shows.
+    public mutating func showShortcutBar() { layout = .shortcutBar }
+
+    /// `t` was typed: it joins the context; shift (not locked) goes off after a letter, or on
+    /// where auto-capitalisation wants it.
+    private mutating func type(_ t: String) {
+        context += t
+        if context.utf8.count > TextInputState.surroundingLimit { context = String(context.suffix(TextInputState.surroundingLimit)) }
+        if shift == .on { shift = .off }
+        if shift != .locked { autoCapitalize() }
+    }
+
+    /// Shift on where the hints want a capital: everything (capitalizeAll), a word's start
+    /// (capitalizeWords), a sentence's start (capitalizeSentences: the field's start, or after
+    /// `.`, `!` or `?` and a space, or a new line).
+    private mutating func autoCapitalize() {
+        guard shift != .locked, layout == .letters || layout == .shortcutBar else { return }
+        let wants: Bool
+        if hints.contains(.capitalizeAll) {
+            wants = true
+        } else if hints.contains(.capitalizeWords) {
+            wants = context.isEmpty || context.last == " " || context.last == "\n"
+        } else if hints.contains(.capitalizeSentences) {
+            let trimmed = context.reversed().drop { $0 == " " }
+            let spaced = trimmed.count < context.count
+            wants = context.isEmpty || context.last == "\n" || (spaced && (trimmed.first.map { ".!?".contains($0) } ?? true))
+        } else {
+            wants = false
+        }
+        if wants { shift = .on } else if shift == .on { shift = .off }
+    }
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// The on-screen keyboard as the compositor carries it out: it shows when the focused app has
+// text input on at the end of a tap in its pane (the enable may come up to 300 ms after the
+// tap), and hides on its dismiss key, when the app turns text input off, loses the focus or
+// leaves the screen; every app on screen hears where it goes (`keyboardFrame`); what it types
+// goes to the app that raised it (`textCommit`; return and delete as `key` events); and it is
+// drawn docked at the bottom of the screen across both panes.
+
+import DiptychCore
+import DiptychWire
+
+/// When the keyboard shows.
+enum KeyboardRules {
+    /// How long after a tap's end a field's enable still raises the keyboard (ms).
+    static let enableAfterTap: UInt64 = 300
+}
+
+extension Compositor {
+    /// Looks again at whether the keyboard should show, after input or a `textInput`.
+    func keyboardMayChange() {
+        let focused = desk.focus.flatMap { session($0) }
+        let state = focused?.text.state
+        let wanted = state.map { $0.enabled && !$0.hints.contains(.noKeyboard) } ?? false
+        if let k = desk.keyboard, !k.isHiding {
+            // It follows its app's field; it goes when that app stops taking text, loses the
+            // focus or leaves the screen.
+            if let focused, focused.app == k.owner, wanted, let state, desk.shell.pane(of: k.owner) != nil {
+                desk.updateKeyboard(state)
+                scheduleFrame()
+            } else {
+                hideKeyboard()
+            }
+            return
+        }
+        guard let focused, wanted, let state, let tap = desk.lastTap, tap.app == focused.app, now >= tap.at,
+            now - tap.at <= KeyboardRules.enableAfterTap, desk.shell.pane(of: focused.app) != nil
+        else { return }
+        desk.showKeyboard(for: focused.app, state: state, now: now)
+        desk.consumeTap()
+        scheduleFrame()
+        tellKeyboardFrame()
+        logger.debug("keyboard shown", metadata: ["client.app": "\(focused.label)", "text.purpose": "\(state.purpose.name)"])
+    }
+
+    /// Slides the keyboard away (its apps hear it).
+    func hideKeyboard() {
+        guard let k = desk.keyboard, !k.isHiding else { return }
+        desk.hideKeyboard(now: now)
+        desk.consumeTap()
+        scheduleFrame()
+        tellKeyboardFrame()
+    }
+
+    /// Tells every app on screen where the keyboard goes (zeros when it hides): in its pane's
+    /// points, `local` for the app that raised it.
+    func tellKeyboardFrame() {
+        let k = desk.keyboard
+        let screen = k.map { $0.isHiding ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
+            ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        for p in presentedPanes {
+            guard let c = session(p.app) else { continue }
+            let hidden = screen.width == 0
+            let frame = hidden ? screen : Rect(x: screen.x - p.frame.x, y: screen.y - p.frame.y, width: screen.width, height: screen.height)
+            send(.keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: p.app == k?.owner)), to: c)
+        }
+    }
+
+    /// What the keyboard typed, for `app`.
+    func keyboardTyped(_ output: KeyboardOutput, for app: AppID, time: Double) {
+        switch output {
+        case .commit(let text):
+            if let c = session(app) { send(.textCommit(text: text), to: c) }
+        case .key(let key):
+            guard let c = session(app) else { return }
+            let text = key == .return ? "\r" : "\u{8}"
+            send(.key(keycode: key.keycode, keysym: key.keysym, text: text, state: .pressed, modifiers: [], time: time), to: c)
+            send(.key(keycode: key.keycode, keysym: key.keysym, text: "", state: .released, modifiers: [], time: time), to: c)
+        case .dismiss:
+            hideKeyboard()
+        }
+        scheduleFrame()
+    }
+
+    /// The keyboard's layer (its background, keys and labels, in logical pixels at `scale`)
+    /// while it shows or slides, at `now`.
+    func keyboardLayer(scale: Int) -> [SceneNode]? {
+        guard let k = desk.keyboard, !k.isGone(at: now) else { return nil }
+        let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
+        let (frame, opacity) = k.frame(screen: screen, orientation: orientation, at: now, reduceMotion: configuration.reduceMotion)
+        let dark = desk.focus.flatMap { session($0) }.map { barStyle(of: $0, primary: true) == .light } ?? false
+        let look = dark ? KeyboardLook.dark : KeyboardLook.light
+        func px(_ r: Rect) -> Rect { Rect(x: (frame.x + r.x) * scale, y: (frame.y + r.y) * scale, width: r.width * scale, height: r.height * scale) }
+        let whole = px(Rect(x: 0, y: 0, width: frame.width, height: frame.height))
+        var nodes = [SceneNode(key: .keyboard, content: .solid(look.background), imageRect: whole, clip: whole, opacity: opacity)]
+        let pressed = Set(k.pressed.values)
+        for (i, key) in k.keys(screen: screen, orientation: orientation).enumerated() {
+            let r = px(key.frame)
+            let down = pressed.contains(i)
+            let fill = key.function != down ? look.function : look.character
+            nodes.append(SceneNode(key: .keyboardKey(i), content: .solid(fill), imageRect: r, clip: r, cornerRadius: KeyboardMetrics.cornerRadius * scale, opacity: opacity))
+            guard !key.label.isEmpty, key.action != .space else { continue }
+            let size = key.label.count == 1 ? KeyboardMetrics.characterSize : KeyboardMetrics.wordSize
+            nodes.append(SceneNode(key: .keyboardLabel(i), content: .chrome(.text(key.label, look.label, pixelSize: size * scale)), imageRect: r, clip: r, opacity: opacity))
+        }
+        return nodes
+    }
+
+    /// What the keyboard shows now, for tests and `frames.json`.
+    public var keyboardShown: (frame: Rect, layout: KeyboardLayout, shift: ShiftState, owner: String?)? {
+        guard let k = desk.keyboard, !k.isHiding else { return nil }
+        return (k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: false).frame, k.keyboard.layout, k.keyboard.shift,
+                session(k.owner)?.label)
+    }
+
+    /// The keyboard's keys where they are docked, in screen points (for tests and the `type`
+    /// step: a key is tapped at its centre).
+    public var keyboardKeys: [(label: String, frame: Rect)] {
+        guard let k = desk.keyboard, !k.isHiding else { return [] }
+        let rest = k.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation)
+        return k.keys(screen: desk.shell.layout.screen, orientation: desk.shell.orientation).map {
+            ($0.label, Rect(x: rest.x + $0.frame.x, y: rest.y + $0.frame.y, width: $0.frame.width, height: $0.frame.height))
+        }
+    }
+}
+
+/// The keyboard's colours: light (white keys on light grey) and dark.
+struct KeyboardLook {
+    var background: RGB, character: RGB, function: RGB, label: RGB
+    static let light = KeyboardLook(
+        background: RGB(red: 0xD1, green: 0xD4, blue: 0xD9), character: RGB(red: 0xFF, green: 0xFF, blue: 0xFF),
+        function: RGB(red: 0xAB, green: 0xB0, blue: 0xBA), label: RGB(red: 0, green: 0, blue: 0))
+    static let dark = KeyboardLook(
+        background: RGB(red: 0x2A, green: 0x2A, blue: 0x2C), character: RGB(red: 0x6B, green: 0x6B, blue: 0x6E),
+        function: RGB(red: 0x47, green: 0x47, blue: 0x4A), label: RGB(red: 0xFF, green: 0xFF, blue: 0xFF))
+}

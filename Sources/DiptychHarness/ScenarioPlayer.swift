@@ -87,6 +87,9 @@ public final class ScenarioPlayer {
             if case .key(let name, _) = step.action, compositor.keycode(forKeysymNamed: name) == nil {
                 throw ScenarioError(file: file, field: "steps[\(i)].key.key", reason: "no key of the keymap (\(compositor.keymapNames)) gives the keysym '\(name)'")
             }
+            if case .type(let text, .hardware) = step.action, let c = text.first(where: { compositor.keycode(typing: $0) == nil }) {
+                throw ScenarioError(file: file, field: "steps[\(i)].type", reason: "no key of the keymap (\(compositor.keymapNames)) types '\(c)'")
+            }
         }
         if let secondBackend, scenario.secondScreen != nil { try compositor.attachSecondScreen(secondBackend) }
         defer { compositor.shutdown() }
@@ -108,6 +111,7 @@ public final class ScenarioPlayer {
         self.driver = driver
         var next = 0
         var waiting = false
+        var typing: Typing?
         var t: UInt64 = 0
         let end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
@@ -115,7 +119,12 @@ public final class ScenarioPlayer {
             try driver.frame(at: t, roundTripTimeout: roundTripTimeoutMilliseconds) {
                 var applied = false
                 if waiting && compositor.isSettled { waiting = false }
-                while !waiting, next < scenario.steps.count, scenario.steps[next].at <= t {
+                // A type step types on until its last key is up; later steps wait for it.
+                if typing != nil {
+                    try type(&typing, at: t, step: next - 1, compositor)
+                    if typing != nil { return true }
+                }
+                while !waiting, typing == nil, next < scenario.steps.count, scenario.steps[next].at <= t {
                     switch scenario.steps[next].action {
                     case .touch(let id, let phase, let x, let y):
                         try feed(.touch(id: id, phase: phase, x: x, y: y), compositor)
@@ -142,6 +151,11 @@ public final class ScenarioPlayer {
                     case .pointer(let step):
                         try feed(.pointer(step), compositor)
                         applied = true
+                    case .type(let text, let via):
+                        typing = Typing(characters: Array(text), via: via, nextAt: t)
+                        next += 1
+                        try type(&typing, at: t, step: next - 1, compositor)
+                        return true
                     }
                     next += 1
                 }
@@ -163,7 +177,7 @@ public final class ScenarioPlayer {
                 captures.append(path)
             }
             // After the last step, the frames run on until what moves has come to rest.
-            if next >= scenario.steps.count && !waiting && !compositor.isAnimating { break }
+            if next >= scenario.steps.count && !waiting && typing == nil && !compositor.isAnimating { break }
             if t >= end { throw CompositorError("the scenario did not settle within 10 s of virtual time after its last step") }
             t += Self.frameInterval
         }
@@ -171,6 +185,72 @@ public final class ScenarioPlayer {
         try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
         try Files.writeAtomically("\(outputDirectory)/frames.json", bytes: Array((driver.framesJSON.serialized + "\n").utf8))
         return captures
+    }
+
+    /// A `type` step in progress: the characters, the one typed next, and the key held down
+    /// (released at `upAt`).
+    struct Typing {
+        var characters: [Character]
+        var via: TypeVia
+        var index = 0
+        var nextAt: UInt64
+        var down: (x: Double, y: Double, upAt: UInt64, types: Bool)?
+        var hardware: (code: UInt32, shift: Bool, upAt: UInt64)?
+        var keyboardShown = false
+    }
+
+    /// How long a typed key is held, and from one key's press to the next (ms).
+    static let keyHeld: UInt64 = 40
+    static let keyPitch: UInt64 = 80
+
+    /// Types on at virtual time `t`: a key's release when its time came, else the next key's
+    /// press; nil once the last key is up.
+    private func type(_ typing: inout Typing?, at t: UInt64, step: Int, _ compositor: Compositor) throws {
+        guard var ty = typing else { return }
+        defer { typing = ty.index >= ty.characters.count && ty.down == nil && ty.hardware == nil ? nil : ty }
+        let id: Int32 = 0x7E57
+        switch ty.via {
+        case .keyboard:
+            if let d = ty.down {
+                guard t >= d.upAt else { return }
+                compositor.touch(id: id, phase: .up, x: d.x, y: d.y)
+                ty.down = nil
+                if d.types { ty.index += 1 }
+                return
+            }
+            guard ty.index < ty.characters.count, t >= ty.nextAt else { return }
+            if !ty.keyboardShown {
+                // The app's text input comes on its own time: the virtual clock waits (5 s at
+                // most) for the keyboard, then typing starts once it has slid in.
+                try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
+                guard try compositor.run(timeoutMilliseconds: 5000, until: { compositor.keyboardShown != nil }) else {
+                    throw CompositorError("steps[\(step)]: type: the on-screen keyboard did not show within 5 s (no field of the focused app takes text)")
+                }
+                ty.keyboardShown = true
+            }
+            guard !compositor.keyboardMoving else { return }
+            guard let tap = compositor.keyboardNextTap(for: ty.characters[ty.index]) else {
+                throw CompositorError("steps[\(step)]: type: '\(ty.characters[ty.index])' is on no key of the keyboard showing")
+            }
+            compositor.touch(id: id, phase: .down, x: tap.x, y: tap.y)
+            ty.down = (tap.x, tap.y, t + Self.keyHeld, tap.types)
+            ty.nextAt = t + Self.keyPitch
+        case .hardware:
+            let shift = compositor.keycode(forKeysymNamed: "Shift_L")
+            if let h = ty.hardware {
+                guard t >= h.upAt else { return }
+                compositor.key(h.code, pressed: false)
+                if h.shift, let s = shift { compositor.key(s, pressed: false) }
+                ty.hardware = nil
+                ty.index += 1
+                return
+            }
+            guard ty.index < ty.characters.count, t >= ty.nextAt, let k = compositor.keycode(typing: ty.characters[ty.index]) else { return }
+            if k.shift, let s = shift { compositor.key(s, pressed: true) }
+            compositor.key(k.code, pressed: true)
+            ty.hardware = (k.code, k.shift, t + Self.keyHeld)
+            ty.nextAt = t + Self.keyPitch
+        }
     }
 
     private func feed(_ input: PanelInput, _ compositor: Compositor) throws {

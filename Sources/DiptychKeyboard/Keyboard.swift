@@ -186,6 +186,23 @@ public final class Keyboard {
         return nil
     }
 
+    /// The evdev code of a key that types `c`, and whether it needs Shift (its second level);
+    /// nil when no key of the first layout types it at its first two levels.
+    public func keycode(typing c: Character) -> (code: UInt32, shift: Bool)? {
+        guard c.unicodeScalars.count == 1, let u = c.unicodeScalars.first else { return nil }
+        let sym = u == "\n" ? 0xFF0D : xkb_utf32_to_keysym(u.value)
+        guard sym != 0 else { return nil }
+        let low = xkb_keymap_min_keycode(keymap), high = xkb_keymap_max_keycode(keymap)
+        for level: UInt32 in 0..<2 {
+            for code in low...high {
+                var syms: UnsafePointer<xkb_keysym_t>?
+                let n = xkb_keymap_key_get_syms_by_level(keymap, code, 0, level, &syms)
+                if n > 0, let syms, (0..<Int(n)).contains(where: { syms[$0] == sym }) { return (code - 8, level == 1) }
+            }
+        }
+        return nil
+    }
+
     /// The name of the keysym the key with evdev code `keycode` gives at its first level (`a`
     /// for the A key), nil for a code the keymap has no key for.
     public func keysymName(ofKey keycode: UInt32) -> String? {

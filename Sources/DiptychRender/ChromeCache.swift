@@ -103,6 +103,11 @@ public final class ChromeCache {
                 Self.paint(image) { x, y in
                     Double(alpha) / 255 * Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
                 } color: { a in Self.premultiplied(RGB(red: 0, green: 0, blue: 0), a) }
+            case .roundedRect(let color, let corner):
+                let w = Double(size.width), h = Double(size.height), r = Double(corner)
+                Self.paint(image) { x, y in
+                    Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
+                } color: { a in Self.premultiplied(color, a) }
             case .glyph(let glyph):
                 let inside = Self.glyphShape(glyph, side: Double(min(size.width, size.height)))
                 Self.paint(image) { x, y in 0.95 * Self.coverage(x, y, inside: inside) } color: { a in

@@ -97,7 +97,7 @@ extension Compositor {
             let r = px(key.frame)
             let down = pressed.contains(i)
             let fill = key.function != down ? look.function : look.character
-            nodes.append(SceneNode(key: .keyboardKey(i), content: .solid(fill), imageRect: r, clip: r, cornerRadius: KeyboardMetrics.cornerRadius * scale, opacity: opacity))
+            nodes.append(SceneNode(key: .keyboardKey(i), content: .chrome(.roundedRect(fill, corner: KeyboardMetrics.cornerRadius * scale)), imageRect: r, clip: r, opacity: opacity))
             guard !key.label.isEmpty, key.action != .space else { continue }
             let size = key.label.count == 1 ? KeyboardMetrics.characterSize : KeyboardMetrics.wordSize
             nodes.append(SceneNode(key: .keyboardLabel(i), content: .chrome(.text(key.label, look.label, pixelSize: size * scale)), imageRect: r, clip: r, opacity: opacity))
@@ -111,6 +111,24 @@ extension Compositor {
         return (k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: false).frame, k.keyboard.layout, k.keyboard.shift,
                 session(k.owner)?.label)
     }
+
+    /// Where to tap next (screen points) toward typing `c` on the keyboard as it is now, and
+    /// whether that tap types it (else it switches a layout or shift); nil when no key leads
+    /// to it or no keyboard shows.
+    public func keyboardNextTap(for c: Character) -> (x: Double, y: Double, types: Bool)? {
+        guard let k = desk.keyboard, !k.isHiding else { return nil }
+        let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
+        let keys = k.keys(screen: screen, orientation: orientation), rest = k.restFrame(screen: screen, orientation: orientation)
+        guard let next = k.keyboard.nextTap(for: c, keys: keys) else { return nil }
+        let f = keys[next.index].frame
+        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2, next.types)
+    }
+
+    /// Whether the keyboard is sliding now.
+    public var keyboardMoving: Bool { desk.keyboard?.isMoving(at: now) ?? false }
+
+    /// The evdev code of the hardware key typing `c`, and whether it needs Shift.
+    public func keycode(typing c: Character) -> (code: UInt32, shift: Bool)? { keys.keymap?.keycode(typing: c) }
 
     /// The keyboard's keys where they are docked, in screen points (for tests and the `type`
     /// step: a key is tapped at its centre).

@@ -6,6 +6,7 @@
 import DiptychCore
 import DiptychLinux
 import DiptychServer
+import DiptychTestSupport
 import DiptychWire
 import Testing
 
@@ -86,6 +87,8 @@ struct OnScreenKeyboardTests {
         let qKey = try #require(f.compositor.keyboardKeys.first { $0.label == "q" }?.frame)
         #expect(f.compositor.output.pixel(x: (qKey.x + qKey.width / 2) * 2, y: (qKey.y + 8) * 2) & 0xFFFFFF == 0x6B6B6E)
         #expect(f.compositor.output.pixel(x: 2, y: (qKey.y + 8) * 2) & 0xFFFFFF == 0x2A2A2C)
+        // Its corners are rounded: the key's very corner shows the keyboard's grey.
+        #expect(f.compositor.output.pixel(x: qKey.x * 2, y: qKey.y * 2) & 0xFFFFFF == 0x2A2A2C)
         // Docked across the whole 1024 × 768 pt screen: 46 pt of bar and 352 pt of keys.
         #expect(shown.frame == Rect(x: 0, y: 768 - 398, width: 1024, height: 398))
         #expect(shown.layout == .letters && shown.owner != nil)
@@ -119,5 +122,42 @@ struct OnScreenKeyboardTests {
         let hidden = try #require(try f.events("text.jsonl").last { $0["event"]?.stringValue == "keyboardFrame" })
         #expect(hidden["screenFrame"]?["height"]?.intValue == 0)
         #expect(f.compositor.protocolErrors.isEmpty)
+    }
+}
+
+/// The scenario `type` step, through the keyboard's keys and as hardware keys.
+struct TypeStepTests {
+    /// A tap on the secondary's field, then a sentence typed through the keyboard's keys
+    /// (shift, the numbers and the email row's @ as a person would): the app receives exactly
+    /// the sentence, one `textCommit` a character; the same typed on a hardware keyboard
+    /// arrives as `key` events, `Shift_L` around the capitals.
+    @Test(arguments: ["keyboard", "hardware"])
+    func aSentenceIsTypedAsAPersonWould(_ via: String) throws {
+        let dir = Harness.temporaryDirectory("type-\(via)")
+        let sentence = "Hello, World 42! a@x.com"
+        let scenario = """
+            {"device":"ipad","arrangement":"split-2/3","primary":"pattern:#00AA00","secondary":"\(Harness.misbehave) text-input pattern:#AA0000",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":1800,"y":600}},{"at":140,"touch":{"id":1,"phase":"up","x":1800,"y":600}},
+                      {"at":600,"type":"\(sentence)","via":"\(via)"},{"at":700,"capture":"typed.png"}]}
+            """
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = try Harness.events("\(dir)/events-secondary.jsonl")
+        if via == "keyboard" {
+            let typed = events.filter { $0["event"]?.stringValue == "textCommit" }.compactMap { $0["text"]?.stringValue }.joined()
+            #expect(typed == sentence)
+        } else {
+            let texts = events.filter { $0["event"]?.stringValue == "key" && $0["state"]?.stringValue == "pressed" }.compactMap { $0["text"]?.stringValue }.joined()
+            #expect(texts == sentence)
+            #expect(!events.contains { $0["event"]?.stringValue == "textCommit" })
+        }
+    }
+
+    @Test func aCharacterOnNoKeyIsRefusedAtOnce() throws {
+        let dir = Harness.temporaryDirectory("type-bad")
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"type":"café"}]}"#.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir])
+        #expect(r.status == 2 && r.stderr.contains("steps[0].type") && r.stderr.contains("'é'"), "\(r.stderr)")
     }
 }

@@ -25,6 +25,15 @@ public enum ScenarioAction: Equatable, Sendable {
     /// The pointer: moved to `x`, `y` (panel pixels), a button (Linux code) going down or up,
     /// or a scroll of `dx`, `dy` points from `source`, where the pointer is.
     case pointer(PointerStep)
+    /// Text typed as a person would: through the on-screen keyboard's keys (each key down, up
+    /// 40 ms later, the next 80 ms after the last; layouts and shift switched as needed), or
+    /// on a hardware keyboard (`Shift_L` around a character that needs it).
+    case type(String, via: TypeVia)
+}
+
+/// How a `type` step types.
+public enum TypeVia: String, Equatable, Sendable {
+    case keyboard, hardware
 }
 
 /// What a scenario's `pointer` step does.
@@ -156,10 +165,11 @@ extension Scenario {
             }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
             last = UInt64(at)
-            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "key", "pointer"].filter { s[$0] != nil }
+            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "key", "pointer", "type"].filter { s[$0] != nil }
             guard keys.count == 1 else {
-                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
+                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, type, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
             }
+            if s["via"] != nil && keys[0] != "type" { throw fail("\(path).via", "belongs to a type step") }
             let key = keys[0], value = s[key]!, field = "\(path).\(key)"
             let action: ScenarioAction
             switch key {
@@ -232,6 +242,17 @@ extension Scenario {
                     throw fail("\(field).state", "must be pressed or released (repeats are the compositor's)")
                 }
                 action = .key(name, state)
+            case "type":
+                guard let text = value.stringValue, !text.isEmpty, text.count <= 1000 else { throw fail(field, "must be text of 1 to 1000 characters") }
+                var via = TypeVia.keyboard
+                if let v = s["via"] {
+                    guard let name = v.stringValue, let w = TypeVia(rawValue: name) else { throw fail("\(path).via", "must be keyboard or hardware") }
+                    via = w
+                }
+                if via == .keyboard, let c = text.first(where: { c in ![KeyboardVariant.default, .email, .url].contains { OnScreenKeyboard.types(c, variant: $0) } }) {
+                    throw fail(field, "'\(c)' is on no key of the on-screen keyboard (US English: no accents)")
+                }
+                action = .type(text, via: via)
             case "pointer":
                 guard value.objectValue != nil else { throw fail(field, "must be an object") }
                 let phaseName = try string(value["phase"], "\(field).phase")
@@ -280,7 +301,7 @@ extension Scenario {
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
         "penHoldoffMs", "steps",
     ]
-    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "rotate", "emulate", "capture", "screen", "wait"]
+    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "via", "rotate", "emulate", "capture", "screen", "wait"]
 
     /// Refuses a key of `object` that is not one of `known` (a misspelt key would otherwise
     /// be ignored silently), naming it and the keys that are.

@@ -141,3 +141,46 @@ public struct OnScreenKeyboard: Equatable, Sendable {
         if wants { shift = .on } else if shift == .on { shift = .off }
     }
 }
+
+extension OnScreenKeyboard {
+    /// The next key to tap, of `keys` (the keyboard's keys now), toward typing `c` as a person
+    /// would: the key itself (`types`), else shift or the key that switches to the layout
+    /// holding it. Nil for a character on no key of any layout.
+    public func nextTap(for c: Character, keys: [KeyboardKey]) -> (index: Int, types: Bool)? {
+        func find(_ action: KeyboardKey.Action) -> Int? { keys.firstIndex { $0.action == action } }
+        if c == "\n" { return find(.return).map { ($0, true) } }
+        if c == " " { return find(.space).map { ($0, true) } }
+        if let i = find(.text(String(c))) { return (i, true) }
+        if c.isLetter && c.isASCII {
+            if layout != .letters { return find(.layout(.letters)).map { ($0, false) } }
+            // The letter's case is the other one: shift (on, or off again).
+            return find(.shift).map { ($0, false) }
+        }
+        // Shifted, the letters' comma and full stop are ! and ?.
+        if layout == .letters, c == "!" || c == "?", !capitals { return find(.shift).map { ($0, false) } }
+        guard let target = Self.layout(holding: c, variant: variant) else { return nil }
+        // On the letters but with the other shift (a full stop while shift is on).
+        if target == .letters { return find(layout == .letters ? .shift : .layout(.letters)).map { ($0, false) } }
+        // Letters lead to the numbers, the numbers to the symbols and back.
+        let step: KeyboardLayout = layout == .numbers && target == .symbols ? .symbols : .numbers
+        return find(.layout(step)).map { ($0, false) }
+    }
+
+    /// The layout whose keys type `c` (for a field of `variant`), if any.
+    public static func layout(holding c: Character, variant: KeyboardVariant) -> KeyboardLayout? {
+        let size = Size(width: 1024, height: 352)
+        for l in [KeyboardLayout.letters, .numbers, .symbols] {
+            for capitals in [false, true] where l == .letters || !capitals {
+                let keys = l.keys(variant: variant, returnKey: .default, capitals: capitals, size: size, orientation: .landscape)
+                if keys.contains(where: { $0.action == .text(String(c)) }) { return l }
+            }
+        }
+        return nil
+    }
+
+    /// Whether `c` can be typed on the keyboard of a field of `variant` (a space and a new line
+    /// can).
+    public static func types(_ c: Character, variant: KeyboardVariant) -> Bool {
+        c == " " || c == "\n" || layout(holding: c, variant: variant) != nil
+    }
+}

@@ -70,6 +70,9 @@ public enum Chrome: Hashable, Sendable {
     case scrim(alpha: UInt8, corner: Int)
     /// A white control glyph filling the picture.
     case glyph(Glyph)
+    /// An opaque rounded rectangle in `color` filling the picture, its corners rounded by
+    /// `corner` pixels: a key of the on-screen keyboard.
+    case roundedRect(RGB, corner: Int)
 }
 
 

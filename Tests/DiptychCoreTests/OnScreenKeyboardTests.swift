@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// The on-screen keyboard's layouts, shift and auto-capitalisation, and typing a sentence
+// through its keys as a person would.
+
+import DiptychCore
+import Testing
+
+struct OnScreenKeyboardModelTests {
+    let size = Size(width: 1024, height: 352)
+
+    /// Every row fills the width between the margins, keys never overlap, and each layout has
+    /// four rows of keys of one height.
+    @Test(arguments: [KeyboardLayout.letters, .numbers, .symbols], [KeyboardVariant.default, .email, .url])
+    func rowsFillTheWidth(_ layout: KeyboardLayout, _ variant: KeyboardVariant) {
+        for orientation in [Orientation.landscape, .portrait] {
+            let s = orientation == .landscape ? size : Size(width: 768, height: 264)
+            let keys = layout.keys(variant: variant, returnKey: .default, capitals: false, size: s, orientation: orientation)
+            let rows = Dictionary(grouping: keys) { $0.frame.y }
+            #expect(rows.count == 4)
+            for (_, row) in rows {
+                let sorted = row.sorted { $0.frame.x < $1.frame.x }
+                #expect(abs(sorted.last!.frame.maxX - (s.width - (orientation == .landscape ? 12 : 9))) <= 2, "\(layout) \(variant) \(orientation)")
+                for (a, b) in zip(sorted, sorted.dropFirst()) { #expect(a.frame.maxX < b.frame.minX) }
+            }
+            #expect(Set(keys.map(\.frame.height)).count == 1)
+        }
+    }
+
+    @Test func shiftIsOneCapitalADoubleTapLocksIt() {
+        var k = OnScreenKeyboard(for: TextInputState(enabled: true))
+        let keys = { k.layout.keys(variant: k.variant, returnKey: .default, capitals: k.capitals, size: size, orientation: .landscape) }
+        let shift = keys().first { $0.action == .shift }!
+        _ = k.tap(shift, at: 0)
+        #expect(k.shift == .on)
+        #expect(k.tap(keys().first { $0.label == "A" }!, at: 100) == [.commit("A")])
+        #expect(k.shift == .off)
+        _ = k.tap(shift, at: 1000)
+        _ = k.tap(shift, at: 1200)
+        #expect(k.shift == .locked)
+        _ = k.tap(keys().first { $0.label == "B" }!, at: 1300)
+        #expect(k.shift == .locked)
+        _ = k.tap(shift, at: 2000)
+        #expect(k.shift == .off)
+    }
+
+    @Test func autoCapitalisationFollowsTheHintsAndTheTextBeforeTheCaret() {
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences)).shift == .on)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hello")).shift == .off)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hello. ")).shift == .on)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeWords, surrounding: "Hello ")).shift == .on)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, surrounding: "")).shift == .off)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, purpose: .number)).layout == .numbers)
+        #expect(OnScreenKeyboard(for: TextInputState(enabled: true, purpose: .email)).variant == .email)
+    }
+
+    /// A sentence typed key by key as `nextTap` says: layouts and shift switched as a person
+    /// would, and exactly the sentence committed.
+    @Test(arguments: [TextPurpose.text, .email], [TextHints(), .capitalizeSentences])
+    func aSentenceIsTypedThroughTheKeys(_ purpose: TextPurpose, _ hints: TextHints) throws {
+        var k = OnScreenKeyboard(for: TextInputState(enabled: true, purpose: purpose, hints: hints))
+        var typed = "", now: UInt64 = 0, taps = 0
+        for c in "Hello, World 42! a@x.com\n" {
+            var done = false
+            while !done {
+                let keys = k.layout.keys(variant: k.variant, returnKey: .default, capitals: k.capitals, size: size, orientation: .landscape)
+                let next = try #require(k.nextTap(for: c, keys: keys), "no way to type \(c)")
+                now += 500
+                taps += 1
+                for o in k.tap(keys[next.index], at: now) {
+                    if case .commit(let t) = o { typed += t }
+                    if case .key(.return) = o { typed += "\n" }
+                }
+                done = next.types
+                #expect(taps < 200)
+            }
+        }
+        #expect(typed == "Hello, World 42! a@x.com\n")
+        #expect(!OnScreenKeyboard.types("é", variant: .default) && OnScreenKeyboard.types("€", variant: .default))
+    }
+}

@@ -16,8 +16,10 @@ enum KeyboardRules {
 }
 
 extension Compositor {
-    /// Looks again at whether the keyboard should show, after input or a `textInput`.
+    /// Looks again at whether the keyboard should show, after input or a `textInput`, and
+    /// whether it steps aside (a divider drag, a Slide Over swipe, a rotation) or comes back.
     func keyboardMayChange() {
+        keyboardStepsAside()
         let focused = desk.focus.flatMap { session($0) }
         let state = focused?.text.state
         let wanted = state.map { $0.enabled && !$0.hints.contains(.noKeyboard) } ?? false
@@ -25,8 +27,9 @@ extension Compositor {
             // It follows its app's field; it goes when that app stops taking text, loses the
             // focus or leaves the screen.
             if let focused, focused.app == k.owner, wanted, let state, desk.shell.pane(of: k.owner) != nil {
+                let before = k.keyboard
                 desk.updateKeyboard(state)
-                scheduleFrame()
+                if desk.keyboard?.keyboard != before { scheduleFrame() }
             } else {
                 hideKeyboard()
             }
@@ -42,10 +45,21 @@ extension Compositor {
         logger.debug("keyboard shown", metadata: ["client.app": "\(focused.label)", "text.purpose": "\(state.purpose.name)"])
     }
 
+    /// The keyboard steps aside while a divider drag, a Slide Over swipe or a rotation runs,
+    /// and slides in again after (the apps hear both).
+    func keyboardStepsAside() {
+        guard let k = desk.keyboard, !k.isHiding, desk.keyboardSuspended != keyboardAside else { return }
+        keyboardAside = desk.keyboardSuspended
+        if !keyboardAside { desk.keyboardReturns(now: now) }
+        scheduleFrame()
+        tellKeyboardFrame()
+    }
+
     /// Slides the keyboard away (its apps hear it).
     func hideKeyboard() {
         guard let k = desk.keyboard, !k.isHiding else { return }
         desk.hideKeyboard(now: now)
+        keyboardAside = false
         desk.consumeTap()
         scheduleFrame()
         tellKeyboardFrame()
@@ -55,7 +69,7 @@ extension Compositor {
     /// points, `local` for the app that raised it.
     func tellKeyboardFrame() {
         let k = desk.keyboard
-        let screen = k.map { $0.isHiding ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
+        let screen = k.map { $0.isHiding || keyboardAside ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
             ?? Rect(x: 0, y: 0, width: 0, height: 0)
         for p in presentedPanes {
             guard let c = session(p.app) else { continue }
@@ -84,7 +98,7 @@ extension Compositor {
     /// The keyboard's layer (its background, keys and labels, in logical pixels at `scale`)
     /// while it shows or slides, at `now`.
     func keyboardLayer(scale: Int) -> [SceneNode]? {
-        guard let k = desk.keyboard, !k.isGone(at: now) else { return nil }
+        guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
         let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
         let (frame, opacity) = k.frame(screen: screen, orientation: orientation, at: now, reduceMotion: configuration.reduceMotion)
         let dark = desk.focus.flatMap { session($0) }.map { barStyle(of: $0, primary: true) == .light } ?? false
@@ -107,7 +121,7 @@ extension Compositor {
 
     /// What the keyboard shows now, for tests and `frames.json`.
     public var keyboardShown: (frame: Rect, layout: KeyboardLayout, shift: ShiftState, owner: String?)? {
-        guard let k = desk.keyboard, !k.isHiding else { return nil }
+        guard let k = desk.keyboard, !k.isHiding, !desk.keyboardSuspended else { return nil }
         return (k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: false).frame, k.keyboard.layout, k.keyboard.shift,
                 session(k.owner)?.label)
     }

@@ -111,8 +111,10 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
         if !t.shell.isEmpty { apply(t.shell) }
-        // A keyboard that slid all the way out is gone.
+        // A keyboard that slid all the way out is gone; one that stepped aside for a rotation
+        // comes back when it ends.
         desk.pruneKeyboard(now: now)
+        if desk.keyboard != nil { keyboardStepsAside() }
         // A closed window that finished shrinking shows nothing more: its picture's buffer goes.
         for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.endDeparture() }
         sendDeferredConfigures()

@@ -193,6 +193,9 @@ public final class Compositor {
     var statusBarCache = StatusBarCache()
     /// The second physical screen, if there is one.
     var secondScreen: SecondScreen?
+    /// Whether the keyboard stepped aside (a divider drag, a Slide Over swipe, a rotation) at
+    /// the last look.
+    var keyboardAside = false
     /// The pictures of the cross-fade or turn the desk runs, if one does.
     var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).

@@ -156,7 +156,7 @@ struct Desk: ~Copyable {
     /// A contact on the on-screen keyboard (nil: not the keyboard's): keys darken while held
     /// and type when let go; nothing reaches an app, and the keyboard focus stays.
     private mutating func keyboardTouch(_ contact: Contact, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect]? {
-        guard var k = keyboard else { return nil }
+        guard var k = keyboard, !keyboardSuspended || k.holds(contact) else { return nil }
         let screen = shell.layout.screen, orientation = shell.orientation
         defer { keyboard = k }
         switch phase {
@@ -194,6 +194,16 @@ struct Desk: ~Copyable {
 
     /// The last tap has raised the keyboard, or the keyboard went: it raises nothing more.
     mutating func consumeTap() { lastTap = nil }
+
+    /// Whether the keyboard steps aside now: while a divider drag, a Slide Over swipe or a
+    /// rotation runs (it comes back after, if still wanted).
+    var keyboardSuspended: Bool { shell.isFollowingFinger || fade != nil }
+
+    /// The keyboard came back after stepping aside: it slides in again from `now`.
+    mutating func keyboardReturns(now: UInt64) {
+        guard let k = keyboard, !k.isHiding, let state = Optional(k) else { return }
+        keyboard = KeyboardPresence(resuming: state, at: now)
+    }
 
     /// Forgets a keyboard that has slid all the way out.
     mutating func pruneKeyboard(now: UInt64) {

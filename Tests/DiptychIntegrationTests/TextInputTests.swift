@@ -114,11 +114,19 @@ struct OnScreenKeyboardTests {
         // The focus stayed with the secondary (touches on the keyboard move no focus).
         #expect(try f.events("good.jsonl").last { $0["event"]?.stringValue == "keyboardFocus" }?["focused"]?.boolValue == false)
         #expect(try f.events("text.jsonl").last { $0["event"]?.stringValue == "keyboardFocus" }?["focused"]?.boolValue == true)
+        // A divider drag sets it aside (both apps hear it go); it comes back after.
+        let frames = { try f.events("text.jsonl").filter { $0["event"]?.stringValue == "keyboardFrame" }.count }
+        let before = try frames()
+        f.compositor.touch(id: 5, phase: .down, x: Double(paneX) - 4, y: 300)
+        f.compositor.touch(id: 5, phase: .motion, x: Double(paneX) - 60, y: 300)
+        f.compositor.touch(id: 5, phase: .motion, x: Double(paneX) - 120, y: 300)
+        #expect(f.compositor.keyboardShown == nil)
+        f.compositor.touch(id: 5, phase: .up, x: Double(paneX) - 120, y: 300)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.isInMotion && f.compositor.keyboardShown != nil })
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try frames() >= before + 2 })
         try tap(f, "↓")
         #expect(f.compositor.keyboardShown == nil)
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) {
-            try f.events("text.jsonl").filter { $0["event"]?.stringValue == "keyboardFrame" }.count >= 2
-        })
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try frames() >= before + 3 })
         let hidden = try #require(try f.events("text.jsonl").last { $0["event"]?.stringValue == "keyboardFrame" })
         #expect(hidden["screenFrame"]?["height"]?.intValue == 0)
         #expect(f.compositor.protocolErrors.isEmpty)

@@ -24,6 +24,13 @@ public struct KeyboardPresence: Sendable {
         shownAt = now
     }
 
+    /// The same keyboard sliding in again from `now` (after it stepped aside).
+    public init(resuming k: KeyboardPresence, at now: UInt64) {
+        self = k
+        shownAt = now
+        pressed = [:]
+    }
+
     /// Whether it is on its way out.
     public var isHiding: Bool { hiddenAt != nil }
 

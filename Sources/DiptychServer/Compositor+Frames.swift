@@ -136,6 +136,7 @@ extension Compositor {
             report.motion = motion
             report.turn = turnDegrees
             report.shown = shownPanes
+            report.keyboard = keyboardRecord
             observer.presented(report)
         }
         return report

@@ -101,8 +101,7 @@ extension Compositor {
         guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
         let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
         let (frame, opacity) = k.frame(screen: screen, orientation: orientation, at: now, reduceMotion: configuration.reduceMotion)
-        let dark = desk.focus.flatMap { session($0) }.map { barStyle(of: $0, primary: true) == .light } ?? false
-        let look = dark ? KeyboardLook.dark : KeyboardLook.light
+        let look = keyboardAppearance == .dark ? KeyboardLook.dark : KeyboardLook.light
         func px(_ r: Rect) -> Rect { Rect(x: (frame.x + r.x) * scale, y: (frame.y + r.y) * scale, width: r.width * scale, height: r.height * scale) }
         let whole = px(Rect(x: 0, y: 0, width: frame.width, height: frame.height))
         var nodes = [SceneNode(key: .keyboard, content: .solid(look.background), imageRect: whole, clip: whole, opacity: opacity)]
@@ -117,6 +116,19 @@ extension Compositor {
             nodes.append(SceneNode(key: .keyboardLabel(i), content: .chrome(.text(key.label, look.label, pixelSize: size * scale)), imageRect: r, clip: r, opacity: opacity))
         }
         return nodes
+    }
+
+    /// Light or dark: after the focused app's status bar style (light text over a dark app: a
+    /// dark keyboard).
+    var keyboardAppearance: KeyboardAppearance {
+        desk.focus.flatMap { session($0) }.map { barStyle(of: $0, primary: true) == .light } == true ? .dark : .light
+    }
+
+    /// The keyboard as the frame drawn now shows it, for `frames.json` (nil: none drawn).
+    public var keyboardRecord: KeyboardRecord? {
+        guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
+        let f = k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: configuration.reduceMotion).frame
+        return KeyboardRecord(frame: f, layout: k.keyboard.layout, variant: k.keyboard.variant, shift: k.keyboard.shift, appearance: keyboardAppearance)
     }
 
     /// What the keyboard shows now, for tests and `frames.json`.
@@ -152,6 +164,21 @@ extension Compositor {
         return k.keys(screen: desk.shell.layout.screen, orientation: desk.shell.orientation).map {
             ($0.label, Rect(x: rest.x + $0.frame.x, y: rest.y + $0.frame.y, width: $0.frame.width, height: $0.frame.height))
         }
+    }
+}
+
+/// The keyboard as a frame drew it (`frames.json`'s `keyboard`).
+public struct KeyboardRecord: Sendable, Equatable {
+    /// Where it was drawn, in screen points (sliding: where it was in that frame).
+    public var frame: Rect
+    public var layout: KeyboardLayout
+    public var variant: KeyboardVariant
+    public var shift: ShiftState
+    public var appearance: KeyboardAppearance
+
+    public var json: JSONValue {
+        .object([("frame", frame.json), ("layout", .string(layout.rawValue)), ("variant", .string(variant.rawValue)), ("shift", .string(shift.rawValue)),
+                 ("appearance", .string(appearance.rawValue))])
     }
 }
 

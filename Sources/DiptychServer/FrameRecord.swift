@@ -42,6 +42,8 @@ public struct FrameRecord: Sendable {
     public var motion: String?
     /// During a rotation: how far the old picture has turned, in degrees.
     public var turn: Double?
+    /// The on-screen keyboard as the frame drew it; nil: none.
+    public var keyboard: KeyboardRecord?
 
     public init(
         frame: Int, time: UInt64, input: Double, apps: Double, layout: Double, composite: Double, present: Double, total: Double,
@@ -67,6 +69,7 @@ public struct FrameRecord: Sendable {
         if let shown { pairs += shown.json }
         if let motion { pairs.append(("motion", .string(motion))) }
         if let turn { pairs.append(("turn", .double((turn * 10).rounded() / 10))) }
+        pairs.append(("keyboard", keyboard?.json ?? .null))
         return .object(pairs)
     }
 }
@@ -115,6 +118,7 @@ public final class LiveFrames: FrameObserver {
         r.shown = report.shown
         r.motion = report.motion
         r.turn = report.turn
+        r.keyboard = report.keyboard
         figures.frame(totalMilliseconds: r.total, refreshMilliseconds: compositor.main.refreshMilliseconds, inputLatency: r.inputLatency)
         framesDrawn += 1
         guard keepsRecords else { return }

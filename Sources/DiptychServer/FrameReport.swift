@@ -23,6 +23,8 @@ public struct FrameReport {
     public var motion: String?
     public var turn: Double?
     public var shown: ShownPanes?
+    /// The on-screen keyboard as drawn (nil: none), also only while an observer watches.
+    public var keyboard: KeyboardRecord?
 
     /// Output pixels repainted.
     public var repaintedPixels: Int { stats.compositedPixels + stats.filledPixels }

@@ -152,13 +152,23 @@ struct TypeStepTests {
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
         #expect(r.status == 0, "\(r.stderr)")
         let events = try Harness.events("\(dir)/events-secondary.jsonl")
+        let frames = try JSONValue.parse(String(decoding: try Files.read("\(dir)/frames.json"), as: UTF8.self))["frames"]?.arrayValue ?? []
         if via == "keyboard" {
             let typed = events.filter { $0["event"]?.stringValue == "textCommit" }.compactMap { $0["text"]?.stringValue }.joined()
             #expect(typed == sentence)
+            // frames.json says what the keyboard showed: docked at 370 pt, the email field's
+            // letters and numbers, shift on for the capitals.
+            let boards = frames.compactMap { $0["keyboard"]?.objectValue.map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } }
+            #expect(boards.contains { $0["frame"]?["y"]?.intValue == 370 && $0["variant"]?.stringValue == "email" })
+            #expect(Set(boards.compactMap { $0["layout"]?.stringValue }) == ["letters", "numbers"])
+            #expect(boards.contains { $0["shift"]?.stringValue == "on" })
+            #expect(frames.first?["keyboard"] == .null)
         } else {
             let texts = events.filter { $0["event"]?.stringValue == "key" && $0["state"]?.stringValue == "pressed" }.compactMap { $0["text"]?.stringValue }.joined()
             #expect(texts == sentence)
             #expect(!events.contains { $0["event"]?.stringValue == "textCommit" })
+            // (The tap raised the keyboard; typed as the scenario's hardware, it stays as it is.)
+            #expect(!frames.contains { $0["keyboard"]?["layout"]?.stringValue == "shortcutBar" })
         }
     }
 

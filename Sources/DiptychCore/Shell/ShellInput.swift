@@ -75,7 +75,6 @@ extension Shell {
 
     private mutating func touchDown(id: Contact, x: Double, y: Double, now: UInt64) -> [ShellEffect] {
         if routes[id] != nil { _ = touchUp(id: id, x: x, y: y, now: now, cancelled: true) }
-        let w = screenWidth
         let busy = routes.values.contains { if case .app = $0 { return false } else { return true } }
         // A new gesture takes the panes where they are going.
         let effects = busy ? [] : finishMotion()

@@ -400,7 +400,15 @@ struct Desk: ~Copyable {
     }
 
     /// Where the Picture in Picture windows live: the logical screen below `topInset`.
-    func pipSpace(topInset: Int) -> PiPSpace { PiPSpace(screen: shell.layout.screen, scale: shell.profile.scale, topInset: topInset) }
+    /// While the on-screen keyboard shows, the space ends above it: a window in a bottom
+    /// corner moves up out of its way, as iPadOS's does.
+    func pipSpace(topInset: Int) -> PiPSpace {
+        var screen = shell.layout.screen
+        if let k = keyboard, !k.isHiding, !keyboardSuspended {
+            screen.height = k.restFrame(screen: screen, orientation: shell.orientation).y
+        }
+        return PiPSpace(screen: screen, scale: shell.profile.scale, topInset: topInset)
+    }
 
     /// The panes as drawn at `now`.
     func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }

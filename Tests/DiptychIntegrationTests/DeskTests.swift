@@ -30,6 +30,18 @@ struct DeskTests {
 
     /// The pointer's pending motion is taken by the turn that reports it, and the cursor's
     /// change is reported until a frame draws it.
+    /// While the keyboard shows, Picture in Picture windows live above it; when it goes, the
+    /// whole screen again.
+    @Test func pictureInPictureMakesWayForTheKeyboard() throws {
+        var desk = try Self.desk()
+        let full = desk.pipSpace(topInset: 20).screen
+        desk.showKeyboard(for: AppID(1), state: TextInputState(enabled: true), now: 0)
+        let above = desk.pipSpace(topInset: 20).screen
+        #expect(above.width == full.width && above.height == full.height - desk.keyboard!.restFrame(screen: full, orientation: desk.shell.orientation).height)
+        desk.hideKeyboard(now: 10)
+        #expect(desk.pipSpace(topInset: 20).screen == full)
+    }
+
     @Test func aTickTakesThePointersMotionOnce() throws {
         var desk = try Self.desk()
         _ = desk.movePointer(toX: 100, y: 100, now: 0, time: 7)

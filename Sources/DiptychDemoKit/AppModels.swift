@@ -67,6 +67,12 @@ public protocol DemoModel {
     /// is a finger to every app): `button` (`pressed`) for a button, `dx`, `dy` for a scroll;
     /// returns whether the app must redraw.
     mutating func pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, canvas: Canvas) -> Bool
+    /// The text field taking text now, if any (the runner tells the compositor when it changes).
+    var textField: TextInputState? { get }
+    /// Text the on-screen keyboard typed into the field; returns whether the app must redraw.
+    mutating func commit(text: String) -> Bool
+    /// The app lost the keyboard focus (its field stops taking text).
+    mutating func lostKeyboardFocus() -> Bool
 }
 
 /// The keysyms the demo apps read (xkbcommon's values).
@@ -96,6 +102,9 @@ extension DemoModel {
         set {}
     }
     public mutating func key(keysym: UInt32, text: String, state: KeyState, canvas: Canvas) -> Bool { false }
+    public var textField: TextInputState? { nil }
+    public mutating func commit(text: String) -> Bool { false }
+    public mutating func lostKeyboardFocus() -> Bool { false }
     public mutating func pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, canvas: Canvas) -> Bool {
         false
     }
@@ -146,6 +155,13 @@ public struct NotesModel: DemoModel {
     private var active: [Int32: [(x: Double, y: Double)]] = [:]
     /// The pen's stroke uses this key among the touch ids.
     private static let penKey: Int32 = .min
+    /// The note takes text from the on-screen keyboard: a tap on the title band (below the
+    /// status bar, above the first rule) starts it; losing the keyboard focus ends it.
+    public private(set) var editing = false
+    /// Touches that went down on the title band (a tap there edits; no stroke).
+    private var titleTaps: Set<Int32> = []
+    /// The title band, in points from the pane's top.
+    static let titleBand = 20.0..<56.0
 
     static let paper = RGB(red: 0xFA, green: 0xF6, blue: 0xE8)
     static let ink = RGB(red: 0x1E, green: 0x3A, blue: 0x8A)
@@ -154,7 +170,39 @@ public struct NotesModel: DemoModel {
     public init() {}
 
     public mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, canvas: Canvas) -> Bool {
-        stroke(key: id, begin: phase == .down, end: phase == .up, cancel: phase == .cancel, x: x, y: y)
+        if phase == .down && Self.titleBand.contains(y) {
+            titleTaps.insert(id)
+            return false
+        }
+        if titleTaps.contains(id) {
+            guard phase == .up || phase == .cancel else { return false }
+            titleTaps.remove(id)
+            guard phase == .up, !editing else { return false }
+            editing = true
+            return true
+        }
+        return stroke(key: id, begin: phase == .down, end: phase == .up, cancel: phase == .cancel, x: x, y: y)
+    }
+
+    public var textField: TextInputState? {
+        guard editing else { return nil }
+        let lines = typed.split(separator: "\n", omittingEmptySubsequences: false)
+        let last = lines.last.map(String.init) ?? ""
+        // The caret after the last line's text (its glyphs are about 11 pt wide at this size).
+        let caret = (x: 12 + 11 * Double(last.count), y: Double(50 + 32 * (lines.count - 1)), width: 2.0, height: 22.0)
+        return TextInputState(enabled: true, purpose: .text, hints: [.capitalizeSentences], caret: caret, surrounding: String(typed.suffix(120)))
+    }
+
+    public mutating func commit(text: String) -> Bool {
+        guard typed.utf8.count + text.utf8.count <= 4096 else { return false }
+        typed += text
+        return true
+    }
+
+    public mutating func lostKeyboardFocus() -> Bool {
+        guard editing else { return false }
+        editing = false
+        return true
     }
 
     public mutating func pen(phase: PenPhase, x: Double, y: Double, pressure: Double, canvas: Canvas) -> Bool {

@@ -146,6 +146,20 @@ public struct DemoRunner {
     static let iconSide = 180
 
     mutating func handle(_ event: ServerEvent) throws(ClientError) {
+        try respond(to: event)
+        // The field taking text changed (a tap on it, typing, the focus gone): the compositor
+        // is told (the connection sends it again itself after each tap).
+        let field = model.textField ?? .disabled
+        if field != textField {
+            textField = field
+            try connection.setTextInput(field)
+        }
+    }
+
+    /// The text input last sent.
+    var textField = TextInputState.disabled
+
+    mutating func respond(to event: ServerEvent) throws(ClientError) {
         switch event {
         case .configure(let c):
             configured += 1
@@ -186,6 +200,10 @@ public struct DemoRunner {
         case .key(_, let keysym, let text, let state, _, _):
             guard let canvas else { return }
             if model.key(keysym: keysym, text: text, state: state, canvas: canvas) { try present() }
+        case .textCommit(let text):
+            if canvas != nil, model.commit(text: text) { try present() }
+        case .keyboardFocus(false):
+            if canvas != nil, model.lostKeyboardFocus() { try present() }
         case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, _, _):
             guard let canvas else { return }
             // The left button is a finger to every app: a click a tap, a drag a stroke or a

@@ -255,7 +255,7 @@ struct DeterminismTests {
     static let scenarios = [
         "demo", "drag-ipad", "drag-ipad-pro", "drag-return", "dismiss-secondary", "dismiss-primary", "slide-over", "rotate", "flick",
         "full-screen-pin", "rotate-during-drag", "slow-snapshot", "hung-app", "markets", "edge-swipe", "no-multitasking",
-        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "pip-controls", "second-screen", "keyboard-pointer",
+        "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "pip-controls", "second-screen", "keyboard-pointer", "keyboard",
     ]
     /// Scenarios with web apps: played (twice, for their PNGs) by `WebAppTests`, when WebKit is there.
     static let webScenarios = ["web-drag", "web-sketch", "web-form"]

@@ -94,7 +94,8 @@ kpid=$!
 sleep 5
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-during.txt 2>&1
 capture() { echo 0 > /out/sync/kiosk/$1.png.ready; while [ ! -e /out/sync/kiosk/$1.png.done ]; do sleep 0.2; done; }
-flips() { grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null || echo 0; }
+# (grep -c prints 0 itself when nothing matches; only a missing log gives nothing.)
+flips() { n=$(grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null); echo "${n:-0}"; }
 chvt 2; sleep 2
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
 a=$(flips); sleep 2; b=$(flips); echo $((b - a)) > /out/kiosk-flips-away.txt

@@ -84,7 +84,8 @@ public final class ScenarioPlayer {
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         // Every key a step names is on the keymap, before anything starts.
         for (i, step) in scenario.steps.enumerated() {
-            if case .key(let name, _) = step.action, compositor.keycode(forKeysymNamed: name) == nil {
+            if case .key(let name, _) = step.action, compositor.keycode(forKeysymNamed: name) == nil,
+                name.count != 1 || compositor.keycode(typing: Character(name)) == nil {
                 throw ScenarioError(file: file, field: "steps[\(i)].key.key", reason: "no key of the keymap (\(compositor.keymapNames)) gives the keysym '\(name)'")
             }
             if case .type(let text, .hardware) = step.action, let c = text.first(where: { compositor.keycode(typing: $0) == nil }) {
@@ -112,6 +113,7 @@ public final class ScenarioPlayer {
         var next = 0
         var waiting = false
         var typing: Typing?
+        var shiftHeld = false
         var t: UInt64 = 0
         let end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
@@ -146,7 +148,7 @@ public final class ScenarioPlayer {
                     case .wait:
                         waiting = !compositor.isSettled
                     case .key(let name, let state):
-                        if let code = compositor.keycode(forKeysymNamed: name) { try feed(.key(code: code, pressed: state == .pressed), compositor) }
+                        try pressKey(name, state, &shiftHeld, compositor)
                         applied = true
                     case .pointer(let step):
                         try feed(.pointer(step), compositor)
@@ -251,6 +253,21 @@ public final class ScenarioPlayer {
             ty.hardware = (k.code, k.shift, t + Self.keyHeld)
             ty.nextAt = t + Self.keyPitch
         }
+    }
+
+    /// A `key` step: a keysym name, or one character typed as it is typed (a character that
+    /// needs Shift gets a `Shift_L` press before and a release after, unless Shift is held).
+    private func pressKey(_ name: String, _ state: KeyState, _ shiftHeld: inout Bool, _ compositor: Compositor) throws {
+        let shift = compositor.keycode(forKeysymNamed: "Shift_L")
+        if name == "Shift_L" || name == "Shift_R" { shiftHeld = state == .pressed }
+        if name.count == 1, let k = compositor.keycode(typing: Character(name)) {
+            let around = k.shift && !shiftHeld ? shift : nil
+            if let s = around, state == .pressed { try feed(.key(code: s, pressed: true), compositor) }
+            try feed(.key(code: k.code, pressed: state == .pressed), compositor)
+            if let s = around, state == .released { try feed(.key(code: s, pressed: false), compositor) }
+            return
+        }
+        if let code = compositor.keycode(forKeysymNamed: name) { try feed(.key(code: code, pressed: state == .pressed), compositor) }
     }
 
     private func feed(_ input: PanelInput, _ compositor: Compositor) throws {

@@ -172,6 +172,28 @@ struct TypeStepTests {
         }
     }
 
+    /// A `key` step takes one character: one that needs Shift is typed with `Shift_L` around
+    /// it (`A` types "A", `@` types "@"), and none when a step holds Shift already.
+    @Test func aKeyStepTypesOneCharacterAsItIsTyped() throws {
+        let dir = Harness.temporaryDirectory("key-char")
+        let scenario = """
+            {"device":"ipad","arrangement":"split-2/3","primary":"pattern:#00AA00","secondary":"\(Harness.misbehave) text-input pattern:#AA0000",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":1800,"y":600}},{"at":140,"touch":{"id":1,"phase":"up","x":1800,"y":600}},
+                      {"at":300,"key":{"key":"A","state":"pressed"}},{"at":340,"key":{"key":"A","state":"released"}},
+                      {"at":400,"key":{"key":"@","state":"pressed"}},{"at":440,"key":{"key":"@","state":"released"}},
+                      {"at":500,"key":{"key":"Shift_L","state":"pressed"}},{"at":520,"key":{"key":"b","state":"pressed"}},
+                      {"at":540,"key":{"key":"b","state":"released"}},{"at":560,"key":{"key":"Shift_L","state":"released"}}]}
+            """
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let keys = try Harness.events("\(dir)/events-secondary.jsonl").filter { $0["event"]?.stringValue == "key" }
+        let typed = keys.filter { $0["state"]?.stringValue == "pressed" }.compactMap { $0["text"]?.stringValue }.joined()
+        #expect(typed == "A@B", "\(keys)")
+        // Shift went down three times: around A, around @, and the step's own.
+        #expect(keys.filter { $0["keysym"]?.intValue == 0xFFE1 && $0["state"]?.stringValue == "pressed" }.count == 3)
+    }
+
     @Test func aCharacterOnNoKeyIsRefusedAtOnce() throws {
         let dir = Harness.temporaryDirectory("type-bad")
         try Files.writeAtomically("\(dir)/s.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"type":"café"}]}"#.utf8))

@@ -133,6 +133,39 @@ struct OnScreenKeyboardTests {
     }
 }
 
+extension OnScreenKeyboardTests {
+    /// The pen types on the keyboard as a finger does; a palm resting while the pen is near
+    /// types nothing (palm rejection runs before the keyboard).
+    @Test func thePenTypesAPalmDoesNot() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.misbehave("text-input", log: "text.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
+        f.compositor.touch(id: 1, phase: .up, x: 900, y: 300)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil && !f.compositor.isInMotion })
+        func centre(_ label: String) throws -> (Double, Double) {
+            let k = try #require(f.compositor.keyboardKeys.first { $0.label == label }?.frame)
+            return (Double(k.x) + Double(k.width) / 2, Double(k.y) + Double(k.height) / 2)
+        }
+        let (qx, qy) = try centre("q"), (wx, wy) = try centre("w")
+        f.compositor.pen(phase: .proximityIn, x: qx, y: qy, pressure: 0, tiltX: 0, tiltY: 0)
+        f.compositor.pen(phase: .down, x: qx, y: qy, pressure: 0.5, tiltX: 0, tiltY: 0)
+        f.compositor.pen(phase: .up, x: qx, y: qy, pressure: 0, tiltX: 0, tiltY: 0)
+        // The pen still near: a palm on the w key.
+        f.compositor.touch(id: 7, phase: .down, x: wx, y: wy)
+        f.compositor.touch(id: 7, phase: .up, x: wx, y: wy)
+        f.compositor.pen(phase: .proximityOut, x: qx, y: qy, pressure: 0, tiltX: 0, tiltY: 0)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { try f.events("text.jsonl").contains { $0["event"]?.stringValue == "textCommit" } })
+        // (A round trip: the app has read, and logged, everything sent before it.)
+        try f.compositor.roundTrip(timeoutMilliseconds: 5000)
+        let typed = try f.events("text.jsonl").filter { $0["event"]?.stringValue == "textCommit" }.compactMap { $0["text"]?.stringValue }
+        #expect(typed == ["q"])
+        #expect(f.compositor.keyboardShown != nil)
+    }
+}
+
 /// The scenario `type` step, through the keyboard's keys and as hardware keys.
 struct TypeStepTests {
     /// A tap on the secondary's field, then a sentence typed through the keyboard's keys
@@ -199,5 +232,31 @@ struct TypeStepTests {
         try Files.writeAtomically("\(dir)/s.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"type":"café"}]}"#.utf8))
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir])
         #expect(r.status == 2 && r.stderr.contains("steps[0].type") && r.stderr.contains("'é'"), "\(r.stderr)")
+    }
+}
+
+/// The keyboard's look, against references: light letters and numbers over notes in landscape,
+/// dark in portrait over an app with dark content (an email field: its @ row).
+struct KeyboardGoldenTests {
+    @Test func theKeyboardLooksAsWritten() throws {
+        let dir = Harness.temporaryDirectory("keyboard-golden")
+        let light = """
+            {"device":"ipad","arrangement":"split-2/3","primary":"notes","secondary":"markets",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":200,"y":80}},{"at":140,"touch":{"id":1,"phase":"up","x":200,"y":80}},
+                      {"at":600,"type":"Hi"},{"at":600,"wait":true},{"at":600,"capture":"letters.png"},
+                      {"at":700,"type":"4"},{"at":700,"wait":true},{"at":700,"capture":"numbers.png"}]}
+            """
+        try Files.writeAtomically("\(dir)/light.json", bytes: Array(light.utf8))
+        let l = try play("keyboard-light", file: "\(dir)/light.json")
+        try expectGolden(l, "letters.png", as: "keyboard-letters-light-landscape")
+        try expectGolden(l, "numbers.png", as: "keyboard-numbers-light-landscape")
+        let dark = """
+            {"device":"ipad","orientation":"portrait","arrangement":"split-2/3","primary":"pattern:#00AA00","secondary":"\(Harness.misbehave) text-input pattern:#303030",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":1300,"y":600}},{"at":140,"touch":{"id":1,"phase":"up","x":1300,"y":600}},
+                      {"at":600,"type":"x"},{"at":600,"wait":true},{"at":600,"capture":"dark.png"}]}
+            """
+        try Files.writeAtomically("\(dir)/dark.json", bytes: Array(dark.utf8))
+        let d = try play("keyboard-dark", file: "\(dir)/dark.json")
+        try expectGolden(d, "dark.png", as: "keyboard-email-dark-portrait")
     }
 }

@@ -114,7 +114,12 @@ extension Compositor {
         // A keyboard that slid all the way out is gone; one that stepped aside for a rotation
         // comes back when it ends.
         desk.pruneKeyboard(now: now)
-        if desk.keyboard != nil { keyboardStepsAside() }
+        if desk.keyboard != nil {
+            keyboardStepsAside()
+            // A held delete key repeats.
+            let repeats = desk.keyboardRepeats(now: now)
+            if !repeats.isEmpty { apply(repeats) }
+        }
         // A closed window that finished shrinking shows nothing more: its picture's buffer goes.
         for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.endDeparture() }
         sendDeferredConfigures()
@@ -134,7 +139,8 @@ extension Compositor {
     /// no such wake-ups).
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
-        return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides]
+        return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
+                desk.keyboard?.nextRepeat]
             .compactMap { $0 }.min()
     }
 

@@ -162,7 +162,7 @@ struct Desk: ~Copyable {
         switch phase {
         case .down:
             guard k.covers(x: x, y: y, screen: screen, orientation: orientation, at: now) else { return nil }
-            k.press(contact, x: x, y: y, screen: screen, orientation: orientation)
+            k.press(contact, x: x, y: y, screen: screen, orientation: orientation, at: now)
             return []
         case .motion:
             guard k.holds(contact) else { return nil }
@@ -203,6 +203,13 @@ struct Desk: ~Copyable {
     mutating func keyboardReturns(now: UInt64) {
         guard let k = keyboard, !k.isHiding, let state = Optional(k) else { return }
         keyboard = KeyboardPresence(resuming: state, at: now)
+    }
+
+    /// What a held delete key gives at `now` (see `KeyboardPresence.repeats`), for its app.
+    mutating func keyboardRepeats(now: UInt64) -> [ShellEffect] {
+        guard var k = keyboard, !keyboardSuspended else { return [] }
+        defer { keyboard = k }
+        return k.repeats(at: now, screen: shell.layout.screen, orientation: shell.orientation).map { .keyboard(k.owner, $0) }
     }
 
     /// Forgets a keyboard that has slid all the way out.

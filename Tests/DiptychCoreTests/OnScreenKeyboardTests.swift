@@ -43,6 +43,26 @@ struct OnScreenKeyboardModelTests {
         #expect(k.shift == .off)
     }
 
+    /// A held delete key repeats after half a second, ten times a second; let go after
+    /// repeating it deletes nothing more; a tap deletes once, on release.
+    @Test func aHeldDeleteRepeats() throws {
+        let screen = Size(width: 1024, height: 768)
+        var k = KeyboardPresence(owner: AppID(1), state: TextInputState(enabled: true, surrounding: "abcdef"), at: 0)
+        let keys = k.keys(screen: screen, orientation: .landscape), rest = k.restFrame(screen: screen, orientation: .landscape)
+        let del = try #require(keys.first { $0.action == .delete }).frame
+        let (x, y) = (Double(rest.x + del.x + 5), Double(rest.y + del.y + 5))
+        k.press(.finger(1), x: x, y: y, screen: screen, orientation: .landscape, at: 1000)
+        #expect(k.repeats(at: 1400, screen: screen, orientation: .landscape).isEmpty)
+        #expect(k.nextRepeat == 1500)
+        #expect(k.repeats(at: 1500, screen: screen, orientation: .landscape) == [.key(.backspace)])
+        #expect(k.repeats(at: 1550, screen: screen, orientation: .landscape).isEmpty)
+        #expect(k.repeats(at: 1600, screen: screen, orientation: .landscape) == [.key(.backspace)])
+        #expect(k.release(.finger(1), screen: screen, orientation: .landscape, at: 1620, cancelled: false).isEmpty)
+        #expect(k.nextRepeat == nil)
+        k.press(.finger(2), x: x, y: y, screen: screen, orientation: .landscape, at: 2000)
+        #expect(k.release(.finger(2), screen: screen, orientation: .landscape, at: 2080, cancelled: false) == [.key(.backspace)])
+    }
+
     @Test func autoCapitalisationFollowsTheHintsAndTheTextBeforeTheCaret() {
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences)).shift == .on)
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hello")).shift == .off)

@@ -15,6 +15,13 @@ public struct KeyboardPresence: Sendable {
     /// keys).
     public private(set) var pressed: [Contact: Int] = [:]
 
+    /// When each pressed key went down, and when a held delete key last repeated.
+    private var heldSince: [Contact: UInt64] = [:]
+    private var repeatedAt: [Contact: UInt64] = [:]
+    /// A held delete key repeats after this long, this often (ms).
+    public static let repeatDelay: UInt64 = 500
+    public static let repeatInterval: UInt64 = 100
+
     /// How long a slide takes (the spring's settling), in milliseconds.
     public static let slideMilliseconds: UInt64 = 250
 
@@ -39,6 +46,8 @@ public struct KeyboardPresence: Sendable {
         guard hiddenAt == nil else { return }
         hiddenAt = now
         pressed = [:]
+        heldSince = [:]
+        repeatedAt = [:]
     }
 
     /// The field changed: the keyboard follows (see `OnScreenKeyboard.update`).
@@ -106,8 +115,30 @@ public struct KeyboardPresence: Sendable {
     }
 
     /// A contact went down on the keyboard: the key under it darkens.
-    public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation) {
+    public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
         pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+        heldSince[contact] = now
+        repeatedAt[contact] = nil
+    }
+
+    /// The deletes a held delete key gives at `now`: one after `repeatDelay`, then one every
+    /// `repeatInterval`.
+    public mutating func repeats(at now: UInt64, screen: Size, orientation: Orientation) -> [KeyboardOutput] {
+        let keys = keys(screen: screen, orientation: orientation)
+        var out: [KeyboardOutput] = []
+        for (contact, index) in pressed where keys.indices.contains(index) && keys[index].action == .delete {
+            guard let since = heldSince[contact] else { continue }
+            let due = repeatedAt[contact].map { $0 + Self.repeatInterval } ?? since + Self.repeatDelay
+            guard now >= due else { continue }
+            repeatedAt[contact] = now
+            out += keyboard.tap(keys[index], at: now)
+        }
+        return out
+    }
+
+    /// When a held delete key repeats next, if one is held.
+    public var nextRepeat: UInt64? {
+        heldSince.compactMap { contact, since in repeatedAt[contact].map { $0 + Self.repeatInterval } ?? since + Self.repeatDelay }.min()
     }
 
     /// A contact that went down on the keyboard moved: the key under it now is the pressed one.
@@ -123,6 +154,9 @@ public struct KeyboardPresence: Sendable {
     /// was on gives.
     public mutating func release(_ contact: Contact, screen: Size, orientation: Orientation, at now: UInt64, cancelled: Bool) -> [KeyboardOutput] {
         guard let held = pressed.removeValue(forKey: contact) else { return [] }
+        heldSince[contact] = nil
+        // A delete that repeated while held has done its work.
+        guard repeatedAt.removeValue(forKey: contact) == nil else { return [] }
         guard !cancelled, held >= 0 else { return [] }
         let index = held
         let keys = keys(screen: screen, orientation: orientation)

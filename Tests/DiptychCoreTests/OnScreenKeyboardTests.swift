@@ -63,6 +63,21 @@ struct OnScreenKeyboardModelTests {
         #expect(k.release(.finger(2), screen: screen, orientation: .landscape, at: 2080, cancelled: false) == [.key(.backspace)])
     }
 
+    /// The app's state sent again unchanged does not undo what was typed since: after "Hi. "
+    /// the next letter is a capital until the app says otherwise.
+    @Test func theAppsStateSentAgainKeepsWhatWasTyped() {
+        let state = TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hi")
+        var k = OnScreenKeyboard(for: state)
+        let keys = { k.layout.keys(variant: k.variant, returnKey: .default, capitals: k.capitals, size: size, orientation: .landscape) }
+        _ = k.tap(keys().first { $0.label == "." }!, at: 0)
+        _ = k.tap(keys().first { $0.action == .space }!, at: 100)
+        #expect(k.shift == .on)
+        k.update(state)
+        #expect(k.shift == .on && k.context == "Hi. ")
+        k.update(TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hi. x"))
+        #expect(k.shift == .off && k.context == "Hi. x")
+    }
+
     @Test func autoCapitalisationFollowsTheHintsAndTheTextBeforeTheCaret() {
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences)).shift == .on)
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hello")).shift == .off)

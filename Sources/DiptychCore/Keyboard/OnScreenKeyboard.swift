@@ -32,6 +32,10 @@ public struct OnScreenKeyboard: Equatable, Sendable {
     /// The text before the caret as the keyboard knows it: the app's `surrounding`, and what
     /// was typed since the app last said.
     public private(set) var context: String
+    /// The text before the caret as the app last said it: the context follows the app only
+    /// when that changes (the app's state sent again as it was must not undo what was typed
+    /// since).
+    private var appSurrounding: String
     /// When shift was last tapped (a second tap within `doubleTapMilliseconds` locks it).
     private var shiftTapped: UInt64?
 
@@ -44,6 +48,7 @@ public struct OnScreenKeyboard: Equatable, Sendable {
         returnKey = state.returnKey
         hints = state.hints
         context = state.surrounding
+        appSurrounding = state.surrounding
         autoCapitalize()
     }
 
@@ -57,7 +62,8 @@ public struct OnScreenKeyboard: Equatable, Sendable {
         }
         returnKey = state.returnKey
         hints = state.hints
-        if state.surrounding != context {
+        if state.surrounding != appSurrounding {
+            appSurrounding = state.surrounding
             context = state.surrounding
             autoCapitalize()
         }

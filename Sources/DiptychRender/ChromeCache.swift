@@ -17,18 +17,26 @@ public final class ChromeCache {
         var corner: Int
         var size: Size
 
-        /// Hashed without a label's text: every frame looks its chrome up, and hashing the text
-        /// each time costs more than the equality that tells apart the few labels of one size.
+        /// Hashed without a label's whole text: every frame looks its chrome up, and hashing the
+        /// text each time costs more than the equality that tells apart the labels of one size;
+        /// its length and first byte part the on-screen keyboard's many one-letter labels.
         func hash(into hasher: inout Hasher) {
             hasher.combine(size.width)
             hasher.combine(size.height)
             hasher.combine(corner)
-            if case .text = chrome {} else { hasher.combine(chrome) }
+            if case .text(let t, _, let px) = chrome {
+                hasher.combine(t.utf8.count)
+                hasher.combine(t.utf8.first)
+                hasher.combine(px)
+            } else {
+                hasher.combine(chrome)
+            }
         }
     }
 
     private var pictures: [Key: PixelImage] = [:]
-    public static let limit = 64
+    /// (The on-screen keyboard alone has about 80: its labels and key shapes in one layout.)
+    public static let limit = 192
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
     public let typesetter: Typesetter?
 

@@ -89,6 +89,13 @@ struct OnScreenKeyboardTests {
         #expect(f.compositor.output.pixel(x: 2, y: (qKey.y + 8) * 2) & 0xFFFFFF == 0x2A2A2C)
         // Its corners are rounded: the key's very corner shows the keyboard's grey.
         #expect(f.compositor.output.pixel(x: qKey.x * 2, y: qKey.y * 2) & 0xFFFFFF == 0x2A2A2C)
+        // Pressing a key repaints that key only.
+        f.compositor.touch(id: 8, phase: .down, x: Double(qKey.x + 10), y: Double(qKey.y + 10))
+        f.compositor.repaint()
+        let pressed = try #require(f.compositor.lastFrameDamage).rects
+        let keyPixels = Rect(x: qKey.x * 2, y: qKey.y * 2, width: qKey.width * 2, height: qKey.height * 2)
+        #expect(!pressed.isEmpty && pressed.allSatisfy { keyPixels.contains($0) }, "\(pressed) beyond \(keyPixels)")
+        f.compositor.touch(id: 8, phase: .cancel, x: Double(qKey.x + 10), y: Double(qKey.y + 10))
         // Docked across the whole 1024 × 768 pt screen: 46 pt of bar and 352 pt of keys.
         #expect(shown.frame == Rect(x: 0, y: 768 - 398, width: 1024, height: 398))
         #expect(shown.layout == .letters && shown.owner != nil)

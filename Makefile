@@ -115,10 +115,12 @@ deb:
 	@bash Assets/deb/make-deb.sh .build-deb/root $(VERSION) $(OUT)
 
 # The main job: the demo tour (Slide Over in, pin, drag to 50/50, rotate, drag back, dismiss)
-# played with real apps, every arrangement of ipad-pro in both orientations, and a web app.
+# played with real apps, typing on the on-screen keyboard, every arrangement of ipad-pro in both orientations, and a web app.
 run: build
 	@mkdir -p $(OUT)
 	$(BIN)/diptych run --backend headless --scenario Assets/scenarios/demo.json --out $(OUT)
+	@# Typing on the on-screen keyboard: notes' title tapped in a split beside markets.
+	$(BIN)/diptych run --backend headless --scenario Assets/scenarios/keyboard.json --out $(OUT)/keyboard
 	@mkdir -p $(OUT)
 	@set -e; for o in landscape portrait; do \
 	  for a in full slide-over split-2/3 split-1/2; do \

@@ -173,31 +173,26 @@ public final class Keyboard {
     /// `Shift_L`, `backslash`) at some level of the first layout, the lowest level first; nil
     /// when no key gives it.
     public func keycode(forKeysymNamed name: String) -> UInt32? {
-        let sym = xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS)
-        guard sym != 0 else { return nil }
-        let low = xkb_keymap_min_keycode(keymap), high = xkb_keymap_max_keycode(keymap)
-        for level: UInt32 in 0..<4 {
-            for code in low...high {
-                var syms: UnsafePointer<xkb_keysym_t>?
-                let n = xkb_keymap_key_get_syms_by_level(keymap, code, 0, level, &syms)
-                if n > 0, let syms, (0..<Int(n)).contains(where: { syms[$0] == sym }) { return code - 8 }
-            }
-        }
-        return nil
+        key(giving: xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS), levels: 4)?.code
     }
 
     /// The evdev code of a key that types `c`, and whether it needs Shift (its second level);
     /// nil when no key of the first layout types it at its first two levels.
     public func keycode(typing c: Character) -> (code: UInt32, shift: Bool)? {
         guard c.unicodeScalars.count == 1, let u = c.unicodeScalars.first else { return nil }
-        let sym = u == "\n" ? 0xFF0D : xkb_utf32_to_keysym(u.value)
+        return key(giving: u == "\n" ? 0xFF0D : xkb_utf32_to_keysym(u.value), levels: 2).map { ($0.code, $0.level == 1) }
+    }
+
+    /// A key of the first layout giving `sym` at one of its first `levels` levels, the lowest
+    /// level first: its evdev code and the level.
+    private func key(giving sym: xkb_keysym_t, levels: UInt32) -> (code: UInt32, level: UInt32)? {
         guard sym != 0 else { return nil }
         let low = xkb_keymap_min_keycode(keymap), high = xkb_keymap_max_keycode(keymap)
-        for level: UInt32 in 0..<2 {
+        for level: UInt32 in 0..<levels {
             for code in low...high {
                 var syms: UnsafePointer<xkb_keysym_t>?
                 let n = xkb_keymap_key_get_syms_by_level(keymap, code, 0, level, &syms)
-                if n > 0, let syms, (0..<Int(n)).contains(where: { syms[$0] == sym }) { return (code - 8, level == 1) }
+                if n > 0, let syms, (0..<Int(n)).contains(where: { syms[$0] == sym }) { return (code - 8, level) }
             }
         }
         return nil

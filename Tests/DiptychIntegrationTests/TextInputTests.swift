@@ -64,11 +64,9 @@ struct OnScreenKeyboardTests {
         f.compositor.touch(id: id, phase: .up, x: x, y: y)
     }
 
-    /// A tap in the secondary's pane raises the keyboard across the screen; both apps hear
-    /// where it is in their own pane's points (local only for the secondary); its keys type
-    /// into the secondary (shift for a capital, the numbers for a digit, return and delete as
-    /// keys), the focus stays there, and its dismiss key slides it away.
-    @Test func aTapRaisesTheKeyboardAndItsKeysTypeIntoTheApp() throws {
+    /// A compositor with a good app as the primary and one with an email field as the
+    /// secondary, tapped: its keyboard shown (it may still be sliding in).
+    func raised() throws -> Fixture {
         let f = try Fixture()
         try f.connect(["pattern:#00AA00"], log: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
@@ -77,6 +75,15 @@ struct OnScreenKeyboardTests {
         f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
         f.compositor.touch(id: 1, phase: .up, x: 900, y: 300)
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil })
+        return f
+    }
+
+    /// A tap in the secondary's pane raises the keyboard across the screen; both apps hear
+    /// where it is in their own pane's points (local only for the secondary); its keys type
+    /// into the secondary (shift for a capital, the numbers for a digit, return and delete as
+    /// keys), the focus stays there, and its dismiss key slides it away.
+    @Test func aTapRaisesTheKeyboardAndItsKeysTypeIntoTheApp() throws {
+        let f = try raised()
         // (It slides in; keys are tapped once it rests.)
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.isInMotion })
         let shown = try #require(f.compositor.keyboardShown)
@@ -144,14 +151,8 @@ extension OnScreenKeyboardTests {
     /// The pen types on the keyboard as a finger does; a palm resting while the pen is near
     /// types nothing (palm rejection runs before the keyboard).
     @Test func thePenTypesAPalmDoesNot() throws {
-        let f = try Fixture()
-        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
-        try f.misbehave("text-input", log: "text.jsonl")
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
-        f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
-        f.compositor.touch(id: 1, phase: .up, x: 900, y: 300)
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil && !f.compositor.isInMotion })
+        let f = try raised()
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { !f.compositor.isInMotion })
         func centre(_ label: String) throws -> (Double, Double) {
             let k = try #require(f.compositor.keyboardKeys.first { $0.label == label }?.frame)
             return (Double(k.x) + Double(k.width) / 2, Double(k.y) + Double(k.height) / 2)

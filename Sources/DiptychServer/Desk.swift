@@ -157,21 +157,8 @@ struct Desk: ~Copyable {
     /// and type when let go; nothing reaches an app, and the keyboard focus stays.
     private mutating func keyboardTouch(_ contact: Contact, phase: TouchPhase, x: Double, y: Double, now: UInt64) -> [ShellEffect]? {
         guard var k = keyboard, !keyboardSuspended || k.holds(contact) else { return nil }
-        let screen = shell.layout.screen, orientation = shell.orientation
         defer { keyboard = k }
-        switch phase {
-        case .down:
-            guard k.covers(x: x, y: y, screen: screen, orientation: orientation, at: now) else { return nil }
-            k.press(contact, x: x, y: y, screen: screen, orientation: orientation, at: now)
-            return []
-        case .motion:
-            guard k.holds(contact) else { return nil }
-            k.move(contact, x: x, y: y, screen: screen, orientation: orientation)
-            return []
-        case .up, .cancel:
-            guard k.holds(contact) else { return nil }
-            return k.release(contact, screen: screen, orientation: orientation, at: now, cancelled: phase == .cancel).map { .keyboard(k.owner, $0) }
-        }
+        return k.touch(contact, phase: phase, x: x, y: y, screen: shell.layout.screen, orientation: shell.orientation, at: now)?.map { .keyboard(k.owner, $0) }
     }
 
     // MARK: - The on-screen keyboard
@@ -267,19 +254,6 @@ struct Desk: ~Copyable {
     /// The fingers on the screen, where each last was.
     var touchesDown: [(id: Int32, x: Double, y: Double)] {
         lastTouch.sorted { $0.key < $1.key }.map { ($0.key, $0.value.x, $0.value.y) }
-    }
-
-    /// What a turn of the loop at `now` brings, looked at once.
-    struct Tick {
-        /// The shell's effects (a settle ending, a gesture's time-out).
-        var shell: [ShellEffect]
-        /// The pen's: one that stopped reporting has left (the app under it hears it go).
-        var pen: [ShellEffect] = []
-        /// The pointer moved since the last turn, at this time (taken: its motion is for the
-        /// apps now).
-        var pointerMoved: Double?
-        /// The cursor appeared or went since the last frame drew it (time passed, a touch).
-        var cursorChanged = false
     }
 
     /// What time does at `now`, for the shell, the pen, the windows and the pointer.
@@ -442,82 +416,25 @@ struct Desk: ~Copyable {
         fade = CrossFade(start: now, duration: milliseconds)
     }
 
-    /// How the fading frame, of `old` pixels, is fitted to the output after a geometry change:
-    /// the same pixels on a panel of the same size, turned a quarter when the panel turned
-    /// with the screen (a headless output follows the logical screen); no fade (nil) for any
-    /// other change of size. With `turning` (the change of the logical screen's angle on the
-    /// panel, for a rotation) the old frame turns into the new one instead of fading over it:
-    /// `turnInto` is then the reduced panel the turn is drawn in.
+    /// Fits the fading frame, of `old` pixels, to a panel of `panel` after a geometry change
+    /// (see `CrossFade.fit`); nil, and no fade any more, when it does not fit.
     mutating func fitFade(old: Size, to panel: Size, turning: Double? = nil) -> (transform: AffineTransform?, turnInto: Size?)? {
-        guard fade != nil else { return nil }
-        // A turn's old frame is already reduced: compare it with the reduced panel.
-        let k = turning == nil ? 1 : TurnPictures.reduction
-        let target = Size(width: max(1, panel.width / k), height: max(1, panel.height / k))
-        var angle = turning, transform: AffineTransform?
-        if old.width == target.height && old.height == target.width && old != target {
-            // New pixel (x, y) shows old pixel (y, h − x): the old frame turned clockwise (as
-            // it sat on the panel, which turned with the screen); it turns back by a quarter.
-            transform = AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: Double(old.height))
-            angle = turning.map { $0 - .pi / 2 }
-        } else if old != target {
-            fade = nil
-            return nil
-        }
-        guard var a = angle else { return (transform, nil) }
-        // The shorter way round (a half turn stays a half turn).
-        while a > .pi { a -= 2 * .pi }
-        while a <= -.pi { a += 2 * .pi }
-        if abs(a) < 0.01 {
-            fade = nil
-            return nil
-        }
-        fade?.turnAngle = a
-        return (transform, target)
+        guard var f = fade else { return nil }
+        let fit = f.fit(old: old, to: panel, turning: turning)
+        fade = fit == nil ? nil : f
+        return fit
     }
 
-    /// How far a turn is at `now`: the old picture's angle and opacity, and the new picture's
-    /// (nil when no turn runs, or its time is up: the frame that ends it draws the scene).
-    func turn(at now: UInt64) -> (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? {
-        guard let f = fade, let angle = f.turnAngle else { return nil }
-        let elapsed = now >= f.start ? now - f.start : 0
-        guard elapsed < MotionMetrics.turnMilliseconds else { return nil }
-        let p = Spring.progress(elapsed: elapsed, duration: MotionMetrics.turnMilliseconds)
-        // The two cross-fade across the middle of the turn.
-        let q = max(0, min(1, (p - 0.3) / 0.4)), mix = q * q * (3 - 2 * q)
-        return ((angle * p, UInt8(((1 - mix) * 255).rounded())), (angle * (p - 1), UInt8((mix * 255).rounded())))
-    }
+    /// How far a turn is at `now` (see `CrossFade.turn`).
+    func turn(at now: UInt64) -> (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? { fade?.turn(at: now) }
 
-    /// The old frame's opacity in a frame at `now`, drawn over the new scene (easing from
-    /// opaque to clear; a turn's frame is drawn opaque). Nil once the fade has run its course
-    /// (it ends then: the frame that follows repaints the output without it).
+    /// The old frame's opacity in a frame at `now` (see `CrossFade.alpha`); the fade ends once
+    /// it has run its course.
     mutating func fadeAlpha(at now: UInt64) -> UInt8? {
-        guard let f = fade else { return nil }
-        let elapsed = now >= f.start ? now - f.start : 0
-        guard elapsed < (f.turnAngle == nil ? f.duration : MotionMetrics.turnMilliseconds) else {
+        guard let alpha = fade?.alpha(at: now) else {
             fade = nil
             return nil
         }
-        if f.turnAngle != nil { return 255 }
-        return UInt8(((1 - Spring.progress(elapsed: elapsed, duration: f.duration)) * 255).rounded())
+        return alpha
     }
-}
-
-/// A cross-fade of the old orientation's last frame over the new one, or its turn into it:
-/// when it began, how long it takes, and the angle a turn turns through. (Its pictures are the
-/// renderer's: `CrossFadePictures`.)
-struct CrossFade {
-    var start: UInt64
-    /// How long a fade takes (ms).
-    var duration = MotionMetrics.fadeMilliseconds
-    /// When the screen turned: the angle the old picture turns through (radians, clockwise on
-    /// the panel: ±π/2 or π), instead of a fade.
-    var turnAngle: Double?
-}
-
-/// What a frame shows of the desk at one time (see `Desk.presentation`).
-struct DeskPresentation {
-    var panes: [PresentedPane]
-    var windows: [PiPShown]
-    var profile: DeviceProfile
-    var orientation: Orientation
 }

@@ -114,6 +114,27 @@ public struct KeyboardPresence: Sendable {
         return Double(f.minX) <= x && x < Double(f.maxX) && Double(f.minY) <= y && y < Double(f.maxY)
     }
 
+    /// A contact at `x`, `y` (screen points) going `phase` at `now`, if it is the keyboard's
+    /// (nil: not): a touch down on it presses the key under it, motion slides the press, and
+    /// lifting gives what that key gives (nothing for a cancel).
+    public mutating func touch(
+        _ contact: Contact, phase: TouchPhase, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64
+    ) -> [KeyboardOutput]? {
+        switch phase {
+        case .down:
+            guard covers(x: x, y: y, screen: screen, orientation: orientation, at: now) else { return nil }
+            press(contact, x: x, y: y, screen: screen, orientation: orientation, at: now)
+            return []
+        case .motion:
+            guard holds(contact) else { return nil }
+            move(contact, x: x, y: y, screen: screen, orientation: orientation)
+            return []
+        case .up, .cancel:
+            guard holds(contact) else { return nil }
+            return release(contact, screen: screen, orientation: orientation, at: now, cancelled: phase == .cancel)
+        }
+    }
+
     /// A contact went down on the keyboard: the key under it darkens.
     public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
         pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1

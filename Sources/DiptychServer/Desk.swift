@@ -188,8 +188,8 @@ struct Desk: ~Copyable {
 
     /// The keyboard came back after stepping aside: it slides in again from `now`.
     mutating func keyboardReturns(now: UInt64) {
-        guard let k = keyboard, !k.isHiding, let state = Optional(k) else { return }
-        keyboard = KeyboardPresence(resuming: state, at: now)
+        guard let k = keyboard, !k.isHiding else { return }
+        keyboard = KeyboardPresence(resuming: k, at: now)
     }
 
     /// What a held delete key gives at `now` (see `KeyboardPresence.repeats`), for its app.

@@ -145,6 +145,8 @@ public struct KeyboardPresence: Sendable {
     /// The deletes a held delete key gives at `now`: one after `repeatDelay`, then one every
     /// `repeatInterval`.
     public mutating func repeats(at now: UInt64, screen: Size, orientation: Orientation) -> [KeyboardOutput] {
+        // (Every turn of the loop asks: the keys are laid out only while one is held.)
+        guard !pressed.isEmpty else { return [] }
         let keys = keys(screen: screen, orientation: orientation)
         var out: [KeyboardOutput] = []
         for (contact, index) in pressed where keys.indices.contains(index) && keys[index].action == .delete {

@@ -128,7 +128,8 @@ extension Compositor {
     public var keyboardRecord: KeyboardRecord? {
         guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
         let f = k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: configuration.reduceMotion).frame
-        return KeyboardRecord(frame: f, layout: k.keyboard.layout, variant: k.keyboard.variant, shift: k.keyboard.shift, appearance: keyboardAppearance)
+        return KeyboardRecord(
+            frame: f, layout: k.keyboard.layout, variant: k.keyboard.variant, shift: k.keyboard.shift, returnKey: k.keyboard.returnKey, appearance: keyboardAppearance)
     }
 
     /// What the keyboard shows now, for tests and `frames.json`.
@@ -174,11 +175,13 @@ public struct KeyboardRecord: Sendable, Equatable {
     public var layout: KeyboardLayout
     public var variant: KeyboardVariant
     public var shift: ShiftState
+    /// What the return key says (`default`: "return").
+    public var returnKey: ReturnKey
     public var appearance: KeyboardAppearance
 
     public var json: JSONValue {
         .object([("frame", frame.json), ("layout", .string(layout.rawValue)), ("variant", .string(variant.rawValue)), ("shift", .string(shift.rawValue)),
-                 ("appearance", .string(appearance.rawValue))])
+                 ("returnKey", .string(returnKey.name)), ("appearance", .string(appearance.rawValue))])
     }
 }
 

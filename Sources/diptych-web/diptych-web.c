@@ -19,6 +19,10 @@
  *   frameDone                 -> the page's next frame (never faster than the screen shows it)
  *   sync (scenarios)          -> answered once WebKit has delivered what the frame asked for
  *   <meta name="apple-mobile-web-app-status-bar-style"> or a dark theme-color -> statusBarStyle
+ *   a focused text field      -> textInput (WebKit's input-method context: purpose, hints, caret,
+ *                                the text before it; search and enterkeyhint read by a script)
+ *   textCommit / textDelete   -> the context's committed / delete-surrounding (text-input.c)
+ *   keyboardFrame (local)     -> the page panned up while the keyboard covers the caret
  *
  * The web process crashing reloads the page with back-off; a page that fails to load shows an
  * error page naming the URL and the reason, and is retried with back-off.
@@ -108,6 +112,7 @@ int one_colour(const dc_buffer *b) {
 
 void commit_live(dc_buffer *b) {
     app.held = NULL;
+    app.live = b;
     dc_commit(app.dc, b, NULL, 0);
     app.shown_live_size = 1;
 }
@@ -132,7 +137,7 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     } else if (app.configured && !app.resize_pending && w == app.px_w && h == app.px_h) {
         dc_buffer *b = app.held && app.held->width == w && app.held->height == h ? app.held : dc_buffer_get(app.dc, w, h);
         if (b) {
-            copy_frame(shm, b);
+            if (!text_input_copy_frame(shm, b)) copy_frame(shm, b);
             int blank = app.loaded && !app.shown_live_size && g_get_monotonic_time() - app.loaded_us < BLANK_MS * 1000 && one_colour(b);
             if (app.loaded && !blank) {
                 commit_live(b);
@@ -191,6 +196,7 @@ static gboolean sync_tick(gpointer data) {
     if (app.held && app.loaded && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
         app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
         commit_live(app.held);
+    text_input_tick();
     answer_sync_if_done();
     /* Requests the socket did not take at once (a compositor reading slowly) go now. */
     if (dc_flush(app.dc) != 0 && errno != EAGAIN) fprintf(stderr, "diptych-web: %s\n", dc_error(app.dc));
@@ -211,7 +217,11 @@ static void handle(const dc_event *e) {
         dc_ack(app.dc, e->configure.serial);
         app.configured = 1;
         app.role = e->configure.role;
-        if (e->configure.pixel_width != app.px_w || e->configure.pixel_height != app.px_h) app.shown_live_size = 0;
+        if (e->configure.pixel_width != app.px_w || e->configure.pixel_height != app.px_h) {
+            app.shown_live_size = 0;
+            app.live = NULL;
+            text_input_resized();
+        }
         app.css_w = e->configure.frame.width;
         app.css_h = e->configure.frame.height;
         app.px_w = e->configure.pixel_width;
@@ -292,6 +302,11 @@ static void handle(const dc_event *e) {
         app.sync_serial = e->sync.serial;
         app.sync_deadline_us = g_get_monotonic_time() + SYNC_TIMEOUT_MS * 1000;
         answer_sync_if_done();
+        break;
+    case DC_TEXT_COMMIT:
+    case DC_TEXT_DELETE:
+    case DC_KEYBOARD_FRAME:
+        text_input_event(e);
         break;
     case DC_ERROR:
         say("the compositor reported a protocol error: %s", e->error.message);

@@ -86,6 +86,8 @@ struct web_app {
     int visible, focused;
     /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
     int wanted_style, sent_style;
+    /* The live frame committed last (its pixels stay readable while the compositor holds it). */
+    const dc_buffer *live;
     /* Faults. */
     int load_retries, crash_retries, showing_error;
     gint64 last_crash_us;
@@ -127,5 +129,16 @@ void dispatch_pen(int phase, double x, double y, double time);
 void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
+
+/* text-input.c: WebKit's input-method context as the compositor's textInput, and the pan that
+   keeps the caret above the on-screen keyboard. */
+extern const char *text_input_script;
+void text_input_attach(WebKitWebView *view);
+void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+void text_input_event(const dc_event *e);
+int text_input_pan(void);
+int text_input_copy_frame(struct wl_shm_buffer *shm, dc_buffer *b);
+void text_input_resized(void);
+void text_input_tick(void);
 
 #endif

@@ -22,7 +22,7 @@ void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
         at = app.ntouches++;
     }
     /* WebKit takes input in device pixels (it divides by the scale factor). */
-    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), (int32_t)lround(y * app.scale) };
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), (int32_t)lround((y + text_input_pan()) * app.scale) };
     struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, wpe_time(time), 0 };
     wpe_view_backend_dispatch_touch_event(app.backend, &event);
     if (type == wpe_input_touch_event_type_up) {
@@ -34,7 +34,7 @@ void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
 }
 
 void dispatch_pen(int phase, double x, double y, double time) {
-    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), (int)lround(y * app.scale), 0, 0, 0 };
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), (int)lround((y + text_input_pan()) * app.scale), 0, 0, 0 };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
         e.button = 1;
@@ -75,7 +75,7 @@ void dispatch_key(const dc_event *e) {
    a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
    down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
 void dispatch_pointer(const dc_event *e) {
-    int x = (int)lround(e->pointer.x * app.scale), y = (int)lround(e->pointer.y * app.scale);
+    int x = (int)lround(e->pointer.x * app.scale), y = (int)lround((e->pointer.y + text_input_pan()) * app.scale);
     uint32_t time = wpe_time(e->pointer.time);
     switch (e->pointer.phase) {
     case DC_POINTER_ENTER:

@@ -71,6 +71,11 @@ void install_user_content(void) {
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
     g_free(source);
+    /* What the focused element says of its keyboard, from diptych-web's own world. */
+    script = webkit_user_script_new_for_world(text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
+        WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
 }
 
 
@@ -285,6 +290,8 @@ void create_view(void) {
     g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychIcon", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychIcon", G_CALLBACK(on_icon_message), NULL);
+    webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychField", SCRIPT_WORLD);
+    g_signal_connect(app.content, "script-message-received::diptychField", G_CALLBACK(on_field_message), NULL);
     webkit_user_style_sheet_unref(sheet);
     install_user_content();
     WebKitSettings *settings = webkit_settings_new();
@@ -293,6 +300,7 @@ void create_view(void) {
         "user-content-manager", app.content, NULL);
     g_object_unref(context);
     g_object_unref(settings);
+    text_input_attach(app.view);
     /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
     wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
     /* All three bits once (the backend starts at none while the view assumes all). */

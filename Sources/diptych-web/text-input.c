@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/* diptych-web's text input: WebKit's input-method context as the compositor's `textInput`, its
+   typing back into the page, and the pan that keeps the caret above the on-screen keyboard.
+
+   WebKit tells the context when an editable element gains or loses focus, its purpose and hints,
+   the caret's rectangle and the text around it; each becomes the field's state, sent to the
+   compositor. The keyboard's text is the context's `committed` signal, a deletion its
+   `delete-surrounding`; the keyboard's return and delete come as keys, as hardware keys do, and
+   the context lets every key through (filter_key_event returns FALSE), so hardware typing is
+   untouched. WPE 2.38 has no `search` purpose and nothing for `enterkeyhint`: a script in
+   diptych-web's own world reads those of the focused element.
+
+   The pan (Safari's way): while the keyboard this app raised covers the caret, the page's frames
+   are shown moved up by the least that brings the caret above it; touches, the pen and the
+   pointer move with them, and the caret is told in the pane's points as shown. */
+#include "diptych-web.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room kept between the caret and the keyboard (CSS px): a field's box around it shows too. */
+#define CARET_MARGIN 24
+
+typedef struct { WebKitInputMethodContext parent; } DiptychIm;
+typedef struct { WebKitInputMethodContextClass parent; } DiptychImClass;
+static GType diptych_im_get_type(void);
+G_DEFINE_TYPE(DiptychIm, diptych_im, WEBKIT_TYPE_INPUT_METHOD_CONTEXT)
+
+static struct {
+    WebKitInputMethodContext *context;
+    int focused;
+    /* From the script: the focused element is a search field, its return key, inputmode=none. */
+    int search, return_key, no_keyboard;
+    /* The caret in the page's CSS px (as WebKit lays it out, before the pan). */
+    double caret[4];
+    char surrounding[257];
+    /* The keyboard this app raised: its top in the pane's points, or -1 while none shows. */
+    double keyboard_top;
+    /* The pan (CSS px) and, while there is one, the page's last frame as WebKit drew it. */
+    int pan;
+    uint32_t *unpanned;
+    int unpanned_w, unpanned_h;
+    int repan;
+} field = { .keyboard_top = -1 };
+
+int text_input_pan(void) { return field.pan; }
+
+/* ---- the field's state to the compositor ---- */
+
+static int purpose_of(WebKitInputPurpose p) {
+    switch (p) {
+    case WEBKIT_INPUT_PURPOSE_DIGITS: return DC_PURPOSE_DIGITS;
+    case WEBKIT_INPUT_PURPOSE_NUMBER: return DC_PURPOSE_NUMBER;
+    case WEBKIT_INPUT_PURPOSE_PHONE: return DC_PURPOSE_PHONE;
+    case WEBKIT_INPUT_PURPOSE_URL: return DC_PURPOSE_URL;
+    case WEBKIT_INPUT_PURPOSE_EMAIL: return DC_PURPOSE_EMAIL;
+    case WEBKIT_INPUT_PURPOSE_PASSWORD: return DC_PURPOSE_PASSWORD;
+    default: return DC_PURPOSE_TEXT;
+    }
+}
+
+static uint32_t hints_of(WebKitInputHints h) {
+    uint32_t out = 0;
+    if (h & WEBKIT_INPUT_HINT_INHIBIT_OSK) out |= DC_HINT_NO_KEYBOARD;
+    if (h & WEBKIT_INPUT_HINT_UPPERCASE_CHARS) out |= DC_HINT_CAPITALIZE_ALL;
+    else if (h & WEBKIT_INPUT_HINT_UPPERCASE_WORDS) out |= DC_HINT_CAPITALIZE_WORDS;
+    else if (h & WEBKIT_INPUT_HINT_UPPERCASE_SENTENCES) out |= DC_HINT_CAPITALIZE_SENTENCES;
+    if (!(h & WEBKIT_INPUT_HINT_SPELLCHECK)) out |= DC_HINT_NO_AUTOCORRECT;
+    return out;
+}
+
+static void send_state(void) {
+    if (!app.dc || !app.configured) return;
+    WebKitInputMethodContext *c = field.context;
+    int purpose = purpose_of(webkit_input_method_context_get_input_purpose(c));
+    if (field.search && purpose == DC_PURPOSE_TEXT) purpose = DC_PURPOSE_SEARCH;
+    uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c));
+    if (field.no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
+    dc_text_state s = {
+        .enabled = field.focused, .purpose = purpose, .hints = hints, .return_key = field.return_key,
+        .caret_x = field.caret[0], .caret_y = field.caret[1] - field.pan,
+        .caret_width = field.caret[2], .caret_height = field.caret[3], .surrounding = field.surrounding,
+    };
+    if (app.debug) say("text input %s purpose %d hints 0x%x caret %g,%g %gx%g pan %d", s.enabled ? "on" : "off", purpose, hints,
+                       s.caret_x, s.caret_y, s.caret_width, s.caret_height, field.pan);
+    dc_text_input(app.dc, &s);
+}
+
+/* ---- the pan ---- */
+
+/* Copies `h` rows of `w` pixels from `src` (row `from` first) into the buffer, the rows past the
+   source's end repeating its last row (they lie under the keyboard). */
+static void copy_rows(dc_buffer *b, const uint8_t *src, size_t stride, int w, int h, int from) {
+    int width = w < b->width ? w : b->width;
+    for (int y = 0; y < b->height; y++) {
+        int sy = y + from < h ? y + from : h - 1;
+        if (sy < 0) break;
+        memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)sy * stride, (size_t)width * 4);
+    }
+}
+
+/* Shows the page's last frame with the pan now wanted (a buffer free, else at the next tick). */
+static void show_panned(void) {
+    field.repan = 0;
+    if (!field.unpanned || field.unpanned_w != app.px_w || field.unpanned_h != app.px_h) return;
+    dc_buffer *b = dc_buffer_get(app.dc, app.px_w, app.px_h);
+    if (!b) { field.repan = 1; return; }
+    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)app.px_w * 4, app.px_w, app.px_h, (int)lround(field.pan * app.scale));
+    commit_live(b);
+    if (!field.pan) {
+        free(field.unpanned);
+        field.unpanned = NULL;
+    }
+}
+
+static void set_pan(int pan) {
+    if (pan == field.pan) return;
+    if (field.pan == 0) {
+        /* The frame on screen is the page as WebKit drew it: kept while the pan lasts. */
+        const dc_buffer *live = app.live;
+        if (!live || live->width != app.px_w || live->height != app.px_h) return;
+        free(field.unpanned);
+        field.unpanned = malloc((size_t)app.px_w * (size_t)app.px_h * 4);
+        if (!field.unpanned) return;
+        field.unpanned_w = app.px_w;
+        field.unpanned_h = app.px_h;
+        for (int y = 0; y < app.px_h; y++)
+            memcpy(field.unpanned + (size_t)y * (size_t)app.px_w, (const uint8_t *)live->pixels + (size_t)y * (size_t)live->stride, (size_t)app.px_w * 4);
+    }
+    field.pan = pan;
+    if (app.debug) say("pan %d", pan);
+    show_panned();
+    send_state();
+}
+
+/* The least pan that shows the caret above the keyboard (never past the keyboard's overlap of
+   the pane, nor the caret off the pane's top). */
+static void update_pan(void) {
+    int pan = 0;
+    if (field.focused && field.keyboard_top >= 0) {
+        double bottom = field.caret[1] + field.caret[3] + CARET_MARGIN;
+        if (bottom > field.keyboard_top) {
+            double most = fmin(app.css_h - field.keyboard_top, field.caret[1]);
+            pan = (int)ceil(fmin(bottom - field.keyboard_top, fmax(most, 0)));
+        }
+    }
+    set_pan(pan);
+}
+
+void text_input_tick(void) {
+    if (field.repan) show_panned();
+}
+
+/* A frame of the live size from WebKit while panned: kept whole, shown moved up. */
+int text_input_copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
+    if (!field.pan || !field.unpanned) return 0;
+    int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
+    if (w != field.unpanned_w || h != field.unpanned_h) return 0;
+    wl_shm_buffer_begin_access(shm);
+    const uint8_t *src = wl_shm_buffer_get_data(shm);
+    for (int y = 0; y < h; y++) memcpy(field.unpanned + (size_t)y * (size_t)w, src + (size_t)y * (size_t)stride, (size_t)w * 4);
+    wl_shm_buffer_end_access(shm);
+    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)w * 4, w, h, (int)lround(field.pan * app.scale));
+    return 1;
+}
+
+/* The pane changed size: the pan ends (the keyboard's frame for the new pane follows). */
+void text_input_resized(void) {
+    free(field.unpanned);
+    field.unpanned = NULL;
+    field.pan = 0;
+    field.repan = 0;
+    field.keyboard_top = -1;
+}
+
+/* ---- the compositor's events ---- */
+
+void text_input_event(const dc_event *e) {
+    if (!field.context) return;
+    switch (e->type) {
+    case DC_TEXT_COMMIT:
+        g_signal_emit_by_name(field.context, "committed", e->text_commit.text);
+        stir();
+        break;
+    case DC_TEXT_DELETE:
+        if (e->text_delete.before > INT32_MAX || e->text_delete.after > INT32_MAX - e->text_delete.before) break;
+        g_signal_emit_by_name(field.context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
+        stir();
+        break;
+    case DC_KEYBOARD_FRAME: {
+        const dc_rect *f = &e->keyboard_frame.frame;
+        field.keyboard_top = e->keyboard_frame.local && f->height > 0 ? f->y : -1;
+        update_pan();
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ---- WebKit's side ---- */
+
+static gboolean filter_key_event(WebKitInputMethodContext *c, struct wpe_input_keyboard_event *key) {
+    (void)c; (void)key;
+    return FALSE;
+}
+
+static void focus_in(WebKitInputMethodContext *c) {
+    (void)c;
+    field.focused = 1;
+    send_state();
+}
+
+static void focus_out(WebKitInputMethodContext *c) {
+    (void)c;
+    field.focused = 0;
+    field.surrounding[0] = 0;
+    send_state();
+    update_pan();
+}
+
+static void cursor_area(WebKitInputMethodContext *c, int x, int y, int w, int h) {
+    (void)c;
+    /* WebKit says it in the view's CSS px, the pane's points. */
+    double caret[4] = { x, y, fmax(w, 0), fmax(h, 0) };
+    if (!memcmp(caret, field.caret, sizeof caret)) return;
+    memcpy(field.caret, caret, sizeof caret);
+    if (field.focused) {
+        send_state();
+        update_pan();
+    }
+}
+
+static void surrounding(WebKitInputMethodContext *c, const gchar *text, guint length, guint cursor, guint selection) {
+    (void)c; (void)selection;
+    /* The text before the caret (a byte index), its last 256 bytes from a character's start. */
+    if (!text) return;
+    size_t end = cursor < length ? cursor : length, start = end > 256 ? end - 256 : 0;
+    while (start < end && ((unsigned char)text[start] & 0xC0) == 0x80) start++;
+    char s[257];
+    memcpy(s, text + start, end - start);
+    s[end - start] = 0;
+    if (!strcmp(s, field.surrounding)) return;
+    strcpy(field.surrounding, s);
+    if (field.focused) send_state();
+}
+
+static void reset(WebKitInputMethodContext *c) { (void)c; }
+
+static void diptych_im_class_init(DiptychImClass *k) {
+    WebKitInputMethodContextClass *c = WEBKIT_INPUT_METHOD_CONTEXT_CLASS(k);
+    c->filter_key_event = filter_key_event;
+    c->notify_focus_in = focus_in;
+    c->notify_focus_out = focus_out;
+    c->notify_cursor_area = cursor_area;
+    c->notify_surrounding = surrounding;
+    c->reset = reset;
+}
+
+static void diptych_im_init(DiptychIm *im) { (void)im; }
+
+static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer d) {
+    (void)o; (void)p; (void)d;
+    if (field.focused) send_state();
+}
+
+/* What WPE 2.38 does not say of the focused element: a search field, its return key, inputmode
+   none (posted from diptych-web's own world whenever focus moves). */
+const char *text_input_script =
+    "document.addEventListener('focusin',function(e){var t=e.target;if(!t||!t.getAttribute)return;"
+    "var h=(t.getAttribute('enterkeyhint')||'').toLowerCase(),m=(t.getAttribute('inputmode')||'').toLowerCase();"
+    "window.webkit.messageHandlers.diptychField.postMessage({search:(t.type==='search'||m==='search')?1:0,"
+    "hint:h,none:m==='none'?1:0});},true);";
+
+void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager; (void)data;
+    JSCValue *v = webkit_javascript_result_get_js_value(result);
+    if (!jsc_value_is_object(v)) return;
+    JSCValue *search = jsc_value_object_get_property(v, "search"), *hint = jsc_value_object_get_property(v, "hint"),
+             *none = jsc_value_object_get_property(v, "none");
+    char *h = jsc_value_to_string(hint);
+    static const struct { const char *name; int key; } keys[] = {
+        {"go", DC_RETURN_GO}, {"search", DC_RETURN_SEARCH}, {"send", DC_RETURN_SEND}, {"next", DC_RETURN_NEXT}, {"done", DC_RETURN_DONE},
+    };
+    int key = DC_RETURN_DEFAULT;
+    for (size_t i = 0; h && i < G_N_ELEMENTS(keys); i++) if (!strcmp(h, keys[i].name)) key = keys[i].key;
+    int is_search = jsc_value_to_int32(search) == 1;
+    /* A search field's return key says "search", as Safari's does. */
+    if (is_search && key == DC_RETURN_DEFAULT) key = DC_RETURN_SEARCH;
+    int changed = is_search != field.search || key != field.return_key || (jsc_value_to_int32(none) == 1) != field.no_keyboard;
+    field.search = is_search;
+    field.return_key = key;
+    field.no_keyboard = jsc_value_to_int32(none) == 1;
+    g_free(h);
+    g_object_unref(search); g_object_unref(hint); g_object_unref(none);
+    if (changed && field.focused) send_state();
+}
+
+void text_input_attach(WebKitWebView *view) {
+    field.context = g_object_new(diptych_im_get_type(), NULL);
+    g_signal_connect(field.context, "notify::input-purpose", G_CALLBACK(on_purpose_or_hints), NULL);
+    g_signal_connect(field.context, "notify::input-hints", G_CALLBACK(on_purpose_or_hints), NULL);
+    webkit_web_view_set_input_method_context(view, field.context);
+}

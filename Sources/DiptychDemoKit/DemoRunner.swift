@@ -204,6 +204,8 @@ public struct DemoRunner {
             if canvas != nil, model.commit(text: text) { try present() }
         case .keyboardFocus(false):
             if canvas != nil, model.lostKeyboardFocus() { try present() }
+        case .keyboardFrame(let k):
+            if canvas != nil, model.keyboard(k) { try present() }
         case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, _, _):
             guard let canvas else { return }
             // The left button is a finger to every app: a click a tap, a drag a stroke or a

@@ -142,11 +142,13 @@ struct Desk: ~Copyable {
         return noteTap(shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now), now: now)
     }
 
-    /// Notes the app a tap ended in (the effects give it the contact's end).
+    /// Notes the app a tap ended in (the effects give it the contact's end): a finger's or the
+    /// pen's, as the keyboard's show rule counts them (a mouse's click comes with a desk's
+    /// keyboard, and raises none).
     private mutating func noteTap(_ effects: [ShellEffect], now: UInt64) -> [ShellEffect] {
         for e in effects {
             switch e {
-            case .touch(let app, _, .up, _, _), .pointer(let app, .up, _, _), .pen(let app, .up, _, _, _, _, _): lastTap = (app, now)
+            case .touch(let app, _, .up, _, _), .pen(let app, .up, _, _, _, _, _): lastTap = (app, now)
             default: break
             }
         }

@@ -243,8 +243,9 @@ struct TypeStepTests {
     }
 }
 
-/// The keyboard's look, against references: light letters and numbers over notes in landscape,
-/// dark in portrait over an app with dark content (an email field: its @ row).
+/// The keyboard's look, against references: light letters, numbers and symbols over notes in
+/// landscape and letters in portrait; dark over apps with dark content: markets' search field
+/// in landscape (capitals locked, return saying search), an email field in portrait (its @ row).
 struct KeyboardGoldenTests {
     @Test func theKeyboardLooksAsWritten() throws {
         let dir = Harness.temporaryDirectory("keyboard-golden")
@@ -252,12 +253,34 @@ struct KeyboardGoldenTests {
             {"device":"ipad","arrangement":"split-2/3","primary":"notes","secondary":"markets",
              "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":200,"y":80}},{"at":140,"touch":{"id":1,"phase":"up","x":200,"y":80}},
                       {"at":600,"type":"Hi"},{"at":600,"wait":true},{"at":600,"capture":"letters.png"},
-                      {"at":700,"type":"4"},{"at":700,"wait":true},{"at":700,"capture":"numbers.png"}]}
+                      {"at":700,"type":"4"},{"at":700,"wait":true},{"at":700,"capture":"numbers.png"},
+                      {"at":800,"type":"#"},{"at":800,"wait":true},{"at":800,"capture":"symbols.png"}]}
             """
         try Files.writeAtomically("\(dir)/light.json", bytes: Array(light.utf8))
         let l = try play("keyboard-light", file: "\(dir)/light.json")
         try expectGolden(l, "letters.png", as: "keyboard-letters-light-landscape")
         try expectGolden(l, "numbers.png", as: "keyboard-numbers-light-landscape")
+        try expectGolden(l, "symbols.png", as: "keyboard-symbols-light-landscape")
+        let portrait = """
+            {"device":"ipad","orientation":"portrait","arrangement":"split-2/3","primary":"notes","secondary":"markets",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":200,"y":80}},{"at":140,"touch":{"id":1,"phase":"up","x":200,"y":80}},
+                      {"at":600,"type":"Hi"},{"at":600,"wait":true},{"at":600,"capture":"portrait.png"}]}
+            """
+        try Files.writeAtomically("\(dir)/portrait.json", bytes: Array(portrait.utf8))
+        try expectGolden(try play("keyboard-portrait", file: "\(dir)/portrait.json"), "portrait.png", as: "keyboard-letters-light-portrait")
+        // Markets' search field: the secondary's pane starts at 704 pt, the field 136 pt in.
+        let search = """
+            {"device":"ipad","arrangement":"split-2/3","primary":"notes","secondary":"markets",
+             "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":1848,"y":74}},{"at":140,"touch":{"id":1,"phase":"up","x":1848,"y":74}},
+                      {"at":600,"type":"am"},{"at":600,"wait":true},{"at":600,"capture":"search.png"}]}
+            """
+        try Files.writeAtomically("\(dir)/search.json", bytes: Array(search.utf8))
+        let found = try play("keyboard-search", file: "\(dir)/search.json")
+        try expectGolden(found, "search.png", as: "keyboard-search-dark-landscape")
+        // The list shows the two symbols holding "AM" (AMZN, AMD): a third row's place is bare.
+        let image = try found.image("search.png")
+        #expect(image.pixel(x: 1708, y: 2 * (56 + 22)) & 0xFFFFFF == 0x1C283C && image.pixel(x: 1708, y: 2 * (56 + 44 + 22)) & 0xFFFFFF == 0x1C283C)
+        #expect(image.pixel(x: 1708, y: 2 * (56 + 88 + 22)) & 0xFFFFFF == 0x101828)
         let dark = """
             {"device":"ipad","orientation":"portrait","arrangement":"split-2/3","primary":"pattern:#00AA00","secondary":"\(Harness.misbehave) text-input pattern:#303030",
              "steps":[{"at":100,"touch":{"id":1,"phase":"down","x":1300,"y":600}},{"at":140,"touch":{"id":1,"phase":"up","x":1300,"y":600}},

@@ -30,8 +30,9 @@ G_DEFINE_TYPE(DiptychIm, diptych_im, WEBKIT_TYPE_INPUT_METHOD_CONTEXT)
 static struct {
     WebKitInputMethodContext *context;
     int focused;
-    /* From the script: the focused element is a search field, its return key, inputmode=none. */
-    int search, return_key, no_keyboard;
+    /* From the script: the purpose its inputmode asks for (-1: none), a search field, its
+       return key, inputmode=none. */
+    int mode_purpose, search, return_key, no_keyboard;
     /* The caret in the page's CSS px (as WebKit lays it out, before the pan). */
     double caret[4];
     char surrounding[257];
@@ -42,7 +43,7 @@ static struct {
     uint32_t *unpanned;
     int unpanned_w, unpanned_h;
     int repan;
-} field = { .keyboard_top = -1 };
+} field = { .keyboard_top = -1, .mode_purpose = -1 };
 
 int text_input_pan(void) { return field.pan; }
 
@@ -74,7 +75,8 @@ static void send_state(void) {
     if (!app.dc || !app.configured) return;
     WebKitInputMethodContext *c = field.context;
     int purpose = purpose_of(webkit_input_method_context_get_input_purpose(c));
-    if (field.search && purpose == DC_PURPOSE_TEXT) purpose = DC_PURPOSE_SEARCH;
+    if (field.mode_purpose >= 0) purpose = field.mode_purpose;
+    else if (field.search && purpose == DC_PURPOSE_TEXT) purpose = DC_PURPOSE_SEARCH;
     uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c));
     if (field.no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
     dc_text_state s = {
@@ -265,21 +267,28 @@ static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer d) {
     if (field.focused) send_state();
 }
 
-/* What WPE 2.38 does not say of the focused element: a search field, its return key, inputmode
-   none (posted from diptych-web's own world whenever focus moves). */
+/* What WPE 2.38 does not say of the focused element: its inputmode (WebKit reads only `none`),
+   a search field, its return key (posted from diptych-web's own world whenever focus moves). */
 const char *text_input_script =
     "document.addEventListener('focusin',function(e){var t=e.target;if(!t||!t.getAttribute)return;"
     "var h=(t.getAttribute('enterkeyhint')||'').toLowerCase(),m=(t.getAttribute('inputmode')||'').toLowerCase();"
     "window.webkit.messageHandlers.diptychField.postMessage({search:(t.type==='search'||m==='search')?1:0,"
-    "hint:h,none:m==='none'?1:0});},true);";
+    "hint:h,mode:m});},true);";
 
 void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
     (void)manager; (void)data;
     JSCValue *v = webkit_javascript_result_get_js_value(result);
     if (!jsc_value_is_object(v)) return;
     JSCValue *search = jsc_value_object_get_property(v, "search"), *hint = jsc_value_object_get_property(v, "hint"),
-             *none = jsc_value_object_get_property(v, "none");
-    char *h = jsc_value_to_string(hint);
+             *mode = jsc_value_object_get_property(v, "mode");
+    char *h = jsc_value_to_string(hint), *m = jsc_value_to_string(mode);
+    static const struct { const char *name; int purpose; } modes[] = {
+        {"text", DC_PURPOSE_TEXT}, {"numeric", DC_PURPOSE_DIGITS}, {"decimal", DC_PURPOSE_NUMBER}, {"tel", DC_PURPOSE_PHONE},
+        {"email", DC_PURPOSE_EMAIL}, {"url", DC_PURPOSE_URL}, {"search", DC_PURPOSE_SEARCH},
+    };
+    int purpose = -1;
+    for (size_t i = 0; m && i < G_N_ELEMENTS(modes); i++) if (!strcmp(m, modes[i].name)) purpose = modes[i].purpose;
+    int none = m && !strcmp(m, "none");
     static const struct { const char *name; int key; } keys[] = {
         {"go", DC_RETURN_GO}, {"search", DC_RETURN_SEARCH}, {"send", DC_RETURN_SEND}, {"next", DC_RETURN_NEXT}, {"done", DC_RETURN_DONE},
     };
@@ -288,12 +297,14 @@ void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult 
     int is_search = jsc_value_to_int32(search) == 1;
     /* A search field's return key says "search", as Safari's does. */
     if (is_search && key == DC_RETURN_DEFAULT) key = DC_RETURN_SEARCH;
-    int changed = is_search != field.search || key != field.return_key || (jsc_value_to_int32(none) == 1) != field.no_keyboard;
+    int changed = is_search != field.search || key != field.return_key || none != field.no_keyboard || purpose != field.mode_purpose;
     field.search = is_search;
     field.return_key = key;
-    field.no_keyboard = jsc_value_to_int32(none) == 1;
+    field.no_keyboard = none;
+    field.mode_purpose = purpose;
     g_free(h);
-    g_object_unref(search); g_object_unref(hint); g_object_unref(none);
+    g_free(m);
+    g_object_unref(search); g_object_unref(hint); g_object_unref(mode);
     if (changed && field.focused) send_state();
 }
 

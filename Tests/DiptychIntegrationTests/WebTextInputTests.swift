@@ -82,17 +82,21 @@ struct WebTextInputTests {
 
     /// The keyboard follows each field: an email field's `@` and `.` with `next` (its
     /// `enterkeyhint`), a search field's return saying search (WPE 2.38 has no search purpose: a
-    /// script reads it) whose typing filters the page's list, and none for `inputmode=none`.
+    /// script reads it) whose typing filters the page's list, numbers for a PIN's
+    /// `inputmode=numeric`, and none for `inputmode=none`.
     @Test func eachFieldGetsItsKeyboard() throws {
         let p = try WebPlayed("web-fields", secondary: signIn, steps: """
             [{"at":0,"wait":true},\(tap(100, 1728, 256)),{"at":800,"wait":true},
              \(tap(1000, 1728, 384)),{"at":1600,"type":"gr"},{"at":1600,"wait":true},
-             \(tap(4000, 1728, 512)),{"at":4800,"wait":true},{"at":4800,"capture":"badge.png"}]
+             \(tap(4000, 1728, 640)),{"at":4800,"wait":true},
+             \(tap(5000, 1728, 512)),{"at":5800,"wait":true},{"at":5800,"capture":"badge.png"}]
             """)
         let boards = p.keyboards.compactMap { $0 }
         #expect(boards.contains { $0["variant"]?.stringValue == "email" && $0["returnKey"]?.stringValue == "next" })
         #expect(boards.contains { $0["variant"]?.stringValue == "default" && $0["returnKey"]?.stringValue == "search" })
         #expect(p.page["visitors"] == "1", "\(p.titles.suffix(3))")
+        // inputmode=numeric (which WebKit 2.38 does not read: the script does) opens on numbers.
+        #expect(boards.contains { $0["layout"]?.stringValue == "numbers" && $0["variant"]?.stringValue == "number" })
         // The badge field took the focus, and the keyboard went.
         #expect(p.page["focus"] == "badge")
         #expect(p.keyboards.last! == nil)

@@ -104,7 +104,7 @@ install: static install-lib man
 	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
 	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
 	install -d $(DESTDIR)$(PYDIR)/diptych
-	install -m 0644 Sources/diptych-python/diptych/__init__.py Sources/diptych-python/diptych/protocol.py $(DESTDIR)$(PYDIR)/diptych/
+	install -m 0644 Sources/diptych-python/diptych/__init__.py Sources/diptych-python/diptych/protocol.py Sources/diptych-python/diptych/font.py $(DESTDIR)$(PYDIR)/diptych/
 	install -m 0644 Assets/examples/hello.py $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 	install -m 0644 Assets/kiosk/app-sandbox.conf $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 

@@ -54,6 +54,33 @@ public final class ShmBuffer {
         }
     }
 
+    /// Draws `text` in the libraries' small bitmap font: printable ASCII, each character 5 × 7
+    /// font pixels on a 6-pixel advance, each font pixel `scale` × `scale` buffer pixels (any
+    /// other character a "?"); (`x`, `y`) its top left, `color` `0xRRGGBB`, cut to the buffer.
+    /// Returns the width drawn (`ShmBuffer.textWidth`). The C and Python libraries draw the same
+    /// pixels from the same table.
+    @discardableResult
+    public func drawText(_ text: String, x: Int, y: Int, scale: Int, color: UInt32) -> Int {
+        guard scale >= 1 else { return 0 }
+        var pen = x
+        for c in text.unicodeScalars {
+            let rows = fontRows[Self.glyph(c)]
+            for (r, bits) in rows.enumerated() {
+                for col in 0..<5 where bits & (0x10 >> col) != 0 {
+                    fill(Rect(x: pen + col * scale, y: y + r * scale, width: scale, height: scale), color: color)
+                }
+            }
+            pen += 6 * scale
+        }
+        return pen - x
+    }
+
+    /// The width in buffer pixels of `text` in the bitmap font at `scale`: 6 × `scale` a character.
+    public static func textWidth(_ text: String, scale: Int) -> Int { scale >= 1 ? text.unicodeScalars.count * 6 * scale : 0 }
+
+    /// A character's glyph in the font's table: printable ASCII, else "?".
+    static func glyph(_ c: Unicode.Scalar) -> Int { (0x20...0x7E).contains(c.value) ? Int(c.value) - 0x20 : Int(UInt8(ascii: "?")) - 0x20 }
+
     /// A memfd of `width` × `height` pixels. With `seal` false the memfd is left unsealed, and
     /// `fileSize` overrides its size: only for the tests of the compositor's checks.
     package init(id: UInt32, width: Int, height: Int, format: FourCC = .xrgb8888, seal: Bool = true, fileSize: Int? = nil, name: String = "diptych-buffer") throws(SystemError) {

@@ -2,8 +2,8 @@
 // libdiptych-client as a C developer meets it: installed with `make install-lib` into a scratch
 // root (versioned shared library, static one, header, pkg-config file), the example built with
 // `cc hello.c $(pkg-config --cflags --libs diptych-client)` against the installed files, needing
-// nothing of Swift at run time, and played in a divider drag beside the Swift example: the same
-// events and the same pixels.
+// nothing of Swift at run time, and played in a divider drag and typing into its text field on
+// the on-screen keyboard beside the Swift example: the same events and the same pixels.
 
 import DiptychCore
 import DiptychImage
@@ -94,15 +94,31 @@ struct CLibraryTests {
         try Self.expectSameAsSwift("\(repositoryRoot)/Assets/examples/hello.py", root: root, environment: ["PYTHONPATH": site])
     }
 
-    /// Plays drag-ipad.json with `app` and with the Swift example; their events and captures match.
+    /// Its text field tapped, "Hi 42!" typed on the keyboard's keys, one deleted, then return.
+    static let typing = """
+        {"device":"ipad","arrangement":"full","primary":"notes",
+         "steps":[{"at":0,"wait":true},{"at":100,"touch":{"id":1,"phase":"down","x":400,"y":112}},{"at":140,"touch":{"id":1,"phase":"up","x":400,"y":112}},
+                  {"at":600,"type":"Hi 42!"},{"at":600,"wait":true},{"at":600,"capture":"after.png"},
+                  {"at":3000,"type":"\\n"},{"at":3000,"wait":true},{"at":3000,"capture":"mid-drag.png"}]}
+        """
+
+    /// Plays drag-ipad.json, then the typing, with `app` and with the Swift example; their
+    /// events and captures match.
     static func expectSameAsSwift(_ app: String, root: String, environment: [String: String]) throws {
+        let typing = Harness.temporaryDirectory("typing") + "/typing.json"
+        try Files.writeAtomically(typing, bytes: Array(Self.typing.utf8))
+        try expectSameAsSwift(app, root: root, environment: environment, scenario: "\(repositoryRoot)/Assets/scenarios/drag-ipad.json", typed: false)
+        try expectSameAsSwift(app, root: root, environment: environment, scenario: typing, typed: true)
+    }
+
+    static func expectSameAsSwift(_ app: String, root: String, environment: [String: String], scenario: String, typed: Bool) throws {
         let swiftHello = Harness.binDirectory + "/diptych-hello"
         var logs: [[String]] = [], afters: [PixelImage] = [], mids: [PixelImage] = []
         for app in [app, swiftHello] {
             let dir = Harness.temporaryDirectory("c-drag")
             let env = environment.map { "\($0.key)=\($0.value)" }
             let r = try Harness.run(
-                ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib"] + env + [Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/drag-ipad.json",
+                ["/usr/bin/env", "LD_LIBRARY_PATH=\(root)/usr/lib"] + env + [Harness.diptych, "run", "--scenario", scenario,
                  "--primary", app, "--out", dir], timeoutMilliseconds: 120_000)
             #expect(r.status == 0, "\(r.stderr)")
             // What the compositor sent the app and when (its name aside).
@@ -114,8 +130,14 @@ struct CLibraryTests {
             mids.append(try PixelImage.readPNG(from: "\(dir)/mid-drag.png"))
         }
         #expect(logs[0] == logs[1], "\(app)'s events differ from the Swift app's")
-        #expect(logs[0].contains { $0.contains("snapshotRequest") })
-        #expect(afters[0].pixel(x: 500, y: 700) & 0xFFFFFF == 0xE08A1E, "compact after the drag: orange")
+        if typed {
+            #expect(logs[0].filter { $0.contains("textCommit") }.count == 6, "\(logs[0])")
+            // The field's text is drawn dark on white, the caret blue after it.
+            #expect(afters[0].pixel(x: 40, y: 130) & 0xFFFFFF == 0xFFFFFF)
+        } else {
+            #expect(logs[0].contains { $0.contains("snapshotRequest") })
+            #expect(afters[0].pixel(x: 500, y: 700) & 0xFFFFFF == 0xE08A1E, "compact after the drag: orange")
+        }
         #expect(afters[0].compare(to: afters[1], tolerance: 0).matches && mids[0].compare(to: mids[1], tolerance: 0).matches, "the same pixels as the Swift example")
     }
 }

@@ -155,6 +155,13 @@ int dc_text_input(dc_connection *c, const dc_text_state *state);
    stays busy with pixels NULL (committing it fails) until its place is needed again, which is
    only after every other of the 64 places has been used. */
 dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
+/* Draws UTF-8 text into the buffer in the library's small bitmap font: printable ASCII, each
+   character 5 x 7 font pixels on a 6-pixel advance, each font pixel `scale` x `scale` buffer pixels
+   (any other character a '?'); (x, y) its top left, `color` 0xRRGGBB, cut to the buffer. Returns
+   the width drawn, as dc_text_width. The Swift and Python libraries draw the same pixels. */
+int dc_draw_text(dc_buffer *b, int x, int y, int scale, const char *text, uint32_t color);
+/* The width in buffer pixels of `text` at `scale`: 6 x scale a character. */
+int dc_text_width(const char *text, int scale);
 /* Shows the buffer; damage in buffer pixels (n = 0: the whole buffer). Busy until released.
    -1, with nothing sent, for a busy buffer or one not of this connection. */
 int dc_commit(dc_connection *c, dc_buffer *b, const dc_rect *damage, int n);

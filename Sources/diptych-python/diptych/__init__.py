@@ -35,6 +35,7 @@ from dataclasses import dataclass, make_dataclass
 
 from .protocol import *  # noqa: F401,F403 (the protocol's version, opcodes and enumerations, generated)
 from .protocol import EVENT_NAMES, FIELD_ENUMS
+from . import font as _font  # the bitmap font's table (generated)
 
 
 class Rect(ctypes.Structure):
@@ -239,6 +240,28 @@ class Buffer:
         row = (color & 0xFFFFFF).to_bytes(4, "little") * (x1 - x0)
         for j in range(y0, y1):
             self._bytes[j * self.stride + 4 * x0: j * self.stride + 4 * x1] = row
+
+    def draw_text(self, x, y, scale, text, color):
+        """Draws text in the libraries' small bitmap font: printable ASCII, each character 5 × 7
+        font pixels on a 6-pixel advance, each font pixel scale × scale buffer pixels (any other
+        character a '?'); (x, y) its top left, color 0xRRGGBB, cut to the buffer. Returns the
+        width drawn (text_width). The C and Swift libraries draw the same pixels."""
+        if scale < 1:
+            return 0
+        pen = x
+        for ch in text:
+            rows = _font.ROWS[ord(ch) - 0x20 if 0x20 <= ord(ch) <= 0x7E else ord("?") - 0x20]
+            for r, bits in enumerate(rows):
+                for col in range(5):
+                    if bits & (0x10 >> col):
+                        self.fill(pen + col * scale, y + r * scale, scale, scale, color)
+            pen += 6 * scale
+        return pen - x
+
+
+def text_width(text, scale):
+    """The width in buffer pixels of text in the bitmap font at scale: 6 × scale a character."""
+    return len(text) * 6 * scale if scale >= 1 else 0
 
 
 def _rects(damage):

@@ -151,7 +151,7 @@ public final class LibinputContext {
                 }
                 return .deviceAdded(name: name)
             }
-            return .deviceRemoved(name: name)
+            return .deviceRemoved(name: name, sysname: libinput_device_get_sysname(device).map { String(cString: $0) } ?? "")
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let t = libinput_event_get_touch_event(event)
             let slot = libinput_event_touch_get_seat_slot(t)
@@ -197,9 +197,13 @@ public final class LibinputContext {
             return .tabletButton(button, pressed: pressed, time: libinput_event_tablet_tool_get_time_usec(t))
         case LIBINPUT_EVENT_KEYBOARD_KEY:
             let k = libinput_event_get_keyboard_event(event)
+            // A keyboard one types on has letter keys (KEY_A, KEY_Z); a power button or a
+            // remote does not.
+            let device = libinput_event_get_device(event)
+            let letters = libinput_device_keyboard_has_key(device, 30) == 1 && libinput_device_keyboard_has_key(device, 44) == 1
             return .key(
                 code: libinput_event_keyboard_get_key(k), pressed: libinput_event_keyboard_get_key_state(k) == LIBINPUT_KEY_STATE_PRESSED,
-                time: libinput_event_keyboard_get_time_usec(k))
+                time: libinput_event_keyboard_get_time_usec(k), keyboard: letters ? libinput_device_get_sysname(device).map { String(cString: $0) } : nil)
         case LIBINPUT_EVENT_POINTER_MOTION:
             let p = libinput_event_get_pointer_event(event)
             return .pointerMotion(dx: libinput_event_pointer_get_dx(p), dy: libinput_event_pointer_get_dy(p), time: libinput_event_pointer_get_time_usec(p))

@@ -87,8 +87,10 @@ enum ShortcutKeysym {
 
 extension Compositor {
     /// A key (evdev code) went down or up: a shortcut of the compositor's, or the focused
-    /// app's key. The one entry point for libinput's keys and a scenario's.
-    public func key(_ keycode: UInt32, pressed: Bool, time: Double? = nil) {
+    /// app's key. The one entry point for libinput's keys and a scenario's; `keyboard`: the
+    /// system name of a device with letter keys it came from (its typing swaps the on-screen
+    /// keyboard for the shortcut bar).
+    public func key(_ keycode: UInt32, pressed: Bool, time: Double? = nil, keyboard: String? = nil) {
         guard let result = keys.keymap?.key(keycode, pressed: pressed) else { return }
         if !pressed, keys.endShortcut(keycode) { return }
         if pressed, let effects = shortcut(result) {
@@ -97,6 +99,7 @@ extension Compositor {
             updateFocus()
             return
         }
+        if pressed, let keyboard { hardwareKeyTyped(result, on: keyboard) }
         guard let app = desk.focus, let c = session(app) else { return }
         let time = time ?? Double(now)
         if pressed {

@@ -116,7 +116,9 @@ extension Compositor {
         for (event, time) in input.read(index) {
             switch event {
             case .deviceAdded(let name): logger.info("input device added", metadata: ["input.device": "\(name)"])
-            case .deviceRemoved(let name): logger.info("input device removed", metadata: ["input.device": "\(name)"])
+            case .deviceRemoved(let name, let sysname):
+                logger.info("input device removed", metadata: ["input.device": "\(name)"])
+                inputDeviceRemoved(sysname)
             case .input(let e):
                 // The device's own time stamps what is sent from this event.
                 panelInput(e, time: time)
@@ -242,7 +244,7 @@ struct InputSources {
     enum Event {
         case input(PanelInput)
         case deviceAdded(String)
-        case deviceRemoved(String)
+        case deviceRemoved(String, sysname: String)
     }
 
     var count: Int { sources.count }
@@ -258,7 +260,7 @@ struct InputSources {
             let time = raw.time.map { Double($0) / 1000 }
             switch raw {
             case .deviceAdded(let name): out.append((.deviceAdded(name), time))
-            case .deviceRemoved(let name): out.append((.deviceRemoved(name), time))
+            case .deviceRemoved(let name, let sysname): out.append((.deviceRemoved(name, sysname: sysname), time))
             default: out += sources[index].translator.translate(raw).map { (.input($0), time) }
             }
         }

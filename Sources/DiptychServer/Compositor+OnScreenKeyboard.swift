@@ -7,6 +7,7 @@
 // drawn docked at the bottom of the screen across both panes.
 
 import DiptychCore
+import DiptychKeyboard
 import DiptychWire
 
 /// When the keyboard shows.
@@ -38,7 +39,7 @@ extension Compositor {
         guard let focused, wanted, let state, let tap = desk.lastTap, tap.app == focused.app, now >= tap.at,
             now - tap.at <= KeyboardRules.enableAfterTap, desk.shell.pane(of: focused.app) != nil
         else { return }
-        desk.showKeyboard(for: focused.app, state: state, now: now)
+        desk.showKeyboard(for: focused.app, state: state, bar: hardwareKeyboard != nil, now: now)
         desk.consumeTap()
         scheduleFrame()
         tellKeyboardFrame()
@@ -91,8 +92,36 @@ extension Compositor {
             send(.key(keycode: key.keycode, keysym: key.keysym, text: "", state: .released, modifiers: [], time: time), to: c)
         case .dismiss:
             hideKeyboard()
+        case .showKeys:
+            // The keys are back until a hardware keyboard types again; the apps hear the new frame.
+            hardwareKeyboard = nil
+            tellKeyboardFrame()
         }
         scheduleFrame()
+    }
+
+    /// A hardware key went down on `device` (a keyboard with letter keys): one that types or
+    /// edits swaps the on-screen keyboard for its shortcut bar.
+    func hardwareKeyTyped(_ result: KeyResult, on device: String) {
+        let edits: Set<UInt32> = [0xFF08, 0xFF09, 0xFF0D, 0xFF8D, 0xFFFF, 0xFF51, 0xFF52, 0xFF53, 0xFF54]
+        guard !result.text.isEmpty || edits.contains(result.keysym) else { return }
+        hardwareKeyboard = device
+        keyboardShows(bar: true)
+    }
+
+    /// An input device went: if it was the keyboard that typed, the keys come back.
+    func inputDeviceRemoved(_ device: String) {
+        guard device == hardwareKeyboard else { return }
+        hardwareKeyboard = nil
+        keyboardShows(bar: false)
+    }
+
+    /// The shown keyboard becomes its shortcut bar or its keys again (the apps hear its new frame).
+    private func keyboardShows(bar: Bool) {
+        guard let k = desk.keyboard, !k.isHiding, (k.keyboard.layout == .shortcutBar) != bar else { return }
+        desk.keyboardShows(bar: bar)
+        scheduleFrame()
+        tellKeyboardFrame()
     }
 
     /// The keyboard's layer (its background, keys and labels, in logical pixels at `scale`)

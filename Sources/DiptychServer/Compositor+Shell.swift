@@ -156,8 +156,8 @@ extension Compositor {
     public func panelInput(_ input: PanelInput, time: Double? = nil) {
         let scale = Double(desk.shell.profile.scale)
         switch input {
-        case .key(let code, let pressed):
-            key(code, pressed: pressed, time: time)
+        case .key(let code, let pressed, let keyboard):
+            key(code, pressed: pressed, time: time, keyboard: keyboard)
             return
         case .pointer(let step):
             panelPointer(step, time: time)

@@ -196,6 +196,10 @@ public final class Compositor {
     /// Whether the keyboard stepped aside (a divider drag, a Slide Over swipe, a rotation) at
     /// the last look.
     var keyboardAside = false
+    /// The device (libinput's name for it, `event5`) of the keyboard with letter keys that
+    /// typed last: the on-screen keyboard shows only its shortcut bar until that device goes or
+    /// the bar's key is tapped.
+    var hardwareKeyboard: String?
     /// The pictures of the cross-fade or turn the desk runs, if one does.
     var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).

@@ -165,15 +165,20 @@ struct Desk: ~Copyable {
 
     // MARK: - The on-screen keyboard
 
-    /// Raises the keyboard for `app`'s field of `state` (or updates the one it has).
-    mutating func showKeyboard(for app: AppID, state: TextInputState, now: UInt64) {
+    /// Raises the keyboard for `app`'s field of `state` (or updates the one it has): only its
+    /// shortcut bar when `bar` (a hardware keyboard types).
+    mutating func showKeyboard(for app: AppID, state: TextInputState, bar: Bool, now: UInt64) {
         if var k = keyboard, k.owner == app, !k.isHiding {
             k.update(state)
             keyboard = k
             return
         }
         keyboard = KeyboardPresence(owner: app, state: state, at: now)
+        if bar { keyboard?.show(bar: true) }
     }
+
+    /// The keyboard shows only its shortcut bar (`bar`), or its keys again.
+    mutating func keyboardShows(bar: Bool) { keyboard?.show(bar: bar) }
 
     /// The field of the keyboard's app changed (its caret, its text, its purpose).
     mutating func updateKeyboard(_ state: TextInputState) { keyboard?.update(state) }

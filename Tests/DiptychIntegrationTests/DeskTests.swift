@@ -35,7 +35,7 @@ struct DeskTests {
     @Test func pictureInPictureMakesWayForTheKeyboard() throws {
         var desk = try Self.desk()
         let full = desk.pipSpace(topInset: 20).screen
-        desk.showKeyboard(for: AppID(1), state: TextInputState(enabled: true), now: 0)
+        desk.showKeyboard(for: AppID(1), state: TextInputState(enabled: true), bar: false, now: 0)
         let above = desk.pipSpace(topInset: 20).screen
         #expect(above.width == full.width && above.height == full.height - desk.keyboard!.restFrame(screen: full, orientation: desk.shell.orientation).height)
         desk.hideKeyboard(now: 10)

@@ -128,7 +128,7 @@ public final class UinputInjector {
             case .motion: break
             }
             emit(penFD, Self.evSyn, Self.synReport, 0)
-        case .key(let code, let pressed):
+        case .key(let code, let pressed, _):
             emit(keyboardFD, Self.evKey, Int32(code), pressed ? 1 : 0)
             emit(keyboardFD, Self.evSyn, Self.synReport, 0)
         case .pointer(.motion(let x, let y)):

@@ -76,7 +76,7 @@ for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/ope
   [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
 done
 [ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
-cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$ROOT/Tests/VM/keys.json" "$IR/vm/"
+cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$ROOT/Tests/VM/keys.json" "$ROOT/Tests/VM/shortcut.json" "$IR/vm/"
 cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"
 MODS=$KDIR/lib/modules/$KVER/kernel
 : > "$IR/modules.order"
@@ -140,7 +140,7 @@ wait $QEMU || true
 step "checking"
 HOSTBIN=$(swift build --show-bin-path)
 [ -x "$HOSTBIN/diptych" ] && [ -x "$HOSTBIN/diptych-test-tools" ] || swift build >/dev/null
-for s in drag palm screen2 keys; do
+for s in drag palm screen2 keys shortcut; do
   [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
   "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
 done
@@ -201,6 +201,20 @@ PY
 grep -q "the cursor is on the output's cursor plane" "$OUT/keys.stdout" "$OUT/keys.stderr" || fail "keys: the cursor was not put on the cursor plane: $(tail -3 "$OUT/keys.stderr")"
 "$HOSTBIN/diptych-test-tools" compare "$OUT/keys-after.png.ppm" "$WORK/host-keys/after.png" --diff "$WORK/diff-keys.png" || fail "keys: the readback differs from the headless render"
 step "keyboard and mouse through uinput and libinput: typed text, clicks, a wheel and a pointer drag of the divider as headless; the cursor on the cursor plane"
+# The on-screen keyboard raised by a tap, then a key typed on the uinput keyboard (a device with
+# letter keys, as libinput reports it): only the 55 pt shortcut bar shows. Headless, the
+# scenario's keys come from no device, and the keys stay.
+python3 - "$OUT/shortcut/frames.json" "$WORK/host-shortcut/frames.json" <<'PY' || fail "shortcut bar: a hardware keyboard's typing did not swap the on-screen keyboard for it"
+import json, sys
+def last(p):
+    return json.load(open(p))["frames"][-1].get("keyboard") or {}
+vm, host = last(sys.argv[1]), last(sys.argv[2])
+if vm.get("layout") != "shortcutBar" or vm.get("frame", {}).get("height") != 55:
+    print("VM:", vm); sys.exit(1)
+if host.get("layout") != "letters":
+    print("headless:", host); sys.exit(1)
+PY
+step "a key typed on a real keyboard (uinput through libinput) swaps the on-screen keyboard for the 55 pt shortcut bar"
 [ "$(cat "$OUT/drag-run.rc")" = 0 ] || fail "diptych run --scenario on DRM exited $(cat "$OUT/drag-run.rc"): $(tail -3 "$OUT/drag-run.stderr")"
 for r in primary secondary; do
   cmp -s "$OUT/drag-run/events-$r.jsonl" "$WORK/host-drag/events-$r.jsonl" || fail "diptych run --scenario on DRM: $r event log differs from headless"

@@ -18,9 +18,11 @@ public enum RawInput: Equatable, Sendable {
     /// A barrel button pressed or let go.
     case tabletButton(PenButtons, pressed: Bool, time: UInt64)
     case deviceAdded(name: String)
-    case deviceRemoved(name: String)
-    /// A key (evdev code) went down or up.
-    case key(code: UInt32, pressed: Bool, time: UInt64)
+    /// A device went: its name and its system name (`event5`).
+    case deviceRemoved(name: String, sysname: String = "")
+    /// A key (evdev code) went down or up; `keyboard`: the system name of its device when that
+    /// has letter keys (a keyboard one types on, not a power button or a remote).
+    case key(code: UInt32, pressed: Bool, time: UInt64, keyboard: String? = nil)
     /// A mouse or trackpad moved by `dx`, `dy` (libinput's accelerated motion, in its
     /// 1000-dpi units, about a pixel each).
     case pointerMotion(dx: Double, dy: Double, time: UInt64)
@@ -36,8 +38,9 @@ public enum RawInput: Equatable, Sendable {
 public enum PanelInput: Equatable, Sendable {
     case touch(id: Int32, phase: TouchPhase, x: Double, y: Double)
     case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [])
-    /// A key (evdev code) down or up.
-    case key(code: UInt32, pressed: Bool)
+    /// A key (evdev code) down or up; `keyboard`: its device's system name when that has
+    /// letter keys (nil: a scenario's, or a device without them).
+    case key(code: UInt32, pressed: Bool, keyboard: String? = nil)
     /// The pointer moved to a point of the panel, a button, a scroll (points).
     case pointer(PointerStep)
     /// The pointer moved by `dx`, `dy` panel pixels (a mouse, a trackpad).
@@ -112,8 +115,8 @@ public struct InputTranslator: Sendable {
     /// The events one raw event becomes (none for frames and device changes).
     public mutating func translate(_ raw: RawInput) -> [PanelInput] {
         switch raw {
-        case .key(let code, let pressed, _):
-            return [.key(code: code, pressed: pressed)]
+        case .key(let code, let pressed, _, let keyboard):
+            return [.key(code: code, pressed: pressed, keyboard: keyboard)]
         case .pointerMotion(let dx, let dy, _):
             return [.pointerMove(dx: dx, dy: dy)]
         case .pointerAbsolute(let x, let y, _):
@@ -189,7 +192,7 @@ extension RawInput {
         case .tabletProximity(_, _, _, _, _, _, _, let t), .tabletTip(_, _, _, _, _, _, let t), .tabletAxis(_, _, _, _, _, let t),
              .tabletButton(_, _, let t):
             t
-        case .key(_, _, let t), .pointerMotion(_, _, let t), .pointerAbsolute(_, _, let t), .pointerButton(_, _, let t), .pointerScroll(_, _, _, let t):
+        case .key(_, _, let t, _), .pointerMotion(_, _, let t), .pointerAbsolute(_, _, let t), .pointerButton(_, _, let t), .pointerScroll(_, _, _, let t):
             t
         case .deviceAdded, .deviceRemoved:
             nil
@@ -211,7 +214,7 @@ extension Scenario {
         for (at, input) in events {
             let action: JSONValue
             switch input {
-            case .key(let code, let pressed):
+            case .key(let code, let pressed, _):
                 guard let name = keyName(code) else { continue }
                 action = .object([("key", .object([("key", .string(name)), ("state", .string(pressed ? "pressed" : "released"))]))])
             case .pointerMove(let dx, let dy):

@@ -53,6 +53,8 @@ public struct KeyboardKey: Equatable, Sendable {
         case layout(KeyboardLayout)
         /// Hides the keyboard (the bar's key).
         case dismiss
+        /// Shows the keys in place of the shortcut bar (its key).
+        case showKeys
     }
 
     public var frame: Rect

@@ -53,6 +53,14 @@ public struct KeyboardPresence: Sendable {
     /// The field changed: the keyboard follows (see `OnScreenKeyboard.update`).
     public mutating func update(_ state: TextInputState) { keyboard.update(state) }
 
+    /// A hardware keyboard typed: only the shortcut bar shows (`showsBar`), or the keys again.
+    public mutating func show(bar showsBar: Bool) {
+        if showsBar { keyboard.showShortcutBar() } else { keyboard.showKeys() }
+        pressed = [:]
+        heldSince = [:]
+        repeatedAt = [:]
+    }
+
     /// How far in it is at `now`: 0 (below the screen) to 1 (docked).
     public func progress(at now: UInt64) -> Double {
         let e = { (t: UInt64) in now >= t ? now - t : 0 }
@@ -84,9 +92,16 @@ public struct KeyboardPresence: Sendable {
     }
 
     /// Every key, in points from the keyboard's top left: the bar's (its dismiss key) and
-    /// the layout's below it.
+    /// the layout's below it; the shortcut bar's two (the keys back, and dismiss).
     public func keys(screen: Size, orientation: Orientation) -> [KeyboardKey] {
         let rest = restFrame(screen: screen, orientation: orientation)
+        if keyboard.layout == .shortcutBar {
+            let h = KeyboardMetrics.shortcutBarHeight - 16
+            return [
+                KeyboardKey(frame: Rect(x: rest.width - 64 - 8 - 80, y: 8, width: 80, height: h), label: "ABC", action: .showKeys, function: true),
+                KeyboardKey(frame: Rect(x: rest.width - 64, y: 8, width: 56, height: h), label: "↓", action: .dismiss, function: true),
+            ]
+        }
         let bar = KeyboardMetrics.barHeight(orientation)
         let dismiss = KeyboardKey(frame: Rect(x: rest.width - 64, y: 4, width: 56, height: bar - 8), label: "↓", action: .dismiss, function: true)
         let size = Size(width: rest.width, height: rest.height - bar)

@@ -11,6 +11,8 @@ public enum KeyboardOutput: Equatable, Sendable {
     case key(KeyboardSpecialKey)
     /// The keyboard hides (its dismiss key).
     case dismiss
+    /// The shortcut bar's key: the keys show again (the hardware keyboard is set aside).
+    case showKeys
 }
 
 /// The keys the keyboard sends as `key` events: their evdev code and keysym.
@@ -58,7 +60,8 @@ public struct OnScreenKeyboard: Equatable, Sendable {
         let v = KeyboardVariant(state.purpose)
         if v != variant {
             variant = v
-            layout = v.firstLayout
+            // (The shortcut bar stays a bar: a hardware keyboard types.)
+            if layout != .shortcutBar { layout = v.firstLayout }
         }
         returnKey = state.returnKey
         hints = state.hints
@@ -107,12 +110,17 @@ public struct OnScreenKeyboard: Equatable, Sendable {
             return []
         case .dismiss:
             return [.dismiss]
+        case .showKeys:
+            showKeys()
+            return [.showKeys]
         }
     }
 
     /// Shows the keys again after a hardware keyboard swapped them for the bar.
     public mutating func showKeys() {
-        if layout == .shortcutBar { layout = variant.firstLayout }
+        guard layout == .shortcutBar else { return }
+        layout = variant.firstLayout
+        autoCapitalize()
     }
 
     /// A hardware keyboard typed: only the bar shows.

@@ -31,6 +31,9 @@ extension Compositor {
                 let before = k.keyboard
                 desk.updateKeyboard(state)
                 if desk.keyboard?.keyboard != before { scheduleFrame() }
+                // A pane moved or came (a Slide Over, an arrangement): its app hears where the
+                // keyboard is in its new frame.
+                if !keyboardAside, restingPanes != keyboardToldPanes { tellKeyboardFrame() }
             } else {
                 hideKeyboard()
             }
@@ -66,17 +69,26 @@ extension Compositor {
         tellKeyboardFrame()
     }
 
+    /// Each app's pane at rest (the frame its configure gave it), in points.
+    var restingPanes: [AppID: Rect] {
+        var out: [AppID: Rect] = [:]
+        for p in desk.shell.layout.panes { if let app = desk.shell.app(p.role) { out[app] = p.frame } }
+        return out
+    }
+
     /// Tells every app on screen where the keyboard goes (zeros when it hides): in its pane's
-    /// points, `local` for the app that raised it.
+    /// points (the pane at rest, as its configure gave it), `local` for the app that raised it.
     func tellKeyboardFrame() {
         let k = desk.keyboard
         let screen = k.map { $0.isHiding || keyboardAside ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
             ?? Rect(x: 0, y: 0, width: 0, height: 0)
-        for p in presentedPanes {
-            guard let c = session(p.app) else { continue }
+        let panes = restingPanes
+        keyboardToldPanes = screen.width == 0 ? [:] : panes
+        for (app, pane) in panes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let c = session(app) else { continue }
             let hidden = screen.width == 0
-            let frame = hidden ? screen : Rect(x: screen.x - p.frame.x, y: screen.y - p.frame.y, width: screen.width, height: screen.height)
-            send(.keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: p.app == k?.owner)), to: c)
+            let frame = hidden ? screen : Rect(x: screen.x - pane.x, y: screen.y - pane.y, width: screen.width, height: screen.height)
+            send(.keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: app == k?.owner)), to: c)
         }
     }
 

@@ -200,6 +200,9 @@ public final class Compositor {
     /// typed last: the on-screen keyboard shows only its shortcut bar until that device goes or
     /// the bar's key is tapped.
     var hardwareKeyboard: String?
+    /// The panes (each app's, in points) the keyboard's frame was last told for: a pane that
+    /// moves or comes while it shows hears it again.
+    var keyboardToldPanes: [AppID: Rect] = [:]
     /// The pictures of the cross-fade or turn the desk runs, if one does.
     var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).

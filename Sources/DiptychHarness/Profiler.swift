@@ -33,6 +33,10 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     /// Whether an app (`--app`) keeps up with `frameDone` on the wall clock, with its
     /// allocations per frame (`ClientBenchmark`).
     case client
+    /// `ipad-pro` split-2/3, notes the primary: its title tapped, the on-screen keyboard slides
+    /// in, a key is pressed, its dismiss key tapped, it slides out; over and over. The figures
+    /// are those of the frames where the keyboard moved, with the pixels a key press repaints.
+    case keyboard
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
     /// (`motion` set) that repaint something, against full-frame repaints of the same screen
@@ -40,7 +44,7 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     var measuresMotion: Bool { self == .slideOverIn || self == .snap }
 
     /// Whether whole frames of the same screen are timed in the same run as the reference.
-    var comparesToWholeFrames: Bool { measuresMotion || self == .pip }
+    var comparesToWholeFrames: Bool { measuresMotion || self == .pip || self == .keyboard }
 }
 
 /// Where profiled frames go.
@@ -74,6 +78,9 @@ public struct ProfileResult {
     public var motionFrames: [String: Int] = [:]
     /// For `pip`: the window's area in output pixels.
     public var pipArea: Int?
+    /// For `keyboard`: a key press's frame (p50): the region it repainted and the pixels the
+    /// compositor wrote there (each layer: the keyboard, the key, its label), and the key's own.
+    public var keyPress: (damage: Int, written: Int, key: Int)?
 
     /// The frames as `run` has them: it draws no frame when nothing changed (a settle's last
     /// steps can land on the pixels of the one before, a finger can rest), and the input it
@@ -153,6 +160,7 @@ public struct ProfileResult {
                 ])
             } ?? .null),
             ("pip", pipJSON),
+            ("keyboard", keyboardJSON),
             ("quality", quality.map { q in
                 .object([
                     ("psnr_db", r(q.drawn)), ("psnr_bilinear_db", r(q.bilinear)),
@@ -169,6 +177,14 @@ public struct ProfileResult {
             ("memory", .object([
                 ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)), ("blurs", .int(blurs.count)), ("blur_ms", r(blurs.meanMilliseconds)),
             ])),
+        ])
+    }
+
+    /// For `keyboard`: the frames where it moved, and what a key press repainted.
+    private var keyboardJSON: JSONValue {
+        guard let k = keyPress else { return .null }
+        return .object([
+            ("slide_frames", .int(records.count)), ("key_press_damage_px_p50", .int(k.damage)), ("key_press_written_px_p50", .int(k.written)), ("key_px", .int(k.key)),
         ])
     }
 
@@ -202,6 +218,9 @@ public struct ProfileResult {
         func ratio(_ base: Double) -> String { base > 0 ? "\(((totalP50 / base) * 100).rounded() / 100)" : "-" }
         lines.append("baseline p50: pixman alone \(ms(pixmanP50)), pixman on freshly drawn sources \(ms(freshPixmanP50)), memcpy of a frame \(ms(memcpyP50))")
         lines.append("ratio: total/pixman \(ratio(pixmanP50)), total/fresh pixman \(ratio(freshPixmanP50)), total/memcpy \(ratio(memcpyP50))")
+        if let k = keyPress {
+            lines.append("keyboard: \(records.count) frames with it moving; a key press repaints \(k.damage) px (the key is \(k.key) px), writing \(k.written) px there")
+        }
         if let area = pipArea, let full = fullFrameP50 {
             let repainted = Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5))
             lines.append(
@@ -274,9 +293,11 @@ public enum Profiler {
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         defer { compositor.shutdown() }
         compositor.admitsAtHello = false
-        let animate = workload == .dividerDrag || workload.measuresMotion || workload == .pip ? "" : " --animate"
+        let animate = workload == .dividerDrag || workload.measuresMotion || workload == .pip || workload == .keyboard ? "" : " --animate"
         if workload == .pip {
             try compositor.launch(try command("tv --pip"), role: .primary, label: "tv")
+        } else if workload == .keyboard {
+            try compositor.launch(try command("notes"), role: .primary, label: "notes")
         } else {
             try compositor.launch(try command("pattern:#336699" + animate), role: .primary, label: "pattern:#336699")
         }
@@ -290,11 +311,14 @@ public enum Profiler {
         let w = Double(compositor.layout.screen.width)
         let divider = Double(compositor.layout.divider?.x ?? 0) + 5
         let gesture = workload.measuresMotion ? MotionChoreography(workload, compositor: compositor) : nil
+        var keys = KeyboardChoreography(compositor: compositor)
+        var keyPresses: [(damage: Double, written: Double)] = [], keyArea = 0
         // Frames before the measured ones: the apps settle in (and a Picture in Picture window
         // grows out of tv's video).
         let warmup = 10 + (workload == .pip ? Int(PictureInPicture.growMilliseconds / ScenarioPlayer.frameInterval) + 2 : 0)
         for i in 0..<(frames + warmup) {
-            try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= warmup) {
+            let r = try driver.frame(at: UInt64(i) * ScenarioPlayer.frameInterval, record: i >= warmup) {
+                if workload == .keyboard { return keys.input() }
                 if let gesture { return gesture.input(frame: i) }
                 guard workload == .dividerDrag else { return false }
                 if i == 0 {
@@ -306,6 +330,11 @@ public enum Profiler {
                 let x = w * (0.45 + 0.4 * (phase < 1 ? phase : 2 - phase))
                 compositor.touch(id: 1, phase: .motion, x: x, y: 400)
                 return true
+            }
+            if workload == .keyboard, keys.pressesNow, i >= warmup, let k = keys.pressedKey {
+                let scale = compositor.shell.profile.scale
+                keyPresses.append((Double((compositor.lastFrameDamage?.rects ?? []).reduce(0) { $0 + $1.width * $1.height }), Double(r.repaintedPixels)))
+                keyArea = k.width * k.height * scale * scale
             }
         }
         var records = driver.records
@@ -320,13 +349,21 @@ public enum Profiler {
             }
             // The frames that repaint something, as `run` draws them (see `drawn`).
             records = ProfileResult.drawn(records)
-            if workload != .pip { records = records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") } }
+            if workload == .keyboard {
+                // The frames where the keyboard moved (came, slid, went).
+                records = zip([nil] + records.map(\.keyboard), records).filter { $0.0?.frame != $0.1.keyboard?.frame }.map(\.1)
+            } else if workload != .pip {
+                records = records.filter { $0.motion != nil && (workload != .snap || $0.motion == "settle") }
+            }
         }
         var result = ProfileResult(
             name: workload.rawValue, records: records, output: Size(width: compositor.output.width, height: compositor.output.height),
             peakResidentBytes: ProcessStats.peakResidentBytes, maxSnapshotBytes: driver.maxSnapshotBytes, traceEvents: driver.traceEvents)
         result.memcpyApart = driver.memcpySamples(30)
         result.blurs = compositor.blurCost
+        if workload == .keyboard {
+            result.keyPress = (Int(ProfileResult.quantile(keyPresses.map(\.damage), 0.5)), Int(ProfileResult.quantile(keyPresses.map(\.written), 0.5)), keyArea)
+        }
         if workload == .pip {
             let scale = compositor.shell.profile.scale
             result.pipArea = compositor.pipFrames.reduce(0) { $0 + $1.width * $1.height * scale * scale }
@@ -334,7 +371,7 @@ public enum Profiler {
         if workload.comparesToWholeFrames {
             result.framesRun = driver.records.count
             result.fullFrameP50 = ProfileResult.quantile(fullFrames, 0.5)
-            for r in records { result.motionFrames[r.motion ?? "still", default: 0] += 1 }
+            for r in records { result.motionFrames[workload == .keyboard ? "keyboard" : r.motion ?? "still", default: 0] += 1 }
         }
         if workload == .emulated {
             let t = compositor.geometry.transform
@@ -370,60 +407,4 @@ public enum Profiler {
         result.memcpyApart = driver.memcpySamples(30)
         return result
     }
-}
-
-/// The gestures of a motion workload, frame by frame, in points of the logical screen.
-struct MotionChoreography {
-    let workload: ProfileWorkload
-    let compositor: Compositor
-    let width: Double
-    let compact: Double
-    let splits: (twoThirds: Double, half: Double)
-
-    init(_ workload: ProfileWorkload, compositor: Compositor) {
-        self.workload = workload
-        self.compositor = compositor
-        let p = compositor.shell.profile
-        width = Double(p.screenSize(.landscape).width)
-        compact = Double(LayoutEngine.compactWidth(screenWidth: Int(width), profile: p))
-        func x(_ a: Arrangement) -> Double { Double(LayoutEngine.shownLayout(profile: p, orientation: .landscape, arrangement: a).divider?.x ?? 0) }
-        splits = (x(.split23), x(.split12))
-    }
-
-    /// Feeds frame `n`'s touches; returns whether there were any.
-    func input(frame n: Int) -> Bool {
-        switch workload {
-        case .slideOverIn:
-            // 64 frames: swipe in over 8 (following the finger), settle; drag out by the left
-            // edge over 6, slide off.
-            let f = n % 64
-            let y = 500.0
-            switch f {
-            case 0: touch(.down, width - 4, y)
-            case 1...8: touch(.motion, width - 4 - Double(f) * 45, y)
-            case 9: touch(.up, width - 4 - 8 * 45, y)
-            case 32: touch(.down, width - compact + 2, y)
-            case 33...38: touch(.motion, width - compact + 2 + Double(f - 32) * 40, y)
-            case 39: touch(.up, width - compact + 2 + 6 * 40, y)
-            default: return false
-            }
-        case .snap:
-            // 32 frames a way: grab the divider, drag it past the middle between the splits
-            // over 6 frames, let go; it settles at the other split.
-            let f = n % 64, y = 700.0
-            let (from, to) = n % 64 < 32 ? (splits.twoThirds, splits.half) : (splits.half, splits.twoThirds)
-            let release = from + (to - from) * 0.6
-            switch f % 32 {
-            case 0: touch(.down, from + 5, y)
-            case 1...6: touch(.motion, from + 5 + (release - from) * Double(f % 32) / 6, y)
-            case 7: touch(.up, release + 5, y)
-            default: return false
-            }
-        default:
-            return false
-        }
-        return true
-    }
-
-    private func touch(_ phase: TouchPhase, _ x: Double, _ y: Double) { compositor.touch(id: 1, phase: phase, x: x, y: y) }
 }

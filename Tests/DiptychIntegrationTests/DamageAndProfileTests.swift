@@ -127,6 +127,18 @@ struct ProfileCommandTests {
         #expect(frames >= 15 && frames <= 25, "\(frames) of \(run) frames repainted")
     }
 
+    /// The keyboard workload: the keyboard slides in and out over an idle split, and a key
+    /// press repaints that key's rectangle and nothing else.
+    @Test func theKeyboardWorkloadSlidesAndAKeyPressRepaintsTheKey() throws {
+        let r = try Harness.run([Harness.diptych, "profile", "--workload", "keyboard", "--frames", "120", "--json"], timeoutMilliseconds: 60_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONValue.parse(r.stdout.trimmingNewline)
+        let k = try #require(json["keyboard"])
+        #expect((k["slide_frames"]?.intValue ?? 0) >= 30, "\(k)")
+        let key = try #require(k["key_px"]?.intValue)
+        #expect(key > 100 * 100 && k["key_press_damage_px_p50"]?.intValue == key, "\(k)")
+    }
+
     /// Emulation on scanout-like buffers reports the filter's quality against an exact area
     /// average, and beats pixman's bilinear in the panes' interiors.
     @Test func emulatedOnScanoutReportsQuality() throws {

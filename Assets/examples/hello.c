@@ -13,12 +13,12 @@ static struct { double x, y; } dots[4096];
 static int ndots, waiting, needed, configured; static dc_event conf;
 static struct { uint32_t id; int look, dots, field; double scale; } painted[8];  /* what a pool buffer shows */
 /* The text field: what it holds (printable ASCII), whether it takes text, and a count of its changes. */
-static char text[25]; static int editing, field_changes, field_touch = -1;
+static char text[25]; static int editing, field_changes, field_touched, field_touch;
 
 static void fill(dc_buffer *b, int x, int y, int w, int h, uint32_t color) {  /* clipped, by rows */
     int x0 = x < 0 ? 0 : x, x1 = x + w < b->width ? x + w : b->width, y1 = y + h < b->height ? y + h : b->height;
     for (int j = y < 0 ? 0 : y; j < y1; j++)
-        for (uint32_t *row = b->pixels + (size_t)j * (size_t)(b->stride / 4), *p = row + x0; p < row + x1; p++) *p = color;
+        for (uint32_t *row = b->pixels + (size_t)j * (size_t)(b->stride / 4), *p = row + x0; p < row + x1; p++) *p = 0xFF000000u | color;
 }
 
 /* The app at w x h pixels, `scale` pixels a point, for a pane of `size_class`: only what the
@@ -32,15 +32,16 @@ static dc_buffer *draw(dc_connection *c, int w, int h, double scale, int size_cl
         fill(b, 0, 0, w, h, size_class == DC_REGULAR ? 0x2F6FB5 : 0xE08A1E);
         fill(b, 0, (int)(top * scale), w, (int)(4 * scale), 0xFFFFFF);  /* where the content starts */
     }
-    if (painted[k].field != field_changes) {  /* the field: white, its text (or a hint) and a caret */
+    double r = 6 * scale;
+    for (int i = painted[k].dots; i < ndots; i++) fill(b, (int)(dots[i].x * scale - r), (int)(dots[i].y * scale - r), (int)(2 * r), (int)(2 * r), 0xFFFFFF);
+    /* The field over the dots: white, its text (or a hint) and a caret. */
+    if (painted[k].field != field_changes || painted[k].dots != ndots) {
         int fx = (int)(12 * scale), fy = (int)((top + 16) * scale), fh = (int)(40 * scale), px = (int)(2 * scale), tx = fx + (int)(8 * scale);
         fill(b, fx, fy, w - 2 * fx, fh, 0xFFFFFF);
         int drawn = dc_draw_text(b, tx, fy + (fh - 7 * px) / 2, px, text[0] || editing ? text : "Tap to type", text[0] ? 0x1C1C1E : 0x8E8E93);
         if (editing) fill(b, tx + (text[0] ? drawn : 0) + (int)scale, fy + (int)(8 * scale), (int)(2 * scale), fh - 2 * (int)(8 * scale), 0x2F6FB5);
         painted[k].field = field_changes;
     }
-    double r = 6 * scale;
-    for (int i = painted[k].dots; i < ndots; i++) fill(b, (int)(dots[i].x * scale - r), (int)(dots[i].y * scale - r), (int)(2 * r), (int)(2 * r), 0xFFFFFF);
     painted[k].dots = ndots;
     return b;
 }
@@ -70,10 +71,11 @@ static void field_changed(dc_connection *c) {
 
 /* A finger or the pen: a tap on the field edits it, a tap elsewhere ends that; strokes leave dots. */
 static void contact(dc_connection *c, int id, int down, int up, double x, double y) {
+    if (!configured) return;
     double top = conf.configure.safe_top, width = conf.configure.frame.width;
-    if (down && x >= 12 && x < width - 12 && y >= top + 16 && y < top + 56) { field_touch = id; return; }
-    if (id == field_touch) {
-        if (up) { field_touch = -1; if (!editing) { editing = 1; field_changed(c); } }
+    if (down && x >= 12 && x < width - 12 && y >= top + 16 && y < top + 56) { field_touched = 1; field_touch = id; return; }
+    if (field_touched && id == field_touch) {
+        if (up) { field_touched = 0; if (!editing) { editing = 1; field_changed(c); } }
         return;
     }
     if (!up) dot(c, x, y);
@@ -109,6 +111,7 @@ int main(void) {
         }
         case DC_TOUCH:
             if (e.touch.phase != DC_TOUCH_CANCEL) contact(c, e.touch.id, e.touch.phase == DC_TOUCH_DOWN, e.touch.phase == DC_TOUCH_UP, e.touch.x, e.touch.y);
+            else if (field_touched && e.touch.id == field_touch) field_touched = 0;  /* a palm: no tap */
             break;
         case DC_PEN:
             if (e.pen.phase >= DC_PEN_DOWN && e.pen.phase <= DC_PEN_UP) contact(c, -2, e.pen.phase == DC_PEN_DOWN, e.pen.phase == DC_PEN_UP, e.pen.x, e.pen.y);

@@ -29,7 +29,10 @@ def draw(w, h, scale, size_class, top):
         shown, drawn_field = 0, -1
         b.fill(0, 0, w, h, 0x2F6FB5 if size_class == diptych.REGULAR else 0xE08A1E)
         b.fill(0, int(top * scale), w, int(4 * scale), 0xFFFFFF)  # where the content starts
-    if drawn_field != field["changes"]:  # the field: white, its text (or a hint) and a caret
+    r = 6 * scale
+    for x, y in dots[shown:]:
+        b.fill(int(x * scale - r), int(y * scale - r), int(2 * r), int(2 * r), 0xFFFFFF)
+    if drawn_field != field["changes"] or shown != len(dots):  # the field over the dots: white, its text (or a hint), a caret
         text, editing = field["text"], field["editing"]
         fx, fy, fh, px = int(12 * scale), int((top + 16) * scale), int(40 * scale), int(2 * scale)
         tx = fx + int(8 * scale)
@@ -37,9 +40,6 @@ def draw(w, h, scale, size_class, top):
         drawn = b.draw_text(tx, fy + (fh - 7 * px) // 2, px, text if text or editing else "Tap to type", 0x1C1C1E if text else 0x8E8E93)
         if editing:
             b.fill(tx + (drawn if text else 0) + int(scale), fy + int(8 * scale), int(2 * scale), fh - 2 * int(8 * scale), 0x2F6FB5)
-    r = 6 * scale
-    for x, y in dots[shown:]:
-        b.fill(int(x * scale - r), int(y * scale - r), int(2 * r), int(2 * r), 0xFFFFFF)
     painted[b.id] = (look, len(dots), field["changes"])
     if len(painted) > 16:  # buffers of sizes gone by: forget the oldest
         del painted[next(iter(painted))]
@@ -113,7 +113,10 @@ try:
             b = draw(e.pixel_width, e.pixel_height, e.pixel_width / e.frame.width, e.horizontal_size_class, top)
             if b is not None:
                 c.snapshot(b, e.serial)
-        elif isinstance(e, diptych.Touch) and e.phase != diptych.TOUCH_CANCEL:
+        elif isinstance(e, diptych.Touch) and e.phase == diptych.TOUCH_CANCEL:
+            if field["touch"] == e.id:  # a palm: no tap
+                field["touch"] = None
+        elif isinstance(e, diptych.Touch):
             contact(e.id, e.phase == diptych.TOUCH_DOWN, e.phase == diptych.TOUCH_UP, e.x, e.y)
         elif isinstance(e, diptych.Pen) and e.phase in (diptych.PEN_DOWN, diptych.PEN_MOTION, diptych.PEN_UP):
             contact(-2, e.phase == diptych.PEN_DOWN, e.phase == diptych.PEN_UP, e.x, e.y)

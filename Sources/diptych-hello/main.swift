@@ -34,8 +34,12 @@ final class Hello {
             buffer.fill(Rect(x: 0, y: Int(top * scale), width: width, height: Int(4 * scale)), color: 0xFFFFFF)
             shown = 0
         }
-        if field != fieldChanges {
-            // The field: white, its text (or a hint) and a caret.
+        let r = 6 * scale
+        for d in dots[shown...] {
+            buffer.fill(Rect(x: Int(d.x * scale - r), y: Int(d.y * scale - r), width: Int(2 * r), height: Int(2 * r)), color: 0xFFFFFF)
+        }
+        if field != fieldChanges || shown != dots.count {
+            // The field over the dots: white, its text (or a hint) and a caret.
             let fx = Int(12 * scale), fy = Int((top + 16) * scale), fh = Int(40 * scale), px = Int(2 * scale), tx = fx + Int(8 * scale)
             buffer.fill(Rect(x: fx, y: fy, width: width - 2 * fx, height: fh), color: 0xFFFFFF)
             let drawn = buffer.drawText(text.isEmpty && !editing ? "Tap to type" : text, x: tx, y: fy + (fh - 7 * px) / 2, scale: px,
@@ -44,10 +48,6 @@ final class Hello {
                 buffer.fill(Rect(x: tx + (text.isEmpty ? 0 : drawn) + Int(scale), y: fy + Int(8 * scale), width: Int(2 * scale), height: fh - 2 * Int(8 * scale)), color: 0x2F6FB5)
             }
             field = fieldChanges
-        }
-        let r = 6 * scale
-        for d in dots[shown...] {
-            buffer.fill(Rect(x: Int(d.x * scale - r), y: Int(d.y * scale - r), width: Int(2 * r), height: Int(2 * r)), color: 0xFFFFFF)
         }
         painted[buffer.id] = (look, dots.count, field)
         if painted.count > 16, let gone = painted.keys.min() { painted[gone] = nil }  // sizes gone by
@@ -121,7 +121,9 @@ final class Hello {
                 // The pane as it would look at another size; the live surface stays as it is.
                 let top = Double(max(0, 20 - frame.y))
                 try connection.snapshot(try draw(width: w, height: h, scale: Double(w) / Double(frame.width), sizeClass: sizeClass, top: top), serial: serial)
-            case .touch(let id, let phase, let x, let y, _) where phase != .cancel:
+            case .touch(let id, .cancel, _, _, _):
+                if id == fieldTouch { fieldTouch = nil }  // a palm: no tap
+            case .touch(let id, let phase, let x, let y, _):
                 try contact(id: id, down: phase == .down, up: phase == .up, x: x, y: y)
             case .pen(let phase, let x, let y, _, _, _, _, _, _) where phase == .down || phase == .motion || phase == .up:
                 try contact(id: -2, down: phase == .down, up: phase == .up, x: x, y: y)

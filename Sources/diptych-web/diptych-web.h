@@ -140,5 +140,7 @@ int text_input_pan(void);
 int text_input_copy_frame(struct wl_shm_buffer *shm, dc_buffer *b);
 void text_input_resized(void);
 void text_input_tick(void);
+/* The view gained or lost the window's focus (set_activity). */
+void text_input_view_focus(int focused);
 
 #endif

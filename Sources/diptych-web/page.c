@@ -316,6 +316,8 @@ void create_view(void) {
 }
 
 void set_activity(int visible, int focused) {
+    /* (Before WebKit hears it: its focus-out for the view is not the field's.) */
+    text_input_view_focus(focused);
     if (app.backend) {
         if (visible && !app.visible) wpe_view_backend_add_activity_state(app.backend, wpe_view_activity_state_visible);
         if (!visible && app.visible) wpe_view_backend_remove_activity_state(app.backend, wpe_view_activity_state_visible);

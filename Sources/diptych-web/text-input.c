@@ -21,6 +21,7 @@
 
 /* Room kept between the caret and the keyboard (CSS px): a field's box around it shows too. */
 #define CARET_MARGIN 24
+#define REFOCUS_MS 300
 
 typedef struct { WebKitInputMethodContext parent; } DiptychIm;
 typedef struct { WebKitInputMethodContextClass parent; } DiptychImClass;
@@ -38,11 +39,17 @@ static struct {
     char surrounding[257];
     /* The keyboard this app raised: its top in the pane's points, or -1 while none shows. */
     double keyboard_top;
-    /* The pan (CSS px) and, while there is one, the page's last frame as WebKit drew it. */
-    int pan;
+    /* The pan shown (CSS px: the frames on screen, touches and the caret move with it) and the
+       pan wanted; while either is not 0, the page's last frame as WebKit drew it. */
+    int pan, wanted;
     uint32_t *unpanned;
     int unpanned_w, unpanned_h;
     int repan;
+    /* The view lost the window's focus (the app resigned active: a divider drag, a rotation):
+       WebKit's focus-out then is the view's, not the field's. When the focus comes back, WebKit
+       says focus-in again for a field still focused within REFOCUS_MS, or the field is over. */
+    int view_unfocused, refocus_pending;
+    guint refocus_source;
 } field = { .keyboard_top = -1, .mode_purpose = -1 };
 
 int text_input_pan(void) { return field.pan; }
@@ -61,13 +68,16 @@ static int purpose_of(WebKitInputPurpose p) {
     }
 }
 
-static uint32_t hints_of(WebKitInputHints h) {
+/* WebKit's hints for a field of `purpose`: a plain text field with no autocapitalize of its
+   own capitalises sentences, as Safari's do. */
+static uint32_t hints_of(WebKitInputHints h, int purpose) {
     uint32_t out = 0;
     if (h & WEBKIT_INPUT_HINT_INHIBIT_OSK) out |= DC_HINT_NO_KEYBOARD;
     if (h & WEBKIT_INPUT_HINT_UPPERCASE_CHARS) out |= DC_HINT_CAPITALIZE_ALL;
     else if (h & WEBKIT_INPUT_HINT_UPPERCASE_WORDS) out |= DC_HINT_CAPITALIZE_WORDS;
     else if (h & WEBKIT_INPUT_HINT_UPPERCASE_SENTENCES) out |= DC_HINT_CAPITALIZE_SENTENCES;
-    if (!(h & WEBKIT_INPUT_HINT_SPELLCHECK)) out |= DC_HINT_NO_AUTOCORRECT;
+    else if (!(h & WEBKIT_INPUT_HINT_LOWERCASE) && purpose == DC_PURPOSE_TEXT) out |= DC_HINT_CAPITALIZE_SENTENCES;
+    if (!(h & WEBKIT_INPUT_HINT_SPELLCHECK) || purpose == DC_PURPOSE_PASSWORD) out |= DC_HINT_NO_AUTOCORRECT;
     return out;
 }
 
@@ -75,14 +85,17 @@ static void send_state(void) {
     if (!app.dc || !app.configured) return;
     WebKitInputMethodContext *c = field.context;
     int purpose = purpose_of(webkit_input_method_context_get_input_purpose(c));
-    if (field.mode_purpose >= 0) purpose = field.mode_purpose;
+    /* (A password stays one whatever its inputmode: a PIN field.) */
+    if (field.mode_purpose >= 0 && purpose != DC_PURPOSE_PASSWORD) purpose = field.mode_purpose;
     else if (field.search && purpose == DC_PURPOSE_TEXT) purpose = DC_PURPOSE_SEARCH;
-    uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c));
+    uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c), purpose);
     if (field.no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
     dc_text_state s = {
         .enabled = field.focused, .purpose = purpose, .hints = hints, .return_key = field.return_key,
         .caret_x = field.caret[0], .caret_y = field.caret[1] - field.pan,
-        .caret_width = field.caret[2], .caret_height = field.caret[3], .surrounding = field.surrounding,
+        .caret_width = field.caret[2], .caret_height = field.caret[3],
+        /* A password's text never leaves the page. */
+        .surrounding = purpose == DC_PURPOSE_PASSWORD ? "" : field.surrounding,
     };
     if (app.debug) say("text input %s purpose %d hints 0x%x caret %g,%g %gx%g pan %d", s.enabled ? "on" : "off", purpose, hints,
                        s.caret_x, s.caret_y, s.caret_width, s.caret_height, field.pan);
@@ -102,38 +115,54 @@ static void copy_rows(dc_buffer *b, const uint8_t *src, size_t stride, int w, in
     }
 }
 
-/* Shows the page's last frame with the pan now wanted (a buffer free, else at the next tick). */
-static void show_panned(void) {
-    field.repan = 0;
-    if (!field.unpanned || field.unpanned_w != app.px_w || field.unpanned_h != app.px_h) return;
-    dc_buffer *b = dc_buffer_get(app.dc, app.px_w, app.px_h);
-    if (!b) { field.repan = 1; return; }
-    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)app.px_w * 4, app.px_w, app.px_h, (int)lround(field.pan * app.scale));
-    commit_live(b);
-    if (!field.pan) {
-        free(field.unpanned);
-        field.unpanned = NULL;
-    }
+/* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
+static int resizing(void) { return app.snapshotting < app.nsnapshots || app.resize_pending; }
+
+/* Keeps a copy of a whole w x h frame (the page as WebKit drew it). */
+static int keep_unpanned(int w, int h) {
+    if (field.unpanned && field.unpanned_w == w && field.unpanned_h == h) return 1;
+    free(field.unpanned);
+    field.unpanned = malloc((size_t)w * (size_t)h * 4);
+    field.unpanned_w = field.unpanned ? w : 0;
+    field.unpanned_h = field.unpanned ? h : 0;
+    return field.unpanned != NULL;
 }
 
-static void set_pan(int pan) {
+static void drop_unpanned(void) {
+    free(field.unpanned);
+    field.unpanned = NULL;
+    field.unpanned_w = field.unpanned_h = 0;
+}
+
+/* The pan shown changed: the caret the compositor knows moved with it. */
+static void pan_shown(int pan) {
     if (pan == field.pan) return;
-    if (field.pan == 0) {
-        /* The frame on screen is the page as WebKit drew it: kept while the pan lasts. */
+    field.pan = pan;
+    if (app.debug) say("pan %d", pan);
+    send_state();
+}
+
+/* Shows the page's last frame with the pan wanted, now if a buffer is free and the view is not
+   resizing (else at the next tick, or with WebKit's next frame). */
+static void show_wanted(void) {
+    field.repan = 0;
+    if (field.wanted == field.pan) return;
+    if (resizing()) { field.repan = 1; return; }
+    if (!field.unpanned) {
+        /* No pan shown yet: the frame on screen is the page as WebKit drew it. (Else, or none
+           of this size, WebKit's next frame brings it.) */
         const dc_buffer *live = app.live;
-        if (!live || live->width != app.px_w || live->height != app.px_h) return;
-        free(field.unpanned);
-        field.unpanned = malloc((size_t)app.px_w * (size_t)app.px_h * 4);
-        if (!field.unpanned) return;
-        field.unpanned_w = app.px_w;
-        field.unpanned_h = app.px_h;
+        if (field.pan || !live || live->width != app.px_w || live->height != app.px_h || !keep_unpanned(app.px_w, app.px_h)) return;
         for (int y = 0; y < app.px_h; y++)
             memcpy(field.unpanned + (size_t)y * (size_t)app.px_w, (const uint8_t *)live->pixels + (size_t)y * (size_t)live->stride, (size_t)app.px_w * 4);
     }
-    field.pan = pan;
-    if (app.debug) say("pan %d", pan);
-    show_panned();
-    send_state();
+    if (field.unpanned_w != app.px_w || field.unpanned_h != app.px_h) return;
+    dc_buffer *b = dc_buffer_get(app.dc, app.px_w, app.px_h);
+    if (!b) { field.repan = 1; return; }
+    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)app.px_w * 4, app.px_w, app.px_h, (int)lround(field.wanted * app.scale));
+    commit_live(b);
+    if (!field.wanted) drop_unpanned();
+    pan_shown(field.wanted);
 }
 
 /* The least pan that shows the caret above the keyboard (never past the keyboard's overlap of
@@ -147,33 +176,44 @@ static void update_pan(void) {
             pan = (int)ceil(fmin(bottom - field.keyboard_top, fmax(most, 0)));
         }
     }
-    set_pan(pan);
+    if (pan == field.wanted && pan == field.pan) return;
+    field.wanted = pan;
+    show_wanted();
 }
 
 void text_input_tick(void) {
-    if (field.repan) show_panned();
+    if (field.repan) show_wanted();
 }
 
-/* A frame of the live size from WebKit while panned: kept whole, shown moved up. */
+/* A frame of the live size from WebKit: while a pan is wanted, kept whole and shown moved up
+   (returns 1); else left to the plain copy (returns 0). */
 int text_input_copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
-    if (!field.pan || !field.unpanned) return 0;
+    field.repan = 0;
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
-    if (w != field.unpanned_w || h != field.unpanned_h) return 0;
+    if (!field.wanted || !keep_unpanned(w, h)) {
+        drop_unpanned();
+        pan_shown(0);
+        return 0;
+    }
+    gint64 t0 = g_get_monotonic_time();
     wl_shm_buffer_begin_access(shm);
     const uint8_t *src = wl_shm_buffer_get_data(shm);
     for (int y = 0; y < h; y++) memcpy(field.unpanned + (size_t)y * (size_t)w, src + (size_t)y * (size_t)stride, (size_t)w * 4);
     wl_shm_buffer_end_access(shm);
-    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)w * 4, w, h, (int)lround(field.pan * app.scale));
+    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)w * 4, w, h, (int)lround(field.wanted * app.scale));
+    log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
+    pan_shown(field.wanted);
     return 1;
 }
 
-/* The pane changed size: the pan ends (the keyboard's frame for the new pane follows). */
+/* The pane changed size: the pan ends (the keyboard's frame for the new pane follows, and
+   WebKit's frame of the new size). */
 void text_input_resized(void) {
-    free(field.unpanned);
-    field.unpanned = NULL;
-    field.pan = 0;
+    drop_unpanned();
+    field.wanted = 0;
     field.repan = 0;
     field.keyboard_top = -1;
+    pan_shown(0);
 }
 
 /* ---- the compositor's events ---- */
@@ -186,7 +226,8 @@ void text_input_event(const dc_event *e) {
         stir();
         break;
     case DC_TEXT_DELETE:
-        if (e->text_delete.before > INT32_MAX || e->text_delete.after > INT32_MAX - e->text_delete.before) break;
+        /* (Characters, as GTK's input methods count them: the protocol's Unicode scalars.) */
+        if (e->text_delete.before > 4096 || e->text_delete.after > 4096) break;
         g_signal_emit_by_name(field.context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
         stir();
         break;
@@ -208,18 +249,54 @@ static gboolean filter_key_event(WebKitInputMethodContext *c, struct wpe_input_k
     return FALSE;
 }
 
+/* Tells the compositor the field's state, the pan brought up to date first (a pan that changes
+   tells it itself). */
+static void changed(void) {
+    int before = field.pan;
+    update_pan();
+    if (field.pan == before) send_state();
+}
+
 static void focus_in(WebKitInputMethodContext *c) {
     (void)c;
     field.focused = 1;
-    send_state();
+    field.refocus_pending = 0;
+    changed();
 }
 
 static void focus_out(WebKitInputMethodContext *c) {
     (void)c;
+    /* The view's focus went, not the field's: it stays the field taking text (the keyboard
+       comes back after a divider drag). */
+    if (field.view_unfocused) return;
+    /* (The text around the caret stays: WebKit says it again only when it changes.) */
     field.focused = 0;
-    field.surrounding[0] = 0;
-    send_state();
-    update_pan();
+    changed();
+}
+
+static gboolean refocus_check(gpointer data) {
+    (void)data;
+    field.refocus_source = 0;
+    if (field.refocus_pending) {
+        field.refocus_pending = 0;
+        field.focused = 0;
+        changed();
+    }
+    return G_SOURCE_REMOVE;
+}
+
+void text_input_view_focus(int focused) {
+    if (!focused) {
+        field.view_unfocused = 1;
+        return;
+    }
+    if (!field.view_unfocused) return;
+    field.view_unfocused = 0;
+    if (field.refocus_source) g_source_remove(field.refocus_source);
+    field.refocus_source = 0;
+    if (!field.focused) return;
+    field.refocus_pending = 1;
+    field.refocus_source = g_timeout_add(REFOCUS_MS, refocus_check, NULL);
 }
 
 static void cursor_area(WebKitInputMethodContext *c, int x, int y, int w, int h) {
@@ -228,10 +305,7 @@ static void cursor_area(WebKitInputMethodContext *c, int x, int y, int w, int h)
     double caret[4] = { x, y, fmax(w, 0), fmax(h, 0) };
     if (!memcmp(caret, field.caret, sizeof caret)) return;
     memcpy(field.caret, caret, sizeof caret);
-    if (field.focused) {
-        send_state();
-        update_pan();
-    }
+    if (field.focused) changed();
 }
 
 static void surrounding(WebKitInputMethodContext *c, const gchar *text, guint length, guint cursor, guint selection) {
@@ -270,7 +344,7 @@ static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer d) {
 /* What WPE 2.38 does not say of the focused element: its inputmode (WebKit reads only `none`),
    a search field, its return key (posted from diptych-web's own world whenever focus moves). */
 const char *text_input_script =
-    "document.addEventListener('focusin',function(e){var t=e.target;if(!t||!t.getAttribute)return;"
+    "document.addEventListener('focusin',function(e){var t=e.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
     "var h=(t.getAttribute('enterkeyhint')||'').toLowerCase(),m=(t.getAttribute('inputmode')||'').toLowerCase();"
     "window.webkit.messageHandlers.diptychField.postMessage({search:(t.type==='search'||m==='search')?1:0,"
     "hint:h,mode:m});},true);";

@@ -117,11 +117,16 @@ struct WebTextInputTests {
 
     /// A field near the bottom of a page that cannot scroll shows above the keyboard: the page
     /// is panned up (its typed text drawn just above the keyboard, where the page is empty
-    /// unpanned), and a tap on the field where it shows lands on it.
+    /// unpanned), and a tap on the field where it shows lands on it. A divider drag sets the
+    /// keyboard aside (the page resigns active meanwhile); it comes back after, the field still
+    /// taking text and panned above it in its new pane.
     @Test func aLowFieldIsPannedAboveTheKeyboard() throws {
         let p = try WebPlayed("web-pan", secondary: signIn, steps: """
             [{"at":0,"wait":true},\(tap(100, 1728, 1440)),{"at":700,"type":"Hi"},{"at":700,"wait":true},
-             {"at":700,"capture":"panned.png"},\(tap(3000, 1600, 680)),{"at":3600,"type":"!"},{"at":3600,"wait":true}]
+             {"at":700,"capture":"panned.png"},\(tap(3000, 1600, 680)),{"at":3600,"type":"!"},{"at":3600,"wait":true},
+             {"at":5000,"touch":{"id":5,"phase":"down","x":1398,"y":400}},{"at":5016,"touch":{"id":5,"phase":"motion","x":1300,"y":400}},
+             {"at":5032,"touch":{"id":5,"phase":"motion","x":1100,"y":400}},{"at":5048,"touch":{"id":5,"phase":"motion","x":1030,"y":400}},
+             {"at":5064,"touch":{"id":5,"phase":"up","x":1030,"y":400}},{"at":6500,"wait":true},{"at":6500,"capture":"dragged.png"}]
             """)
         #expect(p.page["note"] == "Hi!" && p.page["focus"] == "note", "\(p.titles.suffix(3))")
         let image = try PixelImage.readPNG(from: "\(p.dir)/panned.png")
@@ -131,5 +136,13 @@ struct WebTextInputTests {
             for x in stride(from: 720 * 2, to: 780 * 2, by: 1) where image.pixel(x: x, y: y) & 0xFF < 0x60 { dark += 1 }
         }
         #expect(dark > 100, "no text above the keyboard in \(p.dir)/panned.png")
+        // After the drag: the keyboard back, the field's text above it in the pane now at 517 pt.
+        #expect(p.keyboards.last??["frame"]?["y"]?.intValue == 370)
+        let dragged = try PixelImage.readPNG(from: "\(p.dir)/dragged.png")
+        dark = 0
+        for y in stride(from: 300 * 2, to: 370 * 2, by: 1) {
+            for x in stride(from: 530 * 2, to: 600 * 2, by: 1) where dragged.pixel(x: x, y: y) & 0xFF < 0x60 { dark += 1 }
+        }
+        #expect(dark > 100, "no text above the keyboard in \(p.dir)/dragged.png")
     }
 }

@@ -158,7 +158,8 @@ dc_buffer *dc_buffer_get(dc_connection *c, int width, int height);
 /* Draws UTF-8 text into the buffer in the library's small bitmap font: printable ASCII, each
    character 5 x 7 font pixels on a 6-pixel advance, each font pixel `scale` x `scale` buffer pixels
    (any other character a '?'); (x, y) its top left, `color` 0xRRGGBB, cut to the buffer. Returns
-   the width drawn, as dc_text_width. The Swift and Python libraries draw the same pixels. */
+   the width drawn, as dc_text_width. The Swift and Python libraries draw the same pixels for the
+   same (valid UTF-8) text; a malformed sequence here draws one '?'. */
 int dc_draw_text(dc_buffer *b, int x, int y, int scale, const char *text, uint32_t color);
 /* The width in buffer pixels of `text` at `scale`: 6 x scale a character. */
 int dc_text_width(const char *text, int scale);

@@ -237,7 +237,7 @@ class Buffer:
         x0, y0, x1, y1 = max(0, x), max(0, y), min(self.width, x + w), min(self.height, y + h)
         if x1 <= x0 or y1 <= y0:
             return
-        row = (color & 0xFFFFFF).to_bytes(4, "little") * (x1 - x0)
+        row = (0xFF000000 | (color & 0xFFFFFF)).to_bytes(4, "little") * (x1 - x0)
         for j in range(y0, y1):
             self._bytes[j * self.stride + 4 * x0: j * self.stride + 4 * x1] = row
 

@@ -133,6 +133,13 @@ final class SyntheticPen: InputSource {
 
     var descriptor: Int32 { timer.fd.rawValue }
 
+    /// The pen lifts and leaves at its next event (then sends nothing more).
+    private var ending = false, ended = false
+    func stop() {
+        ending = true
+        try? timer.arm(atNanoseconds: MonotonicClock.nanoseconds)
+    }
+
     /// A number from 0 to 1 (xorshift).
     private func uniform() -> Double {
         random ^= random << 13
@@ -145,6 +152,14 @@ final class SyntheticPen: InputSource {
         _ = timer.acknowledge()
         var out: [RawInput] = []
         let now = MonotonicClock.nanoseconds
+        if ending {
+            guard !ended else { return [] }
+            ended = true
+            try? timer.arm(atNanoseconds: 0)
+            let x = centre.x, y = centre.y
+            return [.tabletTip(down: false, x: x, y: y, pressure: 0, tiltX: 0, tiltY: 0, time: now / 1000),
+                    .tabletProximity(entering: false, x: x, y: y, pressure: 0, tiltX: 0, tiltY: 0, tool: .pen, time: now / 1000)]
+        }
         while next <= now {
             let a = Double(sent) * 0.02
             let x = centre.x + reach.x * sin(a), y = centre.y + reach.y * sin(a * 1.3)
@@ -190,8 +205,6 @@ public enum LatencyProfiler {
         try compositor.launch(try command("notes --pen-dots-ms \(drawMilliseconds)"), role: .primary, label: "dots")
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 10_000)
         guard let app = compositor.client(.primary) else { throw CompositorError("the latency app went away") }
-        // (Before the pen comes: a pen in use makes fingers palms.)
-        let taps = try tapsToCommit(compositor)
 
         let pen = try SyntheticPen(hz: penHz, seed: MonotonicClock.nanoseconds &* 6364136223846793005 &+ 1442695040888963407)
         try compositor.addInput(pen)
@@ -231,6 +244,13 @@ public enum LatencyProfiler {
         // The last events' frames.
         try play(200_000_000)
         guard compositor.client(.primary) != nil else { throw CompositorError("the latency app went away: \(compositor.disconnections[.primary] ?? "")") }
+
+        // The pen lifts and goes (fingers are palms while it is near, and a while after); then
+        // the on-screen keyboard's taps.
+        penStarted = false
+        pen.stop()
+        _ = try compositor.run(timeoutMilliseconds: 1500) { false }
+        let taps = try tapsToCommit(compositor)
 
         // Key to app: a key pressed and released 200 times through the keymap to the app with
         // the keyboard, each written at once; the app reads between keys.

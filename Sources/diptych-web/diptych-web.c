@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct web_app app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1 };
+struct web_app app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1, .band_colour = 0xFFFFFF };
 
 
 void say(const char *fmt, ...) {
@@ -53,14 +53,12 @@ void say(const char *fmt, ...) {
 }
 
 
+/* WebKit's frame of the view into a buffer of the pane, below the status bar's band. */
 static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
     gint64 t0 = g_get_monotonic_time();
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
     wl_shm_buffer_begin_access(shm);
-    const uint8_t *src = wl_shm_buffer_get_data(shm);
-    for (int y = 0; y < h && y < b->height; y++)
-        memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)y * (size_t)stride,
-               (size_t)(w < b->width ? w : b->width) * 4);
+    place_frame(b, wl_shm_buffer_get_data(shm), (size_t)stride, w, h, 0);
     wl_shm_buffer_end_access(shm);
     log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
 }
@@ -74,7 +72,8 @@ static void on_classes_told(GObject *object, GAsyncResult *result, gpointer epoc
     stir();
 }
 
-/* Gives the view css_w x css_h: the page's classes for that size first, then the size. */
+/* Gives the view css_w x css_h (a pane's size less the band): the page's classes for that size
+   first, then the size. */
 static void resize_to(int css_w, int css_h) {
     app.target_w = css_w;
     app.target_h = css_h;
@@ -92,18 +91,29 @@ static void next_snapshot(void) {
     app.candidate = NULL;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
-        resize_to(s->css_w, s->css_h);
+        resize_to(s->css_w, s->css_h - (int)lround(band_top()));
     } else {
         app.nsnapshots = app.snapshotting = 0;
-        resize_to(app.css_w, app.css_h);
+        resize_to(app.css_w, app.css_h - (int)lround(band_top()));
         answer_sync_if_done();
     }
 }
 
-/* Whether a frame is all one colour (the blank page WebKit shows before the first paint). */
+void relayout_view(void) {
+    int view_h = app.css_h - (int)lround(band_top());
+    note_class_size(app.css_w, view_h, app.hclass, app.vclass);
+    app.shown_live_size = 0;
+    app.live = NULL;
+    text_input_resized();
+    if (app.snapshotting >= app.nsnapshots) resize_to(app.css_w, view_h);
+}
+
+/* Whether a frame is all one colour below the band (the blank page WebKit shows before the
+   first paint). */
 int one_colour(const dc_buffer *b) {
-    uint32_t first = b->pixels[0];
-    for (int y = 0; y < b->height; y++) {
+    int band = band_rows() < b->height ? band_rows() : b->height - 1;
+    uint32_t first = ((const uint32_t *)((const uint8_t *)b->pixels + (size_t)band * (size_t)b->stride))[0];
+    for (int y = band; y < b->height; y++) {
         const uint32_t *row = (const uint32_t *)((const uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
         for (int x = 0; x < b->width; x++) if (row[x] != first) return 0;
     }
@@ -126,16 +136,16 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     int hold = 0;
     if (app.snapshotting < app.nsnapshots) {
         struct snapshot *s = &app.snapshots[app.snapshotting];
-        if (!app.resize_pending && w == s->px_w && h == s->px_h) {
-            dc_buffer *b = app.candidate ? app.candidate : dc_buffer_get(app.dc, w, h);
+        if (!app.resize_pending && w == s->px_w && h == s->px_h - band_rows()) {
+            dc_buffer *b = app.candidate ? app.candidate : dc_buffer_get(app.dc, s->px_w, s->px_h);
             if (b) copy_frame(shm, b);
             app.candidate = b;
             wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
             wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
             return;
         }
-    } else if (app.configured && !app.resize_pending && w == app.px_w && h == app.px_h) {
-        dc_buffer *b = app.held && app.held->width == w && app.held->height == h ? app.held : dc_buffer_get(app.dc, w, h);
+    } else if (app.configured && !app.resize_pending && w == app.px_w && h == app.px_h - band_rows()) {
+        dc_buffer *b = app.held && app.held->width == app.px_w && app.held->height == app.px_h ? app.held : dc_buffer_get(app.dc, app.px_w, app.px_h);
         if (b) {
             if (!text_input_copy_frame(shm, b)) copy_frame(shm, b);
             int blank = app.loaded && !app.shown_live_size && g_get_monotonic_time() - app.loaded_us < BLANK_MS * 1000 && one_colour(b);
@@ -234,11 +244,13 @@ static void handle(const dc_event *e) {
         /* The drag that asked for snapshots is over. */
         app.nsnapshots = app.snapshotting = 0;
         app.candidate = NULL;
+        int view_h = app.css_h - (int)lround(band_top());
         if (first) {
             app.scale = scale;
             note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
+            note_class_size(app.css_w, view_h, app.hclass, app.vclass);
             app.target_w = app.css_w;
-            app.target_h = app.css_h;
+            app.target_h = view_h;
             create_view();
         } else {
             if (scale != app.scale) {
@@ -246,7 +258,8 @@ static void handle(const dc_event *e) {
                 wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)scale);
             }
             note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
-            resize_to(app.css_w, app.css_h);
+            note_class_size(app.css_w, view_h, app.hclass, app.vclass);
+            resize_to(app.css_w, view_h);
         }
         if (app.role == DC_PRIMARY && !was_primary) app.sent_style = -1;
         send_status_bar_style();
@@ -269,7 +282,7 @@ static void handle(const dc_event *e) {
         s->px_w = e->snapshot_request.pixel_width;
         s->px_h = e->snapshot_request.pixel_height;
         s->hclass = e->snapshot_request.horizontal_size_class;
-        note_class_size(s->css_w, s->css_h, s->hclass, app.vclass);
+        note_class_size(s->css_w, s->css_h - (int)lround(band_top()), s->hclass, app.vclass);
         if (app.nsnapshots == 1) next_snapshot();
         break;
     }
@@ -277,7 +290,8 @@ static void handle(const dc_event *e) {
         if (app.view) dispatch_touch(e->touch.id, e->touch.phase, e->touch.x, e->touch.y, e->touch.time);
         break;
     case DC_PEN:
-        if (app.view && e->pen.phase != DC_PEN_PROXIMITY_OUT) dispatch_pen(e->pen.phase, e->pen.x, e->pen.y, e->pen.time);
+        if (app.view && e->pen.phase != DC_PEN_PROXIMITY_OUT)
+            dispatch_pen(e->pen.phase, e->pen.x, e->pen.y, e->pen.pressure, e->pen.tilt_x, e->pen.tilt_y, e->pen.time);
         break;
     case DC_KEY:
         if (app.view) dispatch_key(e);

@@ -86,6 +86,10 @@ struct web_app {
     int visible, focused;
     /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
     int wanted_style, sent_style;
+    /* The page's viewport says viewport-fit=cover (its view takes the whole pane, under the
+       status bar); else the band above it shows this colour (status-band.c). */
+    int cover;
+    uint32_t band_colour;
     /* The live frame committed last (its pixels stay readable while the compositor holds it). */
     const dc_buffer *live;
     /* Faults. */
@@ -125,10 +129,26 @@ void answer_sync_if_done(void);
 int one_colour(const dc_buffer *b);
 /* input.c: the compositor's input events to WebKit. */
 void dispatch_touch(int32_t id, int phase, double x, double y, double time);
-void dispatch_pen(int phase, double x, double y, double time);
+void dispatch_pen(int phase, double x, double y, double pressure, double tilt_x, double tilt_y, double time);
 void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
+
+/* touch.c: pointer events for touch and the pen, touch scrolling's wheel events hidden, a
+   cancelled touch's click undone (a script in diptych-web's world). */
+extern const char *touch_script;
+void touch_cancelled(int32_t id);
+void touch_pen(int down, double pressure, double tilt_x, double tilt_y);
+
+/* status-band.c: the status bar's band above the view (the safe area's top, unless cover). */
+extern const char *band_script;
+double band_top(void);
+int band_rows(void);
+void on_band_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+void place_frame(dc_buffer *b, const uint8_t *src, size_t stride, int w, int h, int from);
+int band_contact(int id, int phase, double y);
+/* diptych-web.c: the view resized to the pane less the band (after the band changed). */
+void relayout_view(void);
 
 /* text-input.c: WebKit's input-method context as the compositor's textInput, and the pan that
    keeps the caret above the on-screen keyboard. */

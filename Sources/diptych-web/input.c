@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* diptych-web's input: the compositor's touches, pen, keys and pointer as WPE's events, in the
-   device pixels WebKit takes (it divides by the scale factor). */
+   device pixels WebKit takes (it divides by the scale factor), in the view's coordinates: the
+   pane's less the status bar's band above it, plus the pan. A contact in the band is the
+   band's (a tap scrolls the page to its top). */
 #include "diptych-web.h"
 
 #include <math.h>
@@ -12,7 +14,14 @@ static uint32_t wpe_time(double ms) {
     return (uint32_t)(uint64_t)ms;
 }
 
+/* A pane y (points) as the view's device pixels. */
+static int32_t view_y(double y) { return (int32_t)lround((y - band_top() + text_input_pan()) * app.scale); }
+
 void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
+    int band_phase = phase == DC_TOUCH_DOWN ? 0 : phase == DC_TOUCH_MOTION ? 1 : phase == DC_TOUCH_UP ? 2 : 3;
+    if (band_contact(id, band_phase, y)) return;
+    /* (WPE has no cancel: the touch ends, and the page is told it was cancelled first.) */
+    if (phase == DC_TOUCH_CANCEL) touch_cancelled(id);
     enum wpe_input_touch_event_type type = phase == DC_TOUCH_DOWN ? wpe_input_touch_event_type_down
         : phase == DC_TOUCH_MOTION ? wpe_input_touch_event_type_motion : wpe_input_touch_event_type_up;
     int at = -1;
@@ -22,7 +31,7 @@ void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
         at = app.ntouches++;
     }
     /* WebKit takes input in device pixels (it divides by the scale factor). */
-    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), (int32_t)lround((y + text_input_pan()) * app.scale) };
+    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), view_y(y) };
     struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, wpe_time(time), 0 };
     wpe_view_backend_dispatch_touch_event(app.backend, &event);
     if (type == wpe_input_touch_event_type_up) {
@@ -33,8 +42,11 @@ void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
     stir_after(type == wpe_input_touch_event_type_up ? TAP_MS : 0);
 }
 
-void dispatch_pen(int phase, double x, double y, double time) {
-    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), (int)lround((y + text_input_pan()) * app.scale), 0, 0, 0 };
+void dispatch_pen(int phase, double x, double y, double pressure, double tilt_x, double tilt_y, double time) {
+    int band_phase = phase == DC_PEN_DOWN ? 0 : phase == DC_PEN_UP ? 2 : 1;
+    if (band_contact(-2, band_phase, y)) return;
+    touch_pen(phase == DC_PEN_DOWN || (phase == DC_PEN_MOTION && app.pen_down), pressure, tilt_x, tilt_y);
+    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), view_y(y), 0, 0, 0 };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
         e.button = 1;
@@ -75,7 +87,9 @@ void dispatch_key(const dc_event *e) {
    a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
    down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
 void dispatch_pointer(const dc_event *e) {
-    int x = (int)lround(e->pointer.x * app.scale), y = (int)lround((e->pointer.y + text_input_pan()) * app.scale);
+    if (e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT
+        && band_contact(-3, e->pointer.pressed ? 0 : 2, e->pointer.y)) return;
+    int x = (int)lround(e->pointer.x * app.scale), y = view_y(e->pointer.y);
     uint32_t time = wpe_time(e->pointer.time);
     switch (e->pointer.phase) {
     case DC_POINTER_ENTER:

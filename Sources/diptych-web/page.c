@@ -55,7 +55,7 @@ char *classes_script(void) {
         "if(ph&&(ph!==h||pv!==v))window.dispatchEvent(new CustomEvent('diptychsizeclasschange',"
         "{detail:{horizontal:h,vertical:v,previousHorizontal:ph,previousVertical:pv}}));};"
         "window.addEventListener('resize',function(){D.apply()},true);}D.apply(%d,%d);})();",
-        w->str, h->str, app.safe[0], app.safe[1], app.safe[2], app.safe[3], app.target_w, app.target_h);
+        w->str, h->str, app.safe[0] - band_top(), app.safe[1], app.safe[2], app.safe[3], app.target_w, app.target_h);
     g_string_free(w, TRUE);
     g_string_free(h, TRUE);
     return source;
@@ -71,6 +71,16 @@ void install_user_content(void) {
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
     g_free(source);
+    /* Touch as an iPad's pages expect it (touch.c), in every frame. */
+    script = webkit_user_script_new_for_world(touch_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+        SCRIPT_WORLD, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
+    /* Whether the page covers the status bar, and the band's colour, from the same world. */
+    script = webkit_user_script_new_for_world(band_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+        SCRIPT_WORLD, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
     /* What the focused element says of its keyboard, from diptych-web's own world. */
     script = webkit_user_script_new_for_world(text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
@@ -275,7 +285,7 @@ static void enable_sandbox(WebKitWebContext *context) {
 
 void create_view(void) {
     static struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
-    app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.css_w, (uint32_t)app.css_h);
+    app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.target_w, (uint32_t)app.target_h);
     app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
     WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
     WebKitWebContext *context = webkit_web_context_new_ephemeral();
@@ -290,6 +300,8 @@ void create_view(void) {
     g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychIcon", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychIcon", G_CALLBACK(on_icon_message), NULL);
+    webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychBand", SCRIPT_WORLD);
+    g_signal_connect(app.content, "script-message-received::diptychBand", G_CALLBACK(on_band_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychField", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychField", G_CALLBACK(on_field_message), NULL);
     webkit_user_style_sheet_unref(sheet);

@@ -92,7 +92,7 @@ static void send_state(void) {
     if (field.no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
     dc_text_state s = {
         .enabled = field.focused, .purpose = purpose, .hints = hints, .return_key = field.return_key,
-        .caret_x = field.caret[0], .caret_y = field.caret[1] - field.pan,
+        .caret_x = field.caret[0], .caret_y = field.caret[1] - field.pan + band_top(),
         .caret_width = field.caret[2], .caret_height = field.caret[3],
         /* A password's text never leaves the page. */
         .surrounding = purpose == DC_PURPOSE_PASSWORD ? "" : field.surrounding,
@@ -103,17 +103,6 @@ static void send_state(void) {
 }
 
 /* ---- the pan ---- */
-
-/* Copies `h` rows of `w` pixels from `src` (row `from` first) into the buffer, the rows past the
-   source's end repeating its last row (they lie under the keyboard). */
-static void copy_rows(dc_buffer *b, const uint8_t *src, size_t stride, int w, int h, int from) {
-    int width = w < b->width ? w : b->width;
-    for (int y = 0; y < b->height; y++) {
-        int sy = y + from < h ? y + from : h - 1;
-        if (sy < 0) break;
-        memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)sy * stride, (size_t)width * 4);
-    }
-}
 
 /* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
 static int resizing(void) { return app.snapshotting < app.nsnapshots || app.resize_pending; }
@@ -152,14 +141,15 @@ static void show_wanted(void) {
         /* No pan shown yet: the frame on screen is the page as WebKit drew it. (Else, or none
            of this size, WebKit's next frame brings it.) */
         const dc_buffer *live = app.live;
-        if (field.pan || !live || live->width != app.px_w || live->height != app.px_h || !keep_unpanned(app.px_w, app.px_h)) return;
-        for (int y = 0; y < app.px_h; y++)
-            memcpy(field.unpanned + (size_t)y * (size_t)app.px_w, (const uint8_t *)live->pixels + (size_t)y * (size_t)live->stride, (size_t)app.px_w * 4);
+        int band = band_rows(), h = app.px_h - band;
+        if (field.pan || !live || live->width != app.px_w || live->height != app.px_h || h <= 0 || !keep_unpanned(app.px_w, h)) return;
+        for (int y = 0; y < h; y++)
+            memcpy(field.unpanned + (size_t)y * (size_t)app.px_w, (const uint8_t *)live->pixels + (size_t)(y + band) * (size_t)live->stride, (size_t)app.px_w * 4);
     }
-    if (field.unpanned_w != app.px_w || field.unpanned_h != app.px_h) return;
+    if (field.unpanned_w != app.px_w || field.unpanned_h != app.px_h - band_rows()) return;
     dc_buffer *b = dc_buffer_get(app.dc, app.px_w, app.px_h);
     if (!b) { field.repan = 1; return; }
-    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)app.px_w * 4, app.px_w, app.px_h, (int)lround(field.wanted * app.scale));
+    place_frame(b, (const uint8_t *)field.unpanned, (size_t)app.px_w * 4, field.unpanned_w, field.unpanned_h, (int)lround(field.wanted * app.scale));
     commit_live(b);
     if (!field.wanted) drop_unpanned();
     pan_shown(field.wanted);
@@ -170,10 +160,11 @@ static void show_wanted(void) {
 static void update_pan(void) {
     int pan = 0;
     if (field.focused && field.keyboard_top >= 0) {
-        double bottom = field.caret[1] + field.caret[3] + CARET_MARGIN;
-        if (bottom > field.keyboard_top) {
+        /* (In the view's coordinates: the pane's less the band above it.) */
+        double top = field.keyboard_top - band_top(), bottom = field.caret[1] + field.caret[3] + CARET_MARGIN;
+        if (bottom > top) {
             double most = fmin(app.css_h - field.keyboard_top, field.caret[1]);
-            pan = (int)ceil(fmin(bottom - field.keyboard_top, fmax(most, 0)));
+            pan = (int)ceil(fmin(bottom - top, fmax(most, 0)));
         }
     }
     if (pan == field.wanted && pan == field.pan) return;
@@ -200,7 +191,7 @@ int text_input_copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
     const uint8_t *src = wl_shm_buffer_get_data(shm);
     for (int y = 0; y < h; y++) memcpy(field.unpanned + (size_t)y * (size_t)w, src + (size_t)y * (size_t)stride, (size_t)w * 4);
     wl_shm_buffer_end_access(shm);
-    copy_rows(b, (const uint8_t *)field.unpanned, (size_t)w * 4, w, h, (int)lround(field.wanted * app.scale));
+    place_frame(b, (const uint8_t *)field.unpanned, (size_t)w * 4, w, h, (int)lround(field.wanted * app.scale));
     log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
     pan_shown(field.wanted);
     return 1;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Touch as a page expects it on an iPad, where WPE 2.38 falls short: a script in diptych-web's
+   own world (the page can neither see nor replace it; the DOM and its events are shared)
+   - dispatches PointerEvents with pointerType "touch" for every touch (and "pen", with its
+     pressure and tilt, in place of the mouse's for the pen), isTrusted false;
+   - hides from the page the wheel events WebKit's own touch scrolling is made of, and the
+     mouse's pointer events WebKit makes of a touch, while a finger is down and just after, so a
+     map never zooms on a pan;
+   - turns a touch the compositor cancelled (palm rejection, an edge swipe) into `touchcancel`
+     and `pointercancel`, and the click WebKit would make of it into nothing. */
+#include "diptych-web.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *touch_script =
+    "(function(){if(window.__diptychTouch)return;"
+    "var D=window.__diptychTouch={fingers:0,quietUntil:0,noClickUntil:0,cancelled:{},targets:{},pen:null},now=function(){return performance.now();};"
+    "function pointer(type,init,target){if(!target||!target.dispatchEvent)return;var quiet=/enter|leave/.test(type);"
+    "init.bubbles=!quiet;init.cancelable=!quiet&&type!=='pointercancel';init.composed=true;"
+    "try{target.dispatchEvent(new PointerEvent(type,init));}catch(e){}}"
+    "function touchInit(t,primary,down){return{pointerId:2+t.identifier,pointerType:'touch',isPrimary:primary,"
+    "clientX:t.clientX,clientY:t.clientY,screenX:t.screenX,screenY:t.screenY,width:Math.max(1,2*(t.radiusX||0.5)),"
+    "height:Math.max(1,2*(t.radiusY||0.5)),pressure:down?0.5:0,buttons:down?1:0,button:0};}"
+    "function each(ev,f){for(var i=0;i<ev.changedTouches.length;i++)f(ev.changedTouches[i],i);}"
+    "window.addEventListener('touchstart',function(ev){if(!ev.isTrusted)return;var first=ev.touches.length===ev.changedTouches.length;"
+    "D.fingers=ev.touches.length;each(ev,function(t,i){var g=D.targets[t.identifier]=t.target,p=first&&i===0,n=touchInit(t,p,true);"
+    "n.button=-1;pointer('pointerover',n,g);pointer('pointerenter',n,g);n.button=0;pointer('pointerdown',n,g);});},true);"
+    "window.addEventListener('touchmove',function(ev){if(!ev.isTrusted)return;each(ev,function(t){var n=touchInit(t,t.identifier===ev.touches[0].identifier,true);"
+    "n.button=-1;pointer('pointermove',n,D.targets[t.identifier]);});},true);"
+    "window.addEventListener('touchend',function(ev){if(!ev.isTrusted)return;D.fingers=ev.touches.length;if(!D.fingers)D.quietUntil=now()+400;"
+    "var hidden=false;each(ev,function(t){var g=D.targets[t.identifier],n=touchInit(t,true,false);delete D.targets[t.identifier];"
+    "if(D.cancelled[t.identifier]){delete D.cancelled[t.identifier];hidden=true;D.noClickUntil=now()+800;"
+    "pointer('pointercancel',n,g);var c;try{c=new TouchEvent('touchcancel',{bubbles:true,cancelable:false,composed:true,changedTouches:[t],touches:[],targetTouches:[]});}"
+    "catch(e){c=new Event('touchcancel',{bubbles:true});}if(g&&g.dispatchEvent)g.dispatchEvent(c);}"
+    "else{pointer('pointerup',n,g);n.button=-1;pointer('pointerout',n,g);pointer('pointerleave',n,g);}});"
+    "if(hidden)ev.stopImmediatePropagation();},true);"
+    "window.addEventListener('wheel',function(ev){if(ev.isTrusted&&(D.fingers>0||now()<D.quietUntil))ev.stopImmediatePropagation();},true);"
+    "['click','mouseup'].forEach(function(k){window.addEventListener(k,function(ev){if(ev.isTrusted&&now()<D.noClickUntil){"
+    "ev.preventDefault();ev.stopImmediatePropagation();if(k==='click')D.noClickUntil=0;}},true);});"
+    "['pointerover','pointerenter','pointerdown','pointermove','pointerup','pointercancel','pointerout','pointerleave'].forEach(function(k){"
+    "window.addEventListener(k,function(ev){if(!ev.isTrusted||ev.pointerType!=='mouse')return;"
+    "if(D.fingers>0||now()<D.quietUntil){ev.stopImmediatePropagation();return;}"
+    "if(D.pen){ev.stopImmediatePropagation();var p=D.pen,n={pointerId:10,pointerType:'pen',isPrimary:true,clientX:ev.clientX,clientY:ev.clientY,"
+    "screenX:ev.screenX,screenY:ev.screenY,width:1,height:1,pressure:ev.buttons?p.pressure:0,tiltX:p.tiltX,tiltY:p.tiltY,buttons:ev.buttons,button:ev.button};"
+    "pointer(k,n,ev.target);if(k==='pointerup'&&!p.down)D.pen=null;}},true);});"
+    "D.cancel=function(id){D.cancelled[id]=1;};"
+    "D.setPen=function(down,pressure,tx,ty){D.pen={down:down,pressure:pressure,tiltX:tx,tiltY:ty};};})();";
+
+static void run(const char *source) {
+    if (app.view) webkit_web_view_run_javascript_in_world(app.view, source, SCRIPT_WORLD, NULL, NULL, NULL);
+}
+
+/* Touch `id` was cancelled: its end is the page's `touchcancel`, and makes no click. (Said
+   before WebKit gets the end: the two reach the web process in order.) */
+void touch_cancelled(int32_t id) {
+    char source[96];
+    snprintf(source, sizeof source, "window.__diptychTouch&&__diptychTouch.cancel(%d)", (int)id);
+    run(source);
+}
+
+/* The pen's state before WebKit gets its event as the mouse's: the page sees pointerType "pen"
+   with this pressure and tilt (told when it changes by a step worth seeing). */
+void touch_pen(int down, double pressure, double tilt_x, double tilt_y) {
+    static int last_down = -1;
+    static double last_pressure = -1, last_tx, last_ty;
+    if (down == last_down && fabs(pressure - last_pressure) < 0.02 && fabs(tilt_x - last_tx) < 1 && fabs(tilt_y - last_ty) < 1) return;
+    last_down = down;
+    last_pressure = pressure;
+    last_tx = tilt_x;
+    last_ty = tilt_y;
+    char source[160];
+    snprintf(source, sizeof source, "window.__diptychTouch&&__diptychTouch.setPen(%d,%.3f,%.1f,%.1f)", down, isfinite(pressure) ? pressure : 0,
+             isfinite(tilt_x) ? tilt_x : 0, isfinite(tilt_y) ? tilt_y : 0);
+    run(source);
+}

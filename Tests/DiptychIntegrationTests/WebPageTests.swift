@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// Web pages nobody wrote for Diptych, as Safari on iPad shows them: below the status bar (or
+// under it, with viewport-fit=cover), scrolled by a finger without seeing wheel events, with
+// touch pointer events, and a cancelled touch that clicks nothing. Real WPE WebKit; the page
+// says what it saw in its title (JSON).
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychTestSupport
+import Glibc
+import Testing
+
+private let webIsThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0
+
+/// A long page: a 10 px red row at its top, a link, 60 rows; its title is what it saw (the
+/// events its listeners got, by type and pointerType), its scroll and its location's hash.
+private func longPage(cover: String) -> String {
+    """
+    <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width\(cover)">
+    <title>-</title>
+    <style>body{margin:0;font:20px sans-serif;background:#fff} #top{height:10px;background:#ff0000}
+    a{display:block;height:200px;background:#00aa00;color:#fff} .row{height:100px;border-bottom:1px solid #ccc}</style>
+    <div id="top"></div><a id="link" href="#navigated">a link</a><div id="rows"></div>
+    <script>
+    var seen = {};
+    function report() { document.title = JSON.stringify({hash: location.hash, y: Math.round(scrollY), seen: seen}); }
+    ['touchstart', 'touchend', 'touchcancel', 'pointerdown', 'pointerup', 'pointercancel', 'wheel', 'click'].forEach(function (k) {
+      addEventListener(k, function (e) { var key = k + (e.pointerType ? ':' + e.pointerType : ''); seen[key] = (seen[key] || 0) + 1; report(); }, true);
+    });
+    for (var i = 0; i < 60; i++) { var d = document.createElement('div'); d.className = 'row'; d.textContent = 'row ' + i; rows.appendChild(d); }
+    addEventListener('scroll', report); addEventListener('hashchange', report); report();
+    </script>
+    """
+}
+
+/// Writes the page (`cover`: with viewport-fit=cover) and plays `steps` with it full screen on
+/// an iPad; returns the folder and what the page last said.
+private func play(_ name: String, cover: Bool = false, steps: String) throws -> (dir: String, page: JSONValue) {
+    let dir = Harness.temporaryDirectory(name)
+    try Files.writeAtomically("\(dir)/page.html", bytes: Array(longPage(cover: cover ? ", viewport-fit=cover" : "").utf8))
+    let scenario = #"{"device":"ipad","primary":"web:\#(dir)/page.html","arrangement":"full","steps":\#(steps)}"#
+    try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+    let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+    #expect(r.status == 0, "\(r.stderr)")
+    let title = try Harness.events("\(dir)/events-primary.jsonl").last { $0["event"]?.stringValue == "pageTitle" }?["title"]?.stringValue ?? "{}"
+    return (dir, (try? JSONValue.parse(title)) ?? .null)
+}
+
+@Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))
+struct WebPageTests {
+    /// The page starts below the 20 pt status bar, the band above it in the page's background;
+    /// with viewport-fit=cover its top row is under the bar.
+    @Test func aPageStartsBelowTheBarUnlessItCoversIt() throws {
+        let steps = #"[{"at":0,"wait":true},{"at":100,"wait":true},{"at":100,"capture":"page.png"}]"#
+        let below = try PixelImage.readPNG(from: "\(try play("web-band", steps: steps).dir)/page.png")
+        // (x 1000 px: clear of the bar's text.) The band white, the red row just below it.
+        #expect(below.pixel(x: 1000, y: 10) & 0xFFFFFF == 0xFFFFFF)
+        #expect(below.pixel(x: 1000, y: 40 + 10) & 0xFFFFFF == 0xFF0000)
+        let covered = try PixelImage.readPNG(from: "\(try play("web-cover", cover: true, steps: steps).dir)/page.png")
+        #expect(covered.pixel(x: 1000, y: 10) & 0xFFFFFF == 0xFF0000)
+        #expect(covered.pixel(x: 1000, y: 40 + 10) & 0xFFFFFF == 0x00AA00)
+    }
+
+    /// A one-finger drag scrolls the page (its pixels move) as WebKit scrolls, and the page's
+    /// listeners see touchstart and pointerdown with pointerType touch, and no wheel; a tap in
+    /// the band then scrolls it back to its top.
+    @Test func aFingerScrollsThePageAndItSeesTouchNotWheels() throws {
+        var steps = #"[{"at":0,"wait":true},{"at":50,"capture":"before.png"},{"at":100,"touch":{"id":1,"phase":"down","x":1000,"y":1300}}"#
+        for k in 1...8 { steps += #",{"at":\#(100 + 16 * k),"touch":{"id":1,"phase":"motion","x":1000,"y":\#(1300 - 100 * k)}}"# }
+        steps += #",{"at":240,"touch":{"id":1,"phase":"up","x":1000,"y":500}},{"at":1500,"wait":true},{"at":1500,"capture":"scrolled.png"}"#
+        let (dir, page) = try play("web-scroll", steps: steps + "]")
+        #expect((page["y"]?.intValue ?? 0) > 100, "\(page)")
+        let seen = page["seen"]
+        #expect(seen?["touchstart"]?.intValue == 1 && seen?["pointerdown:touch"]?.intValue == 1, "\(page)")
+        #expect(seen?["wheel"] == nil && seen?["pointerdown:mouse"] == nil, "\(page)")
+        let before = try PixelImage.readPNG(from: "\(dir)/before.png"), after = try PixelImage.readPNG(from: "\(dir)/scrolled.png")
+        #expect(before.pixel(x: 1000, y: 40 + 100) != after.pixel(x: 1000, y: 40 + 100), "the link's green should have scrolled away")
+        // A tap in the band: back to the top.
+        let (_, top) = try play("web-scroll-top", steps: steps + #",{"at":1600,"touch":{"id":2,"phase":"down","x":1000,"y":20}},{"at":1640,"touch":{"id":2,"phase":"up","x":1000,"y":20}},{"at":3000,"wait":true}]"#)
+        #expect(top["y"]?.intValue == 0, "\(top)")
+    }
+
+    /// Palm rejection cancels a finger resting on a link when the pen comes: the page sees
+    /// touchcancel and pointercancel, and the link is not followed.
+    @Test func aCancelledTouchFollowsNoLink() throws {
+        let (_, page) = try play("web-palm", steps: """
+            [{"at":0,"wait":true},{"at":100,"touch":{"id":1,"phase":"down","x":400,"y":240}},
+             {"at":200,"pen":{"phase":"proximityIn","x":1500,"y":1200,"pressure":0}},
+             {"at":260,"touch":{"id":1,"phase":"up","x":400,"y":240}},
+             {"at":300,"pen":{"phase":"proximityOut","x":1500,"y":1200,"pressure":0}},{"at":1500,"wait":true}]
+            """)
+        #expect(page["hash"]?.stringValue == "", "\(page)")
+        let seen = page["seen"]
+        #expect(seen?["touchstart"]?.intValue == 1 && seen?["touchcancel"]?.intValue == 1, "\(page)")
+        #expect(seen?["pointercancel:touch"]?.intValue == 1 && seen?["click"] == nil, "\(page)")
+    }
+}

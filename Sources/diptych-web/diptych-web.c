@@ -357,23 +357,40 @@ static char *uri_of(const char *arg) {
     return uri ? uri : g_strdup(arg);
 }
 
+#define USAGE "usage: diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]\n" \
+              "       [--allow-file-access | --no-file-access]\n"
+
 int main(int argc, char **argv) {
     const char *url = NULL;
     int full_screen = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--event-log") == 0 && i + 1 < argc) event_log.path = argv[++i];
         else if (strcmp(argv[i], "--requires-full-screen") == 0) full_screen = 1;
+        else if (strcmp(argv[i], "--data-dir") == 0 && i + 1 < argc) web_options.data_dir = argv[++i];
+        else if (strcmp(argv[i], "--ephemeral") == 0) web_options.ephemeral = 1;
+        else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) web_options.name = argv[++i];
+        else if (strcmp(argv[i], "--allow-file-access") == 0) web_options.file_access = 1;
+        else if (strcmp(argv[i], "--no-file-access") == 0) web_options.file_access = -1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n"
-                   "A web page (http(s)://, file://, or a file path) as a Diptych app, rendered by WPE WebKit.\n");
+            printf(USAGE "A web page (http(s)://, file://, or a file path) as a Diptych app, rendered by WPE WebKit.\n"
+                   "Its cookies and storage are kept in DIR (default $STATE_DIRECTORY/web/NAME, else\n"
+                   "$XDG_STATE_HOME/diptych/web/NAME; NAME web-primary or web-secondary); --ephemeral keeps nothing.\n");
             return 0;
         } else if (argv[i][0] == '-' || url) {
-            fprintf(stderr, "diptych-web: unexpected argument '%s'\nusage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n", argv[i]);
+            fprintf(stderr, "diptych-web: unexpected argument '%s'\n" USAGE, argv[i]);
             return 2;
         } else url = argv[i];
     }
     if (!url) {
-        fprintf(stderr, "diptych-web: no URL\nusage: diptych-web URL [--event-log FILE] [--requires-full-screen]\n");
+        fprintf(stderr, "diptych-web: no URL\n" USAGE);
+        return 2;
+    }
+    if (web_options.data_dir && web_options.ephemeral) {
+        fprintf(stderr, "diptych-web: --data-dir and --ephemeral exclude each other\n" USAGE);
+        return 2;
+    }
+    if (web_options.name && (!*web_options.name || strchr(web_options.name, '/') || !strcmp(web_options.name, ".") || !strcmp(web_options.name, ".."))) {
+        fprintf(stderr, "diptych-web: --name '%s': a name is one path component\n" USAGE, web_options.name);
         return 2;
     }
     char *uri = uri_of(url);

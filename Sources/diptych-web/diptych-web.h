@@ -134,6 +134,18 @@ void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
 
+/* state.c: the data directory, file access and the console. */
+extern struct web_options {
+    const char *data_dir, *name;
+    int ephemeral;
+    /* 1 allowed, -1 refused, 0 as the URL says (allowed for a file: page). */
+    int file_access;
+} web_options;
+WebKitWebContext *make_context(void);
+void apply_file_access(WebKitSettings *settings);
+extern const char *console_script;
+void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+
 /* touch.c: pointer events for touch and the pen, touch scrolling's wheel events hidden, a
    cancelled touch's click undone (a script in diptych-web's world). */
 extern const char *touch_script;

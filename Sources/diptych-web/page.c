@@ -71,6 +71,10 @@ void install_user_content(void) {
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
     g_free(source);
+    /* The page's console to stderr and the event log (state.c), in the page's world. */
+    script = webkit_user_script_new(console_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
     /* Touch as an iPad's pages expect it (touch.c), in every frame. */
     script = webkit_user_script_new_for_world(touch_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
         SCRIPT_WORLD, NULL, NULL);
@@ -288,7 +292,7 @@ void create_view(void) {
     app.exportable = wpe_view_backend_exportable_fdo_create(&client, NULL, (uint32_t)app.target_w, (uint32_t)app.target_h);
     app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
     WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
-    WebKitWebContext *context = webkit_web_context_new_ephemeral();
+    WebKitWebContext *context = make_context();
     enable_sandbox(context);
     app.content = webkit_user_content_manager_new();
     WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
@@ -300,6 +304,9 @@ void create_view(void) {
     g_signal_connect(app.content, "script-message-received::diptych", G_CALLBACK(on_script_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychIcon", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychIcon", G_CALLBACK(on_icon_message), NULL);
+    /* The console is the page's own (its script wraps the page's console, in its world). */
+    webkit_user_content_manager_register_script_message_handler(app.content, "diptychConsole");
+    g_signal_connect(app.content, "script-message-received::diptychConsole", G_CALLBACK(on_console_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychBand", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychBand", G_CALLBACK(on_band_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychField", SCRIPT_WORLD);
@@ -308,6 +315,7 @@ void create_view(void) {
     install_user_content();
     WebKitSettings *settings = webkit_settings_new();
     webkit_settings_set_enable_developer_extras(settings, FALSE);
+    apply_file_access(settings);
     app.view = g_object_new(WEBKIT_TYPE_WEB_VIEW, "backend", backend, "web-context", context, "settings", settings,
         "user-content-manager", app.content, NULL);
     g_object_unref(context);

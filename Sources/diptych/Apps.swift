@@ -39,12 +39,15 @@ enum Apps {
 
     /// How to start an app: a built-in demo app (its first word, demo flags may follow, e.g.
     /// `pattern:#993366 --snapshot-delay-ms 200`), which logs its own events to `eventLog`, or
-    /// any other command line as it is (the compositor logs what it sends it).
-    static func launch(_ app: AppCommandLine, eventLog: String?) -> (arguments: [String], logsItself: Bool) {
+    /// any other command line as it is (the compositor logs what it sends it). A web app keeps
+    /// nothing when `ephemeral` (render, scenarios, profiles) unless given `--data-dir`.
+    static func launch(_ app: AppCommandLine, eventLog: String?, ephemeral: Bool = false) -> (arguments: [String], logsItself: Bool) {
         if let demo = app.demoApp { return (demoCommand(demo, eventLog: eventLog) + app.arguments.dropFirst(), true) }
         if app.isWebApp {
             let url = String(app.program.dropFirst(4))
-            return ([sibling("diptych-web"), url] + (eventLog.map { ["--event-log", $0] } ?? []) + app.arguments.dropFirst(), true)
+            let flags = Array(app.arguments.dropFirst())
+            let keep = ephemeral && !flags.contains("--data-dir") && !flags.contains("--ephemeral") ? ["--ephemeral"] : []
+            return ([sibling("diptych-web"), url] + (eventLog.map { ["--event-log", $0] } ?? []) + keep + flags, true)
         }
         return (app.arguments, false)
     }

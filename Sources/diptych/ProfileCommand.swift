@@ -98,7 +98,7 @@ struct ProfileCommand: ParsableCommand {
                 defer { Files.removeTree(dir) }
                 do {
                     result = try Profiler.run(scenario: parsed, file: path, outputDirectory: dir, tracing: trace != nil, logger: logger) { app, log in
-                        Apps.launch(app, eventLog: log)
+                        Apps.launch(app, eventLog: log, ephemeral: true)
                     }
                 } catch { throw RuntimeFailure("\(path): \(error)") }
             } else {
@@ -106,7 +106,7 @@ struct ProfileCommand: ParsableCommand {
                 let name = w.rawValue
                 do {
                     result = try Profiler.run(w, frames: frames, present: present, tracing: trace != nil, logger: logger) { app in
-                        Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments
+                        Apps.launch(try AppCommandLine(parsing: app), eventLog: nil, ephemeral: true).arguments
                     }
                 } catch { throw RuntimeFailure("profile \(name): \(error)") }
             }
@@ -127,12 +127,12 @@ struct ProfileCommand: ParsableCommand {
         guard seconds.isFinite, (0.5...600).contains(seconds) else { throw UsageError("bad --seconds \(seconds): expected 0.5 to 600") }
         if let path = allocationCounter, !Files.exists(path) { throw UsageError("--allocation-counter: \(path) does not exist") }
         let arguments: [String]
-        do { arguments = Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments } catch { throw UsageError("--app: \(error)") }
+        do { arguments = Apps.launch(try AppCommandLine(parsing: app), eventLog: nil, ephemeral: true).arguments } catch { throw UsageError("--app: \(error)") }
         let result: ClientBenchResult
         do {
             result = try ClientBenchmark.run(
                 app: arguments, label: app, refreshHz: Double(mhz) / 1000, window: window, compact: compact, seconds: seconds, allocationCounter: allocationCounter, logger: logger
-            ) { demo in Apps.launch(try AppCommandLine(parsing: demo), eventLog: nil).arguments }
+            ) { demo in Apps.launch(try AppCommandLine(parsing: demo), eventLog: nil, ephemeral: true).arguments }
         } catch { throw RuntimeFailure("profile client: \(error)") }
         print(json ? result.json.serialized : result.text)
     }
@@ -160,7 +160,7 @@ struct ProfileCommand: ParsableCommand {
         do {
             result = try LatencyProfiler.run(
                 refreshHz: Double(mhz) / 1000, drawMilliseconds: drawMs, penHz: penHz, window: window, frames: frames, backend: drm, logger: logger
-            ) { app in Apps.launch(try AppCommandLine(parsing: app), eventLog: nil).arguments }
+            ) { app in Apps.launch(try AppCommandLine(parsing: app), eventLog: nil, ephemeral: true).arguments }
         } catch { throw RuntimeFailure("profile latency: \(error)") }
         print(json ? result.json.serialized : result.text)
     }

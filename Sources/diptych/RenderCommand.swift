@@ -75,7 +75,7 @@ struct RenderCommand: ParsableCommand {
             for (role, app) in apps {
                 let log = eventLogs.map { "\($0)/events-\(role.rawValue).jsonl" }
                 if let log { Files.remove(log) }
-                let launch = Apps.launch(app, eventLog: log)
+                let launch = Apps.launch(app, eventLog: log, ephemeral: true)
                 do { try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log) } catch {
                     throw RuntimeFailure("cannot launch app '\(app)': \(error)")
                 }

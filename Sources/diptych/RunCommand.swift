@@ -297,7 +297,7 @@ struct RunCommand: ParsableCommand {
         }
         defer { second?.restore() }
         let player = ScenarioPlayer(scenario: scenario, outputDirectory: dir, logger: logger) { app, log in
-            Apps.launch(app, eventLog: log)
+            Apps.launch(app, eventLog: log, ephemeral: true)
         }
         player.file = path
         player.debugDamage = debugDamage

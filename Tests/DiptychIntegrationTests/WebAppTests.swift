@@ -213,7 +213,7 @@ struct WebAppTests {
         let dir = Harness.temporaryDirectory("web-crash")
         let compositor = try ChildProcess(
             arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", markets, "--out", dir],
-            environment: ["DIPTYCH_SOCKET": "\(dir)/sock"])
+            environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "XDG_STATE_HOME": dir])
         defer { compositor.terminate() }
         func waitFor(_ what: () -> Bool) -> Bool {
             for _ in 0..<1500 { if what() { return true }; usleep(20_000) }

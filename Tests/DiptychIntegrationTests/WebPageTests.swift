@@ -96,3 +96,57 @@ struct WebPageTests {
         #expect(seen?["pointercancel:touch"]?.intValue == 1 && seen?["click"] == nil, "\(page)")
     }
 }
+
+/// What a page keeps and says: its storage in its data directory across launches (none with
+/// --ephemeral), the files beside a file: page, its console on stderr and in the event log.
+@Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))
+struct WebStateTests {
+    static let counter = """
+        <!doctype html><meta charset="utf-8"><title>-</title>
+        <script>
+        var n = Number(localStorage.getItem('n') || 0) + 1; localStorage.setItem('n', String(n));
+        console.log('count', n);
+        fetch('data.json').then(r => r.json()).then(j => { document.title = 'n=' + n + ' data=' + j.value; })
+          .catch(e => { document.title = 'n=' + n + ' data=none'; });
+        </script>
+        """
+
+    /// Renders the counter page with `flags`; its last title, stderr and event log.
+    func render(_ dir: String, _ flags: String, _ k: Int) throws -> (title: String, stderr: String, log: [JSONValue], status: Int32) {
+        try Files.makeDirectories("\(dir)/log\(k)")
+        let r = try Harness.run([
+            Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/count.html\(flags)",
+            "--event-log-dir", "\(dir)/log\(k)", "--out", "\(dir)/x\(k).png",
+        ], timeoutMilliseconds: 60_000)
+        let log = (try? Harness.events("\(dir)/log\(k)/events-primary.jsonl")) ?? []
+        return (log.last { $0["event"]?.stringValue == "pageTitle" }?["title"]?.stringValue ?? "", r.stderr, log, r.status)
+    }
+
+    @Test func aPageKeepsItsStorageReadsItsFilesAndSaysWhatItLogs() throws {
+        let dir = Harness.temporaryDirectory("web-state")
+        try Files.writeAtomically("\(dir)/count.html", bytes: Array(Self.counter.utf8))
+        try Files.writeAtomically("\(dir)/data.json", bytes: Array(#"{"value": 42}"#.utf8))
+        let first = try render(dir, " --data-dir \(dir)/data", 1), second = try render(dir, " --data-dir \(dir)/data", 2)
+        #expect(first.title == "n=1 data=42" && second.title == "n=2 data=42", "\(first.title), \(second.title): \(second.stderr)")
+        // render keeps nothing by default, and --ephemeral nothing anywhere.
+        #expect(try render(dir, "", 3).title == "n=1 data=42")
+        #expect(try render(dir, " --ephemeral", 4).title == "n=1 data=42")
+        // The console: on stderr with the page's name and where, and in the event log.
+        #expect(second.stderr.contains("diptych-web[web-primary]: console.log: count 2 (file://\(dir)/count.html:4)"), "\(second.stderr)")
+        #expect(second.log.contains { $0["event"]?.stringValue == "console" && $0["text"]?.stringValue == "count 2" && $0["level"]?.stringValue == "log" })
+        // No file access asked away: the file beside it cannot be read.
+        #expect(try render(dir, " --no-file-access", 5).title == "n=1 data=none")
+    }
+
+    /// A data directory another web client holds is refused, saying so.
+    @Test func aDataDirectoryInUseIsRefused() throws {
+        let dir = Harness.temporaryDirectory("web-state-held")
+        try Files.writeAtomically("\(dir)/count.html", bytes: Array(Self.counter.utf8))
+        try Files.makeDirectories("\(dir)/data")
+        let fd = open("\(dir)/data/.diptych-web.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(fd >= 0 && flock(fd, LOCK_EX) == 0)
+        defer { close(fd) }
+        let held = try render(dir, " --data-dir \(dir)/data", 1)
+        #expect(held.status != 0 && held.stderr.contains("the data directory \(dir)/data is in use by another web client"), "\(held.stderr)")
+    }
+}

@@ -104,6 +104,8 @@ public final class ScenarioPlayer {
         }
         compositor.virtualTime = 0
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: startTimeoutMilliseconds)
+        // The apps ready (a web page loaded and drawn) before the first frame.
+        try compositor.waitUntilAppsAreReady(timeoutMilliseconds: max(roundTripTimeoutMilliseconds, Compositor.readyTimeoutMilliseconds))
 
         var captures: [String] = []
         let driver = FrameDriver(compositor: compositor)
@@ -147,6 +149,8 @@ public final class ScenarioPlayer {
                         return applied
                     case .wait:
                         waiting = !compositor.isSettled
+                    case .waitFor(let roles):
+                        try compositor.waitUntilAppsAreReady(roles, timeoutMilliseconds: max(roundTripTimeoutMilliseconds, Compositor.readyTimeoutMilliseconds))
                     case .key(let name, let state):
                         try pressKey(name, state, &shiftHeld, compositor)
                         applied = true

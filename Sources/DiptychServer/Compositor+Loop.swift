@@ -209,6 +209,18 @@ extension Compositor {
         return answered
     }
 
+    /// How long a wait for apps to be ready may take: a web page's bound (10 s) and its answer.
+    public static let readyTimeoutMilliseconds = 12_000
+
+    /// Waits, the virtual clock stopped, until the apps of `roles` (all shown, by default) are
+    /// ready: each has committed for its latest configure, and has answered a round trip (a web
+    /// page answers once it is loaded and has drawn nothing new for a while).
+    public func waitUntilAppsAreReady(_ roles: [Role] = [.primary, .secondary], timeoutMilliseconds: Int) throws {
+        let shown = roles.filter { launchedSession($0) != nil }
+        _ = try run(timeoutMilliseconds: timeoutMilliseconds) { shown.allSatisfy { hasCommittedForConfigure($0) } }
+        try roundTrip(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
     /// Each app's answer time in the last round trip (label, start and end in monotonic ns).
     public var lastRoundTrip: [(label: String, start: UInt64, end: UInt64)] {
         clients.all.filter { $0.name != nil }.sorted { $0.id.rawValue < $1.id.rawValue }.map {

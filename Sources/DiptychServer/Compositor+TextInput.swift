@@ -13,7 +13,9 @@ extension Compositor {
         case .refused(let reason, let message):
             refuse(c, request: "textInput", reason: reason, message)
         case .taken:
-            keyboardMayChange()
+            // Looked at in the next tick: not in the middle of the round trip, where another
+            // app's requests come in any order (what the apps hear stays deterministic).
+            textInputChanged = true
         }
     }
 

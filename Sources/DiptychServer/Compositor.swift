@@ -203,6 +203,8 @@ public final class Compositor {
     /// The panes (each app's, in points) the keyboard's frame was last told for: a pane that
     /// moves or comes while it shows hears it again.
     var keyboardToldPanes: [AppID: Rect] = [:]
+    /// An app's text input changed since the last tick (the keyboard looks again then).
+    var textInputChanged = false
     /// The pictures of the cross-fade or turn the desk runs, if one does.
     var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).

@@ -172,7 +172,7 @@ static int webkit_busy(void) {
     if (!app.configured) return 0;
     if (app.snapshotting < app.nsnapshots || app.resize_pending) return 1;
     if (!settled()) return 1;
-    if (!app.loaded) return 1;
+    if (!app.loaded || !page_ready()) return 1;
     if (app.visible && !app.shown_live_size) return 1;
     return 0;
 }
@@ -206,6 +206,7 @@ static gboolean sync_tick(gpointer data) {
     if (app.held && app.loaded && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
         app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
         commit_live(app.held);
+    ready_check();
     text_input_tick();
     answer_sync_if_done();
     /* Requests the socket did not take at once (a compositor reading slowly) go now. */
@@ -306,15 +307,17 @@ static void handle(const dc_event *e) {
         }
         break;
     case DC_SYNC:
-        /* A scenario: frames are not held for frameDone (the clock is the compositor's). */
+        /* A scenario: frames are not held for frameDone (the clock is the compositor's), and
+           the caret is hidden. */
         app.virtual_clock = 1;
+        hide_caret();
         if (app.frame_complete_owed) {
             app.frame_complete_owed = 0;
             wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
         }
         app.sync_pending = 1;
         app.sync_serial = e->sync.serial;
-        app.sync_deadline_us = g_get_monotonic_time() + SYNC_TIMEOUT_MS * 1000;
+        app.sync_deadline_us = ready_sync_deadline();
         answer_sync_if_done();
         break;
     case DC_TEXT_COMMIT:

@@ -134,6 +134,14 @@ void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
 
+/* ready.c: when the page is ready (loaded, no resource in flight, drawn nothing new a while). */
+int page_ready(void);
+void ready_load_started(void);
+gint64 ready_sync_deadline(void);
+void ready_check(void);
+void ready_attach(WebKitWebView *view);
+void hide_caret(void);
+
 /* state.c: the data directory, file access and the console. */
 extern struct web_options {
     const char *data_dir, *name;

@@ -19,11 +19,12 @@
 #define ICON_SIDE 180
 
 /* The page's apple-touch-icon (else its icon link), drawn into a canvas of ICON_SIDE pixels
-   and posted back as base64 RGBA; or, for a local page whose canvas a local image taints, the
-   icon's file URL (read here, as a PNG); or "error: why". */
+   and posted back as base64 RGBA; or, for a local icon, its file URL (read here, as a PNG, only
+   from the page's folder: a file: page may read other files, but its icon is its own); or
+   "error: why". */
 static const char *icon_probe =
     "(function(){var l=document.querySelector('link[rel~=\"apple-touch-icon\"]')||document.querySelector('link[rel~=\"icon\"]');"
-    "if(!l)return;var h=window.webkit.messageHandlers.diptychIcon,i=new Image();"
+    "if(!l)return;var h=window.webkit.messageHandlers.diptychIcon,i=new Image();if(l.href.indexOf('file:')===0){h.postMessage('file:'+l.href);return;}"
     "i.onload=function(){try{var s=" G_STRINGIFY(ICON_SIDE) ",c=document.createElement('canvas');c.width=s;c.height=s;"
     "var g=c.getContext('2d');g.drawImage(i,0,0,s,s);var d=g.getImageData(0,0,s,s).data,b='';"
     "for(var k=0;k<d.length;k+=8192)b+=String.fromCharCode.apply(null,d.subarray(k,k+8192));h.postMessage(btoa(b));}"

@@ -200,7 +200,10 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
 static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
     (void)data;
     if (app.debug) say("load event %d", (int)event);
-    if (event == WEBKIT_LOAD_STARTED) app.loaded = 0;
+    if (event == WEBKIT_LOAD_STARTED) {
+        app.loaded = 0;
+        ready_load_started();
+    }
     if (event != WEBKIT_LOAD_FINISHED) return;
     app.loaded = 1;
     app.loaded_us = g_get_monotonic_time();
@@ -321,6 +324,7 @@ void create_view(void) {
     g_object_unref(context);
     g_object_unref(settings);
     text_input_attach(app.view);
+    ready_attach(app.view);
     /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
     wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
     /* All three bits once (the backend starts at none while the view assumes all). */

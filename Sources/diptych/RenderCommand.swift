@@ -81,7 +81,11 @@ struct RenderCommand: ParsableCommand {
                 }
             }
             let started = MonotonicClock.nanoseconds
-            do { try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: timeout * 1000) } catch {
+            do {
+                try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: timeout * 1000)
+                // A web page captured drawn, not on its way (ready: see waitFor).
+                try compositor.waitUntilAppsAreReady(timeoutMilliseconds: Compositor.readyTimeoutMilliseconds)
+            } catch {
                 throw RuntimeFailure("\(error)")
             }
             if secondScreen != nil {

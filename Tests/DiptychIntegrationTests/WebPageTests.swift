@@ -149,4 +149,33 @@ struct WebStateTests {
         let held = try render(dir, " --data-dir \(dir)/data", 1)
         #expect(held.status != 0 && held.stderr.contains("the data directory \(dir)/data is in use by another web client"), "\(held.stderr)")
     }
+
+    /// A page that draws 300 ms after its load is captured drawn by `render` (which waits for
+    /// it to be ready) and by a scenario's `waitFor`, the same bytes on every run.
+    @Test func aPageThatDrawsLateIsCapturedDrawn() throws {
+        let dir = Harness.temporaryDirectory("web-late")
+        try Files.writeAtomically("\(dir)/late.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>late</title>
+            <style>body{margin:0;background:#fff} #b{height:300px;background:#fff}</style><div id="b"></div>
+            <script>addEventListener('load', function () { setTimeout(function () { b.style.background = '#0000ff'; }, 300); });</script>
+            """.utf8))
+        var pictures: [[UInt8]] = []
+        for k in 1...2 {
+            let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/late.html",
+                                     "--out", "\(dir)/late\(k).png"], timeoutMilliseconds: 60_000)
+            #expect(r.status == 0, "\(r.stderr)")
+            pictures.append(try Files.read("\(dir)/late\(k).png"))
+        }
+        #expect(pictures[0] == pictures[1])
+        #expect(try PixelImage.readPNG(from: "\(dir)/late1.png").pixel(x: 1000, y: 40 + 100) & 0xFFFFFF == 0x0000FF)
+        let scenario = #"{"device":"ipad","primary":"web:\#(dir)/late.html","arrangement":"full","steps":[{"at":0,"waitFor":"primary"},{"at":0,"capture":"s.png"}]}"#
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 60_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try PixelImage.readPNG(from: "\(dir)/s.png").pixel(x: 1000, y: 40 + 100) & 0xFFFFFF == 0x0000FF)
+        // A waitFor naming no app is refused when the scenario is read.
+        try Files.writeAtomically("\(dir)/bad.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"waitFor":"third"}]}"#.utf8))
+        let bad = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/bad.json", "--out", dir])
+        #expect(bad.status == 2 && bad.stderr.contains("steps[0].waitFor") && bad.stderr.contains("primary, secondary or both"), "\(bad.stderr)")
+    }
 }

@@ -19,6 +19,10 @@ public enum ScenarioAction: Equatable, Sendable {
     case capture(String, screen: Int = 1)
     /// Let time run until every app has drawn and settled.
     case wait
+    /// With the clock stopped, wait until these apps are ready: a web page loaded and drawn
+    /// (nothing new for 500 ms, no resource loading; at most 10 s), a native app's frame
+    /// committed for its latest configure.
+    case waitFor([Role])
     /// A key, by the keysym it gives in the first level of the keymap (`a`, `Return`, `Left`,
     /// `Super_L`), going down or up.
     case key(String, KeyState)
@@ -165,9 +169,9 @@ extension Scenario {
             }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
             last = UInt64(at)
-            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "key", "pointer", "type"].filter { s[$0] != nil }
+            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "waitFor", "key", "pointer", "type"].filter { s[$0] != nil }
             guard keys.count == 1 else {
-                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, type, rotate, emulate, capture, wait" : "has more than one action: \(keys.joined(separator: ", "))")
+                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, type, rotate, emulate, capture, wait, waitFor" : "has more than one action: \(keys.joined(separator: ", "))")
             }
             if s["via"] != nil && keys[0] != "type" { throw fail("\(path).via", "belongs to a type step") }
             let key = keys[0], value = s[key]!, field = "\(path).\(key)"
@@ -280,6 +284,13 @@ extension Scenario {
                 default:
                     throw fail("\(field).phase", "must be motion, button or scroll")
                 }
+            case "waitFor":
+                switch value.stringValue {
+                case "primary": action = .waitFor([.primary])
+                case "secondary": action = .waitFor([.secondary])
+                case "both": action = .waitFor([.primary, .secondary])
+                default: throw fail(field, "must be primary, secondary or both")
+                }
             default:
                 guard value.boolValue == true else { throw fail(field, "must be true") }
                 action = .wait
@@ -301,7 +312,7 @@ extension Scenario {
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
         "penHoldoffMs", "steps",
     ]
-    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "via", "rotate", "emulate", "capture", "screen", "wait"]
+    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "via", "rotate", "emulate", "capture", "screen", "wait", "waitFor"]
 
     /// Refuses a key of `object` that is not one of `known` (a misspelt key would otherwise
     /// be ignored silently), naming it and the keys that are.

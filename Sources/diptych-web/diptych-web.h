@@ -134,6 +134,11 @@ void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
 
+/* policy.c: new windows in the same pane, permissions denied, file choosers cancelled,
+   downloads refused, beforeunload left, TLS errors shown. page.c: the error page. */
+void policy_attach(WebKitWebView *view);
+void show_load_error(WebKitWebView *view, const char *uri, const GError *error);
+
 /* ready.c: when the page is ready (loaded, no resource in flight, drawn nothing new a while). */
 int page_ready(void);
 void ready_load_started(void);

@@ -182,6 +182,14 @@ static guint backoff_ms(int attempt) {
 static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar *uri, GError *error, gpointer data) {
     (void)event; (void)data;
     if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return FALSE;
+    /* (A download refused ends its navigation so: no error page.) */
+    if (g_error_matches(error, WEBKIT_POLICY_ERROR, WEBKIT_POLICY_ERROR_FRAME_LOAD_INTERRUPTED_BY_POLICY_CHANGE)) return FALSE;
+    show_load_error(view, uri, error);
+    return TRUE;
+}
+
+/* The error page naming the URL and the reason, retried with back-off. */
+void show_load_error(WebKitWebView *view, const char *uri, const GError *error) {
     if (app.load_retries == 0) say("cannot load %s: %s; showing an error page and retrying", uri, error->message);
     char *u = g_markup_escape_text(uri, -1), *m = g_markup_escape_text(error->message, -1);
     char *html = g_strdup_printf(
@@ -194,7 +202,6 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
     webkit_web_view_load_alternate_html(view, html, uri, NULL);
     g_free(html); g_free(u); g_free(m);
     if (!app.retry_source) app.retry_source = g_timeout_add(backoff_ms(app.load_retries++), retry_load, NULL);
-    return TRUE;
 }
 
 static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer data) {
@@ -325,6 +332,7 @@ void create_view(void) {
     g_object_unref(settings);
     text_input_attach(app.view);
     ready_attach(app.view);
+    policy_attach(app.view);
     /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
     wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
     /* All three bits once (the backend starts at none while the view assumes all). */

@@ -178,4 +178,26 @@ struct WebStateTests {
         let bad = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/bad.json", "--out", dir])
         #expect(bad.status == 2 && bad.stderr.contains("steps[0].waitFor") && bad.stderr.contains("primary, secondary or both"), "\(bad.stderr)")
     }
+
+    /// What a kiosk's page may not do: a link with target=_blank opens in the same pane, a
+    /// permission (the location) is denied, a file chooser is cancelled.
+    @Test func aNewWindowOpensInThePaneAndPermissionsAreDenied() throws {
+        let dir = Harness.temporaryDirectory("web-policy")
+        try Files.writeAtomically("\(dir)/first.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>first</title>
+            <style>body{margin:0} a{display:block;height:300px;background:#00aa00}</style><a href="second.html" target="_blank">new</a>
+            <script>navigator.geolocation.getCurrentPosition(function () { console.log('geo: allowed'); },
+              function (e) { console.log('geo: refused ' + e.code); });</script>
+            """.utf8))
+        try Files.writeAtomically("\(dir)/second.html", bytes: Array(#"<!doctype html><meta charset="utf-8"><title>second</title>"#.utf8))
+        let scenario = #"{"device":"ipad","primary":"web:\#(dir)/first.html","arrangement":"full","steps":[{"at":0,"waitFor":"primary"},"# +
+            #"{"at":100,"touch":{"id":1,"phase":"down","x":400,"y":300}},{"at":140,"touch":{"id":1,"phase":"up","x":400,"y":300}},{"at":200,"waitFor":"primary"}]}"#
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 60_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let log = try Harness.events("\(dir)/events-primary.jsonl")
+        #expect(log.last { $0["event"]?.stringValue == "pageTitle" }?["title"]?.stringValue == "second")
+        #expect(r.stderr.contains("a new window for file://\(dir)/second.html opens in this pane"), "\(r.stderr)")
+        #expect(log.contains { $0["event"]?.stringValue == "console" && $0["text"]?.stringValue == "geo: refused 1" }, "\(r.stderr)")
+    }
 }

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* What a kiosk's page may not do, as a kiosk needs it: a new window (window.open, a link with
+   target=_blank) opens in the same pane; permission requests (camera, location, notifications)
+   are denied; file choosers are cancelled; downloads are refused; a page that would keep the
+   user with `beforeunload` is left; a certificate WebKit does not trust shows the error page
+   naming the problem. Each is said once on stderr. */
+#include "diptych-web.h"
+
+#include <string.h>
+
+/* A new window's first navigation goes to this view instead. */
+static WebKitWebView *on_create(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {
+    (void)data;
+    WebKitURIRequest *request = webkit_navigation_action_get_request(action);
+    const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
+    if (uri && *uri && strcmp(uri, "about:blank") != 0) {
+        say("a new window for %s opens in this pane", uri);
+        webkit_web_view_load_uri(view, uri);
+    }
+    return NULL;
+}
+
+static gboolean on_decide_policy(WebKitWebView *view, WebKitPolicyDecision *decision, WebKitPolicyDecisionType type, gpointer data) {
+    (void)data;
+    if (type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION) {
+        WebKitNavigationAction *action = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(decision));
+        WebKitURIRequest *request = webkit_navigation_action_get_request(action);
+        const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
+        webkit_policy_decision_ignore(decision);
+        if (uri && *uri) {
+            say("a new window for %s opens in this pane", uri);
+            webkit_web_view_load_uri(view, uri);
+        }
+        return TRUE;
+    }
+    if (type == WEBKIT_POLICY_DECISION_TYPE_RESPONSE) {
+        WebKitResponsePolicyDecision *r = WEBKIT_RESPONSE_POLICY_DECISION(decision);
+        if (!webkit_response_policy_decision_is_mime_type_supported(r)) {
+            WebKitURIResponse *response = webkit_response_policy_decision_get_response(r);
+            say("a download of %s is refused (a kiosk's pane keeps no files)", response ? webkit_uri_response_get_uri(response) : "?");
+            webkit_policy_decision_ignore(decision);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static gboolean on_permission(WebKitWebView *view, WebKitPermissionRequest *request, gpointer data) {
+    (void)view; (void)data;
+    say("a permission the page asked for (%s) is denied", G_OBJECT_TYPE_NAME(request));
+    webkit_permission_request_deny(request);
+    return TRUE;
+}
+
+static gboolean on_file_chooser(WebKitWebView *view, WebKitFileChooserRequest *request, gpointer data) {
+    (void)view; (void)data;
+    say("a file chooser the page opened is cancelled (a kiosk's pane has none)");
+    webkit_file_chooser_request_cancel(request);
+    return TRUE;
+}
+
+static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
+    (void)view; (void)data;
+    if (webkit_script_dialog_get_dialog_type(dialog) != WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM) return FALSE;
+    /* "Leave": a kiosk's navigation is never held up by the page. */
+    webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
+    return TRUE;
+}
+
+static gboolean on_tls_errors(WebKitWebView *view, gchar *uri, GTlsCertificate *certificate, GTlsCertificateFlags errors, gpointer data) {
+    (void)certificate; (void)data;
+    const char *why = errors & G_TLS_CERTIFICATE_UNKNOWN_CA ? "its certificate is not signed by an authority this system trusts"
+        : errors & G_TLS_CERTIFICATE_BAD_IDENTITY ? "its certificate is for another host"
+        : errors & G_TLS_CERTIFICATE_EXPIRED ? "its certificate has expired"
+        : errors & G_TLS_CERTIFICATE_NOT_ACTIVATED ? "its certificate is not valid yet"
+        : errors & G_TLS_CERTIFICATE_REVOKED ? "its certificate was revoked" : "its certificate is not valid";
+    GError *error = g_error_new(WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_FAILED, "the connection is not secure: %s", why);
+    /* The error page, as for any load that failed (retried with back-off). */
+    show_load_error(view, uri, error);
+    g_error_free(error);
+    return TRUE;
+}
+
+void policy_attach(WebKitWebView *view) {
+    g_signal_connect(view, "create", G_CALLBACK(on_create), NULL);
+    g_signal_connect(view, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
+    g_signal_connect(view, "permission-request", G_CALLBACK(on_permission), NULL);
+    g_signal_connect(view, "run-file-chooser", G_CALLBACK(on_file_chooser), NULL);
+    g_signal_connect(view, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
+    g_signal_connect(view, "load-failed-with-tls-errors", G_CALLBACK(on_tls_errors), NULL);
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// A page nobody here wrote: Debian's pdf.js viewer (libjs-pdf) opening a PDF the test makes, in
+// Split View beside a native app, scrolled with a finger and resized by a divider drag.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychTestSupport
+import Glibc
+import Testing
+
+private let viewer = "/usr/share/javascript/pdf/web/viewer.html"
+private let webAndPDFAreThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0 && access(viewer, R_OK) == 0
+
+/// A PDF of `pages` letter pages, each with "Page N" in large type, titled `title`.
+func makePDF(pages: Int, title: String) -> [UInt8] {
+    var objects: [String] = []
+    let kids = (0..<pages).map { "\(3 + 2 * $0) 0 R" }.joined(separator: " ")
+    objects.append("<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append("<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>")
+    let font = 3 + 2 * pages, info = font + 1
+    for p in 0..<pages {
+        let text = "BT /F1 72 Tf 72 600 Td (Page \(p + 1)) Tj ET 0 0 1 rg 72 120 468 300 re f"
+        objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 \(font) 0 R >> >> /Contents \(4 + 2 * p) 0 R >>")
+        objects.append("<< /Length \(text.utf8.count) >>\nstream\n\(text)\nendstream")
+    }
+    objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    objects.append("<< /Title (\(title)) >>")
+    var out = "%PDF-1.4\n"
+    var offsets: [Int] = []
+    for (i, o) in objects.enumerated() {
+        offsets.append(out.utf8.count)
+        out += "\(i + 1) 0 obj\n\(o)\nendobj\n"
+    }
+    let xref = out.utf8.count
+    out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+    for o in offsets { out += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
+    out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R /Info \(info) 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    return Array(out.utf8)
+}
+
+@Suite(.enabled(if: webAndPDFAreThere, "needs diptych-web (WPE WebKit) and Debian's libjs-pdf: make test installs both"))
+struct WebPDFTests {
+    /// pdf.js opens the PDF beside notes (its pages drawn, its title the PDF's), a finger
+    /// scrolls its pages (the pixels move), and a divider drag leaves it the compact third,
+    /// drawn there.
+    @Test func pdfJSOpensScrollsAndResizesInSplitView() throws {
+        let dir = Harness.temporaryDirectory("web-pdf")
+        try Files.writeAtomically("\(dir)/test.pdf", bytes: makePDF(pages: 3, title: "Diptych test"))
+        var steps = #"[{"at":0,"waitFor":"secondary"},{"at":0,"capture":"open.png"},{"at":100,"touch":{"id":1,"phase":"down","x":1500,"y":1300}}"#
+        for k in 1...8 { steps += #",{"at":\#(100 + 16 * k),"touch":{"id":1,"phase":"motion","x":1500,"y":\#(1300 - 100 * k)}}"# }
+        steps += #",{"at":240,"touch":{"id":1,"phase":"up","x":1500,"y":500}},{"at":1500,"waitFor":"secondary"},{"at":1500,"capture":"scrolled.png"}"#
+        // The divider (its middle at 1024 px) dragged right: notes takes two thirds, the PDF the rest.
+        steps += #",{"at":2000,"touch":{"id":2,"phase":"down","x":1024,"y":800}}"#
+        for k in 1...6 { steps += #",{"at":\#(2000 + 16 * k),"touch":{"id":2,"phase":"motion","x":\#(1024 + 60 * k),"y":800}}"# }
+        steps += #",{"at":2112,"touch":{"id":2,"phase":"up","x":1384,"y":800}},{"at":2600,"wait":true},{"at":2600,"waitFor":"secondary"},{"at":2600,"capture":"dragged.png"}]"#
+        let scenario = #"{"device":"ipad","primary":"notes","secondary":"web:file://\#(viewer)?file=\#(dir)/test.pdf","arrangement":"split-1/2","steps":\#(steps)}"#
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let log = try Harness.events("\(dir)/events-secondary.jsonl")
+        #expect(log.contains { $0["event"]?.stringValue == "pageTitle" && $0["title"]?.stringValue?.hasPrefix("Diptych test") == true }, "\(r.stderr)")
+        let open = try PixelImage.readPNG(from: "\(dir)/open.png"), scrolled = try PixelImage.readPNG(from: "\(dir)/scrolled.png")
+        // Page 1's blue box in the pane, somewhere; after the scroll, the pane's pixels moved.
+        func blue(_ image: PixelImage, from x0: Int) -> Int {
+            var n = 0
+            for y in stride(from: 0, to: image.height, by: 8) { for x in stride(from: x0, to: image.width, by: 8) where image.pixel(x: x, y: y) & 0xFFFFFF == 0x0000FF { n += 1 } }
+            return n
+        }
+        #expect(blue(open, from: 1040) > 100, "no page drawn in \(dir)/open.png")
+        var moved = 0
+        for y in stride(from: 100, to: 1500, by: 10) where open.pixel(x: 1500, y: y) != scrolled.pixel(x: 1500, y: y) { moved += 1 }
+        #expect(moved > 10, "the pages did not move in \(dir)/scrolled.png")
+        let configures = log.filter { $0["event"]?.stringValue == "configure" }
+        #expect(configures.last?["frame"]?["width"]?.intValue == 320, "\(configures.last.map { "\($0)" } ?? "")")
+        #expect(blue(try PixelImage.readPNG(from: "\(dir)/dragged.png"), from: 1408) > 50, "no page drawn in \(dir)/dragged.png")
+    }
+}

@@ -229,7 +229,10 @@ public final class ScenarioPlayer {
                 // The app's text input comes on its own time: the virtual clock waits (5 s at
                 // most) for the keyboard, then typing starts once it has slid in.
                 try compositor.roundTrip(timeoutMilliseconds: roundTripTimeoutMilliseconds)
-                guard try compositor.run(timeoutMilliseconds: 5000, until: { compositor.keyboardShown != nil }) else {
+                guard try compositor.run(timeoutMilliseconds: 5000, until: {
+                    compositor.takeTextInput()
+                    return compositor.keyboardShown != nil
+                }) else {
                     throw CompositorError("steps[\(step)]: type: the on-screen keyboard did not show within 5 s (no field of the focused app takes text)")
                 }
                 ty.keyboardShown = true

@@ -111,10 +111,7 @@ extension Compositor {
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
         if !t.shell.isEmpty { apply(t.shell) }
-        if textInputChanged {
-            textInputChanged = false
-            keyboardMayChange()
-        }
+        takeTextInput()
         // A keyboard that slid all the way out is gone; one that stepped aside for a rotation
         // comes back when it ends.
         desk.pruneKeyboard(now: now)

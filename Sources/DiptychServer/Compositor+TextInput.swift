@@ -19,6 +19,14 @@ extension Compositor {
         }
     }
 
+    /// Looks at the apps' text input changed since the last look (the keyboard shows, follows
+    /// or hides): at each tick, and where a scenario waits for the keyboard.
+    public func takeTextInput() {
+        guard textInputChanged else { return }
+        textInputChanged = false
+        keyboardMayChange()
+    }
+
     /// The text input `role`'s app has now (for tests and the keyboard).
     public func textInputState(_ role: Role) -> TextInputState? { session(role)?.text.state }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A page nobody here wrote: Debian's pdf.js viewer (libjs-pdf) opening a PDF the test makes, in
-// Split View beside a native app, scrolled with a finger and resized by a divider drag.
+// Pages nobody here wrote: Debian's pdf.js viewer (libjs-pdf) opening a PDF the test makes, in
+// Split View beside a native app, scrolled with a finger and resized by a divider drag; and a
+// Leaflet map (libjs-leaflet) panned by a finger, which must not zoom.
 
 import DiptychCore
 import DiptychImage
@@ -11,6 +12,8 @@ import Testing
 
 private let viewer = "/usr/share/javascript/pdf/web/viewer.html"
 private let webAndPDFAreThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0 && access(viewer, R_OK) == 0
+private let leaflet = "/usr/share/javascript/leaflet"
+private let webAndLeafletAreThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0 && access("\(leaflet)/leaflet.js", R_OK) == 0
 
 /// A PDF of `pages` letter pages, each with "Page N" in large type, titled `title`.
 func makePDF(pages: Int, title: String) -> [UInt8] {
@@ -74,5 +77,34 @@ struct WebPDFTests {
         let configures = log.filter { $0["event"]?.stringValue == "configure" }
         #expect(configures.last?["frame"]?["width"]?.intValue == 320, "\(configures.last.map { "\($0)" } ?? "")")
         #expect(blue(try PixelImage.readPNG(from: "\(dir)/dragged.png"), from: 1408) > 50, "no page drawn in \(dir)/dragged.png")
+    }
+}
+
+@Suite(.enabled(if: webAndLeafletAreThere, "needs diptych-web (WPE WebKit) and Debian's libjs-leaflet: make test installs both"))
+struct WebMapTests {
+    /// A one-finger drag pans a Leaflet map (its centre moves) and never zooms it (WebKit's
+    /// touch scrolling is wheel events, hidden from the page while a finger is down).
+    @Test func aFingerPansAMapWithoutZoomingIt() throws {
+        let dir = Harness.temporaryDirectory("web-map")
+        try Files.writeAtomically("\(dir)/map.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>-</title>
+            <link rel="stylesheet" href="file://\(leaflet)/leaflet.css"><script src="file://\(leaflet)/leaflet.js"></script>
+            <style>html,body,#m{margin:0;height:100%}</style><div id="m"></div>
+            <script>var map = L.map('m', {center: [0, 0], zoom: 3, zoomAnimation: false, inertia: false});
+            L.rectangle([[-20, -20], [20, 20]], {color: '#ff0000', fillOpacity: 1}).addTo(map);
+            function report() { var c = map.getCenter(); document.title = JSON.stringify({zoom: map.getZoom(), lat: Math.round(c.lat)}); }
+            map.on('zoomend moveend', report); report();</script>
+            """.utf8))
+        var steps = #"[{"at":0,"waitFor":"primary"},{"at":100,"touch":{"id":1,"phase":"down","x":1000,"y":1100}}"#
+        for k in 1...8 { steps += #",{"at":\#(100 + 16 * k),"touch":{"id":1,"phase":"motion","x":1000,"y":\#(1100 - 60 * k)}}"# }
+        steps += #",{"at":240,"touch":{"id":1,"phase":"up","x":1000,"y":620}},{"at":1200,"waitFor":"primary"}]"#
+        let scenario = #"{"device":"ipad","primary":"web:\#(dir)/map.html","arrangement":"full","steps":\#(steps)}"#
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let title = try Harness.events("\(dir)/events-primary.jsonl").last { $0["event"]?.stringValue == "pageTitle" }?["title"]?.stringValue ?? "{}"
+        let map = try JSONValue.parse(title)
+        #expect(map["zoom"]?.intValue == 3, "the map zoomed: \(title)")
+        #expect((map["lat"]?.intValue ?? 0) < -5, "the map did not pan: \(title)")
     }
 }

@@ -200,4 +200,19 @@ struct WebStateTests {
         #expect(r.stderr.contains("a new window for file://\(dir)/second.html opens in this pane"), "\(r.stderr)")
         #expect(log.contains { $0["event"]?.stringValue == "console" && $0["text"]?.stringValue == "geo: refused 1" }, "\(r.stderr)")
     }
+
+    /// A page that never finishes loading (an image that is a FIFO nobody writes) is taken as
+    /// ready at the 10 s bound, said on stderr: `render` still writes its frame.
+    @Test func aPageThatNeverFinishesLoadingIsTakenAsReadyAtTheBound() throws {
+        let dir = Harness.temporaryDirectory("web-never")
+        #expect(mkfifo("\(dir)/never.png", 0o600) == 0)
+        try Files.writeAtomically("\(dir)/never.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><title>never</title><p>waiting</p><img src="never.png">
+            """.utf8))
+        let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/never.html",
+                                 "--out", "\(dir)/never-frame.png"], timeoutMilliseconds: 60_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("10 s after its load began: taken as ready"), "\(r.stderr)")
+        #expect(Files.exists("\(dir)/never-frame.png"))
+    }
 }

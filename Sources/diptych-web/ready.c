@@ -35,8 +35,20 @@ gint64 ready_sync_deadline(void) {
 
 /* Looked at every tick. */
 void ready_check(void) {
-    if (page.ready || !app.view || !app.loaded) return;
+    if (page.ready || !app.view) return;
     gint64 now = g_get_monotonic_time();
+    if (!app.loaded) {
+        /* A load that never finishes (a resource that never comes): at the bound the page is
+           shown as far as it got, and taken as ready. */
+        if (!page.load_started_us || now - page.load_started_us < READY_BOUND_MS * 1000) return;
+        say("%s has not finished loading %d s after its load began: shown as it is, taken as ready", app.uri, READY_BOUND_MS / 1000);
+        app.loaded = 1;
+        app.loaded_us = now;
+        if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots) commit_live(app.held);
+        page.ready = page.ever_ready = 1;
+        answer_sync_if_done();
+        return;
+    }
     int quiet = now - app.last_frame_us >= READY_QUIET_MS * 1000 && now - app.loaded_us >= READY_QUIET_MS * 1000;
     if ((quiet && page.in_flight <= 0) || now - page.load_started_us >= READY_BOUND_MS * 1000) {
         if (!(quiet && page.in_flight <= 0))

@@ -6,6 +6,9 @@
    - hides from the page the wheel events WebKit's own touch scrolling is made of, and the
      mouse's pointer events WebKit makes of a touch, while a finger is down and just after, so a
      map never zooms on a pan;
+   - keeps WebKit from scrolling under a touch whose element says `touch-action: none` (a map,
+     a canvas: WPE 2.38 does not read the property, and once it scrolls it stops telling the
+     page the finger's moves);
    - turns a touch the compositor cancelled (palm rejection, an edge swipe) into `touchcancel`
      and `pointercancel`, and the click WebKit would make of it into nothing. */
 #include "diptych-web.h"
@@ -15,7 +18,8 @@
 
 const char *touch_script =
     "(function(){if(window.__diptychTouch)return;"
-    "var D=window.__diptychTouch={fingers:0,quietUntil:0,noClickUntil:0,cancelled:{},targets:{},pen:null},now=function(){return performance.now();};"
+    "var D=window.__diptychTouch={fingers:0,quietUntil:0,noClickUntil:0,cancelled:{},targets:{},still:{},pen:null},now=function(){return performance.now();};"
+    "function still(e){for(;e&&e.nodeType===1;e=e.parentElement){var a=getComputedStyle(e).touchAction;if(a==='none')return true;}return false;}"
     "function pointer(type,init,target){if(!target||!target.dispatchEvent)return;var quiet=/enter|leave/.test(type);"
     "init.bubbles=!quiet;init.cancelable=!quiet&&type!=='pointercancel';init.composed=true;"
     "try{target.dispatchEvent(new PointerEvent(type,init));}catch(e){}}"
@@ -24,12 +28,13 @@ const char *touch_script =
     "height:Math.max(1,2*(t.radiusY||0.5)),pressure:down?0.5:0,buttons:down?1:0,button:0};}"
     "function each(ev,f){for(var i=0;i<ev.changedTouches.length;i++)f(ev.changedTouches[i],i);}"
     "window.addEventListener('touchstart',function(ev){if(!ev.isTrusted)return;var first=ev.touches.length===ev.changedTouches.length;"
-    "D.fingers=ev.touches.length;each(ev,function(t,i){var g=D.targets[t.identifier]=t.target,p=first&&i===0,n=touchInit(t,p,true);"
+    "D.fingers=ev.touches.length;each(ev,function(t,i){var g=D.targets[t.identifier]=t.target,p=first&&i===0,n=touchInit(t,p,true);D.still[t.identifier]=still(g);"
     "n.button=-1;pointer('pointerover',n,g);pointer('pointerenter',n,g);n.button=0;pointer('pointerdown',n,g);});},true);"
     "window.addEventListener('touchmove',function(ev){if(!ev.isTrusted)return;each(ev,function(t){var n=touchInit(t,t.identifier===ev.touches[0].identifier,true);"
-    "n.button=-1;pointer('pointermove',n,D.targets[t.identifier]);});},true);"
+    "if(D.still[t.identifier]&&ev.cancelable)ev.preventDefault();"
+    "n.button=-1;pointer('pointermove',n,D.targets[t.identifier]);});},{capture:true,passive:false});"
     "window.addEventListener('touchend',function(ev){if(!ev.isTrusted)return;D.fingers=ev.touches.length;if(!D.fingers)D.quietUntil=now()+400;"
-    "var hidden=false;each(ev,function(t){var g=D.targets[t.identifier],n=touchInit(t,true,false);delete D.targets[t.identifier];"
+    "var hidden=false;each(ev,function(t){var g=D.targets[t.identifier],n=touchInit(t,true,false);delete D.targets[t.identifier];delete D.still[t.identifier];"
     "if(D.cancelled[t.identifier]){delete D.cancelled[t.identifier];hidden=true;D.noClickUntil=now()+800;"
     "pointer('pointercancel',n,g);var c;try{c=new TouchEvent('touchcancel',{bubbles:true,cancelable:false,composed:true,changedTouches:[t],touches:[],targetTouches:[]});}"
     "catch(e){c=new Event('touchcancel',{bubbles:true});}if(g&&g.dispatchEvent)g.dispatchEvent(c);}"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diptych-web URL [--event-log FILE] [--requires-full-screen]
+ * diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]
+ *             [--allow-file-access | --no-file-access]
  *
  * A web page as a Diptych app: WPE WebKit renders it (wpebackend-fdo's exportable SHM path, Mesa's
  * software GL; no GPU, no display server) and every frame is copied into a Diptych buffer.

@@ -89,3 +89,24 @@ extension OnScreenKeyboardTests {
         #expect(f.compositor.protocolErrors.isEmpty)
     }
 }
+
+extension OnScreenKeyboardTests {
+    /// Only a tap raises the keyboard: a finger that moved (a scroll) and lifted in the pane of
+    /// an app whose field takes text raises none; a tap there does.
+    @Test func aScrollRaisesNoKeyboardATapDoes() throws {
+        let f = try Fixture()
+        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
+        try f.misbehave("text-input", log: "text.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
+        f.compositor.touch(id: 1, phase: .motion, x: 900, y: 340)
+        f.compositor.touch(id: 1, phase: .motion, x: 900, y: 400)
+        f.compositor.touch(id: 1, phase: .up, x: 900, y: 400)
+        _ = try f.compositor.run(timeoutMilliseconds: 600) { false }
+        #expect(f.compositor.keyboardShown == nil)
+        f.compositor.touch(id: 2, phase: .down, x: 900, y: 300)
+        f.compositor.touch(id: 2, phase: .up, x: 902, y: 303)
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil })
+    }
+}

@@ -43,8 +43,7 @@ struct Desk: ~Copyable {
     /// The app the last tap ended in, and when (the keyboard shows for a field enabled up to
     /// `KeyboardRules.enableAfterTap` ms later).
     private(set) var lastTap: (app: AppID, at: UInt64)?
-    /// Where each finger (by touch id) and the pen touched down in an app, while down.
-    private var tapStarts: [Int64: (x: Double, y: Double)] = [:]
+    private var taps = TapTracker()
 
     init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
@@ -144,31 +143,11 @@ struct Desk: ~Copyable {
         return noteTap(shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now), now: now)
     }
 
-    /// Notes the app a tap ended in (the effects give it the contact's start and end): a
-    /// finger's or the pen's that moved less than `tapSlop` points, as the keyboard's show rule
-    /// counts them (a scroll raises none; nor does a mouse's click, which comes with a desk's
-    /// keyboard).
+    /// Notes the app a tap ended in (see `TapTracker`).
     private mutating func noteTap(_ effects: [ShellEffect], now: UInt64) -> [ShellEffect] {
-        func tapped(_ key: Int64, _ x: Double, _ y: Double) -> Bool {
-            guard let s = tapStarts.removeValue(forKey: key) else { return false }
-            return abs(x - s.x) <= Self.tapSlop && abs(y - s.y) <= Self.tapSlop
-        }
-        for e in effects {
-            switch e {
-            case .touch(_, let id, .down, let x, let y): tapStarts[Int64(id)] = (x, y)
-            case .pen(_, .down, let x, let y, _, _, _): tapStarts[Self.penTapKey] = (x, y)
-            case .touch(let app, let id, .up, let x, let y): if tapped(Int64(id), x, y) { lastTap = (app, now) }
-            case .pen(let app, .up, let x, let y, _, _, _): if tapped(Self.penTapKey, x, y) { lastTap = (app, now) }
-            case .touch(_, let id, .cancel, _, _): tapStarts[Int64(id)] = nil
-            default: break
-            }
-        }
+        if let app = taps.tapEnded(in: effects) { lastTap = (app, now) }
         return effects
     }
-
-    /// How far a contact may move and still be a tap (points), and the pen's key among them.
-    static let tapSlop = 10.0
-    static let penTapKey = Int64.min
 
     /// A contact on the on-screen keyboard (nil: not the keyboard's): keys darken while held
     /// and type when let go; nothing reaches an app, and the keyboard focus stays.

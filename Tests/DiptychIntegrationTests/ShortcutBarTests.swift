@@ -94,11 +94,7 @@ extension OnScreenKeyboardTests {
     /// Only a tap raises the keyboard: a finger that moved (a scroll) and lifted in the pane of
     /// an app whose field takes text raises none; a tap there does.
     @Test func aScrollRaisesNoKeyboardATapDoes() throws {
-        let f = try Fixture()
-        try f.connect(["pattern:#00AA00"], log: "good.jsonl")
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
-        try f.misbehave("text-input", log: "text.jsonl")
-        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        let f = try withField()
         f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
         f.compositor.touch(id: 1, phase: .motion, x: 900, y: 340)
         f.compositor.touch(id: 1, phase: .motion, x: 900, y: 400)

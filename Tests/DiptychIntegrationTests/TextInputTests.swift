@@ -65,13 +65,19 @@ struct OnScreenKeyboardTests {
     }
 
     /// A compositor with a good app as the primary and one with an email field as the
-    /// secondary, tapped: its keyboard shown (it may still be sliding in).
-    func raised() throws -> Fixture {
+    /// secondary, both drawn; nothing tapped yet.
+    func withField() throws -> Fixture {
         let f = try Fixture()
         try f.connect(["pattern:#00AA00"], log: "good.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.primary) })
         try f.misbehave("text-input", log: "text.jsonl")
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        return f
+    }
+
+    /// The same, the secondary tapped: its keyboard shown (it may still be sliding in).
+    func raised() throws -> Fixture {
+        let f = try withField()
         f.compositor.touch(id: 1, phase: .down, x: 900, y: 300)
         f.compositor.touch(id: 1, phase: .up, x: 900, y: 300)
         #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.keyboardShown != nil })

@@ -60,7 +60,9 @@ def c_header(p):
            f"#define DC_PROTOCOL_VERSION {p['version']}", ""]
     limits = p["limits"]
     out += [f"#define DC_MESSAGE_BYTES_MAX {limits['messageBytes']}", f"#define DC_STRING_BYTES_MAX {limits['stringBytes']}",
-            f"#define DC_DAMAGE_RECTS_MAX {limits['damageRects']}", ""]
+            f"#define DC_DAMAGE_RECTS_MAX {limits['damageRects']}", f"#define DC_MENU_ITEMS_MAX {limits['menuItems']}",
+            f"#define DC_MENU_ITEMS_PER_MESSAGE {limits['menuItemsPerMessage']}", f"#define DC_LABEL_BYTES_MAX {limits['labelBytes']}",
+            f"#define DC_ALERT_BUTTONS_MAX {limits['alertButtons']}", ""]
     for name, value in p["fourcc"].items():
         out.append(f"#define DC_FORMAT_{name} {value}u")
     out += ["", "/* Requests: the wire opcodes. */", "enum dc_request {"]
@@ -103,7 +105,9 @@ def python_module(p):
            '"""The protocol\'s numbers: its version, the opcodes, every enumeration, the limits and the', 'error codes with their names."""',
            "", "from enum import IntEnum, IntFlag", "", f"PROTOCOL_VERSION = {p['version']}",
            f"MESSAGE_BYTES_MAX = {p['limits']['messageBytes']}", f"STRING_BYTES_MAX = {p['limits']['stringBytes']}",
-           f"DAMAGE_RECTS_MAX = {p['limits']['damageRects']}"]
+           f"DAMAGE_RECTS_MAX = {p['limits']['damageRects']}", f"MENU_ITEMS_MAX = {p['limits']['menuItems']}",
+           f"MENU_ITEMS_PER_MESSAGE = {p['limits']['menuItemsPerMessage']}", f"LABEL_BYTES_MAX = {p['limits']['labelBytes']}",
+           f"ALERT_BUTTONS_MAX = {p['limits']['alertButtons']}"]
     out += [f"FORMAT_{name} = {value}" for name, value in p["fourcc"].items()]
     out += ["", "", "class Request(IntEnum):", '    """The requests\' opcodes."""', ""]
     out += [f"    {upper(r['name'])} = {r['opcode']}" for r in p["requests"]]
@@ -138,6 +142,16 @@ def encode(p, message):
             body += struct.pack("<4i", *v)
         elif kind == "damage":
             body += struct.pack("<I", len(v)) + b"".join(struct.pack("<4i", *r) for r in v)
+        elif kind == "menuItems":
+            body += struct.pack("<I", len(v))
+            for flags, label in v:
+                text = label.encode("utf-8")
+                body += struct.pack("<BI", flags, len(text)) + text
+        elif kind == "alertButtons":
+            body += struct.pack("<I", len(v))
+            for style, label in v:
+                text = label.encode("utf-8")
+                body += struct.pack("<BI", style, len(text)) + text
         elif kind == "layout":
             body += struct.pack("<5I", v["offset"], v["width"], v["height"], v["stride"], v["format"])
         else:

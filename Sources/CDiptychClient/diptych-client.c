@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Diptych client library in C (see diptych-client.h): connecting, requests and the buffer
-   pool, in the wire format of protocol version 6 (Assets/protocol/diptych-protocol.json).
+   pool, in the wire format of protocol version 7 (Assets/protocol/diptych-protocol.json).
    Reading events is in events.c. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -159,6 +159,59 @@ int dc_text_input(dc_connection *c, const dc_text_state *t) {
 }
 
 int dc_resend_text_input(dc_connection *c) { return c->text_sent ? send_text_input(c) : 0; }
+
+static int label_ok(const char *s) { return s && strlen(s) <= DC_LABEL_BYTES_MAX; }
+
+int dc_present_menu(dc_connection *c, uint32_t id, dc_rect anchor, const char *title, const dc_menu_item *items, int count) {
+    if (count < 0 || count > DC_MENU_ITEMS_MAX || (count > 0 && !items))
+        return dc_fail(c, "dc_present_menu: %d items (0 to %d)", count, DC_MENU_ITEMS_MAX);
+    if (anchor.width < 0 || anchor.height < 0) return dc_fail(c, "dc_present_menu: the anchor has a negative size");
+    const char *t = title ? title : "";
+    if (!label_ok(t)) return dc_fail(c, "dc_present_menu: a title of %zu bytes (at most %d)", strlen(t), DC_LABEL_BYTES_MAX);
+    for (int i = 0; i < count; i++) {
+        if (!label_ok(items[i].label)) return dc_fail(c, "dc_present_menu: item %d's label is missing or over %d bytes", i, DC_LABEL_BYTES_MAX);
+        if (items[i].flags & ~(uint32_t)(DC_MENU_SELECTED | DC_MENU_DISABLED | DC_MENU_HEADER | DC_MENU_INDENTED))
+            return dc_fail(c, "dc_present_menu: item %d has unknown flags 0x%x", i, items[i].flags);
+    }
+    /* In messages of at most 1,000 items that fit 64 KiB. */
+    size_t fixed = DC_HEADER + 4 + 16 + 4 + strlen(t) + 12;
+    int first = 0;
+    do {
+        int n = 0;
+        for (size_t bytes = fixed; first + n < count && n < DC_MENU_ITEMS_PER_MESSAGE; n++) {
+            size_t item = 5 + strlen(items[first + n].label);
+            if (bytes + item > DC_MAX_MESSAGE) break;
+            bytes += item;
+        }
+        writer w = { .n = 0 };
+        w32(&w, id); wi32(&w, anchor.x); wi32(&w, anchor.y); wi32(&w, anchor.width); wi32(&w, anchor.height);
+        wstr(&w, t); w32(&w, (uint32_t)count); w32(&w, (uint32_t)first); w32(&w, (uint32_t)n);
+        for (int i = first; i < first + n; i++) { w8(&w, (uint8_t)items[i].flags); wstr(&w, items[i].label); }
+        if (dc_send(c, DC_REQUEST_PRESENT_MENU, &w, -1) != 0) return -1;
+        first += n;
+    } while (first < count);
+    return 0;
+}
+
+int dc_present_alert(dc_connection *c, uint32_t id, const char *title, const char *message, int field, const char *placeholder,
+                     const char *text, const dc_alert_button *buttons, int count) {
+    if (count < 1 || count > DC_ALERT_BUTTONS_MAX || !buttons) return dc_fail(c, "dc_present_alert: %d buttons (1 to %d)", count, DC_ALERT_BUTTONS_MAX);
+    if (field < DC_ALERT_FIELD_NONE || field > DC_ALERT_FIELD_SECURE) return dc_fail(c, "dc_present_alert: unknown field %d", field);
+    const char *p = placeholder ? placeholder : "", *x = text ? text : "";
+    if (!label_ok(p) || !label_ok(x)) return dc_fail(c, "dc_present_alert: the field's text is over %d bytes", DC_LABEL_BYTES_MAX);
+    for (int i = 0; i < count; i++) {
+        if (!label_ok(buttons[i].label)) return dc_fail(c, "dc_present_alert: button %d's label is missing or over %d bytes", i, DC_LABEL_BYTES_MAX);
+        if (buttons[i].style < DC_BUTTON_STYLE_DEFAULT || buttons[i].style > DC_BUTTON_STYLE_DESTRUCTIVE)
+            return dc_fail(c, "dc_present_alert: button %d has unknown style %d", i, buttons[i].style);
+    }
+    writer w = { .n = 0 };
+    w32(&w, id); wstr(&w, title ? title : ""); wstr(&w, message ? message : ""); w8(&w, (uint8_t)field); wstr(&w, p); wstr(&w, x);
+    w32(&w, (uint32_t)count);
+    for (int i = 0; i < count; i++) { w8(&w, (uint8_t)buttons[i].style); wstr(&w, buttons[i].label); }
+    return dc_send(c, DC_REQUEST_PRESENT_ALERT, &w, -1);
+}
+
+int dc_dismiss_presented(dc_connection *c, uint32_t id) { writer w = { .n = 0 }; w32(&w, id); return dc_send(c, DC_REQUEST_DISMISS_PRESENTED, &w, -1); }
 
 int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return dc_send(c, DC_REQUEST_STATUS_BAR_STYLE, &w, -1); }
 

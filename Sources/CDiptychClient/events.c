@@ -125,6 +125,23 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->text_delete.before = r32(&r);
         e->text_delete.after = r32(&r);
         break;
+    case DC_MENU_CHOSEN:
+        e->menu_chosen.id = r32(&r);
+        e->menu_chosen.index = r32(&r);
+        break;
+    case DC_ALERT_ANSWERED: {
+        e->alert_answered.id = r32(&r);
+        e->alert_answered.button = r32(&r);
+        uint32_t len = r32(&r);
+        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
+        memcpy(e->alert_answered.text, body + r.at, len);
+        e->alert_answered.text[len] = 0;
+        r.at += len;
+        break;
+    }
+    case DC_DISMISSED:
+        e->dismissed.id = r32(&r);
+        break;
     case DC_KEYBOARD_FRAME:
         e->keyboard_frame.frame = rrect(&r);
         e->keyboard_frame.screen_frame = rrect(&r);

@@ -38,6 +38,8 @@ extension Compositor {
         ) { session($0)?.content ?? ghostContent($0) }
         // The status bar over everything, as `SceneBuilder` puts it: a layer laid out again only
         // when what it shows changes.
+        // The apps' menus and alerts over their panes (under the status bar and the keyboard).
+        if let presented = presentationLayer(scale: desk.profile.scale) { graph.append(.presentations, nodes: presented) }
         if let bar = statusBarLayer(width: graph.size.width, scale: desk.profile.scale) {
             graph.append(.statusBar, generation: bar.generation, nodes: bar.nodes)
         }

@@ -102,6 +102,8 @@ extension Compositor {
         if pressed, let keyboard { hardwareKeyTyped(result, on: keyboard) }
         guard let app = desk.focus, let c = session(app) else { return }
         let time = time ?? Double(now)
+        // A menu or alert of the app's takes the keys while it shows.
+        if pressed, desk.presented.shown[app] != nil, presentationKey(result, of: app) { return }
         if pressed {
             keys.toldPressed(keycode, result, at: now)
             send(.key(keycode: keycode, keysym: result.keysym, text: result.text, state: .pressed, modifiers: result.modifiers, time: time), to: c)

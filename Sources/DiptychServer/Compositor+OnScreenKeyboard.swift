@@ -22,7 +22,9 @@ extension Compositor {
     func keyboardMayChange() {
         keyboardStepsAside()
         let focused = desk.focus.flatMap { session($0) }
-        let state = focused?.text.state
+        // An alert's field of the focused app takes the text while it shows (it needs no tap).
+        let alertField = focused.flatMap { alertFieldState(of: $0.app) }
+        let state = alertField ?? focused?.text.state
         let wanted = state.map { $0.enabled && !$0.hints.contains(.noKeyboard) } ?? false
         if let k = desk.keyboard, !k.isHiding {
             // It follows its app's field; it goes when that app stops taking text, loses the
@@ -39,9 +41,10 @@ extension Compositor {
             }
             return
         }
-        guard let focused, wanted, let state, let tap = desk.lastTap, tap.app == focused.app, now >= tap.at,
-            now - tap.at <= KeyboardRules.enableAfterTap, desk.shell.pane(of: focused.app) != nil
-        else { return }
+        guard let focused, wanted, let state, desk.shell.pane(of: focused.app) != nil else { return }
+        if alertField == nil {
+            guard let tap = desk.lastTap, tap.app == focused.app, now >= tap.at, now - tap.at <= KeyboardRules.enableAfterTap else { return }
+        }
         desk.showKeyboard(for: focused.app, state: state, bar: hardwareKeyboard != nil, now: now)
         desk.consumeTap()
         scheduleFrame()
@@ -94,6 +97,12 @@ extension Compositor {
 
     /// What the keyboard typed, for `app`.
     func keyboardTyped(_ output: KeyboardOutput, for app: AppID, time: Double) {
+        // An alert's field of the app's takes what is typed while it shows.
+        if let effects = desk.presentationTyped(output, for: app) {
+            apply(effects)
+            scheduleFrame()
+            return
+        }
         switch output {
         case .commit(let text):
             if let c = session(app) { send(.textCommit(text: text), to: c) }

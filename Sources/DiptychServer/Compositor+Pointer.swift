@@ -50,6 +50,7 @@ extension Compositor {
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         desk.pointerButton(button, pressed: pressed)
         if button == PointerButton.left {
+            layOutPresentations()
             if let effects = desk.pointerContact(phase: pressed ? .down : .up, now: now, space: pipSpace) { apply(effects, time: time) }
             scheduleFrame()
         } else {
@@ -86,6 +87,7 @@ extension Compositor {
     func deliverPointerMotion(time: Double) {
         let (x, y) = (desk.pointer.x, desk.pointer.y)
         if desk.pointer.held.contains(PointerButton.left) {
+            layOutPresentations()
             if let effects = desk.pointerContact(phase: .motion, now: now, space: pipSpace) { apply(effects, time: time) }
         } else if let app = desk.pointer.grab {
             sendPointer(.motion, to: app, x: x, y: y, time: time)

@@ -75,6 +75,12 @@ extension Compositor {
             try screenCommit(screen, buffer: id, damage: bufferDamage, from: c)
         case .textInput(let t):
             textInput(t, from: c)
+        case .presentMenu(let m):
+            try presentMenu(m, from: c)
+        case .presentAlert(let a):
+            presentAlert(a, from: c)
+        case .dismissPresented(let id):
+            dismissPresented(id, from: c)
         case .screenRelease(let screen):
             try screenRelease(screen, from: c)
         case .setIcon(let id):

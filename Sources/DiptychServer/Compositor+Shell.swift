@@ -55,11 +55,14 @@ extension Compositor {
             case .crossFade:
                 // Reduce Motion: the change shows as a short cross-fade from what was shown.
                 if frameCount > 0 { beginFade(from: backend.lastFrame.copy(), milliseconds: MotionMetrics.reducedFadeMilliseconds) }
+            case .presented(let app, let answer):
+                presentationAnswered(answer, of: app)
             }
         }
         updatePiPEligibility()
         updateSecondScreen()
         updateFocus(byUser: byUser)
+        presentationsFollowPanes()
         keyboardMayChange()
     }
 
@@ -112,6 +115,7 @@ extension Compositor {
         let t = desk.tick(now: now)
         if !t.shell.isEmpty { apply(t.shell) }
         takeTextInput()
+        presentationsFollowPanes()
         // A keyboard that slid all the way out is gone; one that stepped aside for a rotation
         // comes back when it ends.
         desk.pruneKeyboard(now: now)
@@ -190,6 +194,7 @@ extension Compositor {
     /// window moves the window and never reaches an app.
     public func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, time: Double? = nil) {
         hideCursorForTouch()
+        layOutPresentations()
         if let effects = desk.touch(id: id, phase: phase, x: x, y: y, now: now, space: pipSpace) { apply(effects, time: time) }
     }
 
@@ -198,6 +203,7 @@ extension Compositor {
         phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool = .pen, buttons: PenButtons = [], time: Double? = nil
     ) {
         hideCursorForTouch()
+        layOutPresentations()
         apply(desk.pen(phase: phase, x: x, y: y, pressure: pressure, tiltX: tiltX, tiltY: tiltY, tool: tool, buttons: buttons, now: now, space: pipSpace), time: time)
     }
 

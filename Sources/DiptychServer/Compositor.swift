@@ -203,6 +203,10 @@ public final class Compositor {
     /// The panes (each app's, in points) the keyboard's frame was last told for: a pane that
     /// moves or comes while it shows hears it again.
     var keyboardToldPanes: [AppID: Rect] = [:]
+    /// Menus whose pieces are still coming, by app; each shown menu's or alert's pane as it was
+    /// when it came (a menu goes when its pane changes).
+    var menusArriving: [AppID: MenuArrival] = [:]
+    var presentationPanes: [AppID: Rect] = [:]
     /// An app's text input changed since the last tick (the keyboard looks again then).
     var textInputChanged = false
     /// The pictures of the cross-fade or turn the desk runs, if one does.

@@ -44,6 +44,8 @@ struct Desk: ~Copyable {
     /// `KeyboardRules.enableAfterTap` ms later).
     private(set) var lastTap: (app: AppID, at: UInt64)?
     private var taps = TapTracker()
+    /// The apps' menus and alerts (they take the contacts that are theirs).
+    private(set) var presented = Presentations()
 
     init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
@@ -83,6 +85,7 @@ struct Desk: ~Copyable {
         let (x, y) = (pointer.x, pointer.y)
         if let typed = keyboardTouch(.pointer, phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.pointer, phase: phase, x: x, y: y, now: now, space: space) { return taken }
+        if let answered = presented.touch(.pointer, phase: phase, x: x, y: y) { return answered }
         return noteTap(shell.handleTouch(id: .pointer, phase: phase, x: x, y: y, now: now), now: now)
     }
 
@@ -140,6 +143,7 @@ struct Desk: ~Copyable {
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
         if let typed = keyboardTouch(.finger(id), phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.finger(id), phase: phase, x: x, y: y, now: now, space: space) { return taken }
+        if let answered = presented.touch(.finger(id), phase: phase, x: x, y: y) { return answered }
         return noteTap(shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now), now: now)
     }
 
@@ -156,6 +160,13 @@ struct Desk: ~Copyable {
         defer { keyboard = k }
         return k.touch(contact, phase: phase, x: x, y: y, screen: shell.layout.screen, orientation: shell.orientation, at: now)?.map { .keyboard(k.owner, $0) }
     }
+
+    // MARK: - Menus and alerts (see `Presentations`)
+
+    mutating func present(_ p: Presentation) { presented.present(p) }
+    mutating func removePresentation(of app: AppID) -> Presentation? { presented.remove(app) }
+    mutating func presentationLaidOut(_ app: AppID, _ l: Presentation.Layout, pane: RectD) { presented.laidOut(app, l, pane: pane) }
+    mutating func presentationTyped(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? { presented.type(output, for: app) }
 
     // MARK: - The on-screen keyboard
 
@@ -222,6 +233,7 @@ struct Desk: ~Copyable {
         // The pen on the keyboard types as a finger does.
         let onKeys: TouchPhase? = phase == .down ? .down : phase == .motion ? .motion : phase == .up ? .up : nil
         if let p = onKeys, let typed = keyboardTouch(.pen, phase: p, x: x, y: y, now: now) { return effects + typed }
+        if let p = onKeys, let answered = presented.touch(.pen, phase: p, x: x, y: y) { return effects + answered }
         if phase == .down, pip.frames(in: space, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
         if penOnWindow {
             if phase == .up || phase == .proximityOut { penOnWindow = false }

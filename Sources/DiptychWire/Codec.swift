@@ -134,6 +134,16 @@ extension ClientMessage {
             w.u8(t.enabled ? 1 : 0); w.u8(t.purpose.rawValue); w.u32(t.hints.rawValue); w.u8(t.returnKey.rawValue)
             w.f64(t.caret.x); w.f64(t.caret.y); w.f64(t.caret.width); w.f64(t.caret.height)
             w.string(t.surrounding)
+        case .presentMenu(let m):
+            w.u32(m.id); w.rect(m.anchor); w.string(m.title); w.u32(m.total); w.u32(m.first)
+            w.u32(UInt32(m.items.count))
+            for item in m.items { w.u8(item.flags.rawValue); w.string(item.label) }
+        case .presentAlert(let a):
+            w.u32(a.id); w.string(a.title); w.string(a.message); w.u8(a.field.rawValue); w.string(a.placeholder); w.string(a.text)
+            w.u32(UInt32(a.buttons.count))
+            for b in a.buttons { w.u8(b.style.rawValue); w.string(b.label) }
+        case .dismissPresented(let id):
+            w.u32(id)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -182,6 +192,12 @@ extension ClientMessage {
             m = .setIcon(buffer: try r.u32())
         case 14:
             m = .textInput(try r.textInput())
+        case 15:
+            m = .presentMenu(try r.menuPiece())
+        case 16:
+            m = .presentAlert(try r.alert())
+        case 17:
+            m = .dismissPresented(id: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }
@@ -243,6 +259,12 @@ extension ServerEvent {
             w.u32(before); w.u32(after)
         case .keyboardFrame(let k):
             w.rect(k.frame); w.rect(k.screenFrame); w.u32(k.duration); w.u8(k.local ? 1 : 0)
+        case .menuChosen(let id, let index):
+            w.u32(id); w.u32(index)
+        case .alertAnswered(let id, let button, let text):
+            w.u32(id); w.u32(button); w.string(text)
+        case .dismissed(let id):
+            w.u32(id)
         }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
@@ -323,6 +345,12 @@ extension ServerEvent {
             let frame = try r.rect(), screen = try r.rect(), duration = try r.u32(), local = try r.u8()
             guard local <= 1 else { throw ProtocolError(.malformedMessage, "bad keyboardFrame local \(local)") }
             e = .keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: duration, local: local == 1))
+        case 120:
+            e = .menuChosen(id: try r.u32(), index: try r.u32())
+        case 121:
+            e = .alertAnswered(id: try r.u32(), button: try r.u32(), text: try r.string())
+        case 122:
+            e = .dismissed(id: try r.u32())
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }
@@ -417,5 +445,50 @@ extension ByteReader {
             throw ProtocolError(.malformedMessage, "textInput surrounding text of \(surrounding.utf8.count) bytes (at most \(TextInputState.surroundingLimit))")
         }
         return TextInputState(enabled: flags & 1 != 0, purpose: p, hints: TextHints(rawValue: hints), returnKey: k, caret: (x, y, w, h), surrounding: surrounding)
+    }
+}
+
+extension ByteReader {
+    /// A `presentMenu` body: malformed for an unknown item flag, a label over 256 bytes, more
+    /// than 1,000 items in the message, a total over 10,000, or items past the total.
+    mutating func menuPiece() throws(ProtocolError) -> MenuPiece {
+        let id = try u32(), anchor = try rect(), title = try string(), total = try u32(), first = try u32(), count = try u32()
+        guard anchor.width >= 0, anchor.height >= 0 else { throw ProtocolError(.malformedMessage, "presentMenu anchor of negative size") }
+        guard total <= UInt32(MenuLimits.items) else { throw ProtocolError(.malformedMessage, "presentMenu of \(total) items (at most \(MenuLimits.items))") }
+        guard count <= UInt32(MenuLimits.itemsPerMessage) else {
+            throw ProtocolError(.malformedMessage, "presentMenu message of \(count) items (at most \(MenuLimits.itemsPerMessage) a message)")
+        }
+        guard UInt64(first) + UInt64(count) <= UInt64(total) else { throw ProtocolError(.malformedMessage, "presentMenu items \(first)+\(count) past its total \(total)") }
+        guard title.utf8.count <= MenuLimits.labelBytes else { throw ProtocolError(.malformedMessage, "presentMenu title of \(title.utf8.count) bytes (at most \(MenuLimits.labelBytes))") }
+        var items: [MenuItem] = []
+        items.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let flags = MenuItemFlags(rawValue: try u8()), label = try string()
+            guard MenuItemFlags.known.isSuperset(of: flags) else { throw ProtocolError(.malformedMessage, "unknown menu item flags \(flags.rawValue)") }
+            guard label.utf8.count <= MenuLimits.labelBytes else { throw ProtocolError(.malformedMessage, "menu item label of \(label.utf8.count) bytes (at most \(MenuLimits.labelBytes))") }
+            items.append(MenuItem(label, flags: flags))
+        }
+        return MenuPiece(id: id, anchor: anchor, title: title, total: total, first: first, items: items)
+    }
+
+    /// A `presentAlert` body: malformed for an unknown field kind or button style, no button
+    /// or more than four, a label or the field's text over 256 bytes.
+    mutating func alert() throws(ProtocolError) -> AlertRequest {
+        let id = try u32(), title = try string(), message = try string()
+        let field = try enumCode(try u8(), AlertField.self, "presentAlert field")
+        let placeholder = try string(), text = try string(), count = try u32()
+        guard (1...UInt32(AlertRequest.buttonLimit)).contains(count) else {
+            throw ProtocolError(.malformedMessage, "presentAlert with \(count) buttons (1 to \(AlertRequest.buttonLimit))")
+        }
+        for s in [placeholder, text] where s.utf8.count > AlertRequest.labelBytes {
+            throw ProtocolError(.malformedMessage, "presentAlert field text of \(s.utf8.count) bytes (at most \(AlertRequest.labelBytes))")
+        }
+        var buttons: [AlertButton] = []
+        for _ in 0..<count {
+            let style = try enumCode(try u8(), AlertButtonStyle.self, "alert button style"), label = try string()
+            guard label.utf8.count <= AlertRequest.labelBytes else { throw ProtocolError(.malformedMessage, "alert button label of \(label.utf8.count) bytes (at most \(AlertRequest.labelBytes))") }
+            buttons.append(AlertButton(label, style: style))
+        }
+        return AlertRequest(id: id, title: title, message: message, field: field, placeholder: placeholder, text: text, buttons: buttons)
     }
 }

@@ -16,7 +16,7 @@ import DiptychCore
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 6
+    public static let version: UInt16 = 7
     /// The oldest version the compositor still serves: an app built for any version from this
     /// one to `version` is spoken to in its own version (framed with it, and sent only the
     /// events it has), so a protocol bump never strands an installed app.
@@ -25,7 +25,7 @@ public enum Wire {
     public static var servedVersions: ClosedRange<UInt16> { oldestServedVersion...version }
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events; version 7 adds the presentMenu, presentAlert and dismissPresented requests and the menuChosen, alertAnswered and dismissed events"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -156,6 +156,15 @@ public enum ClientMessage: Sendable, Equatable {
     /// The app's text input: whether a field of it takes text now (it then may raise the
     /// on-screen keyboard), what kind, its caret and the text before it. Version 6.
     case textInput(TextInputState)
+    /// A menu for the compositor to show, anchored at a rectangle of the app's pane (in pieces
+    /// of at most 1,000 items: shown once all arrived); answered by `menuChosen` or `dismissed`.
+    /// Version 7.
+    case presentMenu(MenuPiece)
+    /// An alert for the compositor to show in the app's pane; answered by `alertAnswered` or
+    /// `dismissed`. Version 7.
+    case presentAlert(AlertRequest)
+    /// Takes the app's menu or alert `id` away (no event follows). Version 7.
+    case dismissPresented(id: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -173,6 +182,9 @@ public enum ClientMessage: Sendable, Equatable {
         case .screenRelease: 12
         case .setIcon: 13
         case .textInput: 14
+        case .presentMenu: 15
+        case .presentAlert: 16
+        case .dismissPresented: 17
         }
     }
 
@@ -193,6 +205,9 @@ public enum ClientMessage: Sendable, Equatable {
         case .screenRelease: "screenRelease"
         case .setIcon: "setIcon"
         case .textInput: "textInput"
+        case .presentMenu: "presentMenu"
+        case .presentAlert: "presentAlert"
+        case .dismissPresented: "dismissPresented"
         }
     }
 
@@ -203,6 +218,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .hello, .ack, .commit, .snapshot, .syncDone, .createBuffer, .destroyBuffer, .statusBarStyle, .pipCommit, .pipClose,
              .screenCommit, .screenRelease, .setIcon: 5
         case .textInput: 6
+        case .presentMenu, .presentAlert, .dismissPresented: 7
         }
     }
 
@@ -268,6 +284,14 @@ public enum ServerEvent: Sendable, Equatable {
     case textDelete(before: UInt32, after: UInt32)
     /// Where the on-screen keyboard will be at the end of its move. Version 6.
     case keyboardFrame(KeyboardFrame)
+    /// The user chose item `index` of menu `id` (it is gone). Version 7.
+    case menuChosen(id: UInt32, index: UInt32)
+    /// The user tapped button `button` of alert `id`, with `text` in its field (empty without
+    /// one); it is gone. Version 7.
+    case alertAnswered(id: UInt32, button: UInt32, text: String)
+    /// Menu or alert `id` went unanswered: a tap outside a menu, the app's pane changed or left
+    /// the screen. Version 7.
+    case dismissed(id: UInt32)
 
     public var opcode: UInt16 {
         switch self {
@@ -291,6 +315,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .textCommit: 117
         case .textDelete: 118
         case .keyboardFrame: 119
+        case .menuChosen: 120
+        case .alertAnswered: 121
+        case .dismissed: 122
         }
     }
 
@@ -317,6 +344,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .textCommit: "textCommit"
         case .textDelete: "textDelete"
         case .keyboardFrame: "keyboardFrame"
+        case .menuChosen: "menuChosen"
+        case .alertAnswered: "alertAnswered"
+        case .dismissed: "dismissed"
         }
     }
 
@@ -327,6 +357,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .configure, .sizeClassChanged, .lifecycle, .snapshotRequest, .touch, .pen, .frameDone, .error, .sync, .release,
              .screenConnected, .screenDisconnected, .keyboardFocus, .key, .pointer, .refused, .pipAction: 5
         case .textCommit, .textDelete, .keyboardFrame: 6
+        case .menuChosen, .alertAnswered, .dismissed: 7
         }
     }
 
@@ -379,6 +410,9 @@ public enum ServerEvent: Sendable, Equatable {
         case .textDelete(let before, let after): [("before", .int(Int(before))), ("after", .int(Int(after)))]
         case .keyboardFrame(let k):
             [("frame", k.frame.json), ("screenFrame", k.screenFrame.json), ("duration", .int(Int(k.duration))), ("local", .bool(k.local))]
+        case .menuChosen(let id, let index): [("id", .int(Int(id))), ("index", .int(Int(index)))]
+        case .alertAnswered(let id, let button, let text): [("id", .int(Int(id))), ("button", .int(Int(button))), ("text", .string(text))]
+        case .dismissed(let id): [("id", .int(Int(id)))]
         }
     }
 }

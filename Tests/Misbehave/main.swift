@@ -63,6 +63,14 @@ enum Mode: String, CaseIterable {
     /// Shows its pane, then says an email field takes text (the keyboard's caret 10 pt in)
     /// whether or not it has the keyboard focus (only the focused app may).
     case textInput = "text-input"
+    /// Shows its pane, then asks for a menu of 10,000 items ("Item 0" …, the third selected, a
+    /// heading first) anchored 20 pt in, 100 pt down; again after each answer.
+    case menu
+    /// Shows its pane, then asks for an alert with a text field (Cancel, OK); again after each
+    /// answer.
+    case alert
+    /// Shows its pane, then sends a menu's second piece with no first: malformed.
+    case menuBadPiece = "menu-bad-piece"
     /// Right after its hello, streams `syncDone` as fast as the socket takes it, until closed.
     case syncFlood = "sync-flood"
     /// Registers a 64×64 buffer from a sealed sparse memfd of 2^40 bytes.
@@ -139,6 +147,24 @@ func show(_ c: Configure, _ w: Int, _ h: Int, _ connection: Connection, _ color:
 /// A memfd of `w` × `h` that is not registered, for messages that must not reach the checks.
 func loose(_ w: Int, _ h: Int) throws -> ShmBuffer { try ShmBuffer(id: 0, width: w, height: h) }
 
+nonisolated(unsafe) var presentedOnce = false
+nonisolated(unsafe) var presentations: UInt32 = 0
+
+/// Asks for `mode`'s menu or alert (a new id each time).
+func present(_ mode: Mode, _ connection: Connection) throws {
+    presentations += 1
+    if mode == .menu {
+        var items = (0..<MenuLimits.items).map { MenuItem("Item \($0)", flags: $0 == 2 ? .selected : []) }
+        items[0] = MenuItem("Fruit", flags: .header)
+        items[5].flags = .disabled
+        try connection.presentMenu(id: presentations, anchor: Rect(x: 20, y: 100, width: 200, height: 40), title: "Choose one", items: items)
+    } else {
+        try connection.presentAlert(AlertRequest(
+            id: presentations, title: "Your name", message: "Type it for the guest book.", field: .text, placeholder: "Name",
+            buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")]))
+    }
+}
+
 /// Answers one configure the way `mode` breaks it; returns the buffer to keep on screen.
 func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: RGB) throws -> ShmBuffer? {
     let w = c.pixelWidth, h = c.pixelHeight
@@ -189,6 +215,15 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .textInput:
         let b = try show(c, w, h, connection, color)
         try connection.setTextInput(TextInputState(enabled: true, purpose: .email, returnKey: .go, caret: (10, 10, 2, 20)))
+        return b
+    case .menu, .alert:
+        let b = try show(c, w, h, connection, color)
+        if !presentedOnce { try present(mode, connection) }
+        presentedOnce = true
+        return b
+    case .menuBadPiece:
+        let b = try show(c, w, h, connection, color)
+        try connection.send(.presentMenu(MenuPiece(id: 1, anchor: Rect(x: 0, y: 0, width: 10, height: 10), title: "", total: 10, first: 5, items: [MenuItem("x")])))
         return b
     case .syncFlood:
         break  // floods from its hello on (below)
@@ -388,6 +423,8 @@ do {
             exit(1)
         case .configure(let c):
             if let b = try misbehave(mode, c, connection, color) { shown = b }
+        case .menuChosen, .alertAnswered, .dismissed:
+            if mode == .menu || mode == .alert { try present(mode, connection) }
         case .snapshotRequest:
             if mode == .crashInDrag { abort() }
         case .lifecycle(.didEnterBackground) where mode == .pipReopen,

@@ -87,6 +87,9 @@ static int one(const char *path) {
         rect("frame", e.keyboard_frame.frame); rect("screenFrame", e.keyboard_frame.screen_frame);
         num("duration", e.keyboard_frame.duration); num("local", e.keyboard_frame.local);
         break;
+    case DC_MENU_CHOSEN: num("id", e.menu_chosen.id); num("index", e.menu_chosen.index); break;
+    case DC_ALERT_ANSWERED: num("id", e.alert_answered.id); num("button", e.alert_answered.button); str("text", e.alert_answered.text); break;
+    case DC_DISMISSED: num("id", e.dismissed.id); break;
     }
     printf("}\n");
     dc_disconnect(c);

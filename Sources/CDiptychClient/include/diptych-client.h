@@ -83,6 +83,14 @@ typedef struct dc_event {
            (translated, not clipped; zeros when hidden), in the screen's, how long the move
            takes (ms), and whether this app raised it. */
         struct { dc_rect frame, screen_frame; uint32_t duration; int local; } keyboard_frame;
+        /* The user chose item `index` of menu `id` (the menu is gone). */
+        struct { uint32_t id, index; } menu_chosen;
+        /* The user tapped button `button` of alert `id`, with `text` in its field (empty
+           without one); the alert is gone. */
+        struct { uint32_t id, button; char text[4097]; } alert_answered;
+        /* Menu or alert `id` went unanswered: a tap outside the menu, the pane changed or left
+           the screen. */
+        struct { uint32_t id; } dismissed;
     };
 } dc_event;
 
@@ -148,6 +156,26 @@ int dc_status_bar_style(dc_connection *c, int style);
    state again after each tap, as the compositor expects. -1 for an unknown purpose, hint or
    return key, a non-finite or negative caret, or surrounding text over 256 bytes. */
 int dc_text_input(dc_connection *c, const dc_text_state *state);
+
+/* A menu row: its label (UTF-8, at most 256 bytes) and enum dc_menu_item_flag bits. */
+typedef struct dc_menu_item { const char *label; uint32_t flags; } dc_menu_item;
+/* Asks the compositor to show a menu (an iPad popover anchored at `anchor`, in the pane's
+   points; a sheet from the bottom in a compact pane): answered by DC_MENU_CHOSEN with the
+   item's index, or DC_DISMISSED. `id` is the app's own. One menu or alert an app at a time
+   (else DC_REFUSED, reason "busy"); only while the app's pane shows ("hidden"). At most 10,000
+   items (sent in messages of 1,000). -1 for more, a label over 256 bytes or unknown flags. */
+int dc_present_menu(dc_connection *c, uint32_t id, dc_rect anchor, const char *title, const dc_menu_item *items, int count);
+/* An alert button: its label and enum dc_alert_button_style. */
+typedef struct dc_alert_button { const char *label; int style; } dc_alert_button;
+/* Asks the compositor to show an alert centred in the app's pane, with 1 to 4 buttons and, with
+   `field` DC_ALERT_FIELD_TEXT or _SECURE, a text field (typed with the on-screen keyboard;
+   `placeholder` greyed in it while empty, `text` in it at first): answered by DC_ALERT_ANSWERED
+   with the button's index and the field's text, or DC_DISMISSED. As dc_present_menu for "busy"
+   and "hidden". -1 for no button or more than 4, unknown styles, or a label over 256 bytes. */
+int dc_present_alert(dc_connection *c, uint32_t id, const char *title, const char *message, int field, const char *placeholder,
+                     const char *text, const dc_alert_button *buttons, int count);
+/* Takes the app's menu or alert `id` away (no event follows). */
+int dc_dismiss_presented(dc_connection *c, uint32_t id);
 
 /* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
    while fewer than 3 of that size exist; NULL when all are busy (wait for a release). The pool

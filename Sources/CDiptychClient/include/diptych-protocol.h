@@ -5,11 +5,15 @@
 #ifndef DIPTYCH_PROTOCOL_H
 #define DIPTYCH_PROTOCOL_H
 
-#define DC_PROTOCOL_VERSION 6
+#define DC_PROTOCOL_VERSION 7
 
 #define DC_MESSAGE_BYTES_MAX 65536
 #define DC_STRING_BYTES_MAX 4096
 #define DC_DAMAGE_RECTS_MAX 256
+#define DC_MENU_ITEMS_MAX 10000
+#define DC_MENU_ITEMS_PER_MESSAGE 1000
+#define DC_LABEL_BYTES_MAX 256
+#define DC_ALERT_BUTTONS_MAX 4
 
 #define DC_FORMAT_XRGB8888 875713112u
 #define DC_FORMAT_ARGB8888 875713089u
@@ -30,6 +34,9 @@ enum dc_request {
     DC_REQUEST_SCREEN_RELEASE = 12,
     DC_REQUEST_SET_ICON = 13,
     DC_REQUEST_TEXT_INPUT = 14,
+    DC_REQUEST_PRESENT_MENU = 15,
+    DC_REQUEST_PRESENT_ALERT = 16,
+    DC_REQUEST_DISMISS_PRESENTED = 17,
 };
 
 /* Event types: the wire opcodes. */
@@ -54,6 +61,9 @@ enum dc_event_type {
     DC_TEXT_COMMIT = 117,
     DC_TEXT_DELETE = 118,
     DC_KEYBOARD_FRAME = 119,
+    DC_MENU_CHOSEN = 120,
+    DC_ALERT_ANSWERED = 121,
+    DC_DISMISSED = 122,
 };
 
 /* role: its values on the wire. */
@@ -180,6 +190,25 @@ enum dc_return_key {
     DC_RETURN_SEND = 3,
     DC_RETURN_NEXT = 4,
     DC_RETURN_DONE = 5,
+};
+/* menuItemFlag: its bits on the wire. */
+enum dc_menu_item_flag {
+    DC_MENU_SELECTED = 1,
+    DC_MENU_DISABLED = 2,
+    DC_MENU_HEADER = 4,
+    DC_MENU_INDENTED = 8,
+};
+/* alertButtonStyle: its values on the wire. */
+enum dc_alert_button_style {
+    DC_BUTTON_STYLE_DEFAULT = 0,
+    DC_BUTTON_STYLE_CANCEL = 1,
+    DC_BUTTON_STYLE_DESTRUCTIVE = 2,
+};
+/* alertField: its values on the wire. */
+enum dc_alert_field {
+    DC_ALERT_FIELD_NONE = 0,
+    DC_ALERT_FIELD_TEXT = 1,
+    DC_ALERT_FIELD_SECURE = 2,
 };
 
 /* A role value's name as the event log writes it ("primary"), or NULL. */
@@ -337,6 +366,24 @@ static inline const char *dc_return_key_name(int value) {
     default: return (const char *)0;
     }
 }
+/* A alertButtonStyle value's name as the event log writes it ("default"), or NULL. */
+static inline const char *dc_alert_button_style_name(int value) {
+    switch (value) {
+    case 0: return "default";
+    case 1: return "cancel";
+    case 2: return "destructive";
+    default: return (const char *)0;
+    }
+}
+/* A alertField value's name as the event log writes it ("none"), or NULL. */
+static inline const char *dc_alert_field_name(int value) {
+    switch (value) {
+    case 0: return "none";
+    case 1: return "text";
+    case 2: return "secure";
+    default: return (const char *)0;
+    }
+}
 
 /* Error codes (the error event's code). A reserved code is never sent and never reused. */
 enum dc_error_code {
@@ -412,6 +459,9 @@ static inline const char *dc_event_name(int type) {
     case 117: return "textCommit";
     case 118: return "textDelete";
     case 119: return "keyboardFrame";
+    case 120: return "menuChosen";
+    case 121: return "alertAnswered";
+    case 122: return "dismissed";
     default: return (const char *)0;
     }
 }

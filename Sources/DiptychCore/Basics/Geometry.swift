@@ -108,3 +108,25 @@ extension String {
         return out
     }
 }
+
+/// A rectangle in fractional points (what a presentation is laid out in before it is drawn in
+/// whole pixels).
+public struct RectD: Equatable, Sendable, BitwiseCopyable {
+    public var x, y, width, height: Double
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public init(_ r: Rect) { self.init(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height)) }
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+    public func contains(_ px: Double, _ py: Double) -> Bool { px >= x && px < maxX && py >= y && py < maxY }
+    public func offset(_ dx: Double, _ dy: Double) -> RectD { RectD(x: x + dx, y: y + dy, width: width, height: height) }
+    /// In whole pixels at `scale`, its edges rounded.
+    public func pixels(_ scale: Int) -> Rect {
+        let s = Double(scale), x0 = (x * s).rounded(), y0 = (y * s).rounded()
+        return Rect(x: Int(x0), y: Int(y0), width: Int((maxX * s).rounded() - x0), height: Int((maxY * s).rounded() - y0))
+    }
+}

@@ -111,6 +111,8 @@ public struct SceneNode: Hashable, Sendable {
         case keyboard
         case keyboardKey(Int)
         case keyboardLabel(Int)
+        /// An app's menu or alert: its parts, numbered (the app's number in the high bits).
+        case presented(Int)
         /// The pointer's round cursor (over everything).
         case cursor
     }
@@ -157,7 +159,7 @@ public struct SceneNode: Hashable, Sendable {
         switch key {
         case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a),
              .pipScrim(let a), .pipClose(let a), .pipRestore(let a), .pipPlayPause(let a), .pipTab(let a), .pipChevron(let a): a
-        case .divider, .handle, .status, .cursor, .keyboard, .keyboardKey, .keyboardLabel: nil
+        case .divider, .handle, .status, .cursor, .keyboard, .keyboardKey, .keyboardLabel, .presented: nil
         }
     }
 
@@ -179,7 +181,7 @@ public struct SceneNode: Hashable, Sendable {
 /// nodes (shared, not copied): the damage tracker skips a layer whose generation is the last
 /// frame's. Nil: built anew for every frame (diffed node by node).
 public struct SceneLayer: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable { case panes, windows, keyboard, statusBar, cursor }
+    public enum Kind: Equatable, Sendable { case panes, windows, presentations, keyboard, statusBar, cursor }
     public var kind: Kind
     public var generation: UInt64?
     public var nodes: [SceneNode]

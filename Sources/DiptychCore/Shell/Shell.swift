@@ -38,6 +38,8 @@ public enum ShellEffect: Equatable, Sendable {
     /// Reduce Motion: the change about to show cross-fades from what is shown now (instead of
     /// the panes moving).
     case crossFade
+    /// The user answered (or dismissed) an app's menu or alert.
+    case presented(AppID, PresentationAnswer)
 }
 
 /// The multitasking state machine: roles, the arrangement and the layout they give, with the

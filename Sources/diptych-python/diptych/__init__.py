@@ -70,6 +70,11 @@ _PipAction = _s(("action", _i))
 _TextCommit = _s(("text", ctypes.c_char * 4097))
 _TextDelete = _s(("before", _u), ("after", _u))
 _KeyboardFrame = _s(("frame", Rect), ("screen_frame", Rect), ("duration", _u), ("local", _i))
+_MenuChosen = _s(("id", _u), ("index", _u))
+_AlertAnswered = _s(("id", _u), ("button", _u), ("text", ctypes.c_char * 4097))
+_Dismissed = _s(("id", _u))
+_MenuItem = _s(("label", ctypes.c_char_p), ("flags", _u))
+_AlertButton = _s(("label", ctypes.c_char_p), ("style", _i))
 _TextState = _s(("enabled", _i), ("purpose", _i), ("hints", _u), ("return_key", _i), ("caret_x", _d), ("caret_y", _d),
                 ("caret_width", _d), ("caret_height", _d), ("surrounding", ctypes.c_char_p))
 
@@ -79,7 +84,8 @@ class _Union(ctypes.Union):
                 ("snapshot_request", _SnapshotRequest), ("touch", _Touch), ("pen", _Pen), ("frame_done", _FrameDone),
                 ("error", _Error), ("sync", _Sync), ("release", _Release), ("screen", _Screen), ("keyboard_focus", _Focus),
                 ("key", _Key), ("pointer", _Pointer), ("refused", _Refused), ("pip_action", _PipAction),
-                ("text_commit", _TextCommit), ("text_delete", _TextDelete), ("keyboard_frame", _KeyboardFrame)]
+                ("text_commit", _TextCommit), ("text_delete", _TextDelete), ("keyboard_frame", _KeyboardFrame),
+                ("menu_chosen", _MenuChosen), ("alert_answered", _AlertAnswered), ("dismissed", _Dismissed)]
 
 
 class _Event(ctypes.Structure):
@@ -117,6 +123,9 @@ def _load():
             ("dc_snapshot", _i, [P, B, _u]), ("dc_pip_commit", _i, [P, B, _i, R, R, _i]), ("dc_pip_close", _i, [P]),
             ("dc_screen_commit", _i, [P, _u, B, R, _i]), ("dc_screen_release", _i, [P, _u]),
             ("dc_set_icon", _i, [P, _i, ctypes.c_void_p, _i]),
+            ("dc_present_menu", _i, [P, _u, Rect, ctypes.c_char_p, ctypes.POINTER(_MenuItem), _i]),
+            ("dc_present_alert", _i, [P, _u, ctypes.c_char_p, ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_AlertButton), _i]),
+            ("dc_dismiss_presented", _i, [P, _u]),
         ]:
             f = getattr(lib, name)
             f.restype, f.argtypes = res, args
@@ -162,6 +171,7 @@ KeyboardFocus, Key, Pointer = _dc("KeyboardFocus", _Focus), _dc("Key", _Key), _d
 Refused, PipAction = _dc("Refused", _Refused), _dc("PipAction", _PipAction)
 TextCommit, TextDelete = _dc("TextCommit", _TextCommit), _dc("TextDelete", _TextDelete)
 KeyboardFrame = _dc("KeyboardFrame", _KeyboardFrame)
+MenuChosen, AlertAnswered, Dismissed = _dc("MenuChosen", _MenuChosen), _dc("AlertAnswered", _AlertAnswered), _dc("Dismissed", _Dismissed)
 
 
 @dataclass(frozen=True)
@@ -176,7 +186,8 @@ EVENTS = {100: (Configure, "configure"), 101: (SizeClassChanged, "size_class_cha
           107: (ProtocolError, "error"), 108: (Sync, "sync"), 109: (Release, "release"), 110: (ScreenConnected, "screen"),
           111: (ScreenDisconnected, "screen"), 112: (KeyboardFocus, "keyboard_focus"), 113: (Key, "key"), 114: (Pointer, "pointer"),
           115: (Refused, "refused"), 116: (PipAction, "pip_action"), 117: (TextCommit, "text_commit"),
-          118: (TextDelete, "text_delete"), 119: (KeyboardFrame, "keyboard_frame")}
+          118: (TextDelete, "text_delete"), 119: (KeyboardFrame, "keyboard_frame"),
+          120: (MenuChosen, "menu_chosen"), 121: (AlertAnswered, "alert_answered"), 122: (Dismissed, "dismissed")}
 REGULAR, COMPACT = 1, 0
 TOUCH_DOWN, TOUCH_MOTION, TOUCH_UP, TOUCH_CANCEL = 0, 1, 2, 3
 PEN_PROXIMITY_IN, PEN_DOWN, PEN_MOTION, PEN_UP, PEN_PROXIMITY_OUT = 0, 1, 2, 3, 4
@@ -338,6 +349,27 @@ class Connection:
         state = _TextState(int(bool(enabled)), int(purpose), int(hints), int(return_key), float(x), float(y), float(w), float(h),
                            surrounding.encode("utf-8"))
         self._check(self._lib.dc_text_input(self._c, ctypes.byref(state)))
+    def present_menu(self, id, anchor, items, title=""):
+        """Asks the compositor to show a menu anchored at `anchor` (x, y, width, height in the
+        pane's points): `items` are labels or (label, MenuItemFlag bits) pairs. Answered by a
+        MenuChosen event (the item's index) or Dismissed. One menu or alert at a time (else a
+        Refused event, reason "busy"). Raises DiptychError for more than 10,000 items, a label
+        over 256 bytes or unknown flags."""
+        rows = [(i, 0) if isinstance(i, str) else (i[0], int(i[1])) for i in items]
+        array = (_MenuItem * max(len(rows), 1))(*[_MenuItem(label.encode("utf-8"), flags) for label, flags in rows])
+        self._check(self._lib.dc_present_menu(self._c, id, Rect(*anchor), title.encode("utf-8"), array, len(rows)))
+
+    def present_alert(self, id, title, message, buttons, field=0, placeholder="", text=""):
+        """Asks the compositor to show an alert in the app's pane: `buttons` are labels or
+        (label, AlertButtonStyle) pairs (1 to 4); `field` an AlertField (a text field typed on
+        the on-screen keyboard). Answered by AlertAnswered (the button's index and the field's
+        text) or Dismissed. Raises DiptychError as the C library's dc_present_alert fails."""
+        rows = [(b, 0) if isinstance(b, str) else (b[0], int(b[1])) for b in buttons]
+        array = (_AlertButton * max(len(rows), 1))(*[_AlertButton(label.encode("utf-8"), style) for label, style in rows])
+        self._check(self._lib.dc_present_alert(self._c, id, title.encode("utf-8"), message.encode("utf-8"), int(field),
+                                               placeholder.encode("utf-8"), text.encode("utf-8"), array, len(rows)))
+
+    def dismiss_presented(self, id): self._check(self._lib.dc_dismiss_presented(self._c, id))
     def pip_close(self): self._check(self._lib.dc_pip_close(self._c))
     def screen_release(self, screen=2): self._check(self._lib.dc_screen_release(self._c, screen))
 

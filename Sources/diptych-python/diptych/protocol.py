@@ -5,10 +5,14 @@ error codes with their names."""
 
 from enum import IntEnum, IntFlag
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 MESSAGE_BYTES_MAX = 65536
 STRING_BYTES_MAX = 4096
 DAMAGE_RECTS_MAX = 256
+MENU_ITEMS_MAX = 10000
+MENU_ITEMS_PER_MESSAGE = 1000
+LABEL_BYTES_MAX = 256
+ALERT_BUTTONS_MAX = 4
 FORMAT_XRGB8888 = 875713112
 FORMAT_ARGB8888 = 875713089
 
@@ -30,6 +34,9 @@ class Request(IntEnum):
     SCREEN_RELEASE = 12
     SET_ICON = 13
     TEXT_INPUT = 14
+    PRESENT_MENU = 15
+    PRESENT_ALERT = 16
+    DISMISS_PRESENTED = 17
 
 
 class EventType(IntEnum):
@@ -55,6 +62,9 @@ class EventType(IntEnum):
     TEXT_COMMIT = 117
     TEXT_DELETE = 118
     KEYBOARD_FRAME = 119
+    MENU_CHOSEN = 120
+    ALERT_ANSWERED = 121
+    DISMISSED = 122
 
 
 class Role(IntEnum):
@@ -218,6 +228,31 @@ class ReturnKey(IntEnum):
     DONE = 5
 
 
+class MenuItemFlag(IntFlag):
+    """menuItemFlag on the wire."""
+
+    SELECTED = 1
+    DISABLED = 2
+    HEADER = 4
+    INDENTED = 8
+
+
+class AlertButtonStyle(IntEnum):
+    """alertButtonStyle on the wire."""
+
+    DEFAULT = 0
+    CANCEL = 1
+    DESTRUCTIVE = 2
+
+
+class AlertField(IntEnum):
+    """alertField on the wire."""
+
+    NONE = 0
+    TEXT = 1
+    SECURE = 2
+
+
 class ErrorCode(IntEnum):
     """The error event's codes (a reserved one is never sent)."""
 
@@ -286,6 +321,9 @@ EVENT_NAMES = {
     117: "textCommit",
     118: "textDelete",
     119: "keyboardFrame",
+    120: "menuChosen",
+    121: "alertAnswered",
+    122: "dismissed",
 }
 # Which enumeration each enumerated field of an event holds ('event.field' where a name is shared).
 FIELD_ENUMS = {

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// The menus and alerts shown for apps (at most one an app), with where each was last laid out:
+// the desk hands them the contacts that are theirs before the shell sees any.
+
+import DiptychCore
+
+struct Presentations {
+    /// Each app's menu or alert.
+    private(set) var shown: [AppID: Presentation] = [:]
+    /// Where each was laid out last, in its app's pane (screen points).
+    private var layouts: [AppID: (layout: Presentation.Layout, pane: RectD)] = [:]
+
+    var isEmpty: Bool { shown.isEmpty }
+
+    mutating func present(_ p: Presentation) {
+        shown[p.owner] = p
+        layouts[p.owner] = nil
+    }
+
+    /// Takes `app`'s presentation away.
+    @discardableResult
+    mutating func remove(_ app: AppID) -> Presentation? {
+        layouts[app] = nil
+        return shown.removeValue(forKey: app)
+    }
+
+    /// Where `app`'s presentation is drawn now (the compositor lays it out with its fonts).
+    mutating func laidOut(_ app: AppID, _ layout: Presentation.Layout, pane: RectD) {
+        guard shown[app] != nil else { return }
+        layouts[app] = (layout, pane)
+        shown[app]?.clampScroll(layout)
+    }
+
+    /// A contact: nil when no presentation takes it, else what it answered. An answer takes
+    /// the presentation away.
+    mutating func touch(_ c: Contact, phase: TouchPhase, x: Double, y: Double) -> [ShellEffect]? {
+        for app in shown.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard var p = shown[app], let l = layouts[app] else { continue }
+            guard let answered = p.touch(c, phase: phase, x: x, y: y, layout: l.layout, pane: l.pane) else { continue }
+            shown[app] = p
+            guard let answer = answered else { return [] }
+            remove(app)
+            return [.presented(app, answer)]
+        }
+        return nil
+    }
+
+    /// Text the keyboard typed into `app`'s alert field (false: it has none).
+    mutating func type(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? {
+        guard var p = shown[app], p.takesText else { return nil }
+        switch output {
+        case .commit(let text): p.type(text)
+        case .key(.return): if let a = p.returnAnswer { remove(app); return [.presented(app, a)] }
+        case .key: p.deleteBackward()
+        case .dismiss, .showKeys: return nil
+        }
+        shown[app] = p
+        return []
+    }
+}

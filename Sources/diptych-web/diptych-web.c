@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]
- *             [--allow-file-access | --no-file-access]
+ *             [--allow-file-access | --no-file-access] [--tls-ca FILE]
  *
  * A web page as a Diptych app: WPE WebKit renders it (wpebackend-fdo's exportable SHM path, Mesa's
  * software GL; no GPU, no display server) and every frame is copied into a Diptych buffer.
@@ -168,10 +168,12 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
 /* ---- the compositor's round trip ---- */
 
 /* Whether WebKit still owes what the compositor asked for: snapshots, a frame at the live size,
-   or the answer to input dispatched lately. */
+   or the answer to input dispatched lately (none while a menu or dialog waits for the user). */
 static int webkit_busy(void) {
     if (!app.configured) return 0;
     if (app.snapshotting < app.nsnapshots || app.resize_pending) return 1;
+    /* A menu or dialog showing: the page waits for the user (an alert blocks its drawing). */
+    if (dialogs_showing()) return 0;
     if (!settled()) return 1;
     if (!app.loaded || !page_ready()) return 1;
     if (app.visible && !app.shown_live_size) return 1;
@@ -326,6 +328,12 @@ static void handle(const dc_event *e) {
     case DC_KEYBOARD_FRAME:
         text_input_event(e);
         break;
+    case DC_MENU_CHOSEN:
+    case DC_ALERT_ANSWERED:
+    case DC_DISMISSED:
+    case DC_REFUSED:
+        dialogs_event(e);
+        break;
     case DC_ERROR:
         say("the compositor reported a protocol error: %s", e->error.message);
         g_main_loop_quit(app.loop);
@@ -362,7 +370,7 @@ static char *uri_of(const char *arg) {
 }
 
 #define USAGE "usage: diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]\n" \
-              "       [--allow-file-access | --no-file-access]\n"
+              "       [--allow-file-access | --no-file-access] [--tls-ca FILE]\n"
 
 int main(int argc, char **argv) {
     const char *url = NULL;
@@ -375,10 +383,21 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) web_options.name = argv[++i];
         else if (strcmp(argv[i], "--allow-file-access") == 0) web_options.file_access = 1;
         else if (strcmp(argv[i], "--no-file-access") == 0) web_options.file_access = -1;
+        else if (strcmp(argv[i], "--tls-ca") == 0 && i + 1 < argc) {
+            GError *error = NULL;
+            const char *path = argv[++i];
+            GList *more = g_tls_certificate_list_new_from_file(path, &error);
+            if (!more) {
+                fprintf(stderr, "diptych-web: --tls-ca %s: %s\n", path, error ? error->message : "no certificate in it");
+                return 2;
+            }
+            web_options.tls_ca = g_list_concat(web_options.tls_ca, more);
+        }
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf(USAGE "A web page (http(s)://, file://, or a file path) as a Diptych app, rendered by WPE WebKit.\n"
                    "Its cookies and storage are kept in DIR (default $STATE_DIRECTORY/web/NAME, else\n"
-                   "$XDG_STATE_HOME/diptych/web/NAME; NAME web-primary or web-secondary); --ephemeral keeps nothing.\n");
+                   "$XDG_STATE_HOME/diptych/web/NAME; NAME web-primary or web-secondary); --ephemeral keeps nothing.\n"
+                   "--tls-ca FILE trusts the certificate authorities in FILE (PEM) besides the system's.\n");
             return 0;
         } else if (argv[i][0] == '-' || url) {
             fprintf(stderr, "diptych-web: unexpected argument '%s'\n" USAGE, argv[i]);

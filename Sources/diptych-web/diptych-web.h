@@ -137,6 +137,12 @@ void commit_live(dc_buffer *b);
 /* policy.c: new windows in the same pane, permissions denied, file choosers cancelled,
    downloads refused, beforeunload left, TLS errors shown. page.c: the error page. */
 void policy_attach(WebKitWebView *view);
+
+/* dialogs.c: <select>, alert/confirm/prompt and HTTP sign-in through the compositor. */
+void dialogs_attach(WebKitWebView *view);
+void dialogs_event(const dc_event *e);
+void dialogs_navigated(void);
+int dialogs_showing(void);
 void show_load_error(WebKitWebView *view, const char *uri, const GError *error);
 
 /* ready.c: when the page is ready (loaded, no resource in flight, drawn nothing new a while). */
@@ -153,6 +159,8 @@ extern struct web_options {
     int ephemeral;
     /* 1 allowed, -1 refused, 0 as the URL says (allowed for a file: page). */
     int file_access;
+    /* --tls-ca FILE: certificate authorities trusted besides the system's (GTlsCertificate *). */
+    GList *tls_ca;
 } web_options;
 WebKitWebContext *make_context(void);
 void apply_file_access(WebKitSettings *settings);

@@ -197,6 +197,19 @@ void log_event(const dc_event *e) {
         g_string_append_printf(s, ",\"duration\":%u,\"local\":%s", e->keyboard_frame.duration, e->keyboard_frame.local ? "true" : "false");
         break;
     }
+    case DC_MENU_CHOSEN:
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"id\":%u,\"index\":%u", e->menu_chosen.id, e->menu_chosen.index);
+        break;
+    case DC_ALERT_ANSWERED:
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"id\":%u,\"button\":%u,\"text\":", e->alert_answered.id, e->alert_answered.button);
+        json_string(s, e->alert_answered.text);
+        break;
+    case DC_DISMISSED:
+        s = log_start(dc_event_name(e->type));
+        g_string_append_printf(s, ",\"id\":%u", e->dismissed.id);
+        break;
     default:
         return;  /* sync is not logged */
     }

@@ -210,6 +210,7 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
     if (event == WEBKIT_LOAD_STARTED) {
         app.loaded = 0;
         ready_load_started();
+        dialogs_navigated();
     }
     if (event != WEBKIT_LOAD_FINISHED) return;
     app.loaded = 1;
@@ -333,6 +334,7 @@ void create_view(void) {
     text_input_attach(app.view);
     ready_attach(app.view);
     policy_attach(app.view);
+    dialogs_attach(app.view);
     /* devicePixelRatio: after the view exists (before, the backend has no client to tell). */
     wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)app.scale);
     /* All three bits once (the backend starts at none while the view assumes all). */

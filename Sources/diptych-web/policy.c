@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What a kiosk's page may not do, as a kiosk needs it: a new window (window.open, a link with
    target=_blank) opens in the same pane; permission requests (camera, location, notifications)
-   are denied; file choosers are cancelled; downloads are refused; a page that would keep the
-   user with `beforeunload` is left; a certificate WebKit does not trust shows the error page
-   naming the problem. Each is said once on stderr. */
+   are denied; file choosers are cancelled; downloads are refused; a certificate WebKit does not
+   trust shows the error page naming the problem, unless an authority given with --tls-ca signed
+   it (a page that would keep the user with
+   `beforeunload` is left: dialogs.c). Each is said once on stderr. */
 #include "diptych-web.h"
 
 #include <string.h>
@@ -59,16 +60,29 @@ static gboolean on_file_chooser(WebKitWebView *view, WebKitFileChooserRequest *r
     return TRUE;
 }
 
-static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
-    (void)view; (void)data;
-    if (webkit_script_dialog_get_dialog_type(dialog) != WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM) return FALSE;
-    /* "Leave": a kiosk's navigation is never held up by the page. */
-    webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
-    return TRUE;
+/* Whether a certificate whose only fault is an unknown authority is signed by one of --tls-ca's;
+   then its host is allowed that certificate and the page loads again. */
+static int trusted_by_given_ca(WebKitWebView *view, const char *uri, GTlsCertificate *certificate, GTlsCertificateFlags errors) {
+    if (errors != G_TLS_CERTIFICATE_UNKNOWN_CA || !web_options.tls_ca) return 0;
+    GUri *u = g_uri_parse(uri, G_URI_FLAGS_NONE, NULL);
+    const char *host = u ? g_uri_get_host(u) : NULL;
+    int trusted = 0;
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    for (GList *ca = web_options.tls_ca; ca && host && !trusted; ca = ca->next)
+        trusted = g_tls_certificate_verify(certificate, NULL, G_TLS_CERTIFICATE(ca->data)) == 0;
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    if (trusted) {
+        say("%s's certificate is signed by an authority --tls-ca trusts", host);
+        webkit_web_context_allow_tls_certificate_for_host(webkit_web_view_get_context(view), certificate, host);
+        webkit_web_view_load_uri(view, uri);
+    }
+    if (u) g_uri_unref(u);
+    return trusted;
 }
 
 static gboolean on_tls_errors(WebKitWebView *view, gchar *uri, GTlsCertificate *certificate, GTlsCertificateFlags errors, gpointer data) {
-    (void)certificate; (void)data;
+    (void)data;
+    if (trusted_by_given_ca(view, uri, certificate, errors)) return TRUE;
     const char *why = errors & G_TLS_CERTIFICATE_UNKNOWN_CA ? "its certificate is not signed by an authority this system trusts"
         : errors & G_TLS_CERTIFICATE_BAD_IDENTITY ? "its certificate is for another host"
         : errors & G_TLS_CERTIFICATE_EXPIRED ? "its certificate has expired"
@@ -86,6 +100,5 @@ void policy_attach(WebKitWebView *view) {
     g_signal_connect(view, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
     g_signal_connect(view, "permission-request", G_CALLBACK(on_permission), NULL);
     g_signal_connect(view, "run-file-chooser", G_CALLBACK(on_file_chooser), NULL);
-    g_signal_connect(view, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
     g_signal_connect(view, "load-failed-with-tls-errors", G_CALLBACK(on_tls_errors), NULL);
 }

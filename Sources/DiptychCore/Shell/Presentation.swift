@@ -54,9 +54,9 @@ public struct Presentation: Sendable {
         self.owner = owner
         self.content = content
         if case .alert(let a) = content { text = a.text } else { text = "" }
-        // A long menu opens scrolled to its selected item.
+        // A long menu opens scrolled to its selected item (two rows above it in sight).
         if case .menu(let m) = content, let i = m.items.firstIndex(where: { $0.flags.contains(.selected) }) {
-            scroll = Double(i) * PresentationMetrics.rowHeight
+            scroll = Double(max(0, i - 2)) * PresentationMetrics.rowHeight
         }
     }
 
@@ -178,16 +178,17 @@ public struct Presentation: Sendable {
     /// sight: a list of 10,000 draws a dozen).
     public func visibleRows(in layout: Layout) -> [(index: Int, frame: RectD)] {
         guard case .menu(let m) = content, !m.items.isEmpty else { return [] }
-        let h = PresentationMetrics.rowHeight
+        let h = PresentationMetrics.rowHeight, scroll = offset(in: layout)
         let first = max(0, Int(scroll / h)), last = min(m.items.count - 1, Int((scroll + layout.list.height) / h))
         guard first <= last else { return [] }
         return (first...last).map { ($0, RectD(x: layout.list.x, y: layout.list.y + Double($0) * h - scroll, width: layout.list.width, height: h)) }
     }
 
+    /// How far the list is scrolled in `layout`: kept within the list.
+    public func offset(in layout: Layout) -> Double { min(max(0, scroll), max(0, layout.contentHeight - layout.list.height)) }
+
     /// Keeps the scroll within the list (after a layout changed its height).
-    public mutating func clampScroll(_ layout: Layout) {
-        scroll = min(max(0, scroll), max(0, layout.contentHeight - layout.list.height))
-    }
+    public mutating func clampScroll(_ layout: Layout) { scroll = offset(in: layout) }
 
     // MARK: - Input
 
@@ -247,7 +248,7 @@ public struct Presentation: Sendable {
         switch content {
         case .menu(let m):
             guard layout.list.contains(x, y) else { return nil }
-            let i = Int((y - layout.list.y + scroll) / PresentationMetrics.rowHeight)
+            let i = Int((y - layout.list.y + offset(in: layout)) / PresentationMetrics.rowHeight)
             return m.items.indices.contains(i) && m.items[i].choosable ? i : nil
         case .alert:
             return layout.buttons.firstIndex { $0.contains(x, y) }

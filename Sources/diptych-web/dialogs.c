@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* A page's menus and dialogs, shown by the compositor (protocol 7's presentMenu and
+   presentAlert) so that they look as every app's do: a tapped <select> (WebKit's option menu)
+   becomes a popover anchored at it; alert(), confirm() and prompt() (script dialogs) and an
+   HTTP sign-in become alerts. One at a time: what comes while one shows is answered with its
+   default. After three dialogs within 10 s a page's further ones return their default without
+   showing, until it navigates (a page that opens dialogs in a loop cannot hold the pane). */
+#include "diptych-web.h"
+
+#include <string.h>
+
+enum { NONE, MENU, DIALOG, SIGN_IN };
+
+static struct {
+    int kind;
+    uint32_t id, next_id;
+    WebKitOptionMenu *menu;
+    WebKitScriptDialog *dialog;
+    WebKitAuthenticationRequest *auth;
+    gulong menu_close_handler;
+    gint64 recent[3];  /* when the last three dialogs showed (µs) */
+    int silenced;      /* the flood rule holds until the page navigates */
+} shown = { .next_id = 1 };
+
+/* Ends what shows (its default answer unless one was given) and forgets it. */
+static void finish(void) {
+    switch (shown.kind) {
+    case MENU:
+        if (shown.menu_close_handler) g_signal_handler_disconnect(shown.menu, shown.menu_close_handler);
+        webkit_option_menu_close(shown.menu);
+        g_object_unref(shown.menu);
+        break;
+    case DIALOG:
+        webkit_script_dialog_close(shown.dialog);
+        webkit_script_dialog_unref(shown.dialog);
+        break;
+    case SIGN_IN:
+        g_object_unref(shown.auth);
+        break;
+    }
+    shown.kind = NONE;
+    shown.menu = NULL;
+    shown.dialog = NULL;
+    shown.auth = NULL;
+    shown.menu_close_handler = 0;
+}
+
+/* Takes what shows away (the compositor's too): something else needs the place. */
+static void take_away(void) {
+    if (shown.kind == NONE) return;
+    dc_dismiss_presented(app.dc, shown.id);
+    if (shown.kind == SIGN_IN) webkit_authentication_request_cancel(shown.auth);
+    finish();
+}
+
+/* Whether a menu or dialog waits for the user (the page is as settled as it gets until then). */
+int dialogs_showing(void) { return shown.kind != NONE; }
+
+/* ---- <select> ---- */
+
+static void on_menu_closed(WebKitOptionMenu *menu, gpointer data) {
+    (void)data;
+    /* WebKit closed it (the select went away): the compositor's goes too. */
+    if (shown.kind != MENU || shown.menu != menu) return;
+    g_signal_handler_disconnect(shown.menu, shown.menu_close_handler);
+    shown.menu_close_handler = 0;
+    dc_dismiss_presented(app.dc, shown.id);
+    g_object_unref(shown.menu);
+    shown.kind = NONE;
+    shown.menu = NULL;
+}
+
+static gboolean on_show_option_menu(WebKitWebView *view, WebKitOptionMenu *menu, WebKitRectangle *rect, gpointer data) {
+    (void)view; (void)data;
+    take_away();
+    guint n = webkit_option_menu_get_n_items(menu);
+    if (n > DC_MENU_ITEMS_MAX) {
+        say("a menu of %u options shows its first %d", n, DC_MENU_ITEMS_MAX);
+        n = DC_MENU_ITEMS_MAX;
+    }
+    dc_menu_item *items = g_new0(dc_menu_item, n ? n : 1);
+    char **labels = g_new0(char *, n + 1);
+    for (guint i = 0; i < n; i++) {
+        WebKitOptionMenuItem *item = webkit_option_menu_get_item(menu, i);
+        const char *label = webkit_option_menu_item_get_label(item);
+        /* Cut to 256 bytes at a character's start. */
+        gchar *cut = g_strndup(label ? label : "", DC_LABEL_BYTES_MAX);
+        if (!g_utf8_validate(cut, -1, NULL)) { const gchar *end; g_utf8_validate(cut, -1, &end); cut[end - cut] = 0; }
+        labels[i] = cut;
+        items[i].label = cut;
+        items[i].flags = (webkit_option_menu_item_is_selected(item) ? DC_MENU_SELECTED : 0)
+            | (webkit_option_menu_item_is_enabled(item) ? 0 : DC_MENU_DISABLED)
+            | (webkit_option_menu_item_is_group_label(item) ? DC_MENU_HEADER : 0)
+            | (webkit_option_menu_item_is_group_child(item) ? DC_MENU_INDENTED : 0);
+    }
+    /* WebKit's rectangle is in the page's CSS pixels (the pane's points), the view's top being
+       below the band and moved by the pan. */
+    dc_rect anchor = { rect->x, (int32_t)lround(rect->y + band_top() - text_input_pan()), rect->width, rect->height };
+    if (anchor.width < 0) anchor.width = 0;
+    if (anchor.height < 0) anchor.height = 0;
+    shown.id = shown.next_id++;
+    int r = dc_present_menu(app.dc, shown.id, anchor, "", items, (int)n);
+    g_strfreev(labels);
+    g_free(items);
+    if (r != 0) {
+        say("a menu could not be shown: %s", dc_error(app.dc));
+        return FALSE;
+    }
+    shown.kind = MENU;
+    shown.menu = g_object_ref(menu);
+    shown.menu_close_handler = g_signal_connect(menu, "close", G_CALLBACK(on_menu_closed), NULL);
+    stir();
+    return TRUE;
+}
+
+/* ---- alert(), confirm(), prompt() ---- */
+
+/* Whether the flood rule lets another dialog show now (and counts it). */
+static int may_show_dialog(void) {
+    if (shown.silenced) return 0;
+    gint64 now = g_get_monotonic_time();
+    if (shown.recent[0] && now - shown.recent[0] < 10 * G_USEC_PER_SEC) {
+        shown.silenced = 1;
+        say("the page opened more than three dialogs within 10 s: its dialogs return their default until it navigates");
+        return 0;
+    }
+    memmove(shown.recent, shown.recent + 1, sizeof shown.recent - sizeof shown.recent[0]);
+    shown.recent[2] = now;
+    return 1;
+}
+
+/* Who asks, for an alert's title: the page's host (as Safari says it), else "This page". */
+static char *asker(void) {
+    const char *uri = app.view ? webkit_web_view_get_uri(app.view) : NULL;
+    GUri *u = uri ? g_uri_parse(uri, G_URI_FLAGS_NONE, NULL) : NULL;
+    const char *host = u ? g_uri_get_host(u) : NULL;
+    char *title = host && *host ? g_strdup(host) : g_strdup("This page");
+    if (u) g_uri_unref(u);
+    return title;
+}
+
+static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
+    (void)view; (void)data;
+    WebKitScriptDialogType type = webkit_script_dialog_get_dialog_type(dialog);
+    if (app.debug) say("script dialog %d: %s", (int)type, webkit_script_dialog_get_message(dialog));
+    if (type == WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM) {
+        /* "Leave": a kiosk's navigation is never held up by the page. */
+        webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
+        return TRUE;
+    }
+    /* The default: an alert closed, confirm() false, prompt() null. */
+    if (shown.kind == DIALOG || shown.kind == SIGN_IN || !may_show_dialog()) return TRUE;
+    take_away();
+    dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "OK", DC_BUTTON_STYLE_DEFAULT } };
+    int prompt = type == WEBKIT_SCRIPT_DIALOG_PROMPT;
+    const char *fallback = prompt ? webkit_script_dialog_prompt_get_default_text(dialog) : "";
+    gchar *text = g_strndup(fallback ? fallback : "", DC_LABEL_BYTES_MAX);
+    char *title = asker();
+    shown.id = shown.next_id++;
+    int r = dc_present_alert(app.dc, shown.id, title, webkit_script_dialog_get_message(dialog), prompt ? DC_ALERT_FIELD_TEXT : DC_ALERT_FIELD_NONE,
+                             "", g_utf8_validate(text, -1, NULL) ? text : "", type == WEBKIT_SCRIPT_DIALOG_ALERT ? buttons + 1 : buttons,
+                             type == WEBKIT_SCRIPT_DIALOG_ALERT ? 1 : 2);
+    g_free(title);
+    g_free(text);
+    if (r != 0) {
+        say("a dialog could not be shown: %s", dc_error(app.dc));
+        return TRUE;
+    }
+    shown.kind = DIALOG;
+    shown.dialog = webkit_script_dialog_ref(dialog);
+    return TRUE;
+}
+
+/* ---- HTTP authentication ---- */
+
+static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest *request, gpointer data) {
+    (void)view; (void)data;
+    if (shown.kind == DIALOG || shown.kind == SIGN_IN) return FALSE;  /* (cancelled by WebKit) */
+    take_away();
+    char *message = g_strdup_printf("Sign in to %s%s%s", webkit_authentication_request_get_host(request),
+                                    webkit_authentication_request_get_realm(request) && *webkit_authentication_request_get_realm(request) ? ": " : "",
+                                    webkit_authentication_request_get_realm(request) ? webkit_authentication_request_get_realm(request) : "");
+    /* Two fields do not fit one alert: the user name, then the password. */
+    dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "Next", DC_BUTTON_STYLE_DEFAULT } };
+    shown.id = shown.next_id++;
+    int r = dc_present_alert(app.dc, shown.id, "Sign In", message, DC_ALERT_FIELD_TEXT, "User name", "", buttons, 2);
+    g_free(message);
+    if (r != 0) return FALSE;
+    shown.kind = SIGN_IN;
+    shown.auth = g_object_ref(request);
+    g_object_set_data_full(G_OBJECT(request), "diptych-user", NULL, g_free);
+    return TRUE;
+}
+
+static void sign_in_answered(uint32_t button, const char *text) {
+    WebKitAuthenticationRequest *request = shown.auth;
+    const char *user = g_object_get_data(G_OBJECT(request), "diptych-user");
+    if (button == 0) {
+        webkit_authentication_request_cancel(request);
+        finish();
+        return;
+    }
+    if (!user) {
+        /* The user name given: now the password. */
+        g_object_set_data_full(G_OBJECT(request), "diptych-user", g_strdup(text), g_free);
+        dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "Sign In", DC_BUTTON_STYLE_DEFAULT } };
+        shown.id = shown.next_id++;
+        if (dc_present_alert(app.dc, shown.id, "Sign In", text, DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2) == 0) return;
+        webkit_authentication_request_cancel(request);
+        finish();
+        return;
+    }
+    WebKitCredential *credential = webkit_credential_new(user, text, WEBKIT_CREDENTIAL_PERSISTENCE_FOR_SESSION);
+    webkit_authentication_request_authenticate(request, credential);
+    webkit_credential_free(credential);
+    finish();
+}
+
+/* ---- the compositor's answers ---- */
+
+void dialogs_event(const dc_event *e) {
+    uint32_t id = e->type == DC_MENU_CHOSEN ? e->menu_chosen.id : e->type == DC_ALERT_ANSWERED ? e->alert_answered.id
+        : e->type == DC_DISMISSED ? e->dismissed.id : shown.id;
+    if (e->type == DC_REFUSED) {
+        if (strcmp(e->refused.request, "presentMenu") != 0 && strcmp(e->refused.request, "presentAlert") != 0) return;
+        say("the compositor would not show the page's %s (%s): it gets its default", shown.kind == MENU ? "menu" : "dialog", e->refused.reason);
+    }
+    if (shown.kind == NONE || id != shown.id) return;
+    switch (e->type) {
+    case DC_MENU_CHOSEN:
+        if (shown.kind == MENU) webkit_option_menu_activate_item(shown.menu, e->menu_chosen.index);
+        break;
+    case DC_ALERT_ANSWERED:
+        if (shown.kind == SIGN_IN) return sign_in_answered(e->alert_answered.button, e->alert_answered.text);
+        if (shown.kind != DIALOG || e->alert_answered.button != 1) break;
+        if (webkit_script_dialog_get_dialog_type(shown.dialog) == WEBKIT_SCRIPT_DIALOG_CONFIRM) webkit_script_dialog_confirm_set_confirmed(shown.dialog, TRUE);
+        if (webkit_script_dialog_get_dialog_type(shown.dialog) == WEBKIT_SCRIPT_DIALOG_PROMPT) webkit_script_dialog_prompt_set_text(shown.dialog, e->alert_answered.text);
+        break;
+    default:
+        if (shown.kind == SIGN_IN) webkit_authentication_request_cancel(shown.auth);
+        break;
+    }
+    finish();
+    stir();
+}
+
+/* A navigation ends the flood rule; what shows goes with the page. */
+void dialogs_navigated(void) {
+    shown.silenced = 0;
+    memset(shown.recent, 0, sizeof shown.recent);
+    if (shown.kind == MENU) take_away();
+}
+
+void dialogs_attach(WebKitWebView *view) {
+    g_signal_connect(view, "show-option-menu", G_CALLBACK(on_show_option_menu), NULL);
+    g_signal_connect(view, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
+    g_signal_connect(view, "authenticate", G_CALLBACK(on_authenticate), NULL);
+}

@@ -168,6 +168,7 @@ static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog
     }
     shown.kind = DIALOG;
     shown.dialog = webkit_script_dialog_ref(dialog);
+    show_blank_under_dialog();
     return TRUE;
 }
 
@@ -188,6 +189,7 @@ static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest
     if (r != 0) return FALSE;
     shown.kind = SIGN_IN;
     shown.auth = g_object_ref(request);
+    show_blank_under_dialog();
     g_object_set_data_full(G_OBJECT(request), "diptych-user", NULL, g_free);
     return TRUE;
 }
@@ -205,7 +207,10 @@ static void sign_in_answered(uint32_t button, const char *text) {
         g_object_set_data_full(G_OBJECT(request), "diptych-user", g_strdup(text), g_free);
         dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "Sign In", DC_BUTTON_STYLE_DEFAULT } };
         shown.id = shown.next_id++;
-        if (dc_present_alert(app.dc, shown.id, "Sign In", text, DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2) == 0) return;
+        char *message = g_strdup_printf("The password for %s", text);
+        int r = dc_present_alert(app.dc, shown.id, "Sign In", message, DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2);
+        g_free(message);
+        if (r == 0) return;
         webkit_authentication_request_cancel(request);
         finish();
         return;

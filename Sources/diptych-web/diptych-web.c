@@ -128,6 +128,19 @@ void commit_live(dc_buffer *b) {
     app.shown_live_size = 1;
 }
 
+/* A dialog shows before the page drew anything (an HTTP sign-in before any page): a white pane
+   under it, so that the app is on screen to answer it. */
+void show_blank_under_dialog(void) {
+    if (!app.configured || app.shown_live_size || app.resize_pending || app.snapshotting < app.nsnapshots) return;
+    int held = app.held && app.held->width == app.px_w && app.held->height == app.px_h;
+    dc_buffer *b = held ? app.held : dc_buffer_get(app.dc, app.px_w, app.px_h);
+    if (!b) return;
+    if (!held)
+        for (int y = 0; y < b->height; y++)
+            for (int x = 0; x < b->width; x++) b->pixels[(size_t)y * (size_t)b->stride / 4 + (size_t)x] = 0xFFFFFFFF;
+    commit_live(b);
+}
+
 void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     (void)data;
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
@@ -150,7 +163,8 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
         if (b) {
             if (!text_input_copy_frame(shm, b)) copy_frame(shm, b);
             int blank = app.loaded && !app.shown_live_size && g_get_monotonic_time() - app.loaded_us < BLANK_MS * 1000 && one_colour(b);
-            if (app.loaded && !blank) {
+            /* (A dialog of a page still loading, an HTTP sign-in: what it drew shows under it.) */
+            if ((app.loaded || dialogs_showing()) && !blank) {
                 commit_live(b);
                 /* Live, WebKit's next frame waits for this one to reach the screen. */
                 hold = !app.virtual_clock;
@@ -206,7 +220,7 @@ static gboolean sync_tick(gpointer data) {
         next_snapshot();
     }
     /* The page is loaded and only drew one colour: that may be all it is. */
-    if (app.held && app.loaded && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
+    if (app.held && (app.loaded || dialogs_showing()) && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
         app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
         commit_live(app.held);
     ready_check();

@@ -133,6 +133,7 @@ void dispatch_pen(int phase, double x, double y, double pressure, double tilt_x,
 void dispatch_key(const dc_event *e);
 void dispatch_pointer(const dc_event *e);
 void commit_live(dc_buffer *b);
+void show_blank_under_dialog(void);
 
 /* policy.c: new windows in the same pane, permissions denied, file choosers cancelled,
    downloads refused, beforeunload left, TLS errors shown. page.c: the error page. */

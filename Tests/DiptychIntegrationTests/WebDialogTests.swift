@@ -128,3 +128,58 @@ struct WebDialogTests {
         #expect(chosen != nil && chosen! >= 8 && chosen! <= 12, "\(p.titles) \(p.stderr)")
     }
 }
+
+/// A page behind HTTP Basic authentication, and one over HTTPS with a private authority's
+/// certificate, served by `Tests/Tools/web-server.py` on a free port.
+@Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))
+struct WebSignInTests {
+    /// Starts the test server in `mode`; its process and port.
+    func serve(_ arguments: [String]) throws -> (ChildProcess, Int) {
+        let dir = Harness.temporaryDirectory("web-server")
+        let out = "\(dir)/port"
+        let server = try ChildProcess(arguments: ["/bin/sh", "-c", "exec python3 \"$0\" \"$@\" > \(out)", "\(repositoryRoot)/Tests/Tools/web-server.py"] + arguments)
+        for _ in 0..<100 {
+            if let text = try? Files.read(out), let port = Int(String(decoding: text, as: UTF8.self).split(separator: "\n").first ?? "") { return (server, port) }
+            usleep(50_000)
+        }
+        server.terminate()
+        throw ServerDidNotStart()
+    }
+
+    /// HTTP authentication asks for the user name, then the password (typed on the keyboard);
+    /// the page loads signed in.
+    @Test func httpSignInAsksForAUserAndAPassword() throws {
+        let (server, port) = try serve(["basic"])
+        defer { server.terminate() }
+        let p = try DialogPlayed("web-sign-in", page: "", url: "http://127.0.0.1:\(port)/", steps: """
+            [{"at":0,"wait":true},{"at":0,"capture":"user.png"},{"at":100,"type":"ann\\n"},{"at":100,"wait":true},
+             {"at":200,"type":"pw\\n"},{"at":200,"wait":true}]
+            """)
+        #expect(p.titles.last == "welcome ann", "\(p.titles) \(p.stderr)")
+        let answers = p.events.filter { $0["event"]?.stringValue == "alertAnswered" }.map { $0["text"]?.stringValue ?? "" }
+        #expect(answers == ["ann", "pw"])
+    }
+
+    /// A page whose certificate a private authority signed shows the error page naming the
+    /// problem, and loads with that authority given (`--tls-ca`).
+    @Test(.enabled(if: opensslIsThere, "needs openssl (make installs it)"))
+    func aPrivateAuthorityIsTrustedOnlyWhenGiven() throws {
+        let dir = Harness.temporaryDirectory("web-tls")
+        let make = """
+            cd "\(dir)" && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=Diptych Test CA" &&
+            openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=127.0.0.1" &&
+            printf 'subjectAltName=IP:127.0.0.1\\n' > ext && openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext
+            """
+        let made = try Harness.run(["/bin/sh", "-c", make])
+        #expect(made.status == 0, "\(made.stderr)")
+        let (server, port) = try serve(["tls", "\(dir)/srv.pem", "\(dir)/srv.key"])
+        defer { server.terminate() }
+        let url = "https://127.0.0.1:\(port)/"
+        let refused = try DialogPlayed("web-tls-refused", page: "", url: url, steps: #"[{"at":0,"wait":true}]"#)
+        #expect(refused.titles.last == "error")
+        #expect(refused.stderr.contains("not signed by an authority this system trusts"), "\(refused.stderr)")
+        let trusted = try DialogPlayed("web-tls-trusted", page: "", flags: " --tls-ca \(dir)/ca.pem", url: url, steps: #"[{"at":0,"wait":true}]"#)
+        #expect(trusted.titles.last == "secure page", "\(trusted.titles) \(trusted.stderr)")
+    }
+}
+private struct ServerDidNotStart: Error {}

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+"""A small web server for the web client's tests: `basic` serves a page behind HTTP Basic
+authentication (user ann, password pw: its title says who signed in), `tls` serves a page over
+HTTPS with the certificate and key given. Prints its port on the first line, then serves until
+killed.
+
+    python3 web-server.py basic
+    python3 web-server.py tls CERT KEY
+"""
+
+import base64
+import http.server
+import ssl
+import sys
+
+PAGE = b"<!doctype html><meta charset='utf-8'><title>%s</title><body style='background:#efe'>%s</body>"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if sys.argv[1] == "basic":
+            given = self.headers.get("Authorization", "")
+            if given != "Basic " + base64.b64encode(b"ann:pw").decode():
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="Staff"')
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(PAGE % (b"refused", b"no"))
+                return
+            body = PAGE % (b"welcome ann", b"hello")
+        else:
+            body = PAGE % (b"secure page", b"hello")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+if sys.argv[1] == "tls":
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[2], sys.argv[3])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()

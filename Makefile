@@ -134,11 +134,13 @@ run: build
 	  done; \
 	done
 	@# A web app (WPE WebKit) beside a native one: in Slide Over, then in a split dragged to half
-	@# (its snapshots mid-drag) and back, its selection kept.
+	@# (its snapshots mid-drag) and back, its selection kept; then a page's select, prompt and
+	@# confirm shown by the compositor.
 	@if [ -x $(BIN)/diptych-web ]; then \
 	  $(BIN)/diptych render --device ipad-pro --arrangement slide-over --primary notes \
 	    --secondary web:Assets/web/markets.html --out $(OUT)/web-slide-over.png && \
-	  mkdir -p $(OUT)/web && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-drag.json --out $(OUT)/web; \
+	  mkdir -p $(OUT)/web && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-drag.json --out $(OUT)/web && \
+	  mkdir -p $(OUT)/web-dialogs && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-dialogs.json --out $(OUT)/web-dialogs; \
 	else echo "make: diptych-web not built: no web apps in the tour"; fi
 
 # The protocol's tables for C and Python, generated from Assets/protocol/diptych-protocol.json

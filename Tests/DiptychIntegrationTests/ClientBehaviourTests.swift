@@ -131,3 +131,60 @@ extension InheritedSocketTests {
         #expect(pySent == answers)
     }
 }
+
+/// Menus and alerts asked for alike in Swift, C and Python: a menu of 500 items of 200 bytes
+/// goes in two pieces of at most 64 KiB, then an alert and its dismissal; the same bytes from
+/// all three, and misuse refused before anything is sent.
+extension InheritedSocketTests {
+    @Test(.enabled(if: ccIsThereForConformance, "needs cc"))
+    func swiftCAndPythonAskForMenusAndAlertsAlike() throws {
+        let items = (0..<500).map { i in
+            var flags: MenuItemFlags = []
+            if i == 7 { flags.insert(.selected) }
+            if i % 50 == 0 { flags.insert(.header) }
+            return MenuItem("Item \(String(i + 1000).dropFirst()) " + String(repeating: "x", count: 191), flags: flags)
+        }
+        let alert = AlertRequest(id: 4, title: "Name?", message: "Type it", field: .text, placeholder: "Name", text: "Bo",
+                                 buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")])
+        func sent(by run: (Int32) throws -> Void) throws -> [UInt8] {
+            let (fake, app) = try UnixSocket.pair()
+            defer { Glibc.close(fake) }
+            try run(app)
+            var bytes: [UInt8] = []
+            while let r = try UnixSocket.receive(fake, nonBlocking: true), !r.bytes.isEmpty { bytes += r.bytes }
+            return bytes
+        }
+        let swift = try sent { app in
+            setenv("DIPTYCH_SOCKET_FD", "\(app)", 1)
+            let c = try Connection.connect(name: "present")
+            try c.presentMenu(id: 3, anchor: Rect(x: 10, y: 20, width: 300, height: 44), title: "Pick", items: items)
+            try c.presentAlert(alert)
+            try c.dismissPresented(id: 4)
+            #expect(throws: ClientError.self) { try c.presentAlert(AlertRequest(id: 5, title: "", message: "", buttons: [])) }
+            #expect(throws: ClientError.self) { try c.presentMenu(id: 6, anchor: Rect(x: 0, y: 0, width: 1, height: 1), items: Array(repeating: MenuItem("a"), count: 10_001)) }
+        }
+        let dir = Harness.temporaryDirectory("present")
+        let program = try CLibraryBuild.program("c-present", in: dir), library = try CLibraryBuild.sharedLibrary(in: dir)
+        func child(_ arguments: [String], _ environment: [String: String] = [:]) throws -> [UInt8] {
+            try sent { app in
+                let p = try ChildProcess(arguments: arguments, environment: environment.merging(["DIPTYCH_SOCKET_FD": "3"]) { $1 }, inheritedSocket: app)
+                Glibc.close(app)
+                #expect(p.wait(milliseconds: 20_000) == 0, "\(arguments)")
+            }
+        }
+        let c = try child([program])
+        let python = try child(["python3", "\(repositoryRoot)/Tests/Tools/py-present.py"],
+                               ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library])
+        let (cCount, pyCount, swiftCount) = (c.count, python.count, swift.count)
+        #expect(c == swift, "C sent \(cCount) bytes, Swift \(swiftCount)")
+        #expect(python == swift, "Python sent \(pyCount) bytes, Swift \(swiftCount)")
+        var assembler = MessageAssembler()
+        assembler.append(swift)
+        var messages: [ClientMessage] = []
+        while let (opcode, body) = try assembler.next() { messages.append(try ClientMessage.decode(opcode: opcode, body: body)) }
+        let pieces = messages.compactMap { if case .presentMenu(let m) = $0 { m } else { nil } }
+        #expect(pieces.count == 2 && pieces[0].first == 0 && pieces[1].first == UInt32(pieces[0].items.count))
+        #expect(pieces.flatMap(\.items) == items)
+        #expect(messages.suffix(2) == [.presentAlert(alert), .dismissPresented(id: 4)])
+    }
+}

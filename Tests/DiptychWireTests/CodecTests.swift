@@ -36,6 +36,7 @@ struct CodecTests {
         .textCommit(text: "Grüße, @"), .textCommit(text: ""), .textDelete(before: 1, after: 0), .textDelete(before: 0xFFFF_FFFF, after: 3),
         .keyboardFrame(KeyboardFrame(frame: Rect(x: -683, y: 548, width: 1366, height: 456), screenFrame: Rect(x: 0, y: 568, width: 1366, height: 456), duration: 250, local: true)),
         .keyboardFrame(KeyboardFrame(frame: Rect(x: 0, y: 0, width: 0, height: 0), screenFrame: Rect(x: 0, y: 0, width: 0, height: 0), duration: 0, local: false)),
+        .menuChosen(id: 5, index: 9999), .alertAnswered(id: 6, button: 1, text: "Grüße 42"), .alertAnswered(id: 0, button: 0, text: ""), .dismissed(id: 0xFFFF_FFFF),
     ]
 
     static let requests: [ClientMessage] = [
@@ -54,7 +55,43 @@ struct CodecTests {
         .textInput(TextInputState(enabled: true, purpose: .email, hints: [.noAutocorrect, .capitalizeSentences], returnKey: .send, caret: (120.5, 40.25, 2, 22), surrounding: "Grüße. ")),
         .textInput(.disabled),
         .textInput(TextInputState(enabled: true, purpose: .search, hints: .known, returnKey: .done, caret: (0, 0, 0, 0), surrounding: String(repeating: "a", count: 256))),
+        .presentMenu(MenuPiece(id: 5, anchor: Rect(x: 40, y: 120, width: 200, height: 30), title: "Größe", total: 3, first: 0,
+                               items: [MenuItem("Fruit", flags: .header), MenuItem("Äpfel", flags: [.selected, .indented]), MenuItem("None", flags: .disabled)])),
+        .presentMenu(MenuPiece(id: 7, anchor: Rect(x: 0, y: 0, width: 0, height: 0), title: "", total: 10_000, first: 9_000,
+                               items: (0..<1000).map { MenuItem(String(repeating: "x", count: $0 % 257)) })),
+        .presentAlert(AlertRequest(id: 6, title: "Sign in", message: "Grüße", field: .secure, placeholder: "Password",
+                                   buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")])),
+        .presentAlert(AlertRequest(id: 0, title: "", message: "", buttons: (0..<4).map { AlertButton("\($0)", style: .destructive) })),
+        .dismissPresented(id: 6),
     ]
+
+    /// A menu or alert the protocol cannot carry is malformed: more than 1,000 items in a
+    /// message or 10,000 in all, items past the total, a label over 256 bytes, unknown flags,
+    /// no button or five, an unknown style or field.
+    @Test func aBadMenuOrAlertIsMalformed() throws {
+        func code(_ m: ClientMessage) -> ProtocolError.Code? {
+            let b = m.encoded()
+            do { _ = try ClientMessage.decode(opcode: m.opcode, body: b[8...]) } catch { return error.code }
+            return nil
+        }
+        func menu(total: UInt32 = 3, first: UInt32 = 0, items: [MenuItem] = [MenuItem("a")]) -> ClientMessage {
+            .presentMenu(MenuPiece(id: 1, anchor: Rect(x: 0, y: 0, width: 10, height: 10), title: "", total: total, first: first, items: items))
+        }
+        #expect(code(menu()) == nil)
+        #expect(code(menu(total: 10_001)) == .malformedMessage)
+        #expect(code(menu(total: 2_000, items: Array(repeating: MenuItem("a"), count: 1_001))) == .malformedMessage)
+        #expect(code(menu(total: 3, first: 3)) == .malformedMessage)
+        #expect(code(menu(items: [MenuItem(String(repeating: "é", count: 129))])) == .malformedMessage)
+        #expect(code(menu(items: [MenuItem("a", flags: MenuItemFlags(rawValue: 16))])) == .malformedMessage)
+        func alert(_ buttons: Int, field: AlertField = .text) -> ClientMessage {
+            .presentAlert(AlertRequest(id: 1, title: "t", message: "m", field: field, buttons: Array(repeating: AlertButton("OK"), count: buttons)))
+        }
+        #expect(code(alert(1)) == nil && code(alert(4)) == nil)
+        #expect(code(alert(0)) == .malformedMessage && code(alert(5)) == .malformedMessage)
+        var bad = alert(1).encoded()
+        bad[8 + 4 + 5 + 5] = 3  // the field kind, after the id and two one-byte strings
+        #expect(throws: ProtocolError.self) { _ = try ClientMessage.decode(opcode: 16, body: bad[8...]) }
+    }
 
     /// A `textInput` the protocol cannot carry is malformed: an unknown flag, purpose, hint or
     /// return key, a caret not finite or of negative size, more than 256 bytes before it.

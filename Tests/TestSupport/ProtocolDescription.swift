@@ -67,6 +67,13 @@ public struct ProtocolDescription: Sendable {
                 guard let n = u32(), n <= limits["stringBytes"] ?? 0, take(n) else { return false }
             case "damage":
                 guard let n = u32(), n <= limits["damageRects"] ?? 0, take(16 * n) else { return false }
+            case "menuItems", "alertButtons":
+                // A count, then each: a u8 (flags, style) and a label.
+                let most = type == "menuItems" ? limits["menuItemsPerMessage"] ?? 0 : limits["alertButtons"] ?? 0
+                guard let n = u32(), n <= most else { return false }
+                for _ in 0..<n {
+                    guard take(1), let length = u32(), length <= limits["labelBytes"] ?? 0, take(length) else { return false }
+                }
             default: return false
             }
         }

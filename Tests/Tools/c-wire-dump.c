@@ -69,6 +69,12 @@ int main(void) {
     if (dc_set_icon(c, 120, icon, 120 * 4) != 0) return 4;        /* createBuffer, setIcon, destroyBuffer */
     dc_text_state text = { 1, DC_PURPOSE_EMAIL, DC_HINT_NO_AUTOCORRECT, DC_RETURN_GO, 10, 20, 2, 18, "Hi. " };
     if (dc_text_input(c, &text) != 0) return 4;                    /* textInput */
+    dc_menu_item items[3] = { { "Fruit", DC_MENU_HEADER }, { "Äpfel", DC_MENU_SELECTED | DC_MENU_INDENTED }, { "None", DC_MENU_DISABLED } };
+    dc_rect anchor = { 40, 120, 200, 30 };
+    if (dc_present_menu(c, 5, anchor, "Größe", items, 3) != 0) return 4;        /* presentMenu */
+    dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "OK", DC_BUTTON_STYLE_DEFAULT } };
+    if (dc_present_alert(c, 6, "Sign in", "Grüße", DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2) != 0) return 4;  /* presentAlert */
+    if (dc_dismiss_presented(c, 6) != 0) return 4;                /* dismissPresented */
     /* What it sent, as it sent it. */
     shutdown(sv[0], SHUT_WR);
     uint8_t buf[65536];

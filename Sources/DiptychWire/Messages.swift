@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Diptych wire protocol, version 3: message framing and every message both ways.
+// The Diptych wire protocol, version 7: message framing and every message both ways.
 //
 // Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
 // then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the
@@ -9,7 +9,9 @@
 // Version 3 tells apps their scale and safe-area insets in `configure`, and stamps touch and
 // pen events with their time (and the pen's tool and buttons). Version 4 adds the keyboard
 // (`keyboardFocus`, `key`), the pointer (`pointer`), `refused` for a request the policy
-// declines (it was a protocol error that disconnected the app), and `setIcon`.
+// declines (it was a protocol error that disconnected the app), and `setIcon`. Version 5 adds
+// Picture in Picture's playing state and source rectangle; version 6 text input and the
+// on-screen keyboard; version 7 menus and alerts the compositor shows for an app.
 
 import DiptychCore
 

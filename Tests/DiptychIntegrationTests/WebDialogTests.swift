@@ -129,6 +129,28 @@ struct WebDialogTests {
     }
 }
 
+/// The shipped tour of a page's menus and dialogs (`Assets/scenarios/web-dialogs.json`, in
+/// `make run`): a select, a prompt typed on the keyboard, a confirm; the same PNGs twice.
+@Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))
+struct WebDialogScenarioTests {
+    @Test func theDialogsTourEndsCheckedOutAndCapturesTheSameTwice() throws {
+        var runs: [String] = []
+        for k in 0..<2 {
+            let dir = Harness.temporaryDirectory("web-dialogs-\(k)")
+            let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/web-dialogs.json", "--out", dir],
+                                    timeoutMilliseconds: 120_000)
+            #expect(r.status == 0, "\(r.stderr)")
+            let titles = ((try? Harness.events("\(dir)/events-primary.jsonl")) ?? []).compactMap { $0["event"]?.stringValue == "pageTitle" ? $0["title"]?.stringValue : nil }
+            #expect(titles.last == "host=Alan Turing|note=Back at 3|out=true", "\(titles)")
+            runs.append(dir)
+        }
+        for name in ["select.png", "prompt.png", "confirm.png"] {
+            let a = try PixelImage.readPNG(from: "\(runs[0])/\(name)"), b = try PixelImage.readPNG(from: "\(runs[1])/\(name)")
+            #expect(a.compare(to: b, tolerance: 0).matches, "\(name) differs between two runs")
+        }
+    }
+}
+
 /// A page behind HTTP Basic authentication, and one over HTTPS with a private authority's
 /// certificate, served by `Tests/Tools/web-server.py` on a free port.
 @Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))

@@ -58,7 +58,7 @@ struct CodecTests {
         .presentMenu(MenuPiece(id: 5, anchor: Rect(x: 40, y: 120, width: 200, height: 30), title: "Größe", total: 3, first: 0,
                                items: [MenuItem("Fruit", flags: .header), MenuItem("Äpfel", flags: [.selected, .indented]), MenuItem("None", flags: .disabled)])),
         .presentMenu(MenuPiece(id: 7, anchor: Rect(x: 0, y: 0, width: 0, height: 0), title: "", total: 10_000, first: 9_000,
-                               items: (0..<1000).map { MenuItem(String(repeating: "x", count: $0 % 257)) })),
+                               items: (0..<1000).map { MenuItem(String(repeating: "x", count: $0 % 60)) })),
         .presentAlert(AlertRequest(id: 6, title: "Sign in", message: "Grüße", field: .secure, placeholder: "Password",
                                    buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")])),
         .presentAlert(AlertRequest(id: 0, title: "", message: "", buttons: (0..<4).map { AlertButton("\($0)", style: .destructive) })),

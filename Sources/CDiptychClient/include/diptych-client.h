@@ -2,7 +2,7 @@
 /*
  * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
  * (memfds sealed against shrinking, registered once, committed by id, released by the
- * compositor), snapshots and every event of protocol version 6. Plain C99 and libc; one
+ * compositor), snapshots and every event of protocol version 7. Plain C99 and libc; one
  * connection per thread.
  *
  *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);

@@ -22,6 +22,14 @@ static uint64_t r64(reader *r) { return rn(r, 8); }
 static double rf64(reader *r) { uint64_t v = r64(r); double d; memcpy(&d, &v, sizeof d); return d; }
 /* An enumerated byte: out of its range (0 to max) the event is malformed. */
 static int renum(reader *r, int max) { uint8_t v = r8(r); if (v > max) r->bad = 1; return v; }
+/* A string into `out` (4097 bytes): its text and a NUL; bad past 4096 bytes or the body. */
+static void rtext(reader *r, char *out) {
+    uint32_t len = r32(r);
+    if (r->bad || len > 4096 || r->at + len > r->n) { r->bad = 1; return; }
+    memcpy(out, r->p + r->at, len);
+    out[len] = 0;
+    r->at += len;
+}
 static dc_rect rrect(reader *r) { dc_rect x; x.x = ri32(r); x.y = ri32(r); x.width = ri32(r); x.height = ri32(r); return x; }
 
 /* ---- receiving ---- */
@@ -71,11 +79,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     case DC_FRAME_DONE: e->frame_done.time = r64(&r); e->frame_done.refresh = rf64(&r); e->frame_done.seq = r64(&r); break;
     case DC_ERROR: {
         e->error.code = r16(&r);
-        uint32_t len = r32(&r);
-        if (len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
-        memcpy(e->error.message, body + r.at, len);
-        e->error.message[len] = 0;
-        r.at += len;
+        rtext(&r, e->error.message);
         break;
     }
     case DC_SYNC:
@@ -98,11 +102,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     case DC_KEY: {
         e->key.keycode = r32(&r);
         e->key.keysym = r32(&r);
-        uint32_t len = r32(&r);
-        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
-        memcpy(e->key.text, body + r.at, len);
-        e->key.text[len] = 0;
-        r.at += len;
+        rtext(&r, e->key.text);
         e->key.state = r8(&r);
         e->key.modifiers = r32(&r);
         e->key.time = rf64(&r);
@@ -114,11 +114,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         if (e->pip_action.action > DC_PIP_CLOSE) r.bad = 1;
         break;
     case DC_TEXT_COMMIT: {
-        uint32_t len = r32(&r);
-        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
-        memcpy(e->text_commit.text, body + r.at, len);
-        e->text_commit.text[len] = 0;
-        r.at += len;
+        rtext(&r, e->text_commit.text);
         break;
     }
     case DC_TEXT_DELETE:
@@ -132,11 +128,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     case DC_ALERT_ANSWERED: {
         e->alert_answered.id = r32(&r);
         e->alert_answered.button = r32(&r);
-        uint32_t len = r32(&r);
-        if (r.bad || len > 4096 || r.at + len > r.n) { r.bad = 1; break; }
-        memcpy(e->alert_answered.text, body + r.at, len);
-        e->alert_answered.text[len] = 0;
-        r.at += len;
+        rtext(&r, e->alert_answered.text);
         break;
     }
     case DC_DISMISSED:

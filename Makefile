@@ -104,6 +104,8 @@ install: static install-lib man
 	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
+	install -d $(DESTDIR)/etc/diptych
+	install -m 0644 Assets/kiosk/kiosk.conf $(DESTDIR)/etc/diptych/kiosk.conf
 	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
 	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
 	install -d $(DESTDIR)$(PYDIR)/diptych

@@ -36,7 +36,7 @@ Description: iPad-style two-app multitasking compositor for Linux kiosks
  one panel, on DRM/KMS with libinput, pen and touch; libdiptych-client for apps in
  C, the diptych Python module's library, the kiosk systemd unit and PAM service.
 CONTROL
-echo "/etc/pam.d/diptych" > "$STAGE/DEBIAN/conffiles"
+printf '/etc/pam.d/diptych\n/etc/diptych/kiosk.conf\n' > "$STAGE/DEBIAN/conffiles"
 cat > "$STAGE/DEBIAN/postinst" <<'POSTINST'
 #!/bin/sh
 set -e

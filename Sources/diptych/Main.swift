@@ -21,7 +21,12 @@ struct Diptych: ParsableCommand {
     static func main() {
         bootstrapLogging()
         do {
-            var command = try parseAsRoot()
+            let arguments: [String]
+            do { arguments = try ConfigOption.expand(Array(CommandLine.arguments.dropFirst())) } catch {
+                Files.writeStandardError("diptych: \(error)\n")
+                Glibc.exit(2)
+            }
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {

@@ -16,6 +16,9 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run the compositor until SIGINT, SIGTERM or SIGHUP.")
 
+    @Option(help: "A configuration file (INI: a [kiosk] section of key = value lines, each key a flag of run's, e.g. rotate = 90, multitasking = false); flags given beat it, and a scenario's keys beat it.")
+    var config: String?
+
     @OptionGroup var device: DeviceOptions
 
     @Option(help: "Where to draw (default: drm when a usable card is found, else headless).")

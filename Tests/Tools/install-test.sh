@@ -11,7 +11,7 @@ fail() { echo "install-test: $*" >&2; exit 1; }
 make --no-print-directory deb OUT="$ROOT/out" > "$ROOT/deb.log" 2>&1 || { tail -30 "$ROOT/deb.log" >&2; fail "make deb (make install into its staging root) failed"; }
 INSTALLED="$PWD/.build-deb/root"
 for f in usr/bin/diptych usr/bin/diptych-demo usr/bin/diptych-hello usr/lib/libdiptych-client.so.1 usr/include/diptych-client.h usr/include/diptych-protocol.h \
-         usr/lib/python3/dist-packages/diptych/__init__.py usr/share/doc/diptych/examples/hello.py usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych; do
+         usr/lib/python3/dist-packages/diptych/__init__.py usr/share/doc/diptych/examples/hello.py usr/lib/pkgconfig/diptych-client.pc usr/share/man/man1/diptych.1 usr/lib/systemd/system/diptych-kiosk.service etc/pam.d/diptych etc/diptych/kiosk.conf; do
   [ -e "$INSTALLED/$f" ] || fail "$f was not installed"
 done
 for b in diptych diptych-demo diptych-hello; do
@@ -19,6 +19,7 @@ for b in diptych diptych-demo diptych-hello; do
 done
 grep -q "ExecStart=/usr/bin/diptych " "$INSTALLED/usr/lib/systemd/system/diptych-kiosk.service" || fail "the unit does not run /usr/bin/diptych"
 grep -q "render" "$INSTALLED/usr/share/man/man1/diptych.1" || fail "the manual page does not describe render"
+grep -q -- "--config /etc/diptych/kiosk.conf" "$INSTALLED/usr/lib/systemd/system/diptych-kiosk.service" || fail "the unit does not run the shipped configuration"
 # From the installed tree only (the demo apps are found beside diptych).
 (cd "$ROOT" && env -u LD_LIBRARY_PATH "$INSTALLED/usr/bin/diptych" render --device ipad --arrangement split-2/3 \
    --primary notes --secondary 'pattern:#993366' --out "$ROOT/render.png" > /dev/null) || fail "the installed diptych render failed"
@@ -33,6 +34,7 @@ for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; 
   grep -q "$dep" <<< "$(dpkg-deb -f "$DEB" Depends)" || fail "the package does not depend on $dep"
 done
 if grep -qi swift <<< "$(dpkg-deb -f "$DEB" Depends)"; then fail "the package depends on the Swift runtime"; fi
+grep -q "^/etc/diptych/kiosk.conf$" <<< "$(dpkg-deb -I "$DEB" conffiles)" || fail "the kiosk configuration is not a conffile"
 dpkg --dry-run -i "$DEB" > "$ROOT/dry.log" 2>&1 || { cat "$ROOT/dry.log" >&2; fail "dpkg would not install the package"; }
 mkdir "$ROOT/deb" && dpkg-deb -x "$DEB" "$ROOT/deb"
 (cd "$ROOT" && "$ROOT/deb/usr/bin/diptych" render --device ipad-mini --arrangement slide-over --primary notes --secondary markets \

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// `diptych run --config FILE`: the file's keys become `run` flags before the command line is
+// parsed (flags given beat them; see `ConfigFile`).
+
+import DiptychCore
+import DiptychLinux
+
+enum ConfigOption {
+    /// `arguments` (without the program's name) with a `run --config FILE`'s keys added as
+    /// flags; unchanged for any other command. A file that cannot be read or is wrong is a
+    /// usage error naming it (and its line and key).
+    static func expand(_ arguments: [String]) throws -> [String] {
+        guard arguments.first == "run" else { return arguments }
+        var path: String?
+        for (i, a) in arguments.enumerated() {
+            if a == "--config" {
+                guard i + 1 < arguments.count else { throw UsageError("--config needs a file") }
+                path = arguments[i + 1]
+            } else if a.hasPrefix("--config=") {
+                path = String(a.dropFirst("--config=".count))
+            }
+        }
+        guard let path else { return arguments }
+        let bytes: [UInt8]
+        do { bytes = try Files.read(path, limit: ConfigFile.byteLimit) } catch { throw UsageError("cannot read the configuration \(path): \(error)") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
+        let entries: [(key: String, value: String, line: Int)]
+        do { entries = try ConfigFile.parse(text, file: path) } catch { throw UsageError(error.description) }
+        return ["run"] + ConfigFile.arguments(entries, given: arguments) + arguments.dropFirst()
+    }
+}

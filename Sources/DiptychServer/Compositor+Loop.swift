@@ -95,11 +95,18 @@ extension Compositor {
     /// Calls `handler` on the loop whenever `descriptor` (owned by the caller, open for the
     /// compositor's lifetime) is readable.
     public func watch(_ descriptor: Int32, handler: @escaping () -> Void) {
-        let n = watchers.add(handler)
+        let n = watchers.add(handler, descriptor: descriptor)
         do { try loop.add(descriptor, token: LoopToken.watch(n).rawValue) } catch {
             watchers.remove(n)
             logger.error("system error: cannot watch a descriptor", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Stops watching `descriptor` (before the caller closes it).
+    public func unwatch(_ descriptor: Int32) {
+        guard let n = watchers.number(of: descriptor) else { return }
+        watchers.remove(n)
+        loop.remove(descriptor)
     }
 
     // MARK: - Input sources
@@ -231,19 +238,22 @@ extension Compositor {
 
 /// Handlers of descriptors watched for the compositor's caller, by watch number.
 struct Watchers {
-    private var handlers: [UInt64: () -> Void] = [:]
+    private var handlers: [UInt64: (descriptor: Int32, call: () -> Void)] = [:]
     private var next: UInt64 = 1
 
-    /// Keeps `handler`; its watch number.
-    mutating func add(_ handler: @escaping () -> Void) -> UInt64 {
+    /// Keeps `handler` for `descriptor`; its watch number.
+    mutating func add(_ handler: @escaping () -> Void, descriptor: Int32) -> UInt64 {
         defer { next += 1 }
-        handlers[next] = handler
+        handlers[next] = (descriptor, handler)
         return next
     }
 
     mutating func remove(_ n: UInt64) { handlers[n] = nil }
 
-    func call(_ n: UInt64) { handlers[n]?() }
+    /// The watch number of `descriptor`, if it is watched.
+    func number(of descriptor: Int32) -> UInt64? { handlers.first { $0.value.descriptor == descriptor }?.key }
+
+    func call(_ n: UInt64) { handlers[n]?.call() }
 }
 
 /// The input sources and their translators to panel pixels, and the time spent reading them

@@ -15,7 +15,7 @@ struct Diptych: ParsableCommand {
             Exit status: 0 success, 2 bad usage or bad input file, 1 runtime failure.
             Set DIPTYCH_LOG_LEVEL (trace, debug, info, notice, warning, error) for more or less logging.
             """,
-        subcommands: [LayoutCommand.self, RenderCommand.self, RunCommand.self, RecordCommand.self, ProfileCommand.self])
+        subcommands: [LayoutCommand.self, RenderCommand.self, RunCommand.self, CtlCommand.self, RecordCommand.self, ProfileCommand.self])
 
     /// Runs the command, mapping usage errors to exit status 2 as the contract says.
     static func main() {

@@ -137,6 +137,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Compose each frame this many ms before the vblank it is shown at: a number, auto (the recent p99 of a frame's own work plus 1 ms, at least 1 ms) or off (as soon as the output can take one).")
     var repaintWindow: String = "auto"
 
+    @Option(help: "The control socket for diptych ctl (default: the app socket's path + .ctl).")
+    var ctlSocket: String?
+
+    @Option(help: "A group whose members may use the control socket too (default: only this user and root).")
+    var ctlGroup: String?
+
     @Flag(help: "Tint the regions each frame repaints (a debugging aid).")
     var debugDamage = false
 
@@ -260,6 +266,8 @@ struct RunCommand: ParsableCommand {
             let repaint = RepaintLoop(compositor: compositor)
             // Frame records only for --out's frames.json; the figures are kept anyway.
             repaint.frames.keepsRecords = out != nil
+            let control = try startControl(compositor, repaint: repaint, logger: logger)
+            Files.writeStandardError("diptych: control socket \(control.path) (diptych ctl)\n")
             try repaint.run { stop }
             if let out {
                 compositor.drawFrame()

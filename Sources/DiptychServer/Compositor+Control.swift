@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// What `diptych ctl` may ask of a running compositor: its status (device, orientation,
+// arrangement, each pane's app with its process), a screenshot (the current scene composited
+// again in memory, never read back from the screen), its statistics (JSON, or Prometheus's
+// text format for node-exporter's textfile collector), a new orientation, an app restarted.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import Glibc
+
+extension Compositor {
+    /// The processes of the apps the compositor launched (a control connection from one of
+    /// them, or from their descendants, is refused).
+    public var launchedProcessIDs: [Int32] { launcher.apps.map(\.process.pid) }
+
+    /// The status `ctl status --json` prints: `uptimeSeconds` since start, the compositor's
+    /// resident memory.
+    public func controlStatus(uptimeSeconds: Double) -> JSONValue {
+        let panes: [JSONValue] = [Role.primary, .secondary].map { role in
+            let launched = launcher.app(role)
+            let state = session(role).map { c in
+                desk.shell.pane(of: c.app) == nil ? "background" : c.hasCommittedForConfigure ? "shown" : "drawing"
+            } ?? (launched != nil ? "starting" : "none")
+            return .object([
+                ("role", .string(role.rawValue)), ("app", label(role).map { .string($0) } ?? .null),
+                ("pid", launched.map { .int(Int($0.process.pid)) } ?? .null), ("state", .string(state)),
+            ])
+        }
+        return .object([
+            ("device", .string(desk.shell.profile.name)), ("orientation", .string(desk.shell.orientation.rawValue)),
+            ("rotate", .int(configuration.outputRotation.rawValue)), ("arrangement", .string(desk.shell.arrangement.rawValue)),
+            ("uptime_s", .double((uptimeSeconds * 10).rounded() / 10)), ("memory_bytes", .int(Self.residentBytes() ?? 0)),
+            ("relaunches", .int(relaunches)),
+            ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),
+            ("panes", .array(panes)),
+        ])
+    }
+
+    /// The compositor's resident memory in bytes (`/proc/self/statm`).
+    public static func residentBytes() -> Int? {
+        guard let bytes = try? Files.read("/proc/self/statm", limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * MemoryMapping.pageSize
+    }
+
+    /// The scene as it is now, composited again into memory at the panel's size (the main
+    /// screen; nil for another).
+    public func screenshot(screen: Int) -> PixelImage? {
+        screen == 1 ? drawWholeFrame() : nil
+    }
+
+    /// Ends `role`'s launched app (SIGTERM, then SIGKILL after a second): the supervision starts
+    /// it again as its relaunch policy says. False when no app was launched for it.
+    public func restart(_ role: Role) -> Bool {
+        guard let app = launcher.app(role) else { return false }
+        kill(app.process.pid, SIGTERM)
+        return true
+    }
+}
+
+/// The figures `ctl stats` prints.
+public enum ControlStatistics {
+    /// `figures` as JSON: frames, late frames, frame-time and input-latency quantiles (ms).
+    public static func json(_ figures: FrameStatistics, blanked: Bool = false) -> JSONValue {
+        func quantiles(_ h: FrameStatistics.Histogram) -> JSONValue {
+            .object([0.5, 0.9, 0.99].map { q in ("p\(Int(q * 100))", h.quantile(q).map { .double($0) } ?? .null) })
+        }
+        return .object([
+            ("frames", .int(figures.frames)), ("late_frames", .int(figures.lateFrames)), ("frame_ms", quantiles(figures.frameTimes)),
+            ("input_to_frame_ms", quantiles(figures.inputLatencies)), ("relaunches", .int(figures.relaunches)),
+            ("resident_memory_bytes", .int(Compositor.residentBytes() ?? 0)), ("blanked", .bool(blanked)),
+        ])
+    }
+
+    /// `figures` in Prometheus's text exposition format (seconds, as its conventions say).
+    public static func prometheus(_ figures: FrameStatistics, relaunchesByRole: [(String, Int)] = [], protocolErrors: Int = 0, blanked: Bool = false) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for s in samples { out += "\(name)\(s.labels) \(format(s.value))\n" }
+        }
+        func summary(_ h: FrameStatistics.Histogram) -> [(labels: String, value: Double)] {
+            [0.5, 0.9, 0.99].compactMap { q in h.quantile(q).map { ("{quantile=\"\(q)\"}", $0 / 1000) } }
+        }
+        metric("diptych_frame_seconds", "summary", "Time from a frame's first input (or start) to its buffer handed to the output.", summary(figures.frameTimes))
+        out += "diptych_frame_seconds_count \(figures.frameTimes.count)\n"
+        metric("diptych_frames_total", "counter", "Frames drawn.", [("", Double(figures.frames))])
+        metric("diptych_late_frames_total", "counter", "Frames that took longer than their refresh.", [("", Double(figures.lateFrames))])
+        metric("diptych_input_to_frame_seconds", "summary", "Input handled to the frame that showed it.", summary(figures.inputLatencies))
+        out += "diptych_input_to_frame_seconds_count \(figures.inputLatencies.count)\n"
+        metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited.",
+               relaunchesByRole.isEmpty ? [("", Double(figures.relaunches))] : relaunchesByRole.map { ("{role=\"\($0.0)\"}", Double($0.1)) })
+        metric("diptych_protocol_errors_total", "counter", "Apps disconnected for breaking the protocol.", [("", Double(protocolErrors))])
+        metric("diptych_resident_memory_bytes", "gauge", "The compositor's resident memory.", [("", Double(Compositor.residentBytes() ?? 0))])
+        metric("diptych_blanked", "gauge", "1 while the screen is blanked.", [("", blanked ? 1 : 0)])
+        return out
+    }
+
+    private static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// `diptych ctl`: asks a running compositor over its control socket (see `ControlServer`).
+
+import ArgumentParser
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import Glibc
+
+struct CtlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl", abstract: "Ask a running compositor: status, a screenshot, its statistics, an orientation, an app restarted.",
+        discussion: """
+            Commands:
+              status [--json]                  the device, orientation, arrangement and each pane's app and process
+              screenshot FILE.png              the screen as the compositor composites it now (written atomically)
+              stats [--json|--prometheus]      frames, late frames, frame and input-to-frame times, relaunches
+              orientation landscape|portrait   turn the apps' screen
+              restart primary|secondary        end the role's app; it is launched again
+            The socket: --socket, else $DIPTYCH_CTL_SOCKET, /run/diptych/ctl, $XDG_RUNTIME_DIR/diptych-0.ctl.
+            Exit status: 0 done, 1 the compositor could not be reached or said no, 2 bad usage.
+            """)
+
+    @Option(help: "The control socket (default: $DIPTYCH_CTL_SOCKET, /run/diptych/ctl, $XDG_RUNTIME_DIR/diptych-0.ctl).")
+    var socket: String?
+
+    @Argument(parsing: .captureForPassthrough, help: "The command and its arguments.")
+    var words: [String] = []
+
+    /// The commands and how many arguments each takes, with their allowed values (nil: any).
+    static let commands: [String: (arguments: ClosedRange<Int>, values: [Set<String>?])] = [
+        "status": (0...1, [["--json"]]),
+        "screenshot": (1...1, [nil]),
+        "stats": (0...1, [["--json", "--prometheus"]]),
+        "orientation": (1...1, [["landscape", "portrait"]]),
+        "restart": (1...1, [["primary", "secondary"]]),
+    ]
+
+    func validate() throws {
+        guard let command = words.first else { throw ValidationError("no command: status, screenshot, stats, orientation or restart") }
+        guard let shape = Self.commands[command] else { throw ValidationError("unknown command '\(command)': status, screenshot, stats, orientation or restart") }
+        let arguments = Array(words.dropFirst())
+        guard shape.arguments.contains(arguments.count) else { throw ValidationError("\(command): wrong number of arguments (see diptych ctl --help)") }
+        for (a, allowed) in zip(arguments, shape.values) where allowed.map({ !$0.contains(a) }) ?? false {
+            throw ValidationError("\(command): '\(a)' is not one of \(allowed!.sorted().joined(separator: ", "))")
+        }
+    }
+
+    /// The socket to ask.
+    func socketPath() -> String {
+        if let socket { return socket }
+        if let env = Files.environment("DIPTYCH_CTL_SOCKET"), !env.isEmpty { return env }
+        if Files.exists("/run/diptych/ctl") { return "/run/diptych/ctl" }
+        return "\(Files.environment("XDG_RUNTIME_DIR") ?? "/tmp")/diptych-0.ctl"
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let path = socketPath()
+            let fd: FileDescriptor
+            do { fd = try UnixSocket.connect(path: path) } catch {
+                throw RuntimeFailure("cannot reach a compositor at \(path): \(error) (is diptych run running? --socket names another)")
+            }
+            var request = words
+            if words.first == "screenshot" { request = ["screenshot", "1"] }
+            let line = JSONValue.array(request.map { .string($0) }).serialized + "\n"
+            // (A compositor that refuses answers at once and closes: its answer is read even
+            // when the request could not be sent.)
+            var sendError: (any Error)?
+            do { try UnixSocket.sendAll(fd.rawValue, Array(line.utf8)) } catch { sendError = error }
+            var bytes: [UInt8] = [], descriptors: [Int32] = []
+            while !bytes.contains(10) {
+                guard let r = try? UnixSocket.receive(fd.rawValue), !r.endOfStream else { break }
+                bytes += r.bytes
+                descriptors += r.descriptors
+            }
+            defer { for d in descriptors { Glibc.close(d) } }
+            fd.close()
+            guard let reply = try? JSONValue.parse(String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)), let ok = reply["ok"]?.boolValue else {
+                throw RuntimeFailure("\(path): " + (sendError.map { "\($0)" } ?? "the compositor closed the connection without an answer"))
+            }
+            guard ok else {
+                let message = reply["error"]?.stringValue ?? "refused"
+                if reply["usage"]?.boolValue == true { throw UsageError(message) }
+                throw RuntimeFailure(message)
+            }
+            if words.first == "screenshot" {
+                try writeScreenshot(reply, descriptors.first, to: words[1])
+            } else if let output = reply["output"]?.stringValue, !output.isEmpty {
+                print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+            }
+        }
+    }
+
+    /// Maps the screenshot's memfd and writes it as a PNG at `path` (whole or not at all).
+    func writeScreenshot(_ reply: JSONValue, _ descriptor: Int32?, to path: String) throws {
+        guard let descriptor, let w = reply["width"]?.intValue, let h = reply["height"]?.intValue, let stride = reply["stride"]?.intValue,
+              w > 0, h > 0, w <= 16384, h <= 16384, stride >= w * 4
+        else { throw RuntimeFailure("the compositor's screenshot came without its pixels") }
+        let fd = FileDescriptor(taking: dup(descriptor))
+        let map: MemoryMapping
+        do { map = try MemoryMapping(fd: fd, length: stride * h, writable: false) } catch { throw RuntimeFailure("cannot map the screenshot: \(error)") }
+        let image = PixelImage(width: w, height: h)
+        map.withUnsafeBytes { src in
+            for y in 0..<h { (image.bytes + y * image.stride).copyMemory(from: src.baseAddress! + y * stride, byteCount: w * 4) }
+        }
+        do { try image.writePNG(to: path) } catch { throw RuntimeFailure("\(error)") }
+    }
+}

@@ -266,9 +266,14 @@ struct RunCommand: ParsableCommand {
             let repaint = RepaintLoop(compositor: compositor)
             // Frame records only for --out's frames.json; the figures are kept anyway.
             repaint.frames.keepsRecords = out != nil
-            let control = try startControl(compositor, repaint: repaint, logger: logger)
-            Files.writeStandardError("diptych: control socket \(control.path) (diptych ctl)\n")
-            try repaint.run { stop }
+            // Without its control socket the kiosk still runs (said once): ctl is for operators.
+            let control: ControlServer?
+            do { control = try startControl(compositor, repaint: repaint, logger: logger) } catch let e as UsageError { throw e } catch {
+                Files.writeStandardError("diptych: no control socket (diptych ctl will not reach this compositor): \(error)\n")
+                control = nil
+            }
+            if let control { Files.writeStandardError("diptych: control socket \(control.path) (diptych ctl)\n") }
+            try repaint.run { withExtendedLifetime(control) { stop } }
             if let out {
                 compositor.drawFrame()
                 try compositor.output.writePNG(to: "\(out)/frame.png")

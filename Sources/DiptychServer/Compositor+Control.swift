@@ -45,10 +45,10 @@ extension Compositor {
         return pages * MemoryMapping.pageSize
     }
 
-    /// The scene as it is now, composited again into memory at the panel's size (the main
-    /// screen; nil for another).
+    /// The scene as it is now, composited again into memory at the panel's size, without the
+    /// pointer's cursor (the main screen; nil for another).
     public func screenshot(screen: Int) -> PixelImage? {
-        screen == 1 ? drawWholeFrame() : nil
+        screen == 1 ? drawWholeFrame(cursor: false) : nil
     }
 
     /// Ends `role`'s launched app (SIGTERM, then SIGKILL after a second): the supervision starts

@@ -30,7 +30,7 @@ extension Compositor {
 
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
-    public func sceneGraph() -> SceneGraph {
+    public func sceneGraph(cursor: Bool = true) -> SceneGraph {
         let desk = desk.presentation(at: now, pipTopInset: pipTopInset)
         var graph = SceneBuilder.build(
             panes: desk.panes, profile: desk.profile, orientation: desk.orientation, floating: floatingWindows(desk.windows),
@@ -46,7 +46,7 @@ extension Compositor {
         // The on-screen keyboard over the apps and their windows, while it shows.
         if let keys = keyboardLayer(scale: desk.profile.scale) { graph.append(.keyboard, nodes: keys) }
         // The pointer's cursor over everything, while it shows.
-        if let cursor = cursorLayer(scale: desk.profile.scale) { graph.append(.cursor, nodes: cursor) }
+        if cursor, let nodes = cursorLayer(scale: desk.profile.scale) { graph.append(.cursor, nodes: nodes) }
         return graph
     }
 
@@ -221,8 +221,8 @@ extension Compositor {
     /// frames): on the panel through the output's transform with the renderer's filters (or,
     /// with `pixmanOnly`, pixman's bilinear as before the box filter), or at the logical size
     /// unscaled (`logical`).
-    public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false) -> PixelImage {
-        let graph = sceneGraph()
+    public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false, cursor: Bool = true) -> PixelImage {
+        let graph = sceneGraph(cursor: cursor)
         let size = logical ? geometry.logical : geometry.panel
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)

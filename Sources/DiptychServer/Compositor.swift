@@ -64,6 +64,8 @@ public struct CompositorConfiguration: Sendable {
     /// iOS's Reduce Motion: moves not under the finger (settles, rotation, a Picture in Picture
     /// window growing or shrinking) become short cross-fades.
     public var reduceMotion = false
+    /// When the pointer's cursor shows.
+    public var cursor = CursorMode.auto
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -232,6 +234,7 @@ public final class Compositor {
         desk = Desk(
             shell: shell,
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
+        desk.setCursorMode(configuration.cursor)
         supervision = Supervision(policy: configuration.relaunch)
         keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)
         let logical = configuration.profile.pixelSize(configuration.orientation)

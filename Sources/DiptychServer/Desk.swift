@@ -117,6 +117,12 @@ struct Desk: ~Copyable {
         return pointer.motionPending
     }
 
+    /// When the cursor shows (always: from the screen's centre).
+    mutating func setCursorMode(_ mode: CursorMode) {
+        pointer.mode = mode
+        if mode == .always { pointer.center(in: shell.layout.screen) }
+    }
+
     /// A touch or the pen was used: the cursor hides until the pointer moves again.
     mutating func pointerTouched() { pointer.touched() }
 

@@ -5,7 +5,19 @@
 
 import DiptychCore
 
+/// When the pointer's cursor shows (`--cursor`, the kiosk's `cursor` key).
+public enum CursorMode: String, Sendable, CaseIterable {
+    /// Hidden until a pointer moves, again after 3 s still or at any touch (iPadOS's way).
+    case auto
+    /// Never (a touch kiosk with a mouse plugged in for service).
+    case hidden
+    /// Always, from the start at the screen's centre (a kiosk used with a pointer).
+    case always
+}
+
 struct PointerState {
+    /// When the cursor shows.
+    var mode = CursorMode.auto
     /// Where it is, in points of the logical screen.
     private(set) var x = 0.0, y = 0.0
     /// When it last moved (compositor ms); nil before it ever did (the cursor does not show
@@ -48,15 +60,26 @@ struct PointerState {
     /// A touch or the pen was used: the cursor hides.
     mutating func touched() { hiddenByTouch = true }
 
+    /// Starts at the centre of a screen of `size` points (for a cursor that always shows).
+    mutating func center(in size: Size) {
+        x = Double(size.width / 2)
+        y = Double(size.height / 2)
+    }
+
     /// Whether the cursor shows at `now`.
     func shows(at now: UInt64) -> Bool {
+        switch mode {
+        case .hidden: return false
+        case .always: return true
+        case .auto: break
+        }
         guard let t = lastMotion, !hiddenByTouch else { return false }
         return now < t + Self.hideAfter || !held.isEmpty
     }
 
     /// When the cursor hides if the pointer stays still (nil: it does not show).
     func hides(after now: UInt64) -> UInt64? {
-        guard let t = lastMotion, !hiddenByTouch, held.isEmpty, now < t + Self.hideAfter else { return nil }
+        guard mode == .auto, let t = lastMotion, !hiddenByTouch, held.isEmpty, now < t + Self.hideAfter else { return nil }
         return t + Self.hideAfter
     }
 

@@ -12,6 +12,8 @@ import DiptychServer
 import Glibc
 import Logging
 
+extension CursorMode: ExpressibleByArgument {}
+
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run the compositor until SIGINT, SIGTERM or SIGHUP.")
@@ -137,6 +139,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Compose each frame this many ms before the vblank it is shown at: a number, auto (the recent p99 of a frame's own work plus 1 ms, at least 1 ms) or off (as soon as the output can take one).")
     var repaintWindow: String = "auto"
 
+    @Option(help: "When the pointer's cursor shows: auto (once a pointer moves, hidden after 3 s still or at a touch), hidden, or always (from the start, at the screen's centre).")
+    var cursor: CursorMode = .auto
+
     @Option(help: "The control socket for diptych ctl (default: the app socket's path + .ctl).")
     var ctlSocket: String?
 
@@ -204,6 +209,7 @@ struct RunCommand: ParsableCommand {
                 configuration.penHoldoff = holdoff
                 configuration.debugDamage = debugDamage
                 configuration.reduceMotion = reduceMotion
+                configuration.cursor = cursor
                 configuration.statusBar = outputOptions.statusBar.isOn
                 configuration.statusBarTitle = outputOptions.statusBarTitle
                 configuration.battery = battery

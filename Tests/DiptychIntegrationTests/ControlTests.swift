@@ -19,11 +19,11 @@ private final class Kiosk {
     let process: ChildProcess
     var control: String { "\(dir)/sock.ctl" }
 
-    init(primary: String = "pattern:#123456") throws {
+    init(primary: String = "pattern:#123456", flags: [String] = []) throws {
         dir = Harness.temporaryDirectory("ctl")
         process = try ChildProcess(
             arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off",
-                        "--primary", primary, "--secondary", "notes", "--out", dir],
+                        "--primary", primary, "--secondary", "notes", "--out", dir] + flags,
             environment: ["DIPTYCH_SOCKET": "\(dir)/sock"])
         for _ in 0..<2000 where !Files.exists(control) { usleep(5000) }
     }
@@ -121,6 +121,21 @@ struct ControlTests {
         #expect(String(decoding: dropped, as: UTF8.self).contains("no request within"))
         garbage.close()
         silent.close()
+    }
+
+    /// `--cursor always`: the cursor shows from the start at the screen's centre (in the
+    /// frames the compositor draws), and never in a screenshot.
+    @Test func anAlwaysShownCursorIsInTheFramesButNotInAScreenshot() throws {
+        let k = try Kiosk(primary: "pattern:#F0F0F0", flags: ["--cursor", "always", "--arrangement", "full"])
+        #expect(try k.waitUntil { try k.status()["panes"]?.arrayValue?.first?["state"]?.stringValue == "shown" })
+        #expect(try k.ctl(["screenshot", "\(k.dir)/shot.png"]).status == 0)
+        kill(k.process.pid, SIGTERM)
+        #expect(k.process.wait(milliseconds: 20_000) == 0)
+        let frame = try PixelImage.readPNG(from: "\(k.dir)/frame.png"), shot = try PixelImage.readPNG(from: "\(k.dir)/shot.png")
+        // The screen's centre: 1024, 768 pixels; the cursor darkens the light pattern there.
+        #expect(frame.pixel(x: 1024, y: 768) & 0xFF < 0xC0, "\(String(frame.pixel(x: 1024, y: 768), radix: 16))")
+        #expect(shot.pixel(x: 1024, y: 768) & 0xFFFFFF == 0xF0F0F0)
+        #expect(frame.pixel(x: 100, y: 100) & 0xFFFFFF == 0xF0F0F0)
     }
 
     /// A process the compositor launched may not control it; nor may another user.

@@ -52,4 +52,21 @@ struct DeskTests {
         desk.cursorDrawn(showing: true)
         #expect(!desk.tick(now: 48).cursorChanged)
     }
+
+    /// `--cursor`: auto shows after motion and hides after 3 s or a touch; hidden never shows;
+    /// always shows from the start at the centre, after 3 s and after a touch too.
+    @Test func theCursorModes() throws {
+        for mode in CursorMode.allCases {
+            var desk = try Self.desk()
+            desk.setCursorMode(mode)
+            #expect(desk.cursorInFrames(at: 0, onPlane: false) == (mode == .always), "\(mode) at start")
+            if mode == .always { #expect(desk.pointer.cursorRect.x == 683 - 9 && desk.pointer.cursorRect.y == 512 - 9) }
+            _ = desk.movePointer(toX: 100, y: 100, now: 10, time: 10)
+            #expect(desk.cursorInFrames(at: 20, onPlane: false) == (mode != .hidden), "\(mode) after motion")
+            #expect(desk.cursorInFrames(at: 3020, onPlane: false) == (mode == .always), "\(mode) after 3 s still")
+            _ = desk.movePointer(toX: 110, y: 100, now: 4000, time: 4000)
+            desk.pointerTouched()
+            #expect(desk.cursorInFrames(at: 4010, onPlane: false) == (mode == .always), "\(mode) after a touch")
+        }
+    }
 }

@@ -53,8 +53,10 @@ static void take_away(void) {
     finish();
 }
 
-/* Whether a menu or dialog waits for the user (the page is as settled as it gets until then). */
-int dialogs_showing(void) { return shown.kind != NONE; }
+/* Whether a dialog blocks the page while it waits for the user (an alert, a prompt, a sign-in:
+   the page draws nothing more until it is answered, so it is as settled as it gets). A menu
+   does not block it: the page draws on (its focus ring) and settles as ever. */
+int dialogs_showing(void) { return shown.kind == DIALOG || shown.kind == SIGN_IN; }
 
 /* ---- <select> ---- */
 

@@ -182,11 +182,11 @@ void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
 /* ---- the compositor's round trip ---- */
 
 /* Whether WebKit still owes what the compositor asked for: snapshots, a frame at the live size,
-   or the answer to input dispatched lately (none while a menu or dialog waits for the user). */
+   or the answer to input dispatched lately (none while a dialog blocks the page). */
 static int webkit_busy(void) {
     if (!app.configured) return 0;
     if (app.snapshotting < app.nsnapshots || app.resize_pending) return 1;
-    /* A menu or dialog showing: the page waits for the user (an alert blocks its drawing). */
+    /* A dialog showing blocks the page until the user answers: nothing more will come. */
     if (dialogs_showing()) return 0;
     if (!settled()) return 1;
     if (!app.loaded || !page_ready()) return 1;

@@ -75,7 +75,7 @@ public enum ControlStatistics {
     }
 
     /// `figures` in Prometheus's text exposition format (seconds, as its conventions say).
-    public static func prometheus(_ figures: FrameStatistics, relaunchesByRole: [(String, Int)] = [], protocolErrors: Int = 0, blanked: Bool = false) -> String {
+    public static func prometheus(_ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -90,8 +90,7 @@ public enum ControlStatistics {
         metric("diptych_late_frames_total", "counter", "Frames that took longer than their refresh.", [("", Double(figures.lateFrames))])
         metric("diptych_input_to_frame_seconds", "summary", "Input handled to the frame that showed it.", summary(figures.inputLatencies))
         out += "diptych_input_to_frame_seconds_count \(figures.inputLatencies.count)\n"
-        metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited.",
-               relaunchesByRole.isEmpty ? [("", Double(figures.relaunches))] : relaunchesByRole.map { ("{role=\"\($0.0)\"}", Double($0.1)) })
+        metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited.", [("", Double(figures.relaunches))])
         metric("diptych_protocol_errors_total", "counter", "Apps disconnected for breaking the protocol.", [("", Double(protocolErrors))])
         metric("diptych_resident_memory_bytes", "gauge", "The compositor's resident memory.", [("", Double(Compositor.residentBytes() ?? 0))])
         metric("diptych_blanked", "gauge", "1 while the screen is blanked.", [("", blanked ? 1 : 0)])

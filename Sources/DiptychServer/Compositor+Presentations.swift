@@ -185,9 +185,5 @@ extension Compositor {
 }
 
 extension Presentation {
-    var isAlert: Bool {
-        if case .alert = content { return true }
-        return false
-    }
     var kindName: String { isAlert ? "alert" : "menu" }
 }

@@ -40,16 +40,16 @@ public struct PresentationPainter {
         let base = part << 20
         func key(_ n: Int) -> SceneNode.Key { .presented(base | n) }
         func px(_ r: RectD) -> Rect { r.pixels(scale) }
-        let frame = px(l.frame), corner = Int((p.isAlertContent ? M.alertCorner : M.corner) * Double(scale))
+        let frame = px(l.frame), corner = Int((p.isAlert ? M.alertCorner : M.corner) * Double(scale))
         if let dims = l.dims {
             let d = px(dims)
-            out.append(SceneNode(key: key(0), content: .chrome(.scrim(alpha: l.sheet || !p.isAlertContent ? look.sheetDim : look.alertDim, corner: 0)), imageRect: d, clip: d))
+            out.append(SceneNode(key: key(0), content: .chrome(.scrim(alpha: l.sheet || !p.isAlert ? look.sheetDim : look.alertDim, corner: 0)), imageRect: d, clip: d))
         } else {
             // A popover's soft shadow.
             let r = 24 * scale, s = Rect(x: frame.x - r, y: frame.y - r + 4 * scale, width: frame.width + 2 * r, height: frame.height + 2 * r)
             out.append(SceneNode(key: key(1), content: .chrome(.dropShadow(alpha: 0x40, radius: r, corner: corner)), imageRect: s, clip: s))
         }
-        out.append(SceneNode(key: key(2), content: .chrome(.roundedRect(p.isAlertContent ? look.alertCard : look.card, corner: corner)), imageRect: frame, clip: frame))
+        out.append(SceneNode(key: key(2), content: .chrome(.roundedRect(p.isAlert ? look.alertCard : look.card, corner: corner)), imageRect: frame, clip: frame))
         switch p.content {
         case .menu(let m):
             if let t = l.title {
@@ -130,12 +130,5 @@ public struct PresentationPainter {
         let p = r.pixels(scale)
         let box = Rect(x: p.x, y: p.y, width: max(p.width, 1), height: max(p.height, 1))
         return SceneNode(key: key, content: .solid(look.separator), imageRect: box, clip: clip.flatMap { box.intersection($0) } ?? box)
-    }
-}
-
-extension Presentation {
-    var isAlertContent: Bool {
-        if case .alert = content { return true }
-        return false
     }
 }

@@ -67,6 +67,12 @@ public struct Presentation: Sendable {
         }
     }
 
+    /// Whether it is an alert (else a menu).
+    public var isAlert: Bool {
+        if case .alert = content { return true }
+        return false
+    }
+
     /// Whether it is an alert with a text field (the keyboard types into it).
     public var takesText: Bool {
         if case .alert(let a) = content { return a.field != .none }

@@ -185,6 +185,7 @@ int dp_signalfd_standard(int with_chld) {
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
     if (with_chld) sigaddset(&set, SIGCHLD);
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
     dp_ignore_sigpipe();

@@ -80,9 +80,11 @@ public enum Signal: Int32, Sendable {
     case interrupt = 2
     case terminate = 15
     case child = 17
+    /// Read the configuration again (`systemctl reload`).
+    case userOne = 10
 }
 
-/// Blocks SIGINT, SIGTERM and SIGHUP (and SIGCHLD if asked) and reports them through a
+/// Blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 (and SIGCHLD if asked) and reports them through a
 /// descriptor, so no Swift code runs in signal context. Also ignores SIGPIPE.
 ///
 /// No SIGBUS handler is installed: that signal is a synchronous fault and could not go through

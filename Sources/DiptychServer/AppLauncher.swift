@@ -14,6 +14,16 @@ final class AppLauncher {
         var label: String
         var client: ClientID
         var process: ChildProcess
+        var standing = Standing.current
+    }
+
+    /// Where a launched app stands in its role: the role's app, one started to take its place
+    /// (`ctl set-app`) that has not said hello yet, or one replaced and on its way out (since
+    /// the given time).
+    enum Standing: Equatable {
+        case current
+        case candidate
+        case retired(since: UInt64)
     }
 
     private(set) var apps: [App] = []
@@ -24,7 +34,9 @@ final class AppLauncher {
     /// Starts `arguments` as a separate process with the other end of a new socket pair as
     /// fd 3 (`$DIPTYCH_SOCKET_FD`), and `$DIPTYCH_SOCKET` naming `socketPath` if any. Returns
     /// the compositor's end, non-blocking.
-    func launch(_ arguments: [String], role: Role, label: String, client: ClientID, socketPath: String?) throws(SystemError) -> FileDescriptor {
+    func launch(
+        _ arguments: [String], role: Role, label: String, client: ClientID, socketPath: String?, standing: Standing = .current
+    ) throws(SystemError) -> FileDescriptor {
         let (ours, theirs) = try UnixSocket.pair()
         let local = FileDescriptor(taking: ours), remote = FileDescriptor(taking: theirs)
         var environment = [RuntimeDirectory.inheritedSocketVariable: "3"]
@@ -36,15 +48,25 @@ final class AppLauncher {
         // compositors ask for real-time priority; lowering a child needs no privilege).
         process.lowerPriority(by: Self.appNiceness)
         try local.setNonBlocking()
-        apps.append(App(role: role, label: label, client: client, process: process))
+        apps.append(App(role: role, label: label, client: client, process: process, standing: standing))
         return local
     }
 
     /// Forgets an app that exited and was reaped (it may be launched again).
     func forget(_ client: ClientID) { apps.removeAll { $0.client == client } }
 
-    /// The app launched for `role`, if any.
-    func app(_ role: Role) -> App? { apps.first { $0.role == role } }
+    /// The app launched for `role`, if any (not one still to take its place, nor one replaced).
+    func app(_ role: Role) -> App? { apps.first { $0.role == role && $0.standing == .current } }
+
+    /// The candidate `client` becomes its role's app; the app it replaces, if any, is retired
+    /// at `now` (returned).
+    func promote(_ client: ClientID, at now: UInt64) -> App? {
+        guard let i = apps.firstIndex(where: { $0.client == client }) else { return nil }
+        let old = apps.firstIndex { $0.role == apps[i].role && $0.standing == .current }
+        if let old { apps[old].standing = .retired(since: now) }
+        apps[i].standing = .current
+        return old.map { apps[$0] }
+    }
 
     /// The exit status of the app launched for `role`, once it has exited (reaping it).
     func exitStatus(_ role: Role) -> Int32? { app(role)?.process.poll() }

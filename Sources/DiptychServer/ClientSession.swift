@@ -125,6 +125,8 @@ final class ClientSession {
     /// When the shell took this app (after hello; the compositor's clock, ms); nil while it
     /// does not hold it.
     private(set) var admittedAt: UInt64?
+    /// Replaced by another app in its role (`ctl set-app`): it leaves nothing behind.
+    var replaced = false
     /// Whether the shell holds this app.
     var admitted: Bool { admittedAt != nil }
     /// Snapshot requests sent and not answered, by serial.

@@ -163,9 +163,10 @@ extension Compositor {
     /// Reaps launched apps that exited (no zombie is left): each whose connection is gone is
     /// asked, without waiting, until it has.
     func reapLaunchedApps() {
-        guard supervision.policy != .never else {
+        superviseReplacements()
+        guard supervision.relaunches else {
             // (Kept in the launcher: a render or a scenario names an app that went away.)
-            for app in launcher.apps where clients[app.client] == nil && app.process.exitStatus == nil {
+            for app in launcher.apps where app.standing == .current && clients[app.client] == nil && app.process.exitStatus == nil {
                 guard let status = app.process.poll() else { continue }
                 let how = status >= 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
                 logger.info("launched app ended; not relaunched", metadata: ["client.role": "\(app.role.rawValue)", "exit": "\(how)"])

@@ -29,7 +29,7 @@ extension Compositor {
         }
         return .object([
             ("device", .string(desk.shell.profile.name)), ("orientation", .string(desk.shell.orientation.rawValue)),
-            ("rotate", .int(configuration.outputRotation.rawValue)), ("arrangement", .string(desk.shell.arrangement.rawValue)),
+            ("rotate", .int(geometry.rotation.rawValue)), ("arrangement", .string(desk.shell.arrangement.rawValue)),
             ("uptime_s", .double((uptimeSeconds * 10).rounded() / 10)), ("memory_bytes", .int(Self.residentBytes() ?? 0)),
             ("relaunches", .int(relaunches)),
             ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),
@@ -49,14 +49,6 @@ extension Compositor {
     /// pointer's cursor (the main screen; nil for another).
     public func screenshot(screen: Int) -> PixelImage? {
         screen == 1 ? drawWholeFrame(cursor: false) : nil
-    }
-
-    /// Ends `role`'s launched app (SIGTERM, then SIGKILL after a second): the supervision starts
-    /// it again as its relaunch policy says. False when no app was launched for it.
-    public func restart(_ role: Role) -> Bool {
-        guard let app = launcher.app(role) else { return false }
-        kill(app.process.pid, SIGTERM)
-        return true
     }
 }
 

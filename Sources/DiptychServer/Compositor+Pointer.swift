@@ -206,4 +206,10 @@ extension Compositor {
 
     /// Where the pointer is, in points of the logical screen, and whether its cursor shows.
     public var pointerPosition: (x: Double, y: Double, shown: Bool) { (desk.pointer.x, desk.pointer.y, desk.pointer.shows(at: now)) }
+
+    /// When the pointer's cursor shows from now on (a reload of the configuration).
+    public func setCursorMode(_ mode: CursorMode) {
+        desk.setCursorMode(mode)
+        redrawAll()
+    }
 }

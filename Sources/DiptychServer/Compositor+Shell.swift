@@ -251,8 +251,23 @@ extension Compositor {
     }
 
     /// Sets the output's rotation on the panel; apps are not told (their screen is unchanged).
+    /// Touch follows: a touch is mapped through the new geometry.
     public func rotateOutput(_ rotation: OutputRotation) {
+        guard rotation != geometry.rotation else { return }
         updateGeometry(rotation: rotation)
+        redrawAll()
+    }
+
+    /// Shows `arrangement` as if the user had arranged it (the operator's `ctl arrangement`);
+    /// why not, when it cannot be.
+    public func arrange(_ arrangement: Arrangement) -> Shell.ArrangeRefusal? {
+        switch desk.arrange(arrangement, now: now) {
+        case .success(let effects):
+            apply(effects)
+            return nil
+        case .failure(let why):
+            return why
+        }
     }
 
     /// Soft relaunch: emulates another device profile on the same panel. Every shown app gets

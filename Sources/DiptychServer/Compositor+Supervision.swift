@@ -34,6 +34,23 @@ struct Supervision {
     private var apps: [Role: Supervised] = [:]
     /// Set by `shutdown`: apps going away then are not relaunched.
     private(set) var shuttingDown = false
+    /// Roles whose app the operator ended to start it again (`ctl restart`).
+    private var restarting: Set<Role> = []
+    /// Apps started by `ctl set-app` to take a role's place once they say hello.
+    private(set) var candidates: [Role: Candidate] = [:]
+    /// How long a `ctl set-app`'s app has to say hello before the old app is kept.
+    static let candidateTimeout: UInt64 = 10_000
+
+    /// An app started to take a role's place (make-before-break): until it says hello the old
+    /// app stays; `answer` is told how it went (nil: it took the place).
+    struct Candidate {
+        var client: ClientID
+        var arguments: [String]
+        var label: String
+        var eventLog: String?
+        var deadline: UInt64
+        var answer: (String?) -> Void
+    }
     /// How long a launched app may live on after closing its connection.
     static let closeGrace: UInt64 = 2000
 
@@ -50,6 +67,25 @@ struct Supervision {
 
     mutating func shutDown() { shuttingDown = true }
 
+    /// Whether anything may be relaunched (the policy, or a restart asked for).
+    var relaunches: Bool { policy != .never || !restarting.isEmpty }
+
+    /// The operator is ending `role`'s app to have it start again at once.
+    mutating func restartRequested(_ role: Role) { restarting.insert(role) }
+
+    mutating func addCandidate(_ c: Candidate, for role: Role) { candidates[role] = c }
+
+    /// The candidate for `role`, taken (it said hello, or failed).
+    mutating func takeCandidate(_ role: Role) -> Candidate? { candidates.removeValue(forKey: role) }
+
+    /// The candidate took `role`'s place at `now`: its command is the role's relaunch command
+    /// from now on; the placeholder of the app it replaced, if any, is returned.
+    mutating func replaced(_ role: Role, by c: Candidate, at now: UInt64) -> AppID? {
+        let ghost = apps[role]?.ghost
+        restarting.remove(role)
+        apps[role] = Supervised(arguments: c.arguments, label: c.label, eventLog: c.eventLog, schedule: RelaunchSchedule(startedAt: now))
+        return ghost
+    }
     /// What a launched app's pane shows while it is away, if it is.
     func ghostContent(_ app: AppID) -> AppContent? { apps.values.first { $0.ghost == app }?.ghostContent }
 
@@ -57,7 +93,7 @@ struct Supervision {
     /// its place (shown as `placeholder`) until it is known whether it comes back; returns
     /// whether the shell is to be left as it is.
     mutating func sessionEnded(role: Role?, app: AppID, onScreen: Bool, placeholder: AppContent, at now: UInt64) -> Bool {
-        guard policy != .never, let role, var s = apps[role], !shuttingDown else { return false }
+        guard let role, policy != .never || restarting.contains(role), var s = apps[role], !shuttingDown else { return false }
         s.closedAt = now
         if onScreen {
             s.ghost = app
@@ -76,6 +112,12 @@ struct Supervision {
     /// nil when it is not relaunched (it is forgotten; its placeholder's app, if any, given).
     mutating func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?)? {
         guard var s = apps[role] else { return nil }
+        if restarting.remove(role) != nil, !shuttingDown {
+            s.schedule.restarted(at: now)
+            s.closedAt = nil
+            apps[role] = s
+            return (s.label, 0, s.schedule.failures, nil)
+        }
         guard let delay = s.schedule.ended(status: status, at: now, policy: policy) else {
             apps[role] = nil
             return (s.label, nil, s.schedule.failures, s.ghost)
@@ -107,7 +149,7 @@ struct Supervision {
 
     /// The next relaunch or stop of a launched app (monotonic ms).
     var nextDeadline: UInt64? {
-        apps.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] }.compactMap { $0 }.min()
+        (apps.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] } + candidates.values.map(\.deadline)).compactMap { $0 }.min()
     }
 }
 
@@ -119,7 +161,9 @@ extension Compositor {
 
     /// A launched app's connection ended: whether it keeps its place (see `Supervision`).
     func supervisedSessionEnded(_ c: ClientSession) -> Bool {
-        supervision.sessionEnded(
+        // An app replaced, or one that never took its place, leaves nothing behind.
+        guard !c.replaced, supervision.candidates[c.launchRole ?? .primary]?.client != c.id else { return false }
+        return supervision.sessionEnded(
             role: c.launchRole, app: c.app, onScreen: c.admitted, placeholder: AppContent(live: nil, name: c.displayName, tint: c.tint),
             at: policyClock.milliseconds)
     }
@@ -128,7 +172,7 @@ extension Compositor {
     /// back-off, or (not relaunched) its place given up. Starts the relaunches that are due.
     func superviseLaunchedApps() {
         let now = policyClock.milliseconds
-        for app in launcher.apps where clients[app.client] == nil {
+        for app in launcher.apps where app.standing == .current && clients[app.client] == nil {
             guard let status = app.process.poll() else {
                 // The connection closed but the process lives on: it is stopped.
                 if supervision.overstayed(app.role, at: now) { _ = app.process.kill() }
@@ -166,5 +210,5 @@ extension Compositor {
     }
 
     /// The next relaunch or stop of a launched app (monotonic ms).
-    var nextSupervisionDeadline: UInt64? { supervision.nextDeadline }
+    var nextSupervisionDeadline: UInt64? { [supervision.nextDeadline, nextReplacementDeadline].compactMap { $0 }.min() }
 }

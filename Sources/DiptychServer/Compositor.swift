@@ -355,8 +355,9 @@ public final class Compositor {
 
     /// Adds an app to the shell; nil (and a protocol error) when both roles are taken.
     func join(_ c: ClientSession) -> [ShellEffect]? {
-        // A relaunched app takes its predecessor's place.
-        if let effects = rejoin(c) {
+        // An app the operator set takes the place of the one it replaces; a relaunched app
+        // takes its predecessor's.
+        if let effects = takeOver(c) ?? rejoin(c) {
             c.setAdmitted(at: now)
             return effects
         }

@@ -20,11 +20,13 @@ public final class ControlServer {
     public static let requestTimeout: UInt64 = 2000
 
     /// What the server asks of its owner: the answer to a command (its output, or an error
-    /// message), and a screenshot's pixels.
+    /// message; given to `answer` at once or later, as `set-app` does once the new app said
+    /// hello), and a screenshot's pixels.
     public struct Handlers {
-        public var command: ([String]) -> Result<String, ControlError>
+        public typealias Answer = (Result<String, ControlError>) -> Void
+        public var command: (_ words: [String], _ answer: @escaping Answer) -> Void
         public var screenshot: (_ screen: Int) -> PixelImage?
-        public init(command: @escaping ([String]) -> Result<String, ControlError>, screenshot: @escaping (Int) -> PixelImage?) {
+        public init(command: @escaping ([String], @escaping Answer) -> Void, screenshot: @escaping (Int) -> PixelImage?) {
             self.command = command
             self.screenshot = screenshot
         }
@@ -37,6 +39,8 @@ public final class ControlServer {
     private let group: gid_t?
     private let logger: Logger
     private var connections: [Int32: (fd: SharedDescriptor, bytes: [UInt8], since: UInt64)] = [:] { didSet { rearm() } }
+    /// Connections whose request is being carried out, to be answered.
+    private var waiting: [Int32: SharedDescriptor] = [:]
     /// Wakes the loop when the oldest connection's time is up (the loop has no idle wake-ups).
     private let timer: TimerDescriptor
 
@@ -171,11 +175,18 @@ public final class ControlServer {
             }
             return drop(fd)
         }
-        switch handlers.command(words) {
-        case .success(let output): reply(fd, ["ok": .bool(true), "output": .string(output)])
-        case .failure(let e): reply(fd, ["ok": .bool(false), "error": .string(e.message), "usage": .bool(e.usage)])
+        // Answered now or later: the connection no longer reads nor times out meanwhile (the
+        // command bounds its own time), and is closed once answered.
+        compositor.unwatch(fd)
+        waiting[fd] = connections.removeValue(forKey: fd)?.fd
+        handlers.command(words) { [weak self] result in
+            guard let self, self.waiting[fd] != nil else { return }
+            switch result {
+            case .success(let output): self.reply(fd, ["ok": .bool(true), "output": .string(output)])
+            case .failure(let e): self.reply(fd, ["ok": .bool(false), "error": .string(e.message), "usage": .bool(e.usage)])
+            }
+            self.waiting[fd] = nil
         }
-        drop(fd)
     }
 
     private func fail(_ fd: Int32, _ message: String) {

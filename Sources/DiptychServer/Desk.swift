@@ -77,6 +77,7 @@ struct Desk: ~Copyable {
     /// Super+\ and Super+←/→ (see `Shell.toggleSlideOver`, `Shell.moveDivider`).
     mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] { shell.toggleSlideOver(now: now) }
     mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] { shell.moveDivider(towardsLeading: towardsLeading, now: now) }
+    mutating func arrange(_ a: Arrangement, now: UInt64) -> Result<[ShellEffect], Shell.ArrangeRefusal> { shell.arrange(a, now: now) }
 
     /// The pointer's left button as the contact `.pointer`: it reaches gestures and windows as
     /// a finger does (an app under it gets pointer events: `ShellEffect.pointer`), never held

@@ -11,7 +11,13 @@ extension Orientation: ExpressibleByArgument {}
 extension Arrangement: ExpressibleByArgument {}
 extension PalmRejection.Mode: ExpressibleByArgument {}
 extension PresentMode: ExpressibleByArgument {}
-extension OutputRotation: ExpressibleByArgument {}
+extension OutputRotation: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let r = OutputRotation.named(argument) else { return nil }
+        self = r
+    }
+    public static var allValueStrings: [String] { ["0", "90", "180", "270", "normal", "right", "inverted", "left"] }
+}
 extension ProfileWorkload: ExpressibleByArgument {}
 extension RelaunchPolicy: ExpressibleByArgument {}
 

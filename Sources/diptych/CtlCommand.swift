@@ -9,14 +9,20 @@ import Glibc
 
 struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ctl", abstract: "Ask a running compositor: status, a screenshot, its statistics, an orientation, an app restarted.",
+        commandName: "ctl", abstract: "Ask a running compositor: status, a screenshot, statistics; change its apps, arrangement, rotation, screen power.",
         discussion: """
             Commands:
               status [--json]                  the device, orientation, arrangement and each pane's app and process
               screenshot FILE.png              the screen as the compositor composites it now (written atomically)
               stats [--json|--prometheus]      frames, late frames, frame and input-to-frame times, relaunches
+              set-app primary|secondary APP    start APP in the role; it replaces the old app once it said hello
+              restart primary|secondary        end the role's app; it is launched again at once
+              arrangement NAME                 full, slide-over, split-2/3 or split-1/2
+              rotate 0|90|180|270              turn the picture on the panel (normal, right, inverted, left); touch follows
               orientation landscape|portrait   turn the apps' screen
-              restart primary|secondary        end the role's app; it is launched again
+              blank | wake                     turn the screen off (as blank = says) or on
+              reload                           read the --config file again and apply what changed
+            Changes last until the compositor restarts: put lasting ones in the configuration file.
             The socket: --socket, else $DIPTYCH_CTL_SOCKET, /run/diptych/ctl, $XDG_RUNTIME_DIR/diptych-0.ctl.
             Exit status: 0 done, 1 the compositor could not be reached or said no, 2 bad usage.
             """)
@@ -34,11 +40,18 @@ struct CtlCommand: ParsableCommand {
         "stats": (0...1, [["--json", "--prometheus"]]),
         "orientation": (1...1, [["landscape", "portrait"]]),
         "restart": (1...1, [["primary", "secondary"]]),
+        "set-app": (2...64, [["primary", "secondary"]]),
+        "arrangement": (1...1, [Set(Arrangement.allCases.map(\.rawValue))]),
+        "rotate": (1...1, [Set(OutputRotation.allValueStrings)]),
+        "blank": (0...0, []),
+        "wake": (0...0, []),
+        "reload": (0...0, []),
     ]
+    static let names = "status, screenshot, stats, set-app, restart, arrangement, rotate, orientation, blank, wake or reload"
 
     func validate() throws {
-        guard let command = words.first else { throw ValidationError("no command: status, screenshot, stats, orientation or restart") }
-        guard let shape = Self.commands[command] else { throw ValidationError("unknown command '\(command)': status, screenshot, stats, orientation or restart") }
+        guard let command = words.first else { throw ValidationError("no command: \(Self.names)") }
+        guard let shape = Self.commands[command] else { throw ValidationError("unknown command '\(command)': \(Self.names)") }
         let arguments = Array(words.dropFirst())
         guard shape.arguments.contains(arguments.count) else { throw ValidationError("\(command): wrong number of arguments (see diptych ctl --help)") }
         for (a, allowed) in zip(arguments, shape.values) where allowed.map({ !$0.contains(a) }) ?? false {

@@ -47,7 +47,7 @@ struct RecordCommand: ParsableCommand {
                 let left = durationMs.map { max(0, $0 - Int(MonotonicClock.milliseconds - start)) }
                 if left == 0 { break }
                 for (token, _) in try epoll.wait(timeoutMilliseconds: left) {
-                    if token == 2, signals.next() != nil { break loop }
+                    if token == 2, let s = signals.next(), s != .userOne { break loop }
                     guard token == 1 else { continue }
                     for raw in input.read() {
                         guard let time = raw.time else { continue }

@@ -9,7 +9,7 @@ import Logging
 
 extension RunCommand {
     /// Listens for `diptych ctl` at `--ctl-socket` (default: the app socket's path + .ctl).
-    func startControl(_ compositor: Compositor, repaint: RepaintLoop, logger: Logger) throws -> ControlServer {
+    func startControl(_ compositor: Compositor, repaint: RepaintLoop, reload: ConfigReload, logger: Logger) throws -> ControlServer {
         let path = ctlSocket ?? "\(compositor.socketPath ?? "\(Files.environment("XDG_RUNTIME_DIR") ?? "/tmp")/diptych-0").ctl"
         var group: gid_t?
         if let name = ctlGroup {
@@ -18,10 +18,38 @@ extension RunCommand {
         }
         let started = MonotonicClock.milliseconds
         let handlers = ControlServer.Handlers(
-            command: { words in
+            command: { words, answer in
+                if words[0] == "set-app" { return setApp(words, compositor, answer) }
+                if words[0] == "reload" { return answer(reload.reload()) }
+                answer(Self.carryOut(words, compositor, repaint: repaint, uptime: Double(MonotonicClock.milliseconds - started) / 1000))
+            },
+            screenshot: { compositor.screenshot(screen: $0) })
+        do {
+            return try ControlServer(path: path, group: group, compositor: compositor, handlers: handlers, logger: logger)
+        } catch {
+            throw RuntimeFailure("cannot open the control socket: \(error)")
+        }
+    }
+
+    /// `ctl set-app ROLE APP`: answered once the new app took the place, or failed to.
+    func setApp(_ words: [String], _ compositor: Compositor, _ answer: @escaping ControlServer.Handlers.Answer) {
+        guard words.count >= 3, let role = Role(rawValue: words[1]) else { return answer(.failure(ControlError("set-app: primary or secondary, then the app", usage: true))) }
+        let app: AppCommandLine
+        do { app = try Apps.parse(words[2...].joined(separator: " "), option: "set-app") } catch {
+            return answer(.failure(ControlError("\(error); the \(role.rawValue) app stays")))
+        }
+        let log = out.map { "\($0)/events-\(role.rawValue).jsonl" }
+        let launch = Apps.launch(app, eventLog: log)
+        compositor.setApp(role, arguments: launch.arguments, label: app.description, eventLog: launch.logsItself ? nil : log) { failure in
+            answer(failure.map { .failure(ControlError($0)) } ?? .success(""))
+        }
+    }
+
+    /// A command answered at once.
+    static func carryOut(_ words: [String], _ compositor: Compositor, repaint: RepaintLoop, uptime: Double) -> Result<String, ControlError> {
                 switch words[0] {
                 case "status":
-                    let status = compositor.controlStatus(uptimeSeconds: Double(MonotonicClock.milliseconds - started) / 1000)
+                    let status = compositor.controlStatus(uptimeSeconds: uptime)
                     if words.count > 1 { return .success(status.serialized) }
                     return .success(Self.describe(status))
                 case "stats":
@@ -37,16 +65,24 @@ extension RunCommand {
                 case "restart":
                     guard words.count == 2, let role = Role(rawValue: words[1]) else { return .failure(ControlError("restart: primary or secondary", usage: true)) }
                     return compositor.restart(role) ? .success("") : .failure(ControlError("no app was launched as the \(role.rawValue)"))
+                case "arrangement":
+                    guard words.count == 2, let a = Arrangement(rawValue: words[1]) else {
+                        return .failure(ControlError("arrangement: \(Arrangement.allCases.map(\.rawValue).joined(separator: ", "))", usage: true))
+                    }
+                    switch compositor.arrange(a) {
+                    case nil: return .success("")
+                    case .busy: return .failure(ControlError("a gesture is in progress; try again"))
+                    case .needsTwoApps: return .failure(ControlError("\(a.rawValue) needs two apps, multitasking on, and a secondary that does not require the full screen"))
+                    }
+                case "rotate":
+                    guard words.count == 2, let r = OutputRotation.named(words[1]) else {
+                        return .failure(ControlError("rotate: 0, 90, 180 or 270 (normal, right, inverted, left)", usage: true))
+                    }
+                    compositor.rotateOutput(r)
+                    return .success("")
                 default:
                     return .failure(ControlError("unknown command '\(words[0])'", usage: true))
                 }
-            },
-            screenshot: { compositor.screenshot(screen: $0) })
-        do {
-            return try ControlServer(path: path, group: group, compositor: compositor, handlers: handlers, logger: logger)
-        } catch {
-            throw RuntimeFailure("cannot open the control socket: \(error)")
-        }
     }
 
     /// `status` for a person: a line a fact.

@@ -244,10 +244,14 @@ struct RunCommand: ParsableCommand {
                 let launch = Apps.launch(app, eventLog: log)
                 try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log)
             }
-            Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops\n")
+            Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops, SIGUSR1 reads --config again\n")
+            let reload = ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, logger: logger)
             var stop = false
             compositor.watch(signals.fd.rawValue) {
-                if signals.next() != nil { stop = true }
+                while let signal = signals.next() {
+                    guard signal == .userOne else { stop = true; continue }
+                    if case .failure(let e) = reload.reload() { logger.error("reload: \(e.message)") }
+                }
             }
             if let input { try compositor.addInput(input, calibration: calibration) }
             if let seat {
@@ -274,7 +278,7 @@ struct RunCommand: ParsableCommand {
             repaint.frames.keepsRecords = out != nil
             // Without its control socket the kiosk still runs (said once): ctl is for operators.
             let control: ControlServer?
-            do { control = try startControl(compositor, repaint: repaint, logger: logger) } catch let e as UsageError { throw e } catch {
+            do { control = try startControl(compositor, repaint: repaint, reload: reload, logger: logger) } catch let e as UsageError { throw e } catch {
                 Files.writeStandardError("diptych: no control socket (diptych ctl will not reach this compositor): \(error)\n")
                 control = nil
             }

@@ -14,16 +14,17 @@ import Testing
 
 /// A kiosk on the headless backend: a pattern as the primary and notes as the secondary, the
 /// status bar off (a screenshot is then the same whatever the time).
-private final class Kiosk {
+final class Kiosk {
     let dir: String
     let process: ChildProcess
     var control: String { "\(dir)/sock.ctl" }
 
-    init(primary: String = "pattern:#123456", flags: [String] = []) throws {
-        dir = Harness.temporaryDirectory("ctl")
+    /// `apps` false: none given as flags (a configuration file names them).
+    init(primary: String = "pattern:#123456", apps: Bool = true, flags: [String] = [], directory: String? = nil) throws {
+        dir = directory ?? Harness.temporaryDirectory("ctl")
         process = try ChildProcess(
-            arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off",
-                        "--primary", primary, "--secondary", "notes", "--out", dir] + flags,
+            arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--out", dir]
+                + (apps ? ["--primary", primary, "--secondary", "notes"] : []) + flags,
             environment: ["DIPTYCH_SOCKET": "\(dir)/sock"])
         for _ in 0..<2000 where !Files.exists(control) { usleep(5000) }
     }

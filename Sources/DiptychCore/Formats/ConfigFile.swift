@@ -75,24 +75,24 @@ public enum ConfigFile {
         return out
     }
 
-    /// The `run` flags the file stands for, leaving out the keys whose flags `given` already
-    /// has (flags beat the file), and with a scenario the keys it sets.
-    public static func arguments(_ entries: [(key: String, value: String, line: Int)], given: [String]) -> [String] {
+    /// The entries in effect: those whose flags `given` does not have (flags beat the file),
+    /// nor, with a scenario, the keys it sets.
+    public static func inEffect(_ entries: [(key: String, value: String, line: Int)], given: [String]) -> [(key: String, value: String, line: Int)] {
         let scenario = given.contains("--scenario") || entries.contains { $0.key == "scenario" }
-        var out: [String] = []
-        for e in entries {
-            if scenario && scenarioKeys.contains(e.key) { continue }
-            if let b = booleanKeys[e.key] {
-                let flags = [b.whenTrue, b.whenFalse].compactMap { $0 }
-                if flags.contains(where: given.contains) { continue }
-                if let flag = e.value == "true" ? b.whenTrue : b.whenFalse { out.append(flag) }
-                continue
-            }
+        return entries.filter { e in
+            if scenario && scenarioKeys.contains(e.key) { return false }
+            if let b = booleanKeys[e.key] { return ![b.whenTrue, b.whenFalse].compactMap { $0 }.contains(where: given.contains) }
             let flag = "--\(e.key)"
-            if given.contains(flag) || given.contains(where: { $0.hasPrefix(flag + "=") }) { continue }
-            out += [flag, e.value]
+            return !given.contains(flag) && !given.contains { $0.hasPrefix(flag + "=") }
         }
-        return out
+    }
+
+    /// The `run` flags the file stands for (the entries in effect).
+    public static func arguments(_ entries: [(key: String, value: String, line: Int)], given: [String]) -> [String] {
+        inEffect(entries, given: given).flatMap { e -> [String] in
+            if let b = booleanKeys[e.key] { return [e.value == "true" ? b.whenTrue : b.whenFalse].compactMap { $0 } }
+            return ["--\(e.key)", e.value]
+        }
     }
 }
 

@@ -45,6 +45,10 @@ public struct RelaunchSchedule: Equatable, Sendable {
         return delay
     }
 
+    /// The operator ended it to have it start again (`ctl restart`): due at once, not counted
+    /// as a failure, whatever the policy.
+    public mutating func restarted(at now: UInt64) { due = now }
+
     /// Whether a relaunch is due at `now` (taken: asked again, false until the next end).
     public mutating func takeDue(at now: UInt64) -> Bool {
         guard let due, now >= due else { return false }

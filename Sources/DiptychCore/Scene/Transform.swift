@@ -61,7 +61,17 @@ public enum OutputRotation: Int, Sendable, CaseIterable {
     case half = 180
     case threeQuarters = 270
 
-    public static func named(_ text: String) -> OutputRotation? { Int(text).flatMap(OutputRotation.init(rawValue:)) }
+    /// Degrees clockwise (`0`, `90`, `180`, `270`) or their names (`normal`, `right`,
+    /// `inverted`, `left`).
+    public static func named(_ text: String) -> OutputRotation? {
+        switch text {
+        case "normal": .none
+        case "right": .quarter
+        case "inverted": .half
+        case "left": .threeQuarters
+        default: Int(text).flatMap(OutputRotation.init(rawValue:))
+        }
+    }
     var swapsAxes: Bool { self == .quarter || self == .threeQuarters }
 }
 

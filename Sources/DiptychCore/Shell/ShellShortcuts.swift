@@ -50,3 +50,36 @@ extension Shell {
         return effects + settle(from: from, now: now, onFinish: [.lifecycle(p, .didEnterBackground)]) + [.layoutChanged, .activateWhenDrawn(app)]
     }
 }
+
+extension Shell {
+    /// Why an arrangement asked for (by the operator's `ctl arrangement`) cannot be shown.
+    public enum ArrangeRefusal: Error, Equatable, Sendable {
+        /// A finger or the pen is in a gesture.
+        case busy
+        /// Split View and Slide Over need two apps, multitasking on, and a secondary that does
+        /// not require the full screen.
+        case needsTwoApps
+    }
+
+    /// Shows `target` as if the user had arranged it: the panes settle there, the secondary
+    /// comes in from (or goes to) the background, every shown app is told its bounds. A
+    /// `split-1/2` asked for in portrait shows `split-2/3` and is kept for landscape.
+    public mutating func arrange(_ target: Arrangement, now: UInt64) -> Result<[ShellEffect], ArrangeRefusal> {
+        guard routes.isEmpty, penRoute == nil else { return .failure(.busy) }
+        guard let p = primary else { return target == .full ? .success([]) : .failure(.needsTwoApps) }
+        let from = presentation(at: now)
+        guard target.showsSecondary else {
+            guard secondaryShown, let s = secondary else { return .success([]) }
+            secondaryShown = false
+            return .success([.lifecycle(s, .willResignActive)] + settle(from: from, now: now, onFinish: [.lifecycle(s, .didEnterBackground)])
+                + [.layoutChanged, .activateWhenDrawn(p)])
+        }
+        guard multitasking, let s = secondary, !fullScreenOnly.contains(s) else { return .failure(.needsTwoApps) }
+        if secondaryShown && requested == target { return .success([]) }
+        var effects: [ShellEffect] = secondaryShown ? [.lifecycle(s, .willResignActive)] : [.lifecycle(s, .willEnterForeground)]
+        effects.insert(.lifecycle(p, .willResignActive), at: 0)
+        requested = target
+        secondaryShown = true
+        return .success(effects + settle(from: from, now: now, onFinish: []) + [.layoutChanged, .activateWhenDrawn(p), .activateWhenDrawn(s)])
+    }
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// What an operator changes in a running kiosk (`diptych ctl` against `diptych run`, headless,
+// real app processes): an app set in a role replaces the old one once it said hello, and one
+// that cannot start leaves the old app; the arrangement and the panel's rotation change, and a
+// touch lands where the turned picture shows; `reload` (and SIGUSR1) applies what changed in
+// the configuration file and a bad file changes nothing; a restart is never a failure.
+
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import DiptychServer
+import DiptychTestSupport
+import Glibc
+import Testing
+
+private func panes(_ k: Kiosk) throws -> [JSONValue] { try k.status()["panes"]?.arrayValue ?? [] }
+
+private func allShown(_ k: Kiosk) throws -> Bool {
+    let p = try panes(k)
+    return p.count == 2 && p.allSatisfy { $0["state"]?.stringValue == "shown" }
+}
+
+/// Whether `pid` has gone (exited and reaped).
+private func gone(_ pid: Int) -> Bool { kill(pid_t(pid), 0) != 0 }
+
+struct OperatorControlTests {
+    @Test func setAppReplacesTheAppOnceTheNewOneSaidHello() throws {
+        let k = try Kiosk()
+        #expect(try k.waitUntil { try allShown(k) })
+        let old = try #require(try panes(k).last?["pid"]?.intValue)
+        let r = try k.ctl(["set-app", "secondary", "pattern:#AA3355"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try k.waitUntil {
+            let s = try panes(k).last
+            return s?["app"]?.stringValue == "pattern:#AA3355" && s?["state"]?.stringValue == "shown"
+        })
+        #expect(k.waitUntil { gone(old) }, "the replaced app's process is still there")
+        #expect(try k.ctl(["screenshot", "\(k.dir)/shot.png"]).status == 0)
+        // The secondary's pane (Split View's right third) shows the new app.
+        #expect(try PixelImage.readPNG(from: "\(k.dir)/shot.png").pixel(x: 1900, y: 700) & 0xFFFFFF == 0xAA3355)
+        // Its command is the role's now: a restart brings it back, not notes.
+        let replaced = try #require(try panes(k).last?["pid"]?.intValue)
+        #expect(try k.ctl(["restart", "secondary"]).status == 0)
+        #expect(try k.waitUntil {
+            let s = try panes(k).last
+            return s?["pid"]?.intValue.map { $0 != replaced } == true && s?["state"]?.stringValue == "shown"
+        })
+        #expect(try panes(k).last?["app"]?.stringValue == "pattern:#AA3355")
+    }
+
+    /// A command that does not exist, one that exits before hello and one that never says it:
+    /// exit 1 naming why, the old app still in its pane with the same process.
+    @Test func aSetAppThatCannotStartLeavesTheOldApp() throws {
+        let k = try Kiosk()
+        #expect(try k.waitUntil { try allShown(k) })
+        let old = try #require(try panes(k).last?["pid"]?.intValue)
+        let cases: [(app: String, says: String)] = [
+            ("no-such-program-here", "no program of that name"), ("/bin/false", "exited with status 1 before it said hello"),
+            ("/bin/sleep 60", "did not say hello within 10 s"),
+        ]
+        for c in cases {
+            let r = try k.ctl(["set-app", "secondary", c.app])
+            #expect(r.status == 1 && r.stderr.contains(c.says) && r.stderr.contains("the secondary app stays"), "\(c.app): \(r.status) \(r.stderr)")
+            let s = try panes(k).last
+            #expect(s?["pid"]?.intValue == old && s?["app"]?.stringValue == "notes" && s?["state"]?.stringValue == "shown")
+        }
+        #expect(try k.ctl(["set-app", "tertiary", "notes"]).status == 2)
+    }
+
+    @Test func theArrangementAndTheRotationChange() throws {
+        let k = try Kiosk()
+        #expect(try k.waitUntil { try allShown(k) })
+        for a in ["slide-over", "full", "split-1/2", "split-2/3"] {
+            let r = try k.ctl(["arrangement", a])
+            #expect(r.status == 0, "\(a): \(r.stderr)")
+            #expect(try k.status()["arrangement"]?.stringValue == a)
+        }
+        #expect(try k.ctl(["rotate", "left"]).status == 0)
+        #expect(try k.status()["rotate"]?.intValue == 270)
+        #expect(try k.ctl(["screenshot", "\(k.dir)/turned.png"]).status == 0)
+        let turned = try PixelImage.readPNG(from: "\(k.dir)/turned.png")
+        #expect(turned.width == 1536 && turned.height == 2048)
+        #expect(try k.ctl(["rotate", "0"]).status == 0)
+        for bad in [["arrangement", "diagonal"], ["rotate", "45"], ["rotate"]] { #expect(try k.ctl(bad).status == 2, "\(bad)") }
+    }
+
+    /// The panel turned a quarter anticlockwise (`rotate left`, 270° clockwise): a touch on the
+    /// panel reaches the app at the point the turned picture shows there.
+    @Test func aTouchLandsWhereTheTurnedPictureShowsIt() throws {
+        let f = try Fixture(arrangement: .full)
+        try f.connect(["pattern:#00AA00"], log: "app.jsonl")
+        try f.compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 20_000)
+        f.compositor.rotateOutput(.threeQuarters)
+        #expect(f.compositor.geometry.panel == Size(width: 1536, height: 2048))
+        // The logical pixel (200, 300), that is the point (100, 150), shows at panel (300, 2048 − 200).
+        f.compositor.panelInput(.touch(id: 1, phase: .down, x: 300, y: 1848))
+        f.compositor.panelInput(.touch(id: 1, phase: .up, x: 300, y: 1848))
+        var touch: JSONValue?
+        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) {
+            touch = try f.events("app.jsonl").first { $0["event"]?.stringValue == "touch" && $0["phase"]?.stringValue == "down" }
+            return touch != nil
+        })
+        #expect(abs((touch?["x"]?.doubleValue ?? 0) - 100) < 1 && abs((touch?["y"]?.doubleValue ?? 0) - 150) < 1, "\(String(describing: touch))")
+    }
+
+    @Test func reloadAppliesWhatChangedAndABadFileChangesNothing() throws {
+        let dir = Harness.temporaryDirectory("reload")
+        let conf = "\(dir)/kiosk.conf"
+        func write(_ lines: [String]) throws { try Files.writeAtomically(conf, bytes: Array((["[kiosk]"] + lines).joined(separator: "\n").utf8)) }
+        try write(["primary = pattern:#123456", "secondary = notes"])
+        let k = try Kiosk(apps: false, flags: ["--config", conf], directory: dir)
+        #expect(try k.waitUntil { try allShown(k) })
+        #expect(try k.ctl(["reload"]).stdout.contains("nothing changed"))
+
+        try write(["primary = pattern:#123456", "secondary = pattern:#55AA33", "rotate = 90", "card = /dev/dri/card7"])
+        let r = try k.ctl(["reload"])
+        #expect(r.status == 0 && r.stdout.contains("applied: rotate, secondary") && r.stdout.contains("needs a restart of diptych: card"), "\(r.stdout) \(r.stderr)")
+        #expect(try k.waitUntil { try panes(k).last?["app"]?.stringValue == "pattern:#55AA33" && allShown(k) })
+        #expect(try k.status()["rotate"]?.intValue == 90)
+
+        // A bad file: exit 1 naming file, line and key; nothing changes, the kiosk runs on.
+        try write(["primary = pattern:#123456", "secondary = notes", "rotate = 180", "brightness = 11"])
+        let bad = try k.ctl(["reload"])
+        #expect(bad.status == 1 && bad.stderr.contains("\(conf):5") && bad.stderr.contains("brightness") && bad.stderr.contains("nothing changed"), "\(bad.stderr)")
+        #expect(try k.status()["rotate"]?.intValue == 90 && panes(k).last?["app"]?.stringValue == "pattern:#55AA33")
+
+        // SIGUSR1 (systemctl reload's signal) reads it again and never ends the kiosk.
+        try write(["primary = pattern:#123456", "secondary = pattern:#55AA33", "rotate = 180"])
+        kill(k.process.pid, SIGUSR1)
+        #expect(try k.waitUntil { try k.status()["rotate"]?.intValue == 180 })
+        #expect(k.process.poll() == nil)
+    }
+
+    /// `--relaunch never`: an app that exits stays gone, but one the operator restarts comes
+    /// back at once (and the restart is not counted as a failure).
+    @Test func aRestartIsNeverAFailure() throws {
+        let k = try Kiosk(flags: ["--relaunch", "never"])
+        #expect(try k.waitUntil { try allShown(k) })
+        for _ in 0..<3 {
+            let before = try #require(try panes(k).last?["pid"]?.intValue)
+            #expect(try k.ctl(["restart", "secondary"]).status == 0)
+            #expect(try k.waitUntil {
+                let s = try panes(k).last
+                return s?["pid"]?.intValue.map { $0 != before } == true && s?["state"]?.stringValue == "shown"
+            })
+        }
+    }
+}

@@ -164,7 +164,37 @@ public final class DRMBackend: OutputBackend {
     public func beginFrame() -> FrameTarget { chain.target() }
     /// The frame on screen (reading scanout memory is slow: for captures only).
     public var lastFrame: PixelImage { chain.buffers[chain.front] }
-    public var readyForFrame: Bool { !flipPending && connected && !suspended }
+    public var readyForFrame: Bool { !flipPending && connected && !suspended && !poweredOff }
+
+    /// The CRTC is off (the screen blanked by DPMS): no frames until it is on again.
+    public private(set) var poweredOff = false
+
+    public func setPowered(_ on: Bool) -> Bool {
+        if on {
+            guard poweredOff else { return true }
+            poweredOff = false
+            guard connected, !suspended else { return true }
+            do {
+                try setMode(framebuffer: buffers[chain.front].framebuffer)
+                chain.invalidate()
+                logger.info("output on again", metadata: ["drm.connector": "\(connector.name)"])
+            } catch {
+                logger.warning("system error: cannot turn the output on again", metadata: ["error": "\(error)"])
+            }
+            return true
+        }
+        guard !poweredOff else { return true }
+        do {
+            try device.powerOff(crtc: crtc, connector: connector.id, atomic: atomicPlane != nil)
+        } catch {
+            logger.warning("cannot turn the output off (DPMS); blanking shows black instead", metadata: ["error": "\(error)"])
+            return false
+        }
+        poweredOff = true
+        flipPending = false
+        logger.info("output off (DPMS)", metadata: ["drm.connector": "\(connector.name)"])
+        return true
+    }
 
     /// The session is on another VT: no frames until `resume` (the seat manager holds master).
     public private(set) var suspended = false
@@ -207,7 +237,7 @@ public final class DRMBackend: OutputBackend {
     /// Queues a flip to the back buffer, which the renderer drew. A flip that fails is logged
     /// and the frame dropped (the server repaints its damage with the next one).
     public func present(damage: Region?) -> PresentResult {
-        guard !flipPending, connected, !suspended else {
+        guard !flipPending, connected, !suspended, !poweredOff else {
             // Whatever was drawn into the back buffer was not shown.
             chain.presentFailed()
             return .dropped

@@ -68,6 +68,13 @@ public protocol KMSDevice: AnyObject {
     /// An atomic flip of the plane to `framebuffer`, with damage clips if the plane takes them,
     /// and an event carrying `token`.
     func atomicFlip(plane: UInt32, framebuffer: UInt32, damage: [Rect]?, token: UInt64) throws
+    /// Turns `crtc` off keeping its mode (DPMS off: atomic `ACTIVE` 0 when `atomic`, else the
+    /// connector's legacy `DPMS` property); it comes back on with the next modeset.
+    func powerOff(crtc: UInt32, connector: UInt32, atomic: Bool) throws
+}
+
+extension KMSDevice {
+    public func powerOff(crtc: UInt32, connector: UInt32, atomic: Bool) throws { throw KMSError("this device cannot turn a CRTC off") }
 }
 
 /// Why the KMS backend could not start or continue. `description` says what it looked for.

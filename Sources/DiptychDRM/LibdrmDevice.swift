@@ -295,6 +295,17 @@ public final class LibdrmDevice: KMSDevice {
         }, flags: flags, what: testOnly ? "atomic test-only modeset" : "atomic modeset")
     }
 
+    public func powerOff(crtc: UInt32, connector: UInt32, atomic: Bool) throws {
+        if atomic {
+            try commit({ req in try add(req, crtc, UInt32(DRM_MODE_OBJECT_CRTC), "ACTIVE", 0) }, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), what: "turning the CRTC off")
+            return
+        }
+        guard let dpms = property(connector, UInt32(DRM_MODE_OBJECT_CONNECTOR), "DPMS") else { throw KMSError("\(path): connector \(connector) has no DPMS property") }
+        guard drmModeConnectorSetProperty(fd, connector, dpms, UInt64(DRM_MODE_DPMS_OFF)) == 0 else {
+            throw KMSError("\(path): DPMS off failed: \(SystemError("drmModeConnectorSetProperty"))")
+        }
+    }
+
     public func atomicFlip(plane: UInt32, framebuffer: UInt32, damage: [Rect]?, token: UInt64) throws {
         let pl = UInt32(DRM_MODE_OBJECT_PLANE)
         var blob: UInt32 = 0

@@ -69,6 +69,7 @@ public final class FrameDriver: FrameObserver {
         r.motion = report.motion
         r.turn = report.turn
         r.keyboard = report.keyboard
+        r.blanked = compositor.isBlanked
         guard record else { return r }
         records.append(r)
         if tracing { trace(r, t0: t0, t1: t1, t2: report.layoutStart, t3: report.layoutEnd, t4: report.compositeEnd, t5: report.presentEnd) }

@@ -80,6 +80,10 @@ public final class ScenarioPlayer {
         configuration.statusBarTitle = statusBarTitle
         configuration.battery = battery
         configuration.penHoldoff = scenario.penHoldoff
+        configuration.clock = scenario.clock
+        configuration.idleTimeout = scenario.idleTimeout
+        configuration.blankSchedule = scenario.blankSchedule
+        configuration.blank = .black
         if secondBackend == nil { configuration.secondScreen = scenario.secondScreen }
         let compositor = try Compositor(configuration: configuration, backend: backend, logger: logger)
         // Every key a step names is on the keymap, before anything starts.

@@ -126,15 +126,16 @@ public enum ThreadClock {
 
 /// The wall clock in the local time zone (the status bar's clock).
 public enum WallClock {
-    /// Minutes since local midnight, and milliseconds until the next minute begins.
-    public static var localMinute: (minutes: Int, untilNext: UInt64) {
+    /// Minutes since local midnight, and milliseconds until the next minute begins; the
+    /// weekday (0 Monday … 6 Sunday).
+    public static var localMinute: (minutes: Int, untilNext: UInt64, weekday: Int) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         var t = ts.tv_sec
         var parts = tm()
         localtime_r(&t, &parts)
         let intoMinute = UInt64(parts.tm_sec) * 1000 + UInt64(ts.tv_nsec / 1_000_000)
-        return (Int(parts.tm_hour) * 60 + Int(parts.tm_min), 60_000 - min(intoMinute, 59_999))
+        return (Int(parts.tm_hour) * 60 + Int(parts.tm_min), 60_000 - min(intoMinute, 59_999), (Int(parts.tm_wday) + 6) % 7)
     }
 }
 

@@ -70,12 +70,17 @@ public protocol OutputBackend: AnyObject {
     func moveCursor(x: Int, y: Int)
     /// The side of the square a cursor image may have (0: no cursor plane).
     var cursorSize: Int { get }
+    /// Turns the output off (the panel sleeps; no frames are shown until it is on again) or
+    /// on (the last frame shows, and the next repaints everything); false when it cannot be
+    /// turned off (a blank screen then shows black frames).
+    func setPowered(_ on: Bool) -> Bool
 }
 
 extension OutputBackend {
     public func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) -> Bool { false }
     public func moveCursor(x: Int, y: Int) {}
     public var cursorSize: Int { 0 }
+    public func setPowered(_ on: Bool) -> Bool { false }
     public var isConnected: Bool { true }
     public var eventDescriptors: [Int32] { [] }
     public func dispatch(_ descriptor: Int32) -> [OutputEvent] { [] }

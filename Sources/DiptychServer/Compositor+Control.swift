@@ -30,6 +30,7 @@ extension Compositor {
         return .object([
             ("device", .string(desk.shell.profile.name)), ("orientation", .string(desk.shell.orientation.rawValue)),
             ("rotate", .int(geometry.rotation.rawValue)), ("arrangement", .string(desk.shell.arrangement.rawValue)),
+            ("blanked", .bool(isBlanked)),
             ("uptime_s", .double((uptimeSeconds * 10).rounded() / 10)), ("memory_bytes", .int(Self.residentBytes() ?? 0)),
             ("relaunches", .int(relaunches)),
             ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),

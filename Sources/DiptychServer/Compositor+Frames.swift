@@ -31,6 +31,8 @@ extension Compositor {
     /// The scene as presented now: each pane's live surface, or during a divider drag the
     /// snapshot nearest the pane's width, anchored at the pane's outer edge and clipped to it.
     public func sceneGraph(cursor: Bool = true) -> SceneGraph {
+        // A blank screen is black.
+        if isBlanked { return SceneGraph(size: desk.shell.profile.pixelSize(desk.shell.orientation)) }
         let desk = desk.presentation(at: now, pipTopInset: pipTopInset)
         var graph = SceneBuilder.build(
             panes: desk.panes, profile: desk.profile, orientation: desk.orientation, floating: floatingWindows(desk.windows),

@@ -110,6 +110,7 @@ extension Compositor {
 
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
+        updateScreenPower()
         let now = self.now
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
@@ -145,7 +146,7 @@ extension Compositor {
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
         return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
-                desk.keyboard?.nextRepeat]
+                desk.keyboard?.nextRepeat, screenPowerDeadline]
             .compactMap { $0 }.min()
     }
 
@@ -159,6 +160,8 @@ extension Compositor {
     /// into the logical screen: the one entry point for scripted and real input. `time`: the
     /// device's time of the event (ms), which the events it sends apps carry (nil: now).
     public func panelInput(_ input: PanelInput, time: Double? = nil) {
+        // The input that wakes a blank screen is swallowed whole.
+        if screenSwallows(input) { return }
         let scale = Double(desk.shell.profile.scale)
         switch input {
         case .key(let code, let pressed, let keyboard):

@@ -30,12 +30,12 @@ struct StatusBarCache {
 
     /// The clock's text: `fixed`, the virtual clock (from 09:41) in a scenario, else the local
     /// time.
-    private mutating func clockText(fixed: String?, virtualTime: UInt64?) -> String {
+    private mutating func clockText(fixed: String?, virtualTime: (milliseconds: UInt64, startMinutes: Int)?) -> String {
         if let fixed { return fixed }
         guard let virtualTime else { return wallClock().text }
-        let minute = virtualTime / 60_000
+        let minute = virtualTime.milliseconds / 60_000
         if let c = virtual, c.minute == minute { return c.text }
-        let text = StatusBar.clock(milliseconds: virtualTime)
+        let text = StatusBar.clock(milliseconds: virtualTime.milliseconds, startMinutes: virtualTime.startMinutes)
         virtual = (minute, text)
         return text
     }
@@ -68,7 +68,7 @@ struct StatusBarCache {
     /// `battery`, as nodes on a screen `width` points wide at `scale`, and their generation (the
     /// same as long as the bar is laid out the same).
     mutating func layer(
-        style: StatusBarStyle, trailing: (style: StatusBarStyle, from: Int)?, title: String, fixedTime: String?, virtualTime: UInt64?,
+        style: StatusBarStyle, trailing: (style: StatusBarStyle, from: Int)?, title: String, fixedTime: String?, virtualTime: (milliseconds: UInt64, startMinutes: Int)?,
         battery source: BatterySource, width: Int, scale: Int, metrics: any TextMetrics
     ) -> (nodes: [SceneNode], generation: UInt64) {
         var bar = StatusBar(style: style, time: clockText(fixed: fixedTime, virtualTime: virtualTime), title: title, battery: batteryPercent(source))
@@ -103,7 +103,7 @@ extension Compositor {
         return statusBarCache.layer(
             style: barStyle(of: session(.primary), primary: true), trailing: trailing,
             title: configuration.statusBarTitle ?? bar.deviceTitle ?? "",
-            fixedTime: configuration.statusBarTime, virtualTime: virtualTime, battery: configuration.battery,
+            fixedTime: configuration.statusBarTime, virtualTime: virtualTime.map { ($0, configuration.clock?.minute ?? 9 * 60 + 41) }, battery: configuration.battery,
             width: width, scale: scale, metrics: renderer.chrome.metrics)
     }
 

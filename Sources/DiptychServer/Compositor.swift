@@ -66,6 +66,14 @@ public struct CompositorConfiguration: Sendable {
     public var reduceMotion = false
     /// When the pointer's cursor shows.
     public var cursor = CursorMode.auto
+    /// Screen power: blank after this many ms without input (nil: not for idleness), during
+    /// the schedule's periods, and how.
+    public var idleTimeout: UInt64?
+    public var blankSchedule: BlankSchedule?
+    public var blank = BlankMode.dpms
+    /// A scenario's local time of the week at its start (its status bar and a blank schedule
+    /// read it; nil: a Monday at 09:41).
+    public var clock: WeekTime?
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -215,6 +223,8 @@ public final class Compositor {
     var fadePictures: CrossFadePictures?
     /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
     var supervision: Supervision
+    /// Whether the screen is blank, and the gesture that woke it.
+    var screen = ScreenState()
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
     var keys: KeyInput
     /// Log lines that could repeat without bound, held to a few per kind.
@@ -235,6 +245,8 @@ public final class Compositor {
             shell: shell,
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
         desk.setCursorMode(configuration.cursor)
+        screen.power = ScreenPower(idleTimeout: configuration.idleTimeout, schedule: configuration.blankSchedule)
+        screen.mode = configuration.blank
         supervision = Supervision(policy: configuration.relaunch)
         keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)
         let logical = configuration.profile.pixelSize(configuration.orientation)

@@ -44,6 +44,8 @@ public struct FrameRecord: Sendable {
     public var turn: Double?
     /// The on-screen keyboard as the frame drew it; nil: none.
     public var keyboard: KeyboardRecord?
+    /// The screen was blank (the frame black).
+    public var blanked = false
 
     public init(
         frame: Int, time: UInt64, input: Double, apps: Double, layout: Double, composite: Double, present: Double, total: Double,
@@ -70,6 +72,7 @@ public struct FrameRecord: Sendable {
         if let motion { pairs.append(("motion", .string(motion))) }
         if let turn { pairs.append(("turn", .double((turn * 10).rounded() / 10))) }
         pairs.append(("keyboard", keyboard?.json ?? .null))
+        pairs.append(("blanked", .bool(blanked)))
         return .object(pairs)
     }
 }
@@ -119,6 +122,7 @@ public final class LiveFrames: FrameObserver {
         r.motion = report.motion
         r.turn = report.turn
         r.keyboard = report.keyboard
+        r.blanked = compositor.isBlanked
         figures.frame(totalMilliseconds: r.total, refreshMilliseconds: compositor.main.refreshMilliseconds, inputLatency: r.inputLatency)
         framesDrawn += 1
         guard keepsRecords else { return }

@@ -55,9 +55,9 @@ extension RunCommand {
                 case "stats":
                     let figures = repaint.frames.statistics
                     if words.count > 1, words[1] == "--prometheus" {
-                        return .success(ControlStatistics.prometheus(figures, protocolErrors: compositor.protocolErrors.count))
+                        return .success(ControlStatistics.prometheus(figures, protocolErrors: compositor.protocolErrors.count, blanked: compositor.isBlanked))
                     }
-                    return .success(ControlStatistics.json(figures).serialized)
+                    return .success(ControlStatistics.json(figures, blanked: compositor.isBlanked).serialized)
                 case "orientation":
                     guard words.count == 2, let o = try? Orientation.named(words[1]) else { return .failure(ControlError("orientation: landscape or portrait", usage: true)) }
                     compositor.rotate(to: o)
@@ -74,6 +74,12 @@ extension RunCommand {
                     case .busy: return .failure(ControlError("a gesture is in progress; try again"))
                     case .needsTwoApps: return .failure(ControlError("\(a.rawValue) needs two apps, multitasking on, and a secondary that does not require the full screen"))
                     }
+                case "blank":
+                    compositor.blankScreen()
+                    return .success("")
+                case "wake":
+                    compositor.wakeScreen()
+                    return .success("")
                 case "rotate":
                     guard words.count == 2, let r = OutputRotation.named(words[1]) else {
                         return .failure(ControlError("rotate: 0, 90, 180 or 270 (normal, right, inverted, left)", usage: true))
@@ -88,7 +94,8 @@ extension RunCommand {
     /// `status` for a person: a line a fact.
     static func describe(_ status: JSONValue) -> String {
         var lines = [
-            "device \(status["device"]?.stringValue ?? "?"), \(status["orientation"]?.stringValue ?? "?"), rotated \(status["rotate"]?.intValue ?? 0)°, \(status["arrangement"]?.stringValue ?? "?")",
+            "device \(status["device"]?.stringValue ?? "?"), \(status["orientation"]?.stringValue ?? "?"), rotated \(status["rotate"]?.intValue ?? 0)°, \(status["arrangement"]?.stringValue ?? "?")"
+                + (status["blanked"]?.boolValue == true ? ", screen blank" : ""),
             "up \(status["uptime_s"]?.doubleValue ?? 0) s, \((status["memory_bytes"]?.intValue ?? 0) / 1_048_576) MiB resident, \(status["relaunches"]?.intValue ?? 0) relaunches",
         ]
         for p in status["panes"]?.arrayValue ?? [] {

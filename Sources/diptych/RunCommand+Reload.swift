@@ -25,6 +25,7 @@ final class ConfigReload {
     /// The keys applied without a restart.
     static let live: Set<String> = [
         "primary", "secondary", "device", "orientation", "compact-width", "divider-width", "regular-min-width", "rotate", "arrangement", "cursor",
+        "idle-timeout", "blank-schedule", "blank",
     ]
 
     init(given: [String], compositor: Compositor, out: String?, logger: Logger) {
@@ -48,6 +49,7 @@ final class ConfigReload {
             // Every value is checked before anything changes.
             _ = try fresh.device.resolve()
             _ = try fresh.outputOptions.resolve()
+            _ = try fresh.screenPower()
             for (role, cmd) in [(Role.primary, fresh.primary), (.secondary, fresh.secondary)] {
                 if let cmd { _ = try Apps.parse(cmd, option: role.rawValue) }
             }
@@ -84,6 +86,8 @@ final class ConfigReload {
                 }
             case "cursor":
                 compositor.setCursorMode(fresh.cursor)
+            case "idle-timeout", "blank-schedule", "blank":
+                if let power = try? fresh.screenPower() { compositor.setScreenPower(idleTimeout: power.idle, schedule: power.schedule, mode: fresh.blank) }
             default:
                 deviceChanged = true
             }

@@ -13,6 +13,7 @@ import Glibc
 import Logging
 
 extension CursorMode: ExpressibleByArgument {}
+extension BlankMode: ExpressibleByArgument {}
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -142,6 +143,23 @@ struct RunCommand: ParsableCommand {
     @Option(help: "When the pointer's cursor shows: auto (once a pointer moves, hidden after 3 s still or at a touch), hidden, or always (from the start, at the screen's centre).")
     var cursor: CursorMode = .auto
 
+    @Option(help: "Blank the screen after this many seconds without input (default: never); a playing Picture in Picture window or an app holding idleInhibit keeps it on.")
+    var idleTimeout: Int?
+
+    @Option(help: "When the screen is blank, in local time, e.g. 'Mon-Fri 20:00-07:00, Sat 18:00-09:00' (an end before its start is the next day); a touch wakes it for the idle timeout or a minute.")
+    var blankSchedule: String?
+
+    @Option(help: "How a blank screen is dark: dpms (the output turned off) or black (a black frame, for panels that ignore DPMS).")
+    var blank: BlankMode = .dpms
+
+    /// `--idle-timeout` and `--blank-schedule`, checked.
+    func screenPower() throws -> (idle: UInt64?, schedule: BlankSchedule?) {
+        if let t = idleTimeout, !(1...86_400 * 7).contains(t) { throw UsageError("--idle-timeout must be from 1 to 604800 seconds") }
+        let schedule: BlankSchedule?
+        do { schedule = try blankSchedule.map { try BlankSchedule(parsing: $0) } } catch { throw UsageError("--blank-schedule: \(error)") }
+        return (idleTimeout.map { UInt64($0) * 1000 }, schedule)
+    }
+
     @Option(help: "The control socket for diptych ctl (default: the app socket's path + .ctl).")
     var ctlSocket: String?
 
@@ -191,6 +209,7 @@ struct RunCommand: ParsableCommand {
             let battery = try outputOptions.batterySource(live: true)
             let window = try Self.repaintWindow(repaintWindow)
             let refreshMillihertz = try Self.refreshMillihertz(refresh)
+            let power = try screenPower()
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
@@ -210,6 +229,8 @@ struct RunCommand: ParsableCommand {
                 configuration.debugDamage = debugDamage
                 configuration.reduceMotion = reduceMotion
                 configuration.cursor = cursor
+                (configuration.idleTimeout, configuration.blankSchedule) = power
+                configuration.blank = blank
                 configuration.statusBar = outputOptions.statusBar.isOn
                 configuration.statusBarTitle = outputOptions.statusBarTitle
                 configuration.battery = battery

@@ -79,6 +79,11 @@ public struct Scenario: Sendable {
     public var palmRejection: PalmRejection.Mode = .penPriority
     public var penHoldoff: UInt64 = 90
     public var steps: [ScenarioStep]
+    /// The local time at the scenario's start (its status bar and a blank schedule read it),
+    /// and its screen power rules.
+    public var clock: WeekTime?
+    public var idleTimeout: UInt64?
+    public var blankSchedule: BlankSchedule?
 }
 
 /// A scenario that cannot be played: the file, the field (a JSON path) and why.
@@ -297,9 +302,24 @@ extension Scenario {
             }
             steps.append(ScenarioStep(at: UInt64(at), action: action))
         }
+        var clock: WeekTime?
+        if let c = try string(root["clock"], "clock") {
+            guard let t = WeekTime(localDateTime: c) else { throw fail("clock", "'\(c)' is not a local date and time YYYY-MM-DD HH:MM") }
+            clock = t
+        }
+        var idleTimeout: UInt64?
+        if let t = root["idleTimeout"] {
+            guard let s = t.intValue, (1...86_400).contains(s) else { throw fail("idleTimeout", "must be a whole number of seconds from 1 to 86400") }
+            idleTimeout = UInt64(s) * 1000
+        }
+        var schedule: BlankSchedule?
+        if let s = try string(root["blankSchedule"], "blankSchedule") {
+            do { schedule = try BlankSchedule(parsing: s) } catch { throw fail("blankSchedule", error.description) }
+        }
         return Scenario(
             profile: profile, orientation: orientation, emulateOn: emulateOn, secondScreen: secondScreen, primary: primary, secondary: secondary,
-            arrangement: arrangement, multitasking: multitasking, palmRejection: palmRejection, penHoldoff: penHoldoff, steps: steps)
+            arrangement: arrangement, multitasking: multitasking, palmRejection: palmRejection, penHoldoff: penHoldoff, steps: steps,
+            clock: clock, idleTimeout: idleTimeout, blankSchedule: schedule)
     }
 
     static func number(_ object: JSONValue, _ key: String, _ field: String, _ file: String) throws(ScenarioError) -> Double {
@@ -310,7 +330,7 @@ extension Scenario {
 
     static let topLevelKeys = [
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
-        "penHoldoffMs", "steps",
+        "penHoldoffMs", "steps", "clock", "idleTimeout", "blankSchedule",
     ]
     static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "via", "rotate", "emulate", "capture", "screen", "wait", "waitFor"]
 

@@ -131,6 +131,27 @@ struct OperatorControlTests {
         #expect(k.process.poll() == nil)
     }
 
+    /// `ctl blank` turns the screen black (the headless output cannot be turned off) and says
+    /// so in status and stats; `ctl wake` brings the picture back.
+    @Test func blankAndWake() throws {
+        let k = try Kiosk(flags: ["--blank", "black"])
+        #expect(try k.waitUntil { try allShown(k) })
+        #expect(try k.ctl(["blank"]).status == 0)
+        #expect(try k.status()["blanked"]?.boolValue == true)
+        #expect(try k.ctl(["status"]).stdout.contains("screen blank"))
+        #expect(try JSONValue.parse(try k.ctl(["stats", "--json"]).stdout)["blanked"]?.boolValue == true)
+        #expect(try k.ctl(["screenshot", "\(k.dir)/blank.png"]).status == 0)
+        #expect(try PixelImage.readPNG(from: "\(k.dir)/blank.png").pixel(x: 100, y: 100) & 0xFFFFFF == 0)
+        #expect(try k.ctl(["wake"]).status == 0)
+        #expect(try k.status()["blanked"]?.boolValue == false)
+        #expect(try k.waitUntil {
+            _ = try k.ctl(["screenshot", "\(k.dir)/on.png"])
+            return try PixelImage.readPNG(from: "\(k.dir)/on.png").pixel(x: 100, y: 100) & 0xFFFFFF == 0x123456
+        })
+        let bad = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--blank-schedule", "nights"])
+        #expect(bad.status == 2 && bad.stderr.contains("--blank-schedule"), "\(bad.stderr)")
+    }
+
     /// `--relaunch never`: an app that exits stays gone, but one the operator restarts comes
     /// back at once (and the restart is not counted as a failure).
     @Test func aRestartIsNeverAFailure() throws {

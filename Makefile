@@ -102,7 +102,7 @@ install: static install-lib man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/pam.d && \
 	install -m 0755 $$dir/diptych $$dir/diptych-demo $$dir/diptych-hello $(DESTDIR)$(PREFIX)/bin/ && \
 	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
-	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
 	install -d $(DESTDIR)/etc/diptych
 	install -m 0644 Assets/kiosk/kiosk.conf $(DESTDIR)/etc/diptych/kiosk.conf

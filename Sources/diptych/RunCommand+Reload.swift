@@ -21,6 +21,7 @@ final class ConfigReload {
     private let logger: Logger
     /// Where the apps log their events (`--out`).
     private let out: String?
+    private let manager: ServiceManager
 
     /// The keys applied without a restart.
     static let live: Set<String> = [
@@ -28,8 +29,9 @@ final class ConfigReload {
         "idle-timeout", "blank-schedule", "blank",
     ]
 
-    init(given: [String], compositor: Compositor, out: String?, logger: Logger) {
+    init(given: [String], compositor: Compositor, out: String?, manager: ServiceManager, logger: Logger) {
         self.given = given
+        self.manager = manager
         self.compositor = compositor
         self.out = out
         self.logger = logger
@@ -57,6 +59,8 @@ final class ConfigReload {
             let message = (error as? UsageError)?.description ?? Diptych.message(for: error)
             return .failure(ControlError("\(message); nothing changed"))
         }
+        manager.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.nanoseconds / 1000)")
+        defer { manager.notify("READY=1") }
         let changed = Set(settings.keys).union(new.keys).filter { settings[$0] != new[$0] }.sorted()
         settings = new
         var applied: [String] = [], restart: [String] = []

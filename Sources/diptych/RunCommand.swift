@@ -266,7 +266,8 @@ struct RunCommand: ParsableCommand {
                 try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log)
             }
             Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops, SIGUSR1 reads --config again\n")
-            let reload = ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, logger: logger)
+            let manager = ServiceManager()
+            let reload = ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, manager: manager, logger: logger)
             var stop = false
             compositor.watch(signals.fd.rawValue) {
                 while let signal = signals.next() {
@@ -304,7 +305,12 @@ struct RunCommand: ParsableCommand {
                 control = nil
             }
             if let control { Files.writeStandardError("diptych: control socket \(control.path) (diptych ctl)\n") }
-            try repaint.run { withExtendedLifetime(control) { stop } }
+            // systemd's Type=notify: ready once the output and the sockets are up; the watchdog
+            // pinged from the loop (a wedged loop misses it).
+            manager.notify("READY=1\nSTATUS=serving on \(compositor.socketPath ?? "-")")
+            defer { manager.notify("STOPPING=1") }
+            let watchdog = try Self.startWatchdog(manager, compositor)
+            try repaint.run { withExtendedLifetime((control, watchdog)) { stop } }
             if let out {
                 compositor.drawFrame()
                 try compositor.output.writePNG(to: "\(out)/frame.png")
@@ -359,5 +365,27 @@ struct RunCommand: ParsableCommand {
         for c in captures { print(c) }
         if let drm { Files.writeStandardError("diptych: \(drm.flipsCompleted) page flips completed (\(drm.api)), \(drm.flipFailures) failed\n") }
         if let second { Files.writeStandardError("diptych: second screen \(second.connector.name) \(second.mode): \(second.flipsCompleted) page flips completed (\(second.api)), \(second.flipFailures) failed\n") }
+    }
+
+    /// Pings the service manager's watchdog from the loop, every half its timeout or minute,
+    /// whichever is sooner (nil: no watchdog asked for).
+    static func startWatchdog(_ manager: ServiceManager, _ compositor: Compositor) throws -> Watchdog? {
+        guard let interval = manager.watchdogInterval else { return nil }
+        return try Watchdog(manager, compositor, milliseconds: min(interval, 60_000))
+    }
+}
+
+/// The service manager's watchdog, pinged by a timer the compositor's loop watches.
+final class Watchdog {
+    private let timer: TimerDescriptor
+
+    init(_ manager: ServiceManager, _ compositor: Compositor, milliseconds: UInt64) throws {
+        timer = try TimerDescriptor()
+        try timer.arm(nanoseconds: milliseconds * 1_000_000, interval: milliseconds * 1_000_000)
+        manager.notify("WATCHDOG=1")
+        compositor.watch(timer.fd.rawValue) { [weak self] in
+            _ = self?.timer.acknowledge()
+            manager.notify("WATCHDOG=1")
+        }
     }
 }

@@ -17,7 +17,7 @@ struct KioskUnitTests {
         if let dropIn { text += "\n" + String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/\(dropIn)"), as: UTF8.self) }
         #expect(text.contains("ExecStart=/usr/local/bin/diptych "))
         let path = "\(dir)/diptych-kiosk.service"
-        try Files.writeAtomically(path, bytes: Array(text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("ExecStart=") ? "ExecStart=\(Harness.diptych) run" : String($0) }.joined(separator: "\n").utf8))
+        try Files.writeAtomically(path, bytes: Array(text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("ExecStart=") || $0.hasPrefix("ExecReload=") ? String($0).replacing("/usr/local/bin/diptych", with: Harness.diptych) : String($0) }.joined(separator: "\n").utf8))
         return path
     }
 

@@ -25,6 +25,7 @@ extension Compositor {
             return .object([
                 ("role", .string(role.rawValue)), ("app", label(role).map { .string($0) } ?? .null),
                 ("pid", launched.map { .int(Int($0.process.pid)) } ?? .null), ("state", .string(state)),
+                ("relaunches", .int(relaunchesByRole[role] ?? 0)), ("memory_bytes", memoryBytes(role).map { .int($0) } ?? .null),
             ])
         }
         return .object([
@@ -68,7 +69,7 @@ public enum ControlStatistics {
     }
 
     /// `figures` in Prometheus's text exposition format (seconds, as its conventions say).
-    public static func prometheus(_ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false) -> String {
+    public static func prometheus(_ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false, relaunches: [Role: Int] = [:]) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -83,7 +84,8 @@ public enum ControlStatistics {
         metric("diptych_late_frames_total", "counter", "Frames that took longer than their refresh.", [("", Double(figures.lateFrames))])
         metric("diptych_input_to_frame_seconds", "summary", "Input handled to the frame that showed it.", summary(figures.inputLatencies))
         out += "diptych_input_to_frame_seconds_count \(figures.inputLatencies.count)\n"
-        metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited.", [("", Double(figures.relaunches))])
+        metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited or were restarted, by role.",
+               [Role.primary, .secondary].map { ("{role=\"\($0.rawValue)\"}", Double(relaunches[$0] ?? 0)) })
         metric("diptych_protocol_errors_total", "counter", "Apps disconnected for breaking the protocol.", [("", Double(protocolErrors))])
         metric("diptych_resident_memory_bytes", "gauge", "The compositor's resident memory.", [("", Double(Compositor.residentBytes() ?? 0))])
         metric("diptych_blanked", "gauge", "1 while the screen is blanked.", [("", blanked ? 1 : 0)])

@@ -28,12 +28,13 @@ extension Compositor {
         logger.info("launched an app to take a role's place", metadata: ["client.role": "\(role.rawValue)", "client.app": "\(label)"])
     }
 
-    /// Ends `role`'s launched app (SIGTERM) to have it start again at once, whatever the
-    /// relaunch policy, without counting it as a failure. False when no app was launched for it.
+    /// Ends `role`'s launched app and its descendants (SIGTERM) to have it start again at
+    /// once, whatever the relaunch policy, without counting it as a failure. False when no app
+    /// was launched for it.
     public func restart(_ role: Role) -> Bool {
         guard let app = launcher.app(role) else { return false }
         supervision.restartRequested(role)
-        kill(app.process.pid, SIGTERM)
+        for pid in [app.process.pid] + ProcessMemory.descendants(of: app.process.pid) { kill(pid, SIGTERM) }
         return true
     }
 

@@ -111,6 +111,7 @@ extension Compositor {
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
     public func tick() {
         updateScreenPower()
+        watchMemory()
         let now = self.now
         // Most ticks (every frame of a settle) change nothing: nothing to apply then.
         let t = desk.tick(now: now)
@@ -146,7 +147,7 @@ extension Compositor {
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
         return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
-                desk.keyboard?.nextRepeat, screenPowerDeadline]
+                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline]
             .compactMap { $0 }.min()
     }
 

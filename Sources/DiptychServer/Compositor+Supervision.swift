@@ -172,6 +172,11 @@ extension Compositor {
     /// back-off, or (not relaunched) its place given up. Starts the relaunches that are due.
     func superviseLaunchedApps() {
         let now = policyClock.milliseconds
+        // An app that exited while a process it left behind holds its connection open: the
+        // connection is closed (what follows is as for any app that went).
+        for app in launcher.apps where app.standing == .current && clients[app.client] != nil && app.process.poll() != nil {
+            clients[app.client]?.close(reason: "its process exited")
+        }
         for app in launcher.apps where app.standing == .current && clients[app.client] == nil {
             guard let status = app.process.poll() else {
                 // The connection closed but the process lives on: it is stopped.
@@ -196,6 +201,7 @@ extension Compositor {
         }
         for (role, s) in supervision.takeDue(at: now) {
             relaunches += 1
+            relaunchesByRole[role, default: 0] += 1
             do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])
                 supervision.launchFailed(role, at: now)

@@ -74,6 +74,10 @@ public struct CompositorConfiguration: Sendable {
     /// A scenario's local time of the week at its start (its status bar and a blank schedule
     /// read it; nil: a Monday at 09:41).
     public var clock: WeekTime?
+    /// The most PSS each role's launched app tree may hold (bytes), and how often it is
+    /// sampled (ms).
+    public var memoryLimits: [Role: Int] = [:]
+    public var memorySampleInterval: UInt64 = 60_000
 
     public init(profile: DeviceProfile, orientation: Orientation, arrangement: Arrangement, listen: Bool = true, socketPath: String? = nil, multitasking: Bool = true) {
         self.profile = profile
@@ -225,6 +229,9 @@ public final class Compositor {
     var supervision: Supervision
     /// Whether the screen is blank, and the gesture that woke it.
     var screen = ScreenState()
+    var memoryWatch = MemoryWatch()
+    /// Relaunches by role (the apps that came back after exiting, or were restarted).
+    public internal(set) var relaunchesByRole: [Role: Int] = [:]
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
     var keys: KeyInput
     /// Log lines that could repeat without bound, held to a few per kind.
@@ -247,6 +254,7 @@ public final class Compositor {
         desk.setCursorMode(configuration.cursor)
         screen.power = ScreenPower(idleTimeout: configuration.idleTimeout, schedule: configuration.blankSchedule)
         screen.mode = configuration.blank
+        memoryWatch.limits = configuration.memoryLimits
         supervision = Supervision(policy: configuration.relaunch)
         keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)
         let logical = configuration.profile.pixelSize(configuration.orientation)

@@ -118,19 +118,10 @@ public final class ControlServer {
         var pid = peer.pid
         for _ in 0..<64 where pid > 1 {
             if apps.contains(pid) { return "a process the compositor launched (or one of its children) may not control it" }
-            guard let parent = Self.parent(of: pid) else { break }
+            guard let parent = ProcessMemory.parent(of: pid) else { break }
             pid = parent
         }
         return nil
-    }
-
-    private static func parent(of pid: Int32) -> Int32? {
-        guard let bytes = try? Files.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self)
-        // "pid (comm) state ppid …": the name may hold spaces and parentheses.
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
     private static func isMember(uid: uid_t, of group: gid_t) -> Bool {

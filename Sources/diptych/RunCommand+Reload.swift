@@ -26,7 +26,7 @@ final class ConfigReload {
     /// The keys applied without a restart.
     static let live: Set<String> = [
         "primary", "secondary", "device", "orientation", "compact-width", "divider-width", "regular-min-width", "rotate", "arrangement", "cursor",
-        "idle-timeout", "blank-schedule", "blank",
+        "idle-timeout", "blank-schedule", "blank", "memory-limit", "memory-limit-primary", "memory-limit-secondary",
     ]
 
     init(given: [String], compositor: Compositor, out: String?, manager: ServiceManager, logger: Logger) {
@@ -52,6 +52,7 @@ final class ConfigReload {
             _ = try fresh.device.resolve()
             _ = try fresh.outputOptions.resolve()
             _ = try fresh.screenPower()
+            _ = try fresh.memoryLimits()
             for (role, cmd) in [(Role.primary, fresh.primary), (.secondary, fresh.secondary)] {
                 if let cmd { _ = try Apps.parse(cmd, option: role.rawValue) }
             }
@@ -90,6 +91,8 @@ final class ConfigReload {
                 }
             case "cursor":
                 compositor.setCursorMode(fresh.cursor)
+            case "memory-limit", "memory-limit-primary", "memory-limit-secondary":
+                if let limits = try? fresh.memoryLimits() { compositor.setMemoryLimits(limits) }
             case "idle-timeout", "blank-schedule", "blank":
                 if let power = try? fresh.screenPower() { compositor.setScreenPower(idleTimeout: power.idle, schedule: power.schedule, mode: fresh.blank) }
             default:

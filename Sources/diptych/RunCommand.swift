@@ -160,6 +160,26 @@ struct RunCommand: ParsableCommand {
         return (idleTimeout.map { UInt64($0) * 1000 }, schedule)
     }
 
+    @Option(help: "Restart a launched app whose process tree holds more than this many MB (PSS, sampled every minute and when it leaves the screen), at its next moment off screen or within a minute.")
+    var memoryLimit: Int?
+
+    @Option(help: "--memory-limit for the primary app alone.")
+    var memoryLimitPrimary: Int?
+
+    @Option(help: "--memory-limit for the secondary app alone.")
+    var memoryLimitSecondary: Int?
+
+    /// The memory limits by role, in bytes.
+    func memoryLimits() throws -> [Role: Int] {
+        var limits: [Role: Int] = [:]
+        for (role, mb, flag) in [(Role.primary, memoryLimitPrimary ?? memoryLimit, "--memory-limit-primary"), (.secondary, memoryLimitSecondary ?? memoryLimit, "--memory-limit-secondary")] {
+            guard let mb else { continue }
+            guard (16...1_048_576).contains(mb) else { throw UsageError("\(memoryLimit == mb ? "--memory-limit" : flag) must be from 16 to 1048576 MB") }
+            limits[role] = mb << 20
+        }
+        return limits
+    }
+
     @Option(help: "The control socket for diptych ctl (default: the app socket's path + .ctl).")
     var ctlSocket: String?
 
@@ -210,6 +230,7 @@ struct RunCommand: ParsableCommand {
             let window = try Self.repaintWindow(repaintWindow)
             let refreshMillihertz = try Self.refreshMillihertz(refresh)
             let power = try screenPower()
+            let memoryLimits = try memoryLimits()
 
             let signals = try SignalDescriptor(includeChild: false)
             let logger = Logger(label: "diptych.run")
@@ -231,6 +252,9 @@ struct RunCommand: ParsableCommand {
                 configuration.cursor = cursor
                 (configuration.idleTimeout, configuration.blankSchedule) = power
                 configuration.blank = blank
+                configuration.memoryLimits = memoryLimits
+                // (Tests sample more often than every minute.)
+                if let ms = Files.environment("DIPTYCH_MEMORY_SAMPLE_MS").flatMap({ UInt64($0) }), ms >= 100 { configuration.memorySampleInterval = ms }
                 configuration.statusBar = outputOptions.statusBar.isOn
                 configuration.statusBarTitle = outputOptions.statusBarTitle
                 configuration.battery = battery

@@ -20,12 +20,12 @@ final class Kiosk {
     var control: String { "\(dir)/sock.ctl" }
 
     /// `apps` false: none given as flags (a configuration file names them).
-    init(primary: String = "pattern:#123456", apps: Bool = true, flags: [String] = [], directory: String? = nil) throws {
+    init(primary: String = "pattern:#123456", apps: Bool = true, flags: [String] = [], directory: String? = nil, environment: [String: String] = [:]) throws {
         dir = directory ?? Harness.temporaryDirectory("ctl")
         process = try ChildProcess(
             arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--out", dir]
                 + (apps ? ["--primary", primary, "--secondary", "notes"] : []) + flags,
-            environment: ["DIPTYCH_SOCKET": "\(dir)/sock"])
+            environment: ["DIPTYCH_SOCKET": "\(dir)/sock"].merging(environment) { $1 })
         for _ in 0..<2000 where !Files.exists(control) { usleep(5000) }
     }
 

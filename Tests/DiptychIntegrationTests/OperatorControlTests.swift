@@ -152,6 +152,24 @@ struct OperatorControlTests {
         #expect(bad.status == 2 && bad.stderr.contains("--blank-schedule"), "\(bad.stderr)")
     }
 
+    /// `--memory-limit-secondary 48`: a secondary whose process tree holds 96 MB (a child
+    /// process of the app's, as WebKit's are) is restarted once it is off screen; status shows
+    /// each pane's memory and relaunches.
+    @Test func anAppPastItsMemoryLimitIsRestarted() throws {
+        let hog = "/bin/sh -c 'python3 -c \"import time; x = b\\\"x\\\" * (96 << 20); time.sleep(600)\" & exec \(Harness.demo) notes'"
+        let k = try Kiosk(
+            apps: false, flags: ["--primary", "pattern:#123456", "--secondary", hog, "--arrangement", "full", "--memory-limit-secondary", "48"],
+            environment: ["DIPTYCH_MEMORY_SAMPLE_MS": "500"])
+        #expect(try k.waitUntil { try panes(k).last?["pid"]?.intValue != nil })
+        let first = try #require(try panes(k).last?["pid"]?.intValue)
+        #expect(try k.waitUntil { try panes(k).last?["relaunches"]?.intValue ?? 0 >= 1 })
+        #expect(try panes(k).last?["pid"]?.intValue != first)
+        let primary = try panes(k).first
+        #expect(primary?["memory_bytes"]?.intValue ?? 0 > 1 << 20 && primary?["relaunches"]?.intValue == 0)
+        let prometheus = try k.ctl(["stats", "--prometheus"]).stdout
+        #expect(prometheus.contains("diptych_app_relaunches_total{role=\"secondary\"} ") && prometheus.contains("diptych_app_relaunches_total{role=\"primary\"} 0"))
+    }
+
     /// `--relaunch never`: an app that exits stays gone, but one the operator restarts comes
     /// back at once (and the restart is not counted as a failure).
     @Test func aRestartIsNeverAFailure() throws {

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// What a process tree costs in memory: the proportional set size (PSS: each shared page
+// divided among the processes that map it) of a process and all its descendants, from
+// /proc/PID/smaps_rollup. A web app's WebKit processes are its children, so its tree is what
+// it holds.
+
+import Glibc
+
+public enum ProcessMemory {
+    /// The PSS of `pid` and its descendants in bytes; nil when `pid` is gone.
+    public static func treeBytes(_ pid: Int32) -> Int? {
+        guard let own = pssBytes(pid) else { return nil }
+        return descendants(of: pid).reduce(own) { $0 + (pssBytes($1) ?? 0) }
+    }
+
+    /// The PSS of one process in bytes (nil: gone or unreadable).
+    public static func pssBytes(_ pid: Int32) -> Int? {
+        guard let bytes = try? Files.read("/proc/\(pid)/smaps_rollup", limit: 8192) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Pss:") {
+            let fields = line.split(separator: " ")
+            if fields.count >= 2, let kB = Int(fields[1]) { return kB * 1024 }
+        }
+        return nil
+    }
+
+    /// Every process descending from `pid` (children, their children, …).
+    public static func descendants(of pid: Int32) -> [Int32] {
+        var parents: [Int32: [Int32]] = [:]
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let child = Int32(name), let parent = parent(of: child) else { continue }
+            parents[parent, default: []].append(child)
+        }
+        var out: [Int32] = [], queue = [pid]
+        while let p = queue.popLast() {
+            for c in parents[p] ?? [] where !out.contains(c) {
+                out.append(c)
+                queue.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The parent of `pid` (from /proc/PID/stat), nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        guard let bytes = try? Files.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // "pid (comm) state ppid …": the name may hold spaces and parentheses.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+}

@@ -37,6 +37,8 @@ public struct ConnectorInfo: Equatable, Sendable {
     public var modes: [DisplayMode]
     public var encoders: [UInt32]
     public var currentEncoder: UInt32?
+    /// The panel's physical size as the connector reports it (nil: unknown, as many TVs say).
+    public var millimetres: Size?
     public init(id: UInt32, name: String, connected: Bool, modes: [DisplayMode], encoders: [UInt32], currentEncoder: UInt32?) {
         self.id = id
         self.name = name

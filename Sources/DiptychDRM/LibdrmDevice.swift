@@ -99,9 +99,11 @@ public final class LibdrmDevice: KMSDevice {
         }
         modeLists[id] = raw
         let name = "\(Self.connectorTypes[v.connector_type] ?? "Unknown")-\(v.connector_type_id)"
-        return ConnectorInfo(
+        var info = ConnectorInfo(
             id: id, name: name, connected: v.connection == DRM_MODE_CONNECTED, modes: modes,
             encoders: (0..<Int(v.count_encoders)).map { v.encoders[$0] }, currentEncoder: v.encoder_id == 0 ? nil : v.encoder_id)
+        if v.mmWidth > 0, v.mmHeight > 0 { info.millimetres = Size(width: Int(v.mmWidth), height: Int(v.mmHeight)) }
+        return info
     }
 
     public func isConnected(_ id: UInt32) -> Bool {

@@ -6,8 +6,8 @@ import DiptychCore
 import DiptychServer
 
 struct DeviceOptions: ParsableArguments {
-    @Option(help: "The device profile: \(DeviceProfile.validChoices).")
-    var device: String = "ipad-pro"
+    @Option(help: "The device profile: \(DeviceProfile.validChoices), or native (run on a DRM panel: the panel's own size, scale 2 at 190 dpi or more). Default: native for run on a DRM panel, else ipad-pro.")
+    var device: String?
 
     @Option(help: "The orientation.")
     var orientation: Orientation = .landscape
@@ -22,11 +22,22 @@ struct DeviceOptions: ParsableArguments {
     var regularMinWidth: Int?
 
     /// The profile with overrides, and the orientation, or a usage error naming the choices.
-    func resolve() throws -> (DeviceProfile, Orientation) {
+    /// `panel`: the DRM panel's mode and physical size, where `native` (its default) means it;
+    /// nil refuses `native`.
+    func resolve(panel: (size: Size, millimetres: Size?)? = nil) throws -> (DeviceProfile, Orientation) {
         do {
-            let profile = try DeviceProfile.named(device).overriding(
-                compactWidth: compactWidth, dividerWidth: dividerWidth, regularMinWidth: regularMinWidth)
-            return (profile, orientation)
+            var base: DeviceProfile, turned = orientation
+            if let panel, device == nil || device == "native" {
+                (base, turned) = DeviceProfile.native(panel: panel.size, millimetres: panel.millimetres)
+            } else if device == "native" {
+                throw UsageError("--device native is the panel's own size: only run on a DRM panel has one (use a profile, or WxH@S)")
+            } else {
+                base = try DeviceProfile.named(device ?? "ipad-pro")
+            }
+            let profile = try base.overriding(compactWidth: compactWidth, dividerWidth: dividerWidth, regularMinWidth: regularMinWidth)
+            return (profile, turned)
+        } catch let e as UsageError {
+            throw e
         } catch {
             throw UsageError("\(error)")
         }

@@ -217,9 +217,10 @@ struct RunCommand: ParsableCommand {
             return
         }
         try reportingErrors {
-            let (profile, orientation) = try device.resolve()
-            let a = try checkArrangement(
-                noMultitasking ? .full : (arrangement ?? (secondary == nil ? .full : .split23)), orientation: orientation)
+            // (native is checked once the panel is known.)
+            let (_, given) = try device.resolve(panel: device.device == "native" ? (Size(width: 2048, height: 1536), nil) : nil)
+            let wanted = noMultitasking ? Arrangement.full : (arrangement ?? (secondary == nil ? .full : .split23))
+            _ = try checkArrangement(wanted, orientation: given)
             if let out { try checkDirectory(out, what: "--out") }
             let (palmMode, holdoff) = try palmSettings()
             let calibration = try inputOptions.calibration()
@@ -238,6 +239,10 @@ struct RunCommand: ParsableCommand {
             let input = try inputOptions.open(seat: seat)
             let drm = try openBackend(logger: logger, seat: seat)
             defer { drm?.restore() }
+            // On a panel the device is its own size unless another is asked for.
+            let (profile, orientation) = try device.resolve(panel: drm.map { ($0.size, $0.connector.millimetres) })
+            // A half-and-half split asked for on a panel that turned out portrait shows ⅔.
+            let a = wanted == .split12 && orientation == .portrait ? .split23 : wanted
             // A second connected connector is the second screen (its CRTC put back first).
             let secondSize = try outputOptions.secondScreenSize()
             var second = drm.flatMap { Self.openSecondScreen(after: $0, size: secondSize, logger: logger) }

@@ -118,4 +118,12 @@ struct InputOptionTests {
         #expect(played.status == 0, "\(played.stderr)")
         #expect(Files.exists("\(dir)/out/recorded.png"))
     }
+
+    /// `native` is a panel's own size: a headless run, layout and render have none.
+    @Test func nativeNeedsAPanel() throws {
+        for command in [["run", "--backend", "headless"], ["layout", "--arrangement", "full"], ["render", "--arrangement", "full", "--primary", "notes", "--out", "/tmp/never.png"]] {
+            let r = try Harness.run([Harness.diptych] + command + ["--device", "native"], timeoutMilliseconds: 20_000)
+            #expect(r.status == 2 && r.stderr.contains("--device native"), "\(command): \(r.status) \(r.stderr)")
+        }
+    }
 }

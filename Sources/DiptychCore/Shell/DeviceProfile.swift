@@ -79,6 +79,20 @@ public struct DeviceProfile: Hashable, Sendable {
             name: name, landscapeSize: size, scale: s, compactWidth: size.width >= 1180 ? 375 : 320)
     }
 
+    /// `native`: a panel of `panel` pixels as it is, and the orientation that fills it. Scale 2
+    /// when the connector's physical size says at least 190 dpi and the panel is then still at
+    /// least 1024 points wide (its longer side), else 1.
+    public static func native(panel: Size, millimetres: Size?) -> (DeviceProfile, Orientation) {
+        let long = max(panel.width, panel.height), short = min(panel.width, panel.height)
+        var scale = 1
+        if let mm = millimetres, mm.width > 0, Double(panel.width) / (Double(mm.width) / 25.4) >= 190, long / 2 >= 1024, long % 2 == 0, short % 2 == 0 {
+            scale = 2
+        }
+        var profile = (try? named("\(long)x\(short)@\(scale)")) ?? builtIn[0]
+        profile.name = "native"
+        return (profile, panel.width >= panel.height ? .landscape : .portrait)
+    }
+
     /// The screen size in points in the given orientation.
     public func screenSize(_ orientation: Orientation) -> Size {
         switch orientation {

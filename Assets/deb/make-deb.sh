@@ -19,6 +19,21 @@ web=""
 [ -x "$STAGE/usr/bin/diptych-web" ] && web=$(comm -23 <(owners "$STAGE/usr/bin/diptych-web") <(echo "$core"))
 depends=$( (echo "$core"; echo fonts-inter; echo xkb-data) | grep -v '^$' | sort -u | paste -sd, | sed 's/,/, /g')
 recommends=$( (echo "$web"; echo libgl1-mesa-dri; echo python3) | grep -v '^$' | sort -u | paste -sd, | sed 's/,/, /g')
+# Stripped programs and library; their debug symbols apart, in OUT/diptych-debug_VERSION_ARCH.tar.xz
+# (each program names its .debug file, which gdb finds under /usr/lib/debug).
+mkdir -p "$OUT"
+DEBUG=$(mktemp -d)
+for f in "$STAGE"/usr/bin/* "$STAGE"/usr/lib/libdiptych-client.so.*; do
+  [ -f "$f" ] && [ ! -L "$f" ] || continue
+  readelf -h "$f" >/dev/null 2>&1 || continue
+  mkdir -p "$DEBUG/usr/lib/debug$(dirname "${f#"$STAGE"}")"
+  dbg="$DEBUG/usr/lib/debug${f#"$STAGE"}.debug"
+  objcopy --only-keep-debug "$f" "$dbg"
+  strip --strip-unneeded "$f"
+  objcopy --add-gnu-debuglink="$dbg" "$f"
+done
+tar -C "$DEBUG" -cJf "$OUT/diptych-debug_${VERSION}_${ARCH}.tar.xz" usr
+rm -rf "$DEBUG"
 mkdir -p "$STAGE/DEBIAN"
 cat > "$STAGE/DEBIAN/control" <<CONTROL
 Package: diptych
@@ -47,6 +62,16 @@ if [ "$1" = configure ]; then
 fi
 POSTINST
 chmod 0755 "$STAGE/DEBIAN/postinst"
+# Removed: the kiosk is stopped and its unit disabled (the configuration stays until purged).
+cat > "$STAGE/DEBIAN/prerm" <<'PRERM'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] || [ "$1" = deconfigure ]; then
+  if [ -d /run/systemd/system ]; then systemctl stop diptych-kiosk.service || true; fi
+  if command -v systemctl >/dev/null; then systemctl --no-reload disable diptych-kiosk.service >/dev/null 2>&1 || true; fi
+fi
+PRERM
+chmod 0755 "$STAGE/DEBIAN/prerm"
 mkdir -p "$OUT"
 dpkg-deb --root-owner-group --build "$STAGE" "$OUT/diptych_${VERSION}_${ARCH}.deb" >/dev/null
 echo "$OUT/diptych_${VERSION}_${ARCH}.deb"

@@ -35,8 +35,14 @@ for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; 
 done
 if grep -qi swift <<< "$(dpkg-deb -f "$DEB" Depends)"; then fail "the package depends on the Swift runtime"; fi
 grep -q "^/etc/diptych/kiosk.conf$" <<< "$(dpkg-deb -I "$DEB" conffiles)" || fail "the kiosk configuration is not a conffile"
+grep -q "systemctl stop diptych-kiosk.service" <<< "$(dpkg-deb -I "$DEB" prerm)" || fail "removing the package does not stop the kiosk"
+grep -q "disable diptych-kiosk.service" <<< "$(dpkg-deb -I "$DEB" prerm)" || fail "removing the package does not disable the kiosk"
+ls "$ROOT"/out/diptych-debug_*.tar.xz > /dev/null || fail "the debug symbols were not kept apart"
 dpkg --dry-run -i "$DEB" > "$ROOT/dry.log" 2>&1 || { cat "$ROOT/dry.log" >&2; fail "dpkg would not install the package"; }
 mkdir "$ROOT/deb" && dpkg-deb -x "$DEB" "$ROOT/deb"
+for b in diptych diptych-demo; do
+  if readelf -S "$ROOT/deb/usr/bin/$b" | grep -q '\.symtab'; then fail "$b in the package is not stripped"; fi
+done
 (cd "$ROOT" && "$ROOT/deb/usr/bin/diptych" render --device ipad-mini --arrangement slide-over --primary notes --secondary markets \
    --out "$ROOT/deb-render.png" > /dev/null) || fail "diptych render from the unpacked package failed"
 # (Outputs are read whole before grep: with pipefail, `grep -q` quitting early could fail the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Diptych client library in C (see diptych-client.h): connecting, requests and the buffer
-   pool, in the wire format of protocol version 7 (Assets/protocol/diptych-protocol.json).
+   pool, in the wire format of protocol version 8 (Assets/protocol/diptych-protocol.json).
    Reading events is in events.c. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -212,6 +212,8 @@ int dc_present_alert(dc_connection *c, uint32_t id, const char *title, const cha
 }
 
 int dc_dismiss_presented(dc_connection *c, uint32_t id) { writer w = { .n = 0 }; w32(&w, id); return dc_send(c, DC_REQUEST_DISMISS_PRESENTED, &w, -1); }
+
+int dc_idle_inhibit(dc_connection *c, int on) { writer w = { .n = 0 }; w8(&w, on ? 1 : 0); return dc_send(c, DC_REQUEST_IDLE_INHIBIT, &w, -1); }
 
 int dc_status_bar_style(dc_connection *c, int style) { writer w = { .n = 0 }; w8(&w, (uint8_t)style); return dc_send(c, DC_REQUEST_STATUS_BAR_STYLE, &w, -1); }
 

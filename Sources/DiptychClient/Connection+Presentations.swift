@@ -46,4 +46,8 @@ extension Connection {
 
     /// Takes the app's menu or alert `id` away (no event follows).
     public func dismissPresented(id: UInt32) throws(ClientError) { try send(.dismissPresented(id: id)) }
+
+    /// Keeps the screen from blanking for idleness while the app is on screen (`on`: a video
+    /// plays), or lets it blank again. A blank schedule still blanks it. Version 8.
+    public func idleInhibit(_ on: Bool) throws(ClientError) { try send(.idleInhibit(on: on)) }
 }

@@ -81,6 +81,8 @@ extension Compositor {
             presentAlert(a, from: c)
         case .dismissPresented(let id):
             dismissPresented(id, from: c)
+        case .idleInhibit(let on):
+            setIdleInhibit(c.app, on)
         case .screenRelease(let screen):
             try screenRelease(screen, from: c)
         case .setIcon(let id):

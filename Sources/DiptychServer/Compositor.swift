@@ -411,8 +411,9 @@ public final class Compositor {
         // Its pane shows its placeholder, or the partner takes the screen.
         scheduleFrame()
         desk.forgetActivation(c.id)
-        // Its Picture in Picture window goes with it.
+        // Its Picture in Picture window goes with it, and its hold on the screen.
         desk.closePiP(c.app)
+        setIdleInhibit(c.app, false)
         logger.debug("client disconnected", metadata: ["client.id": "\(c.id)", "client.app": "\(c.label)", "reason": "\(end)"])
         // A launched app that may be relaunched keeps its place until that is known.
         let kept = supervisedSessionEnded(c)

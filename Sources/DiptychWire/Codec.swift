@@ -144,6 +144,8 @@ extension ClientMessage {
             for b in a.buttons { w.u8(b.style.rawValue); w.string(b.label) }
         case .dismissPresented(let id):
             w.u32(id)
+        case .idleInhibit(let on):
+            w.u8(on ? 1 : 0)
         }
         return Wire.frame(opcode: opcode, body: w)
     }
@@ -198,6 +200,8 @@ extension ClientMessage {
             m = .presentAlert(try r.alert())
         case 17:
             m = .dismissPresented(id: try r.u32())
+        case 18:
+            m = .idleInhibit(on: try r.flag("on"))
         default:
             throw ProtocolError(.unknownOpcode, "unknown request opcode \(opcode)")
         }

@@ -18,7 +18,7 @@ import DiptychCore
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 7
+    public static let version: UInt16 = 8
     /// The oldest version the compositor still serves: an app built for any version from this
     /// one to `version` is spoken to in its own version (framed with it, and sent only the
     /// events it has), so a protocol bump never strands an installed app.
@@ -27,7 +27,7 @@ public enum Wire {
     public static var servedVersions: ClosedRange<UInt16> { oldestServedVersion...version }
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events; version 7 adds the presentMenu, presentAlert and dismissPresented requests and the menuChosen, alertAnswered and dismissed events"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events; version 7 adds the presentMenu, presentAlert and dismissPresented requests and the menuChosen, alertAnswered and dismissed events; version 8 adds the idleInhibit request"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -167,6 +167,9 @@ public enum ClientMessage: Sendable, Equatable {
     case presentAlert(AlertRequest)
     /// Takes the app's menu or alert `id` away (no event follows). Version 7.
     case dismissPresented(id: UInt32)
+    /// Keeps the screen awake while the app is on screen (`on`; a playing video), or lets it
+    /// blank after the idle timeout again. Version 8.
+    case idleInhibit(on: Bool)
 
     public var opcode: UInt16 {
         switch self {
@@ -187,6 +190,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .presentMenu: 15
         case .presentAlert: 16
         case .dismissPresented: 17
+        case .idleInhibit: 18
         }
     }
 
@@ -210,6 +214,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .presentMenu: "presentMenu"
         case .presentAlert: "presentAlert"
         case .dismissPresented: "dismissPresented"
+        case .idleInhibit: "idleInhibit"
         }
     }
 
@@ -221,6 +226,7 @@ public enum ClientMessage: Sendable, Equatable {
              .screenCommit, .screenRelease, .setIcon: 5
         case .textInput: 6
         case .presentMenu, .presentAlert, .dismissPresented: 7
+        case .idleInhibit: 8
         }
     }
 

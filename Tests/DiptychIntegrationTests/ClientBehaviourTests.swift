@@ -160,6 +160,8 @@ extension InheritedSocketTests {
             try c.presentMenu(id: 3, anchor: Rect(x: 10, y: 20, width: 300, height: 44), title: "Pick", items: items)
             try c.presentAlert(alert)
             try c.dismissPresented(id: 4)
+            try c.idleInhibit(true)
+            try c.idleInhibit(false)
             #expect(throws: ClientError.self) { try c.presentAlert(AlertRequest(id: 5, title: "", message: "", buttons: [])) }
             #expect(throws: ClientError.self) { try c.presentMenu(id: 6, anchor: Rect(x: 0, y: 0, width: 1, height: 1), items: Array(repeating: MenuItem("a"), count: 10_001)) }
         }
@@ -185,6 +187,6 @@ extension InheritedSocketTests {
         let pieces = messages.compactMap { if case .presentMenu(let m) = $0 { m } else { nil } }
         #expect(pieces.count == 2 && pieces[0].first == 0 && pieces[1].first == UInt32(pieces[0].items.count))
         #expect(pieces.flatMap(\.items) == items)
-        #expect(messages.suffix(2) == [.presentAlert(alert), .dismissPresented(id: 4)])
+        #expect(messages.suffix(4) == [.presentAlert(alert), .dismissPresented(id: 4), .idleInhibit(on: true), .idleInhibit(on: false)])
     }
 }

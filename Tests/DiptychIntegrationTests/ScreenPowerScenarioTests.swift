@@ -8,6 +8,7 @@ import DiptychCore
 import DiptychImage
 import DiptychLinux
 import DiptychTestSupport
+import Glibc
 import Testing
 
 private func play(_ json: String) throws -> (dir: String, result: Harness.Result) {
@@ -77,5 +78,20 @@ struct ScreenPowerScenarioTests {
             let (_, r) = try play("{\"primary\":\"notes\",\"\(key)\":\(value),\"steps\":[]}")
             #expect(r.status == 2 && r.stderr.contains("field '\(key)'"), "\(key): \(r.stderr)")
         }
+    }
+
+    /// An app on screen that sends `idleInhibit` (here from Python) keeps a live kiosk's screen
+    /// on past its idle timeout; the same app without it lets the screen blank.
+    @Test(arguments: [true, false])
+    func anAppHoldingIdleInhibitKeepsTheScreenOn(holds: Bool) throws {
+        let dir = Harness.temporaryDirectory("inhibit")
+        let library = try CLibraryBuild.sharedLibrary(in: dir)
+        let k = try Kiosk(
+            apps: false,
+            flags: ["--primary", "python3 \(repositoryRoot)/Tests/Tools/py-inhibit.py \(holds ? "on" : "off")", "--idle-timeout", "1", "--blank", "black"],
+            environment: ["PYTHONPATH": "\(repositoryRoot)/Sources/diptych-python", "DIPTYCH_CLIENT_LIBRARY": library])
+        #expect(k.waitUntil { (try? k.status()["panes"]?.arrayValue?.first?["state"]?.stringValue) == "drawing" })
+        usleep(2_500_000)
+        #expect(try k.status()["blanked"]?.boolValue == !holds)
     }
 }

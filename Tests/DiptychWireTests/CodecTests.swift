@@ -62,7 +62,7 @@ struct CodecTests {
         .presentAlert(AlertRequest(id: 6, title: "Sign in", message: "Grüße", field: .secure, placeholder: "Password",
                                    buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")])),
         .presentAlert(AlertRequest(id: 0, title: "", message: "", buttons: (0..<4).map { AlertButton("\($0)", style: .destructive) })),
-        .dismissPresented(id: 6),
+        .dismissPresented(id: 6), .idleInhibit(on: true), .idleInhibit(on: false),
     ]
 
     /// A menu or alert the protocol cannot carry is malformed: more than 1,000 items in a

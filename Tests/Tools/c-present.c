@@ -25,6 +25,7 @@ int main(void) {
     dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "OK", DC_BUTTON_STYLE_DEFAULT } };
     if (dc_present_alert(c, 4, "Name?", "Type it", DC_ALERT_FIELD_TEXT, "Name", "Bo", buttons, 2) != 0) return 1;
     if (dc_dismiss_presented(c, 4) != 0) return 1;
+    if (dc_idle_inhibit(c, 1) != 0 || dc_idle_inhibit(c, 0) != 0) return 1;
     /* Not 501 items, nor 5 buttons: refused before anything is sent. */
     if (dc_present_alert(c, 5, "", "", DC_ALERT_FIELD_NONE, NULL, NULL, buttons, 5) == 0) return 2;
     while (dc_flush(c) != 0) {}

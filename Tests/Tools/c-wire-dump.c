@@ -75,6 +75,7 @@ int main(void) {
     dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "OK", DC_BUTTON_STYLE_DEFAULT } };
     if (dc_present_alert(c, 6, "Sign in", "Grüße", DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2) != 0) return 4;  /* presentAlert */
     if (dc_dismiss_presented(c, 6) != 0) return 4;                /* dismissPresented */
+    if (dc_idle_inhibit(c, 1) != 0) return 4;                     /* idleInhibit */
     /* What it sent, as it sent it. */
     shutdown(sv[0], SHUT_WR);
     uint8_t buf[65536];

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The Python module asking for the same menu, alert and dismissal as c-present.c."""
+"""The Python module asking for the same menu, alert, dismissal and idle inhibition as c-present.c."""
 
 import diptych
 
@@ -9,6 +9,8 @@ items = [("Item %03d " % i + "x" * 191, (diptych.MenuItemFlag.SELECTED if i == 7
 c.present_menu(3, (10, 20, 300, 44), items, title="Pick")
 c.present_alert(4, "Name?", "Type it", [("Cancel", diptych.AlertButtonStyle.CANCEL), "OK"], field=diptych.AlertField.TEXT, placeholder="Name", text="Bo")
 c.dismiss_presented(4)
+c.idle_inhibit(True)
+c.idle_inhibit(False)
 try:
     c.present_alert(5, "", "", ["a", "b", "c", "d", "e"])
     raise SystemExit("five buttons were not refused")

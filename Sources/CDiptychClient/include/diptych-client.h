@@ -2,7 +2,7 @@
 /*
  * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
  * (memfds sealed against shrinking, registered once, committed by id, released by the
- * compositor), snapshots and every event of protocol version 7. Plain C99 and libc; one
+ * compositor), snapshots and every event of protocol version 8. Plain C99 and libc; one
  * connection per thread.
  *
  *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);
@@ -176,6 +176,9 @@ int dc_present_alert(dc_connection *c, uint32_t id, const char *title, const cha
                      const char *text, const dc_alert_button *buttons, int count);
 /* Takes the app's menu or alert `id` away (no event follows). */
 int dc_dismiss_presented(dc_connection *c, uint32_t id);
+/* Keeps the screen from blanking for idleness while the app is on screen (on = 1: a video
+   plays), or lets it blank again (0). A blank schedule still blanks it. Version 8. */
+int dc_idle_inhibit(dc_connection *c, int on);
 
 /* A buffer of that size the compositor is not reading: a free one of the pool, else a new one
    while fewer than 3 of that size exist; NULL when all are busy (wait for a release). The pool

@@ -5,7 +5,7 @@
 #ifndef DIPTYCH_PROTOCOL_H
 #define DIPTYCH_PROTOCOL_H
 
-#define DC_PROTOCOL_VERSION 7
+#define DC_PROTOCOL_VERSION 8
 
 #define DC_MESSAGE_BYTES_MAX 65536
 #define DC_STRING_BYTES_MAX 4096
@@ -37,6 +37,7 @@ enum dc_request {
     DC_REQUEST_PRESENT_MENU = 15,
     DC_REQUEST_PRESENT_ALERT = 16,
     DC_REQUEST_DISMISS_PRESENTED = 17,
+    DC_REQUEST_IDLE_INHIBIT = 18,
 };
 
 /* Event types: the wire opcodes. */

@@ -126,6 +126,7 @@ def _load():
             ("dc_present_menu", _i, [P, _u, Rect, ctypes.c_char_p, ctypes.POINTER(_MenuItem), _i]),
             ("dc_present_alert", _i, [P, _u, ctypes.c_char_p, ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_AlertButton), _i]),
             ("dc_dismiss_presented", _i, [P, _u]),
+            ("dc_idle_inhibit", _i, [P, _i]),
         ]:
             f = getattr(lib, name)
             f.restype, f.argtypes = res, args
@@ -370,6 +371,9 @@ class Connection:
                                                placeholder.encode("utf-8"), text.encode("utf-8"), array, len(rows)))
 
     def dismiss_presented(self, id): self._check(self._lib.dc_dismiss_presented(self._c, id))
+    def idle_inhibit(self, on=True):
+        """Keeps the screen from blanking for idleness while the app is on screen (a video plays)."""
+        self._check(self._lib.dc_idle_inhibit(self._c, 1 if on else 0))
     def pip_close(self): self._check(self._lib.dc_pip_close(self._c))
     def screen_release(self, screen=2): self._check(self._lib.dc_screen_release(self._c, screen))
 

@@ -5,7 +5,7 @@ error codes with their names."""
 
 from enum import IntEnum, IntFlag
 
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 MESSAGE_BYTES_MAX = 65536
 STRING_BYTES_MAX = 4096
 DAMAGE_RECTS_MAX = 256
@@ -37,6 +37,7 @@ class Request(IntEnum):
     PRESENT_MENU = 15
     PRESENT_ALERT = 16
     DISMISS_PRESENTED = 17
+    IDLE_INHIBIT = 18
 
 
 class EventType(IntEnum):

@@ -86,6 +86,8 @@ struct web_app {
     int visible, focused;
     /* Status bar style the page asks for (-1: none), and whether it was sent as primary. */
     int wanted_style, sent_style;
+    /* Whether the compositor is asked to keep the screen awake (a video plays: video.c). */
+    int inhibiting;
     /* The page's viewport says viewport-fit=cover (its view takes the whole pane, under the
        status bar); else the band above it shows this colour (status-band.c). */
     int cover;
@@ -179,6 +181,10 @@ extern const char *band_script;
 double band_top(void);
 int band_rows(void);
 void on_band_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+/* video.c: a playing <video> holds idleInhibit. */
+extern const char *video_script;
+void set_idle_inhibit(int on);
+void on_video_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
 void place_frame(dc_buffer *b, const uint8_t *src, size_t stride, int w, int h, int from);
 int band_contact(int id, int phase, double y);
 /* diptych-web.c: the view resized to the pane less the band (after the band changed). */

@@ -85,6 +85,11 @@ void install_user_content(void) {
         SCRIPT_WORLD, NULL, NULL);
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
+    /* Whether a video plays (video.c), from diptych-web's own world. */
+    script = webkit_user_script_new_for_world(video_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+        SCRIPT_WORLD, NULL, NULL);
+    webkit_user_content_manager_add_script(app.content, script);
+    webkit_user_script_unref(script);
     /* What the focused element says of its keyboard, from diptych-web's own world. */
     script = webkit_user_script_new_for_world(text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
@@ -209,6 +214,8 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
     if (app.debug) say("load event %d", (int)event);
     if (event == WEBKIT_LOAD_STARTED) {
         app.loaded = 0;
+        /* The page that played is gone. */
+        set_idle_inhibit(0);
         ready_load_started();
         dialogs_navigated();
     }
@@ -318,6 +325,8 @@ void create_view(void) {
     /* The console is the page's own (its script wraps the page's console, in its world). */
     webkit_user_content_manager_register_script_message_handler(app.content, "diptychConsole");
     g_signal_connect(app.content, "script-message-received::diptychConsole", G_CALLBACK(on_console_message), NULL);
+    webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychVideo", SCRIPT_WORLD);
+    g_signal_connect(app.content, "script-message-received::diptychVideo", G_CALLBACK(on_video_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychBand", SCRIPT_WORLD);
     g_signal_connect(app.content, "script-message-received::diptychBand", G_CALLBACK(on_band_message), NULL);
     webkit_user_content_manager_register_script_message_handler_in_world(app.content, "diptychField", SCRIPT_WORLD);

@@ -94,4 +94,21 @@ struct ScreenPowerScenarioTests {
         usleep(2_500_000)
         #expect(try k.status()["blanked"]?.boolValue == !holds)
     }
+
+    /// A page's playing `<video>` (real WebKit, a real Theora clip) holds idleInhibit: the
+    /// screen stays on past the idle timeout while it plays, and blanks once it ended.
+    @Test(.enabled(if: access(Harness.binDirectory + "/diptych-web", X_OK) == 0, "needs diptych-web (WPE WebKit)"))
+    func aPlayingVideoKeepsTheScreenOnUntilItEnds() throws {
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(repositoryRoot)/Assets/web/video.html", "--idle-timeout", "2", "--blank", "black"])
+        let log = "\(k.dir)/events-primary.jsonl"
+        func said(_ event: String, _ on: Bool? = nil) -> Bool {
+            ((try? Harness.events(log)) ?? []).contains { $0["event"]?.stringValue == event && (on == nil || $0["on"]?.boolValue == on) }
+        }
+        #expect(k.waitUntil { said("idleInhibit", true) }, "the video never played")
+        // Held past the idle timeout while it plays (the clip is four seconds long).
+        usleep(2_500_000)
+        #expect(try k.status()["blanked"]?.boolValue == false || said("idleInhibit", false))
+        #expect(k.waitUntil { said("idleInhibit", false) }, "the video never ended")
+        #expect(try k.waitUntil { try k.status()["blanked"]?.boolValue == true })
+    }
 }

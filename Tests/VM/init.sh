@@ -40,7 +40,7 @@ echo $? > /out/screen2.rc
 /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --scenario /vm/drag.json \
     --out /out/drag-run > /out/drag-run.stdout 2> /out/drag-run.stderr
 echo $? > /out/drag-run.rc
-DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' \
+DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' --status-bar off \
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
 sleep 4
@@ -56,6 +56,18 @@ echo on > "$status"; sleep 3
 echo off > "$second"; sleep 2
 echo on > "$second"; sleep 3
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-replugged2.txt 2>&1
+# Screen power on the real driver: a ctl screenshot (composited again in memory) against the
+# readback; blank (KMS ACTIVE off: QEMU shows its "display output is not active" picture);
+# wake (the frame again).
+power() { echo 0 > /out/sync/power/$1.png.ready; while [ ! -e /out/sync/power/$1.png.done ]; do sleep 0.2; done; }
+sleep 2
+/bin/diptych ctl screenshot /out/ctl-shot.png > /out/ctl.stdout 2>&1; echo $? > /out/ctl-shot.rc
+power shown
+/bin/diptych ctl blank >> /out/ctl.stdout 2>&1; sleep 1
+/bin/diptych ctl status --json > /out/ctl-blank-status.json 2>&1
+power blank
+/bin/diptych ctl wake >> /out/ctl.stdout 2>&1; sleep 2
+power woke
 kill -TERM $pid
 wait $pid
 echo $? > /out/sigterm.rc

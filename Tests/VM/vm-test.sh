@@ -102,7 +102,7 @@ for m in virtio_pci 9p 9pnet_virtio virtio-gpu uinput evdev; do add_module "$m";
 
 # 5. Boot, and read the screen back whenever the guest asks.
 step "booting $KVER under qemu (TCG)"
-rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2" "$OUT/sync/kiosk" "$OUT/sync/keys" "$OUT/sync/shortcut"
+rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2" "$OUT/sync/kiosk" "$OUT/sync/keys" "$OUT/sync/shortcut" "$OUT/sync/power"
 rm -f "$WORK/mon.sock"
 timeout 280 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg -smp 2 -m 1536 \
   -display none -serial file:"$WORK/serial.log" -no-reboot -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
@@ -225,6 +225,18 @@ step "event logs match (drag byte for byte, through the test tool and through di
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-after.txt" || fail "the CRTC was not restored: before $(cat "$OUT/crtc-before.txt") after $(cat "$OUT/crtc-after.txt")"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-during.txt" && fail "the compositor never took the CRTC: $(cat "$OUT/crtc-during.txt")"
 step "SIGTERM restored the CRTC: $(cat "$OUT/crtc-after.txt" | head -1)"
+# Screen power on virtio-gpu: the ctl screenshot is the readback; blank turns the CRTC off (the
+# readback is QEMU's inactive-display picture), wake shows the frame again.
+[ "$(cat "$OUT/ctl-shot.rc")" = 0 ] || fail "ctl screenshot on DRM failed: $(cat "$OUT/ctl.stdout")"
+"$HOSTBIN/diptych-test-tools" compare "$OUT/power-shown.png.ppm" "$OUT/ctl-shot.png" --diff "$WORK/diff-ctl-shot.png" \
+  || fail "the ctl screenshot differs from the readback of the screen"
+grep -q '"blanked":true' "$OUT/ctl-blank-status.json" || fail "ctl status did not say the screen was blank: $(cat "$OUT/ctl-blank-status.json")"
+grep -q "output off (DPMS)" "$OUT/sigterm.stderr" || fail "blank: the CRTC was not turned off: $(grep -i 'dpms\|blank' "$OUT/sigterm.stderr" | tail -3)"
+"$HOSTBIN/diptych-test-tools" compare "$OUT/power-blank.png.ppm" "$OUT/ctl-shot.png" >/dev/null 2>&1 && fail "blank: the readback still shows the frame"
+grep -q "output on again" "$OUT/sigterm.stderr" || fail "wake: the CRTC was not turned on again"
+"$HOSTBIN/diptych-test-tools" compare "$OUT/power-woke.png.ppm" "$OUT/ctl-shot.png" --diff "$WORK/diff-woke.png" \
+  || fail "wake: the readback differs from the frame before the blank"
+step "screen power: ctl screenshot equal to the readback; blank turned the CRTC off (QEMU: display not active); wake showed the frame again"
 grep -q "output disconnected" "$OUT/sigterm.stderr" || fail "hotplug: the compositor did not notice its connector going off: $(cat "$OUT/sigterm.stderr")"
 grep -q "output reconnected; mode restored" "$OUT/sigterm.stderr" || fail "hotplug: the mode was not restored when the connector came back"
 cmp -s "$OUT/crtc-before.txt" "$OUT/crtc-replugged.txt" && fail "hotplug: after reconnection the CRTC shows the console again, not the compositor"

@@ -110,21 +110,21 @@ struct Supervision {
 
     /// The app for `role` exited with `status` at `now`: the back-off before its relaunch, or
     /// nil when it is not relaunched (it is forgotten; its placeholder's app, if any, given).
-    mutating func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?)? {
+    mutating func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?, restarted: Bool)? {
         guard var s = apps[role] else { return nil }
         if restarting.remove(role) != nil, !shuttingDown {
             s.schedule.restarted(at: now)
             s.closedAt = nil
             apps[role] = s
-            return (s.label, 0, s.schedule.failures, nil)
+            return (s.label, 0, s.schedule.failures, nil, true)
         }
         guard let delay = s.schedule.ended(status: status, at: now, policy: policy) else {
             apps[role] = nil
-            return (s.label, nil, s.schedule.failures, s.ghost)
+            return (s.label, nil, s.schedule.failures, s.ghost, false)
         }
         s.closedAt = nil
         apps[role] = s
-        return (s.label, delay, s.schedule.failures, nil)
+        return (s.label, delay, s.schedule.failures, nil, false)
     }
 
     /// The relaunches due at `now`, by role (each taken: it is not due again until it ends).
@@ -193,6 +193,10 @@ extension Compositor {
             guard let delay = end.relaunchIn else {
                 logger.info("launched app ended; not relaunched", metadata: ["client.app": "\(end.label)", "client.role": "\(app.role.rawValue)", "exit": "\(how)"])
                 if let ghost = end.ghost { apply(desk.remove(ghost)) }
+                continue
+            }
+            if end.restarted {
+                logger.info("launched app restarted", metadata: ["client.app": "\(end.label)", "client.role": "\(app.role.rawValue)"])
                 continue
             }
             logger.warning("launched app \(how); relaunching", metadata: [

@@ -48,9 +48,11 @@ extension Compositor {
     }
 
     /// The scene as it is now, composited again into memory at the panel's size, without the
-    /// pointer's cursor (the main screen; nil for another).
+    /// pointer's cursor: the main screen (1), or the second screen (2: its holder's buffer, or
+    /// the main screen mirrored, fitted to it); nil when there is no such screen.
     public func screenshot(screen: Int) -> PixelImage? {
-        screen == 1 ? drawWholeFrame(cursor: false) : nil
+        if screen == 1 { return drawWholeFrame(cursor: false) }
+        return screen == 2 ? secondScreenImage() : nil
     }
 }
 

@@ -164,6 +164,18 @@ extension Compositor {
         return true
     }
 
+    /// The second screen as it is now composited again into memory (its holder's buffer, or the
+    /// main screen mirrored, fitted to it; no cursor), or nil without one.
+    func secondScreenImage() -> PixelImage? {
+        guard let s = secondScreen, s.backend.isConnected else { return nil }
+        let graph = screenHolder.flatMap { h in h.screenSurface.map { SecondScreen.scene(of: $0, app: h.app) } } ?? sceneGraph(cursor: false)
+        let fit = SecondScreen.fit(graph.size, into: s.backend.size)
+        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: fit.transform, outputSize: s.backend.size)
+        let image = PixelImage(width: s.backend.size.width, height: s.backend.size.height)
+        PixmanRenderer.replay(renderer.plan(scene).operations, into: image)
+        return image
+    }
+
     /// Waits until the second screen's last frame is on it (its flip completed), for a
     /// capture read back from the hardware.
     public func waitUntilSecondScreenReady(timeoutMilliseconds: Int = 2000) throws {

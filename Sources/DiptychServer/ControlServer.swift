@@ -153,7 +153,10 @@ public final class ControlServer {
         logger.info("control", metadata: ["command": "\(words[0].escapedForLog)"])
         if words[0] == "screenshot" {
             let screen = words.count > 1 ? Int(words[1]) ?? 1 : 1
-            guard let image = handlers.screenshot(screen) else { return fail(fd, "there is no screen \(screen)") }
+            guard let image = handlers.screenshot(screen) else {
+                reply(fd, ["ok": .bool(false), "error": .string("there is no screen \(screen)")])
+                return drop(fd)
+            }
             do {
                 let length = image.stride * image.height
                 let memfd = try FileDescriptor.memfd(name: "diptych-screenshot", size: length)

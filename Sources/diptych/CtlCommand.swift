@@ -13,7 +13,7 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Commands:
               status [--json]                  the device, orientation, arrangement and each pane's app and process
-              screenshot FILE.png              the screen as the compositor composites it now (written atomically)
+              screenshot FILE.png [--screen 2] the screen as the compositor composites it now (written atomically)
               stats [--json|--prometheus]      frames, late frames, frame and input-to-frame times, relaunches
               set-app primary|secondary APP    start APP in the role; it replaces the old app once it said hello
               restart primary|secondary        end the role's app; it is launched again at once
@@ -36,7 +36,7 @@ struct CtlCommand: ParsableCommand {
     /// The commands and how many arguments each takes, with their allowed values (nil: any).
     static let commands: [String: (arguments: ClosedRange<Int>, values: [Set<String>?])] = [
         "status": (0...1, [["--json"]]),
-        "screenshot": (1...1, [nil]),
+        "screenshot": (1...3, [nil, ["--screen"], ["1", "2"]]),
         "stats": (0...1, [["--json", "--prometheus"]]),
         "orientation": (1...1, [["landscape", "portrait"]]),
         "restart": (1...1, [["primary", "secondary"]]),
@@ -75,7 +75,10 @@ struct CtlCommand: ParsableCommand {
                 throw RuntimeFailure("cannot reach a compositor at \(path): \(error) (is diptych run running? --socket names another)")
             }
             var request = words
-            if words.first == "screenshot" { request = ["screenshot", "1"] }
+            if words.first == "screenshot" {
+                guard words.count == 2 || (words.count == 4 && words[2] == "--screen") else { throw UsageError("screenshot FILE.png [--screen 1|2]") }
+                request = ["screenshot", words.count == 4 ? words[3] : "1"]
+            }
             let line = JSONValue.array(request.map { .string($0) }).serialized + "\n"
             // (A compositor that refuses answers at once and closes: its answer is read even
             // when the request could not be sent.)

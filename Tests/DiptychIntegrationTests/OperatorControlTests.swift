@@ -131,6 +131,21 @@ struct OperatorControlTests {
         #expect(k.process.poll() == nil)
     }
 
+    /// `screenshot --screen 2`: the second screen (here mirroring the main one, fitted to it);
+    /// without a second screen it is exit 1.
+    @Test func theSecondScreensScreenshot() throws {
+        let k = try Kiosk(flags: ["--second-screen", "1280x720"])
+        #expect(try k.waitUntil { try allShown(k) })
+        #expect(try k.ctl(["screenshot", "\(k.dir)/two.png", "--screen", "2"]).status == 0)
+        let two = try PixelImage.readPNG(from: "\(k.dir)/two.png")
+        #expect(two.width == 1280 && two.height == 720)
+        // The main screen's 2048 × 1536 in 1280 × 720: 960 wide, centred; the primary's pattern at its left.
+        #expect(two.pixel(x: 400, y: 360) & 0xFFFFFF == 0x123456 && two.pixel(x: 100, y: 360) & 0xFFFFFF == 0)
+        let none = try Kiosk()
+        #expect(try none.ctl(["screenshot", "\(none.dir)/two.png", "--screen", "2"]).status == 1)
+        #expect(try none.ctl(["screenshot", "\(none.dir)/two.png", "--screen", "3"]).status == 2)
+    }
+
     /// `ctl blank` turns the screen black (the headless output cannot be turned off) and says
     /// so in status and stats; `ctl wake` brings the picture back.
     @Test func blankAndWake() throws {

@@ -17,7 +17,9 @@ final class ConfigReload {
     let given: [String]
     /// The file's keys in effect when it was read last.
     private var settings: [String: String]
-    private let compositor: Compositor
+    /// (Weak: the compositor's signal watch holds this, and the compositor must go away at the
+    /// end of `run`, removing its socket.)
+    private weak var compositor: Compositor?
     private let logger: Logger
     /// Where the apps log their events (`--out`).
     private let out: String?
@@ -40,6 +42,7 @@ final class ConfigReload {
 
     /// Reads the file again and applies what changed: what was done, or why nothing was.
     func reload() -> Result<String, ControlError> {
+        guard let compositor else { return .failure(ControlError("the compositor is stopping")) }
         guard given.contains(where: { $0 == "--config" || $0.hasPrefix("--config=") }) else {
             return .failure(ControlError("this compositor was started without --config: there is no file to read again"))
         }

@@ -200,3 +200,42 @@ struct OperatorControlTests {
         }
     }
 }
+
+/// The operator's changes with web apps (real WPE WebKit).
+struct WebKioskTests {
+    static let webIsThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0
+
+    /// `set-app secondary web:…`: the new page in the secondary's pane (pixels), the old app's
+    /// process gone.
+    @Test(.enabled(if: webIsThere, "needs diptych-web (WPE WebKit)"))
+    func setAppPutsAPageInThePane() throws {
+        let k = try Kiosk()
+        #expect(try k.waitUntil { try allShown(k) })
+        let old = try #require(try panes(k).last?["pid"]?.intValue)
+        let page = "\(k.dir)/page.html"
+        try Files.writeAtomically(page, bytes: Array("<!doctype html><html><body style='margin:0;background:#AA3355'></body></html>".utf8))
+        let r = try k.ctl(["set-app", "secondary", "web:\(page)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(k.waitUntil { gone(old) })
+        #expect(try k.waitUntil {
+            guard try panes(k).last?["state"]?.stringValue == "shown" else { return false }
+            _ = try k.ctl(["screenshot", "\(k.dir)/web.png"])
+            return try PixelImage.readPNG(from: "\(k.dir)/web.png").pixel(x: 1900, y: 700) & 0xFFFFFF == 0xAA3355
+        })
+    }
+
+    /// A web app ended with SIGTERM (a clean exit) comes back with `relaunch = always`, as the
+    /// shipped configuration says.
+    @Test(.enabled(if: webIsThere, "needs diptych-web (WPE WebKit)"))
+    func aWebAppEndedWithSIGTERMComesBack() throws {
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(repositoryRoot)/Assets/web/form.html", "--relaunch", "always"])
+        #expect(try k.waitUntil { try panes(k).first?["state"]?.stringValue == "shown" })
+        let first = try #require(try panes(k).first?["pid"]?.intValue)
+        kill(pid_t(first), SIGTERM)
+        #expect(try k.waitUntil {
+            let p = try panes(k).first
+            return p?["pid"]?.intValue.map { $0 != first } == true && p?["state"]?.stringValue == "shown"
+        })
+        #expect(try panes(k).first?["relaunches"]?.intValue == 1)
+    }
+}

@@ -18,6 +18,9 @@ struct ScreenState {
     var outputOff = false
     /// The apps that asked to keep the screen awake (`idleInhibit`).
     var inhibitors: Set<AppID> = []
+    /// The system's local time of the week until its minute ends (monotonic ms): read once a
+    /// minute, not every turn.
+    var wallWeek: (time: WeekTime, until: UInt64)?
 }
 
 extension Compositor {
@@ -27,10 +30,7 @@ extension Compositor {
     /// The local time of the week: the scenario's clock moved on by virtual time (from a Monday
     /// at 09:41 unless the scenario gives one), else the system's.
     var weekTime: WeekTime {
-        guard let v = virtualTime else {
-            let local = WallClock.localMinute
-            return WeekTime(weekday: local.weekday, minute: local.minutes)
-        }
+        guard let v = virtualTime else { return wallWeek().time }
         let start = configuration.clock ?? WeekTime(weekday: 0, minute: 9 * 60 + 41)
         let m = (start.weekday * 1440 + start.minute + Int(v / 60_000)) % (7 * 1440)
         return WeekTime(weekday: m / 1440, minute: m % 1440)
@@ -95,9 +95,19 @@ extension Compositor {
     /// time (a scenario's steps update it).
     var screenPowerDeadline: UInt64? {
         guard screen.power.isActive, virtualTime == nil else { return nil }
+        let local = wallWeek()
+        return [screen.power.nextDeadline(local: local.time), screen.power.schedule != nil ? local.until : nil].compactMap { $0 }.min()
+    }
+
+    /// The system's local time of the week and when its minute ends (monotonic ms), read again
+    /// only when that minute is over.
+    private func wallWeek() -> (time: WeekTime, until: UInt64) {
+        let now = MonotonicClock.milliseconds
+        if let w = screen.wallWeek, now < w.until { return w }
         let local = WallClock.localMinute
-        let minute = screen.power.schedule != nil ? now + local.untilNext : nil
-        return [screen.power.nextDeadline(local: WeekTime(weekday: local.weekday, minute: local.minutes)), minute].compactMap { $0 }.min()
+        let w = (time: WeekTime(weekday: local.weekday, minute: local.minutes), until: now + local.untilNext)
+        screen.wallWeek = w
+        return w
     }
 
     private func screenBlanked() {

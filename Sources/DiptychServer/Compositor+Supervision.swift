@@ -67,6 +67,16 @@ struct Supervision {
 
     mutating func shutDown() { shuttingDown = true }
 
+    /// When the apps whose connections are open were last asked whether they exited.
+    private var exitChecked: UInt64?
+
+    /// Whether a second has passed since the apps were last asked whether they exited (taken).
+    mutating func exitCheckDue(at now: UInt64) -> Bool {
+        if let last = exitChecked, now < last + 1000 { return false }
+        exitChecked = now
+        return true
+    }
+
     /// Whether anything may be relaunched (the policy, or a restart asked for).
     var relaunches: Bool { policy != .never || !restarting.isEmpty }
 
@@ -173,9 +183,12 @@ extension Compositor {
     func superviseLaunchedApps() {
         let now = policyClock.milliseconds
         // An app that exited while a process it left behind holds its connection open: the
-        // connection is closed (what follows is as for any app that went).
-        for app in launcher.apps where app.standing == .current && clients[app.client] != nil && app.process.poll() != nil {
-            clients[app.client]?.close(reason: "its process exited")
+        // connection is closed (what follows is as for any app that went). Looked for at most
+        // once a second, not every turn.
+        if supervision.exitCheckDue(at: now) {
+            for app in launcher.apps where app.standing == .current && clients[app.client] != nil && app.process.poll() != nil {
+                clients[app.client]?.close(reason: "its process exited")
+            }
         }
         for app in launcher.apps where app.standing == .current && clients[app.client] == nil {
             guard let status = app.process.poll() else {
@@ -204,7 +217,6 @@ extension Compositor {
             ])
         }
         for (role, s) in supervision.takeDue(at: now) {
-            relaunches += 1
             relaunchesByRole[role, default: 0] += 1
             do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])

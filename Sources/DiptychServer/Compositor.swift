@@ -183,7 +183,7 @@ public final class Compositor {
     /// allowance: connecting, setting an icon and leaving over and over is bounded too).
     var iconBudget = ConnectBudget(burst: 4, perSecond: 1)
     /// Launched apps relaunched so far (after they exited or crashed).
-    public internal(set) var relaunches = 0
+    public var relaunches: Int { relaunchesByRole.values.reduce(0, +) }
     /// Icons scaled so far (each costs the loop a downscale).
     var iconsTaken = 0
     /// How often each user's processes may connect.

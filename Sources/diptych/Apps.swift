@@ -52,6 +52,14 @@ enum Apps {
         return (app.arguments, false)
     }
 
+    /// How `run` starts `app` in `role`: its arguments, its label, and the event log the
+    /// compositor keeps for it in `out` (nil: the app logs itself, or no `--out`).
+    static func live(_ app: AppCommandLine, role: Role, out: String?) -> (arguments: [String], label: String, eventLog: String?) {
+        let log = out.map { "\($0)/events-\(role.rawValue).jsonl" }
+        let launch = launch(app, eventLog: log)
+        return (launch.arguments, app.description, launch.logsItself ? nil : log)
+    }
+
     /// An APP or CMD as given on the command line (shell-style quoting), named by `option` in
     /// errors (exit 2). A program that is a path must exist and be executable.
     static func parse(_ text: String, option: String) throws -> AppCommandLine {

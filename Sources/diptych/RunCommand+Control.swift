@@ -38,9 +38,8 @@ extension RunCommand {
         do { app = try Apps.parse(words[2...].joined(separator: " "), option: "set-app") } catch {
             return answer(.failure(ControlError("\(error); the \(role.rawValue) app stays")))
         }
-        let log = out.map { "\($0)/events-\(role.rawValue).jsonl" }
-        let launch = Apps.launch(app, eventLog: log)
-        compositor.setApp(role, arguments: launch.arguments, label: app.description, eventLog: launch.logsItself ? nil : log) { failure in
+        let live = Apps.live(app, role: role, out: out)
+        compositor.setApp(role, arguments: live.arguments, label: live.label, eventLog: live.eventLog) { failure in
             answer(failure.map { .failure(ControlError($0)) } ?? .success(""))
         }
     }

@@ -81,9 +81,8 @@ final class ConfigReload {
                     restart.append(key)
                     continue
                 }
-                let log = out.map { "\($0)/events-\(key).jsonl" }
-                let launch = Apps.launch(app, eventLog: log)
-                compositor.setApp(role, arguments: launch.arguments, label: app.description, eventLog: launch.logsItself ? nil : log) { [logger] failure in
+                let live = Apps.live(app, role: role, out: out)
+                compositor.setApp(role, arguments: live.arguments, label: live.label, eventLog: live.eventLog) { [logger] failure in
                     if let failure { logger.warning("reload: the \(key) app was not replaced", metadata: ["error": "\(failure)"]) }
                 }
             case "rotate":

@@ -289,10 +289,8 @@ struct RunCommand: ParsableCommand {
             if let out { Files.remove("\(out)/frame.png") }
             for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
                 guard let cmd else { continue }
-                let app = try Apps.parse(cmd, option: "--\(role.rawValue)")
-                let log = out.map { "\($0)/events-\(role.rawValue).jsonl" }
-                let launch = Apps.launch(app, eventLog: log)
-                try compositor.launch(launch.arguments, role: role, label: app.description, eventLog: launch.logsItself ? nil : log)
+                let live = Apps.live(try Apps.parse(cmd, option: "--\(role.rawValue)"), role: role, out: out)
+                try compositor.launch(live.arguments, role: role, label: live.label, eventLog: live.eventLog)
             }
             Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops, SIGUSR1 reads --config again\n")
             let manager = ServiceManager()

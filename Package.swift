@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat", "DiptychKeyboard",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat", "DiptychKeyboard", "DiptychRender",
                 argumentParser, logging,
             ]),
         // The client library in C (libc only): the web client's, and any C app's.

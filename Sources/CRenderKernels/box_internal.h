@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the downscale's files share: box_scale.c (the method, the scalar path, the driver),
-   box_taps.c (the weights), box_x86.c (the SSE2 and AVX2 kernels, CPU detection) and
-   box_avx512.c. The build checks, the tap table entry, the prefetch cursor, and the functions
+   box_taps.c (the weights), box_x86.c (the SSE2, SSSE3 and AVX2 kernels, CPU detection),
+   box_avx512.c and box_neon.c (AArch64). The build checks, the tap table entry, the prefetch cursor, and the functions
    each calls of another (hidden: not part of the library). */
 #ifndef DP_BOX_INTERNAL_H
 #define DP_BOX_INTERNAL_H
@@ -26,10 +26,18 @@
 #define DP_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
+#define DP_SSSE3_FN __attribute__((target("ssse3")))
 #define DP_AVX2_FN __attribute__((target("avx2")))
 #define DP_AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 #else
 #define DP_X86 0
+#endif
+
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define DP_NEON 1
+#include <arm_neon.h>
+#else
+#define DP_NEON 0
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -100,6 +108,14 @@ DP_HIDDEN void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t 
                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
 DP_HIDDEN void dp_horiz_sse2(const uint8_t *t, const int32_t *off, const uint8_t *wt,
                           uint8_t *out, int width, dp_pf *pfp);
+DP_HIDDEN DP_SSSE3_FN void dp_vert_ssse3(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                         const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
+DP_HIDDEN DP_SSSE3_FN void dp_horiz_ssse3_1(const uint8_t *t0, const int32_t *off,
+                                            const uint8_t *wt, uint8_t *out0, int width,
+                                            dp_pf *pf);
+DP_HIDDEN DP_SSSE3_FN void dp_horiz_ssse3_2(const uint8_t *t0, const uint8_t *t1,
+                                            const int32_t *off, const uint8_t *wt,
+                                            uint8_t *out0, uint8_t *out1, int width, dp_pf *pf);
 DP_HIDDEN void dp_vert_avx2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
 DP_HIDDEN void dp_vert_avx512(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
@@ -117,6 +133,18 @@ DP_HIDDEN DP_AVX512_FN void dp_horiz_avx512_2(const uint8_t *t0, const uint8_t *
                                            const int32_t *off4, const uint8_t *wt,
                                            uint8_t *base0, uint8_t *base1, int lead, int ncols,
                                            dp_pf *pf, int stream);
+#endif
+
+/* box_neon.c: unbiased intermediate (as the scalar path's); wt 16 bytes per column:
+   [w0' x4, w1 x4, w2 x4, w3 x4] with w0' = min(w0, 255), w3 = w0 - w0'. */
+#if DP_NEON
+DP_HIDDEN void dp_vert_neon(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                            const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
+DP_HIDDEN void dp_horiz_neon_1(const uint8_t *t0, const int32_t *off, const uint8_t *wt,
+                               uint8_t *out0, int width, dp_pf *pf);
+DP_HIDDEN void dp_horiz_neon_2(const uint8_t *t0, const uint8_t *t1, const int32_t *off,
+                               const uint8_t *wt, uint8_t *out0, uint8_t *out1, int width,
+                               dp_pf *pf);
 #endif
 
 #endif

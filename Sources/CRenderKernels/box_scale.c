@@ -49,8 +49,12 @@
  *         with ones to finish the per-channel sums, then pack 8 outputs at once.
  *   AVX-512 (F+BW+VBMI)  same arithmetic, 64 bytes at a time; the horizontal pass
  *         gathers four outputs' windows from one 64-byte load with vpermb.
+ *   SSSE3 the AVX2 path 16 bytes at a time, natural column order, two rows per pass.
  *   SSE2  the same integer formula in 16-bit lanes with pmullw (products <= 65280).
- *   scalar  plain C, used on non-x86 targets.
+ *   NEON  (AArch64) the formula on unbiased bytes: umull/umlal widen the products to 16
+ *         bits and rshrn is the rounding shift; horizontally each output's 16-byte window
+ *         [c0 c1 c2 c3] is multiplied as [c0 c1] x [w0' w1] + [c2 c0] x [w2 w3] (tbl).
+ *   scalar  plain C, every CPU.
  *
  * Speed notes (measured on Zen 5, see RESULTS.md): the work is bound by load
  * throughput and by keeping DRAM busy, not by arithmetic.  Hence: compact column
@@ -132,6 +136,25 @@ int dp_box_downscale_best_isa(void)
 #endif
 }
 
+int dp_box_isa_available(int isa)
+{
+    if (isa == DP_BOX_ISA_SCALAR)
+        return 1;
+#if DP_X86
+    /* the x86 paths are ordered: a CPU that runs one runs those below it */
+    return isa >= DP_BOX_ISA_SSE2 && isa <= DP_BOX_ISA_AVX512 && isa <= dp_box_downscale_best_isa();
+#else
+    return DP_NEON && isa == DP_BOX_ISA_NEON;
+#endif
+}
+
+const char *dp_box_isa_name(int isa)
+{
+    static const char *const names[DP_BOX_ISA_COUNT] = {NULL,    "scalar", "sse2", "ssse3",
+                                                        "avx2",  "avx512", "neon"};
+    return isa > DP_BOX_ISA_AUTO && isa < DP_BOX_ISA_COUNT ? names[isa] : NULL;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Driver                                                                    */
 /* ------------------------------------------------------------------------- */
@@ -176,7 +199,7 @@ int dp_box_downscale_isa(int isa,
             isa = DP_BOX_ISA_SSE2;
 #endif
     }
-    if (isa < DP_BOX_ISA_SCALAR || isa > best)
+    if (!dp_box_isa_available(isa))
         return -2;
 
     /* SIMD paths: `lead` phantom columns before the rectangle put the start of the
@@ -207,6 +230,11 @@ int dp_box_downscale_isa(int isa,
     case DP_BOX_ISA_SSE2:
         off_bytes = (size_t)ncols * 4;
         wt_bytes = (size_t)ncols * 32;
+        break;
+    case DP_BOX_ISA_SSSE3:
+    case DP_BOX_ISA_NEON:
+        off_bytes = (size_t)ncols * 4;
+        wt_bytes = (size_t)ncols * 16;
         break;
     default:
         off_bytes = (size_t)ncols * 4;
@@ -272,10 +300,14 @@ int dp_box_downscale_isa(int isa,
                 e[8 + c] = (uint16_t)ct.w[2];
                 e[12 + c] = 0;
             }
-        } else if (isa == DP_BOX_ISA_AVX2) {
+        } else if (isa == DP_BOX_ISA_AVX2 || isa == DP_BOX_ISA_SSSE3) {
             uint8_t *e = wt + 16 * (size_t)pos;
             for (int c = 0; c < 4; c++)
                 memcpy(e + 4 * c, bw, 4);
+        } else if (isa == DP_BOX_ISA_NEON) {
+            uint8_t *e = wt + 16 * (size_t)pos;
+            for (int k = 0; k < 4; k++)
+                memset(e + 4 * k, bw[k], 4);
         } else {
             uint16_t *e = (uint16_t *)(wt + 8 * (size_t)pos);
             e[0] = (uint16_t)ct.w[0];
@@ -296,7 +328,8 @@ int dp_box_downscale_isa(int isa,
         (uint64_t)width * (uint64_t)height * 4u >= (uint64_t)DP_BOX_STREAM_MIN_BYTES;
     const uintptr_t stream_align = isa == DP_BOX_ISA_AVX512 ? 63 : 31;
     int streamed = 0;
-    const int pairs = isa >= DP_BOX_ISA_AVX2; /* two destination rows per pass */
+    /* two destination rows per pass (each column table entry serves both) */
+    const int pairs = isa != DP_BOX_ISA_SCALAR && isa != DP_BOX_ISA_SSE2;
     const uint8_t *src0 = (const uint8_t *)src + 4 * (size_t)cmin;
 
     dp_pf pf;
@@ -347,7 +380,11 @@ int dp_box_downscale_isa(int isa,
 #if DP_X86
             case DP_BOX_ISA_AVX512: dp_vert_avx512(r0, r1, r2, vt, t, nbytes, &pf); break;
             case DP_BOX_ISA_AVX2: dp_vert_avx2(r0, r1, r2, vt, t, nbytes, &pf); break;
+            case DP_BOX_ISA_SSSE3: dp_vert_ssse3(r0, r1, r2, vt, t, nbytes, &pf); break;
             case DP_BOX_ISA_SSE2: dp_vert_sse2(r0, r1, r2, vt, t, nbytes, &pf); break;
+#endif
+#if DP_NEON
+            case DP_BOX_ISA_NEON: dp_vert_neon(r0, r1, r2, vt, t, nbytes, &pf); break;
 #endif
             default: dp_vert_scalar(r0, r1, r2, vt, t, nbytes); break;
             }
@@ -374,7 +411,21 @@ int dp_box_downscale_isa(int isa,
             else
                 dp_horiz_avx2_1(ta, off, wt, base0, lead, nreal, &pf, st);
             break;
+        case DP_BOX_ISA_SSSE3:
+            if (nrows == 2)
+                dp_horiz_ssse3_2(ta, tb, off, wt, out0, out1, width, &pf);
+            else
+                dp_horiz_ssse3_1(ta, off, wt, out0, width, &pf);
+            break;
         case DP_BOX_ISA_SSE2: dp_horiz_sse2(ta, off, wt, out0, width, &pf); break;
+#endif
+#if DP_NEON
+        case DP_BOX_ISA_NEON:
+            if (nrows == 2)
+                dp_horiz_neon_2(ta, tb, off, wt, out0, out1, width, &pf);
+            else
+                dp_horiz_neon_1(ta, off, wt, out0, width, &pf);
+            break;
 #endif
         default: dp_horiz_scalar(ta, off, (const uint16_t *)wt, out0, width, &pf); break;
         }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* box_x86.c - the x86 kernels of the area-average downscale (see box_scale.c for the method):
- * SSE2 and AVX2 vertical and horizontal passes, and which path this CPU runs (AVX-512 is in
- * box_avx512.c). */
+ * SSE2, SSSE3 and AVX2 vertical and horizontal passes, and which path this CPU runs (AVX-512 is
+ * in box_avx512.c). */
 
 #include "box_internal.h"
 
@@ -260,6 +260,141 @@ DP_AVX2_FN void dp_horiz_avx2_2(const uint8_t *t0, const uint8_t *t1, const int3
 }
 
 /* ------------------------------------------------------------------------- */
+/* SSSE3 path: the AVX2 path's arithmetic and biased intermediate, 16 bytes  */
+/* at a time (what SSE4-class kiosk CPUs without AVX2 run).                  */
+/* ------------------------------------------------------------------------- */
+
+DP_SSSE3_FN DP_INLINE void dp_vblock_ssse3(const int kind, const uint8_t *r0, const uint8_t *r1,
+                                           const uint8_t *r2, uint8_t *t, __m128i W01, __m128i W2)
+{
+    const __m128i k80 = _mm_set1_epi8((char)0x80);
+    const __m128i k128 = _mm_set1_epi16(128);
+    __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r0), k80);
+    if (kind == 1) {
+        _mm_storeu_si128((__m128i *)t, a);
+        return;
+    }
+    __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r1), k80);
+    __m128i lo = _mm_maddubs_epi16(W01, _mm_unpacklo_epi8(a, b));
+    __m128i hi = _mm_maddubs_epi16(W01, _mm_unpackhi_epi8(a, b));
+    if (kind == 3) {
+        const __m128i z = _mm_setzero_si128();
+        __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r2), k80);
+        lo = _mm_add_epi16(lo, _mm_maddubs_epi16(W2, _mm_unpacklo_epi8(c, z)));
+        hi = _mm_add_epi16(hi, _mm_maddubs_epi16(W2, _mm_unpackhi_epi8(c, z)));
+    }
+    lo = _mm_mulhrs_epi16(lo, k128); /* (x + 128) >> 8 */
+    hi = _mm_mulhrs_epi16(hi, k128);
+    _mm_storeu_si128((__m128i *)t, _mm_packs_epi16(lo, hi));
+}
+
+#define DP_DEFINE_VERT_SSSE3(kind)                                                         \
+    DP_SSSE3_FN static void dp_vert_ssse3_##kind(const uint8_t *r0, const uint8_t *r1,      \
+                                                 const uint8_t *r2, uint8_t *t, int nbytes, \
+                                                 __m128i W01, __m128i W2, dp_pf *pfp)        \
+    {                                                                                       \
+        dp_pf pf = *pfp;                                                                    \
+        int i = 0;                                                                          \
+        for (; i + 32 <= nbytes; i += 32) {                                                 \
+            dp_pf_step(&pf);                                                                \
+            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
+            dp_vblock_ssse3(kind, r0 + i + 16, r1 + i + 16, r2 + i + 16, t + i + 16, W01, W2); \
+        }                                                                                   \
+        for (; i + 16 <= nbytes; i += 16)                                                   \
+            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
+        if (i < nbytes) { /* last block overlaps the previous one */                        \
+            i = nbytes - 16;                                                                \
+            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
+        }                                                                                   \
+        *pfp = pf;                                                                          \
+    }
+DP_DEFINE_VERT_SSSE3(1)
+DP_DEFINE_VERT_SSSE3(2)
+DP_DEFINE_VERT_SSSE3(3)
+
+DP_SSSE3_FN
+void dp_vert_ssse3(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                   const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp)
+{
+    if (nbytes < 16) {
+        dp_vert_biased_scalar(r0, r1, r2, vt, t, nbytes);
+        return;
+    }
+    const __m128i W01 = _mm_set1_epi16((short)(vt->w[0] | (vt->w[1] << 8)));
+    const __m128i W2 = _mm_set1_epi16((short)vt->w[2]);
+    if (vt->w[0] == 256)
+        dp_vert_ssse3_1(r0, r1, r2, t, nbytes, W01, W2, pfp);
+    else if (vt->n == 2)
+        dp_vert_ssse3_2(r0, r1, r2, t, nbytes, W01, W2, pfp);
+    else
+        dp_vert_ssse3_3(r0, r1, r2, t, nbytes, W01, W2, pfp);
+}
+
+/* One output's per-channel sums (4 x int32, biased by -32768) from the 16 bytes at its first
+   tap: [c0 c1 c2 c0] per channel times its weights [w0' w1 w2 w3]. */
+DP_SSSE3_FN DP_INLINE __m128i dp_hwin_ssse3(const uint8_t *p, __m128i w)
+{
+    const __m128i shuf = _mm_setr_epi8(0, 4, 8, 0, 1, 5, 9, 1, 2, 6, 10, 2, 3, 7, 11, 3);
+    __m128i v = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), shuf);
+    return _mm_madd_epi16(_mm_maddubs_epi16(w, v), _mm_set1_epi16(1));
+}
+
+/* Horizontal pass, one or two rows sharing the column table.  off[] natural order, wt 16
+   bytes per column ([w0' w1 w2 w3] x 4, as AVX2's); t needs 4 pixels of readable padding. */
+DP_SSSE3_FN DP_INLINE void dp_horiz_ssse3_impl(const int two, const uint8_t *t0,
+                                               const uint8_t *t1, const int32_t *off,
+                                               const uint8_t *wt, uint8_t *out0, uint8_t *out1,
+                                               int width, dp_pf *pfp)
+{
+    dp_pf pf = *pfp;
+    const __m128i k128 = _mm_set1_epi16(128);
+    const __m128i k80 = _mm_set1_epi8((char)0x80);
+    const __m128i *W = (const __m128i *)wt;
+    int x = 0;
+    for (; x + 4 <= width; x += 4) {
+        dp_pf_step(&pf);
+        __m128i q0[4], q1[4];
+        for (int k = 0; k < 4; k++) {
+            const __m128i w = _mm_load_si128(W + x + k);
+            q0[k] = dp_hwin_ssse3(t0 + off[x + k], w);
+            if (two)
+                q1[k] = dp_hwin_ssse3(t1 + off[x + k], w);
+        }
+        __m128i a = _mm_mulhrs_epi16(_mm_packs_epi32(q0[0], q0[1]), k128);
+        __m128i b = _mm_mulhrs_epi16(_mm_packs_epi32(q0[2], q0[3]), k128);
+        _mm_storeu_si128((__m128i *)(out0 + 4 * (size_t)x), _mm_xor_si128(_mm_packs_epi16(a, b), k80));
+        if (two) {
+            a = _mm_mulhrs_epi16(_mm_packs_epi32(q1[0], q1[1]), k128);
+            b = _mm_mulhrs_epi16(_mm_packs_epi32(q1[2], q1[3]), k128);
+            _mm_storeu_si128((__m128i *)(out1 + 4 * (size_t)x), _mm_xor_si128(_mm_packs_epi16(a, b), k80));
+        }
+    }
+    for (; x < width; x++) {
+        const __m128i w = _mm_load_si128(W + x);
+        for (int r = 0; r <= two; r++) {
+            __m128i q = dp_hwin_ssse3((r ? t1 : t0) + off[x], w);
+            q = _mm_mulhrs_epi16(_mm_packs_epi32(q, q), k128);
+            uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_xor_si128(_mm_packs_epi16(q, q), k80));
+            memcpy((r ? out1 : out0) + 4 * (size_t)x, &v, 4);
+        }
+    }
+    *pfp = pf;
+}
+
+DP_SSSE3_FN void dp_horiz_ssse3_1(const uint8_t *t0, const int32_t *off, const uint8_t *wt,
+                                  uint8_t *out0, int width, dp_pf *pf)
+{
+    dp_horiz_ssse3_impl(0, t0, t0, off, wt, out0, out0, width, pf);
+}
+
+DP_SSSE3_FN void dp_horiz_ssse3_2(const uint8_t *t0, const uint8_t *t1, const int32_t *off,
+                                  const uint8_t *wt, uint8_t *out0, uint8_t *out1, int width,
+                                  dp_pf *pf)
+{
+    dp_horiz_ssse3_impl(1, t0, t1, off, wt, out0, out1, width, pf);
+}
+
+/* ------------------------------------------------------------------------- */
 /* CPU detection                                                             */
 /* ------------------------------------------------------------------------- */
 
@@ -270,7 +405,10 @@ int dp_detect_isa(void)
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return isa;
     const int ssse3 = (c >> 9) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-    if (!(ssse3 && osxsave && avx))
+    if (!ssse3)
+        return isa;
+    isa = DP_BOX_ISA_SSSE3;
+    if (!(osxsave && avx))
         return isa;
     unsigned xlo, xhi;
     __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
@@ -292,6 +430,6 @@ int dp_detect_isa(void)
 
 #else /* !DP_X86 */
 
-int dp_detect_isa(void) { return DP_BOX_ISA_SCALAR; }
+int dp_detect_isa(void) { return DP_NEON ? DP_BOX_ISA_NEON : DP_BOX_ISA_SCALAR; }
 
 #endif

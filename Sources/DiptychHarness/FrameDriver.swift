@@ -14,8 +14,19 @@ public final class FrameDriver: FrameObserver {
     public let compositor: Compositor
     /// Also time the baselines after each frame.
     public var baselines = false
+    /// With `baselines`, also time every path of the area-average kernel this CPU runs on
+    /// the frame's operations, and a copy of the scaled sources, alternating their order
+    /// with pixman's frame by frame (the `emulated` workload's comparison).
+    public var kernelBaselines = false
     /// Keep Chrome trace events.
     public var tracing = false
+    /// With `kernelBaselines`, each recorded frame's time of its operations on each path.
+    public private(set) var kernelSamples: [BoxKernel: [Double]] = [:]
+    /// With `kernelBaselines`, each recorded frame's time to copy the sources it scales.
+    public private(set) var sourceCopySamples: [Double] = []
+    private var pendingKernels: [BoxKernel: Double] = [:]
+    private var pendingSourceCopy: Double?
+    private var sourceCopies: [Size: PixelImage] = [:]
     public private(set) var records: [FrameRecord] = []
     public private(set) var traceEvents: [JSONValue] = []
     public private(set) var maxSnapshotBytes = 0
@@ -50,6 +61,8 @@ public final class FrameDriver: FrameObserver {
         // baselines may run before the composite, and `presented`).
         compositor.frameObserver = self
         pending = (nil, nil, nil)
+        pendingKernels = [:]
+        pendingSourceCopy = nil
         let report = compositor.drawFrame()
         let t5 = MonotonicClock.nanoseconds
         let presentWrites = writeClients()
@@ -72,6 +85,8 @@ public final class FrameDriver: FrameObserver {
         r.blanked = compositor.isBlanked
         guard record else { return r }
         records.append(r)
+        for (k, t) in pendingKernels { kernelSamples[k, default: []].append(t) }
+        if let t = pendingSourceCopy { sourceCopySamples.append(t) }
         if tracing { trace(r, t0: t0, t1: t1, t2: report.layoutStart, t3: report.layoutEnd, t4: report.compositeEnd, t5: report.presentEnd) }
         return r
     }
@@ -98,9 +113,13 @@ public final class FrameDriver: FrameObserver {
             scratch = PixelImage(width: out.width, height: out.height)
             scratchCopy = PixelImage(width: out.width, height: out.height)
         }
-        let b0 = MonotonicClock.nanoseconds
-        PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true)
-        pending.pixman = ms(b0, MonotonicClock.nanoseconds)
+        if kernelBaselines {
+            timeKernels(operations)
+        } else {
+            let b0 = MonotonicClock.nanoseconds
+            PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true)
+            pending.pixman = ms(b0, MonotonicClock.nanoseconds)
+        }
         // The copy of a whole frame evicts the caches: measured on every frame of a workload
         // that repaints whole frames anyway, apart (`memcpySamples`) for small repaints,
         // whose next frame it would otherwise find cold.
@@ -127,6 +146,36 @@ public final class FrameDriver: FrameObserver {
         let f0 = MonotonicClock.nanoseconds
         PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true) { drawn[Size(width: $0.width, height: $0.height)]! }
         pending.fresh = ms(f0, MonotonicClock.nanoseconds)
+    }
+
+    /// pixman alone, each kernel path and a copy of the scaled sources on this frame, in an
+    /// order that turns by one each frame (none always finds the caches as another left them).
+    private func timeKernels(_ operations: [RenderOperation]) {
+        var sources: [PixelImage] = []
+        for case .composite(let image, _, .some, _, _, _, _) in operations where !sources.contains(where: { $0 === image }) {
+            sources.append(image)
+        }
+        let runs: [BoxKernel?] = [nil] + BoxKernel.available
+        let turn = records.count % (runs.count + 1)
+        for i in 0...runs.count {
+            let k = (i + turn) % (runs.count + 1)
+            let t0 = MonotonicClock.nanoseconds
+            if k == runs.count {
+                for s in sources {
+                    let size = Size(width: s.stride / 4, height: s.height)
+                    let copy = sourceCopies[size] ?? PixelImage(width: size.width, height: size.height)
+                    sourceCopies[size] = copy
+                    copy.bytes.copyMemory(from: s.bytes, byteCount: s.stride * s.height)
+                }
+                pendingSourceCopy = ms(t0, MonotonicClock.nanoseconds)
+            } else if let kernel = runs[k] {
+                PixmanRenderer.replay(operations, into: scratch!, kernel: kernel)
+                pendingKernels[kernel] = ms(t0, MonotonicClock.nanoseconds)
+            } else {
+                PixmanRenderer.replay(operations, into: scratch!, pixmanOnly: true)
+                pending.pixman = ms(t0, MonotonicClock.nanoseconds)
+            }
+        }
     }
 
     private func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b &- a) / 1_000_000 }

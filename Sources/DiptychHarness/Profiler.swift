@@ -70,6 +70,12 @@ public struct ProfileResult {
     /// whole frame and over the panes' interiors (output pixels whose area lies inside one
     /// surface: the filter alone, without the pane edges where each surface is drawn apart).
     public var quality: (drawn: Double, bilinear: Double, drawnInterior: Double, bilinearInterior: Double)?
+    /// For `emulated`: each path of the area-average kernel this CPU runs, timed on every
+    /// frame's operations alternately with pixman's bilinear (`FrameDriver.kernelBaselines`),
+    /// with its PSNR against the exact area average; and a copy of the scaled sources, the
+    /// memory's share of the work.
+    public var kernels: [(kernel: BoxKernel, p50: Double, psnr: Double)] = []
+    public var sourceCopyP50: Double?
     /// For a motion workload: the frames that ran (in motion or not), and the p50 of whole
     /// frames repainted on the same screen in the same run (the split-static reference).
     public var framesRun: Int?
@@ -134,6 +140,8 @@ public struct ProfileResult {
     public var json: JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
         let latencies = records.compactMap(\.inputLatency)
+        let kernel: JSONValue = .string(BoxKernel.current.rawValue), kernels = kernelsJSON
+        let sourceCopy: JSONValue = sourceCopyP50.map(r) ?? .null
         return .object([
             ("frames", .int(records.count)),
             ("output", .object([("width", .int(output.width)), ("height", .int(output.height))])),
@@ -151,6 +159,7 @@ public struct ProfileResult {
                 ("total_vs_fresh_pixman", r(freshPixmanP50 > 0 ? totalP50 / freshPixmanP50 : 0)),
             ])),
             ("workload", .string(name)),
+            ("kernel", kernel), ("kernels", kernels), ("source_copy_p50_ms", sourceCopy),
             ("motion", fullFrameP50.map { full in
                 .object([
                     ("frames_run", .int(framesRun ?? records.count)),
@@ -178,6 +187,18 @@ public struct ProfileResult {
                 ("peak_rss_mb", r(Double(peakResidentBytes) / 1_048_576)), ("snapshot_peak_bytes", .int(maxSnapshotBytes)), ("blurs", .int(blurs.count)), ("blur_ms", r(blurs.meanMilliseconds)),
             ])),
         ])
+    }
+
+    /// For `emulated`: every kernel path's figures.
+    private var kernelsJSON: JSONValue {
+        guard !kernels.isEmpty else { return .null }
+        func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+        let copy = sourceCopyP50 ?? 0
+        return .array(kernels.map { k -> JSONValue in
+            let vsPixman: JSONValue = r(pixmanP50 > 0 ? k.p50 / pixmanP50 : 0)
+            let vsCopy: JSONValue = copy > 0 ? r(k.p50 / copy) : .null
+            return .object([("kernel", .string(k.kernel.rawValue)), ("p50_ms", r(k.p50)), ("vs_pixman", vsPixman), ("psnr_db", r(k.psnr)), ("vs_source_copy", vsCopy)])
+        })
     }
 
     /// For `keyboard`: the frames where it moved, and what a key press repainted.
@@ -232,6 +253,13 @@ public struct ProfileResult {
         if let q = quality {
             func db(_ v: Double) -> String { "\((v * 100).rounded() / 100) dB" }
             lines.append("emulation vs an exact area average: PSNR \(db(q.drawn)) (pixman bilinear \(db(q.bilinear))); pane interiors \(db(q.drawnInterior)) (bilinear \(db(q.bilinearInterior)))")
+        }
+        if !kernels.isEmpty {
+            func x(_ v: Double, _ base: Double?) -> String { (base ?? 0) > 0 ? String(((v / base!) * 100).rounded() / 100) + "x" : "-" }
+            lines.append("kernel paths (frames use \(BoxKernel.current.rawValue)), p50 of the frame's operations alternated with pixman bilinear (\(ms(pixmanP50))); copy of the scaled sources \(sourceCopyP50.map(ms) ?? "-"):")
+            for k in kernels {
+                lines.append("  \(k.kernel.rawValue.padding(7)) \(ms(k.p50).padding(10)) \(x(k.p50, pixmanP50)) pixman, \(x(k.p50, sourceCopyP50)) source copy, PSNR \((k.psnr * 100).rounded() / 100) dB")
+            }
         }
         lines.append("page faults per frame p50 \(Int(Self.quantile(records.compactMap { $0.pageFaults.map(Double.init) }, 0.5)))")
         lines.append("peak resident \(peakResidentBytes / 1_048_576) MB, snapshots peak \(maxSnapshotBytes / 1_048_576) MB")
@@ -307,6 +335,7 @@ public enum Profiler {
 
         let driver = FrameDriver(compositor: compositor)
         driver.baselines = true
+        driver.kernelBaselines = workload == .emulated
         driver.tracing = tracing
         let w = Double(compositor.layout.screen.width)
         let divider = Double(compositor.layout.divider?.x ?? 0) + 5
@@ -388,6 +417,10 @@ public enum Profiler {
                 drawn.psnr(against: reference), bilinear.psnr(against: reference),
                 drawn.psnr(against: reference, within: interior), bilinear.psnr(against: reference, within: interior)
             )
+            result.kernels = BoxKernel.available.map { k in
+                (k, ProfileResult.quantile(driver.kernelSamples[k] ?? [], 0.5), compositor.drawWholeFrame(kernel: k).psnr(against: reference))
+            }
+            result.sourceCopyP50 = ProfileResult.quantile(driver.sourceCopySamples, 0.5)
         }
         return result
     }

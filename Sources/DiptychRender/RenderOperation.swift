@@ -92,10 +92,13 @@ extension PixmanRenderer {
     /// `memcpy`, box-filtered downscales with the area-average kernel, everything else with
     /// pixman. With `pixmanOnly`, every operation is a bare pixman call as the renderer made
     /// them before (box filtering as bilinear: the profiler's baseline), and `source` may
-    /// stand in other images for the operations' own (freshly drawn sources).
+    /// stand in other images for the operations' own (freshly drawn sources). `kernel` is the
+    /// area-average kernel's code path (`BoxKernel.current` unless given).
     public static func replay(
-        _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, source: ((PixelImage) -> PixelImage)? = nil
+        _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, kernel: BoxKernel? = nil,
+        source: ((PixelImage) -> PixelImage)? = nil
     ) {
+        let kernel = kernel ?? BoxKernel.current
         for op in operations {
             switch op {
             case .fill(let rects, let color):
@@ -106,7 +109,7 @@ extension PixmanRenderer {
                     for r in rects { target.blit(r, from: image, sourceOffset: offset) }
                     continue
                 }
-                if let m = transform, filter == .box, mask == nil, !pixmanOnly, boxDownscale(image, m, rects, into: target) { continue }
+                if let m = transform, filter == .box, mask == nil, !pixmanOnly, boxDownscale(image, m, rects, into: target, kernel: kernel) { continue }
                 composite(image, opaque: opaque, transform: transform, filter: filter, rects: rects, offset: offset, mask: mask, into: target)
             }
         }
@@ -170,15 +173,15 @@ extension PixmanRenderer {
     /// Draws `rects` of the output from `image` through `m` (output pixel to image pixel, a
     /// pure scale and translation) with the area-average kernel; false, having drawn nothing,
     /// when the kernel does not take these parameters.
-    static func boxDownscale(_ image: PixelImage, _ m: AffineTransform, _ rects: [Rect], into target: PixelImage) -> Bool {
+    static func boxDownscale(_ image: PixelImage, _ m: AffineTransform, _ rects: [Rect], into target: PixelImage, kernel: BoxKernel) -> Bool {
         guard m.b == 0, m.c == 0, image.format.isOpaque, target.format == .xrgb8888 else { return false }
         let bounds = Rect(x: 0, y: 0, width: target.width, height: target.height)
         guard rects.allSatisfy({ $0.intersection(bounds) == $0 }) else { return false }
         let src = image.bytes.assumingMemoryBound(to: UInt32.self)
         let dst = target.bytes.assumingMemoryBound(to: UInt32.self)
         for (i, r) in rects.enumerated() {
-            let status = dp_box_downscale(
-                src, Int32(image.width), Int32(image.height), Int32(image.stride), dst, Int32(target.stride),
+            let status = dp_box_downscale_isa(
+                kernel.isa, src, Int32(image.width), Int32(image.height), Int32(image.stride), dst, Int32(target.stride),
                 Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), m.a, m.tx, m.d, m.ty)
             // Parameters are the same for every rectangle: the first refusal refuses them all.
             if status != 0 {

@@ -222,13 +222,13 @@ extension Compositor {
     /// The scene as presented now drawn whole into a new image, for measurements (not
     /// frames): on the panel through the output's transform with the renderer's filters (or,
     /// with `pixmanOnly`, pixman's bilinear as before the box filter), or at the logical size
-    /// unscaled (`logical`).
-    public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false, cursor: Bool = true) -> PixelImage {
+    /// unscaled (`logical`); `kernel`: the area-average kernel's path (the current one).
+    public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false, kernel: BoxKernel? = nil, cursor: Bool = true) -> PixelImage {
         let graph = sceneGraph(cursor: cursor)
         let size = logical ? geometry.logical : geometry.panel
         let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)
-        PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly)
+        PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly, kernel: kernel)
         return image
     }
 

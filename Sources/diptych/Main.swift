@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import DiptychLinux
+import DiptychRender
 import Glibc
 import Logging
 
@@ -14,12 +15,15 @@ struct Diptych: ParsableCommand {
         discussion: """
             Exit status: 0 success, 2 bad usage or bad input file, 1 runtime failure.
             Set DIPTYCH_LOG_LEVEL (trace, debug, info, notice, warning, error) for more or less logging.
+            Set DIPTYCH_KERNEL (scalar, sse2, ssse3, avx2, avx512, neon) to draw emulation with that path of
+            the area-average kernel instead of the fastest this CPU runs (the pictures are the same).
             """,
         subcommands: [LayoutCommand.self, RenderCommand.self, RunCommand.self, CtlCommand.self, RecordCommand.self, ProfileCommand.self])
 
     /// Runs the command, mapping usage errors to exit status 2 as the contract says.
     static func main() {
         bootstrapLogging()
+        chooseKernel()
         do {
             let arguments: [String]
             do { arguments = try ConfigOption.expand(Array(CommandLine.arguments.dropFirst())) } catch {
@@ -34,6 +38,18 @@ struct Diptych: ParsableCommand {
                 Glibc.exit(2)
             }
             exit(withError: error)
+        }
+    }
+
+    /// DIPTYCH_KERNEL: the area-average kernel's path for every frame (troubleshooting: the
+    /// pictures are the same on every path); a value this CPU cannot run is bad usage.
+    static func chooseKernel() {
+        guard let value = Files.environment(BoxKernel.environmentVariable), !value.isEmpty else { return }
+        do {
+            BoxKernel.force(try BoxKernel.named(value))
+        } catch {
+            Files.writeStandardError("diptych: \(error)\n")
+            Glibc.exit(2)
         }
     }
 

@@ -31,7 +31,7 @@ extern "C" {
    no-op success). Strides in bytes; no alignment is required of any pointer or
    stride. Never reads outside the source image nor writes outside the rectangle.
    Thread-safe; the only global state is a one-time CPU feature check.
-   Results are bit-identical across the AVX-512, AVX2, SSE2 and scalar code paths
+   Results are bit-identical across the code paths (AVX-512, AVX2, SSSE3, SSE2, NEON, scalar)
    and within +-2 (almost always +-1) of the exactly rounded area average.
    Mapping from a pixman transform [ax 0 tx; 0 ay ty] (dest -> source): bx = tx,
    by = ty (pixman samples at the box centre a*(X+0.5)+t).
@@ -43,24 +43,36 @@ int dp_box_downscale(const uint32_t *src, int src_width, int src_height, int src
                      uint32_t *dst, int dst_stride, int dst_x, int dst_y, int width, int height,
                      double ax, double bx, double ay, double by);
 
-/* Testing / benchmarking hook: same as dp_box_downscale but forces a code path.
-   Returns -2 (writing nothing) if the requested path is not available on this
-   CPU or was not compiled in. */
+/* The code paths.  Every path computes the same integer formula, so their outputs are
+   bit-identical; they differ only in speed. */
 enum {
-    DP_BOX_ISA_AUTO = 0,
-    DP_BOX_ISA_SCALAR = 1,
-    DP_BOX_ISA_SSE2 = 2,
-    DP_BOX_ISA_AVX2 = 3,
-    DP_BOX_ISA_AVX512 = 4 /* AVX512F+BW+VBMI (Ice Lake / Zen 4 and later) */
+    DP_BOX_ISA_AUTO = 0,   /* the best path this CPU runs */
+    DP_BOX_ISA_SCALAR = 1, /* portable C, every CPU */
+    DP_BOX_ISA_SSE2 = 2,   /* every x86-64 */
+    DP_BOX_ISA_SSSE3 = 3,  /* pshufb / pmaddubsw: Atom, Core 2 and later */
+    DP_BOX_ISA_AVX2 = 4,   /* Haswell / Zen and later */
+    DP_BOX_ISA_AVX512 = 5, /* AVX512F+BW+VBMI: Ice Lake / Zen 4 and later */
+    DP_BOX_ISA_NEON = 6,   /* AArch64 (Advanced SIMD is part of every ARMv8-A core) */
+    DP_BOX_ISA_COUNT = 7
 };
+
+/* Same as dp_box_downscale but on the given path.  Returns -2 (writing nothing) if the
+   path was not compiled in or this CPU cannot run it (dp_box_isa_available). */
 int dp_box_downscale_isa(int isa,
                          const uint32_t *src, int src_width, int src_height, int src_stride,
                          uint32_t *dst, int dst_stride, int dst_x, int dst_y, int width, int height,
                          double ax, double bx, double ay, double by);
 
-/* The best path this CPU supports (one of the values above).  DP_BOX_ISA_AUTO uses
-   it, except in a build of box_scale.c without optimisation, which uses SSE2. */
+/* The path DP_BOX_ISA_AUTO takes: the best one this CPU runs (in a build of box_scale.c
+   without optimisation, at most SSE2, which suffers least from -O0). */
 int dp_box_downscale_best_isa(void);
+
+/* 1 if `isa` (one of the values above, not AUTO) is compiled in and this CPU runs it. */
+int dp_box_isa_available(int isa);
+
+/* The path's name as DIPTYCH_KERNEL spells it ("scalar", "sse2", "ssse3", "avx2", "avx512",
+   "neon"); NULL for a value that names no path. */
+const char *dp_box_isa_name(int isa);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,9 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define DP_INLINE static inline __attribute__((always_inline))
-#define DP_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+/* into L2, not L1: the rows two destination rows ahead (over 20 KB at 2732 pixels) would
+   evict the rows and tables in use from a 32 KB L1 (measured: 15-20 % slower on Zen 4) */
+#define DP_PREFETCH(p) __builtin_prefetch((p), 0, 2)
 #else
 #define DP_INLINE static inline
 #define DP_PREFETCH(p) ((void)(p))
@@ -107,7 +109,7 @@ DP_HIDDEN int dp_detect_isa(void);
 DP_HIDDEN void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
 DP_HIDDEN void dp_horiz_sse2(const uint8_t *t, const int32_t *off, const uint8_t *wt,
-                          uint8_t *out, int width, dp_pf *pfp);
+                             uint8_t *out, int width, dp_pf *pfp);
 DP_HIDDEN DP_SSSE3_FN void dp_vert_ssse3(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
 DP_HIDDEN DP_SSSE3_FN void dp_horiz_ssse3_1(const uint8_t *t0, const int32_t *off,

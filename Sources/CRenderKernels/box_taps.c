@@ -15,8 +15,15 @@ static inline double dp_floor(double x)
 /* Taps of output index X along one axis: box [a*X + b, a*(X+1) + b), 1 < a <= 2. */
 void dp_axis_taps(double a, double b, int64_t X, int size, dp_taps *t)
 {
-    const double x0 = a * (double)X + b;
-    const double x1 = a * (double)(X + 1) + b;
+    /* Each product rounded on its own before the sum: a fused multiply-add (GCC and clang
+       contract a * X + b into one on AArch64) rounds once, and where a box sits symmetrically
+       on a pixel that breaks the tie between its outer weights differently from x86 (21/214/21
+       against 22/213/21 at a = 1.2, b = 0.1).  The volatile store keeps the products apart
+       whatever the compiler's contraction setting; it costs nothing measurable (a table
+       entry per column, a ring entry per row). */
+    volatile double p0 = a * (double)X, p1 = a * (double)(X + 1);
+    const double x0 = p0 + b;
+    const double x1 = p1 + b;
     const double f = dp_floor(x0);
     /* The box starts in pixel f and, being longer than 1 but at most 2, ends in
        pixel f+1 or f+2: pixels f and f+1 always overlap it. */

@@ -229,7 +229,7 @@ int dp_box_downscale_isa(int isa,
         break;
     case DP_BOX_ISA_SSE2:
         off_bytes = (size_t)ncols * 4;
-        wt_bytes = (size_t)ncols * 32;
+        wt_bytes = (size_t)ncols * 48;
         break;
     case DP_BOX_ISA_SSSE3:
     case DP_BOX_ISA_NEON:
@@ -293,13 +293,10 @@ int dp_box_downscale_isa(int isa,
         }
         off[pos] = ct.idx;
         if (isa == DP_BOX_ISA_SSE2) {
-            uint16_t *e = (uint16_t *)(wt + 32 * (size_t)pos);
-            for (int c = 0; c < 4; c++) {
-                e[c] = (uint16_t)ct.w[0];
-                e[4 + c] = (uint16_t)ct.w[1];
-                e[8 + c] = (uint16_t)ct.w[2];
-                e[12 + c] = 0;
-            }
+            uint16_t *e = (uint16_t *)(wt + 48 * (size_t)pos);
+            for (int k = 0; k < 3; k++)
+                for (int c = 0; c < 8; c++)
+                    e[8 * k + c] = (uint16_t)ct.w[k];
         } else if (isa == DP_BOX_ISA_AVX2 || isa == DP_BOX_ISA_SSSE3) {
             uint8_t *e = wt + 16 * (size_t)pos;
             for (int c = 0; c < 4; c++)
@@ -329,7 +326,7 @@ int dp_box_downscale_isa(int isa,
     const uintptr_t stream_align = isa == DP_BOX_ISA_AVX512 ? 63 : 31;
     int streamed = 0;
     /* two destination rows per pass (each column table entry serves both) */
-    const int pairs = isa != DP_BOX_ISA_SCALAR && isa != DP_BOX_ISA_SSE2;
+    const int pairs = isa != DP_BOX_ISA_SCALAR;
     const uint8_t *src0 = (const uint8_t *)src + 4 * (size_t)cmin;
 
     dp_pf pf;
@@ -417,7 +414,12 @@ int dp_box_downscale_isa(int isa,
             else
                 dp_horiz_ssse3_1(ta, off, wt, out0, width, &pf);
             break;
-        case DP_BOX_ISA_SSE2: dp_horiz_sse2(ta, off, wt, out0, width, &pf); break;
+        case DP_BOX_ISA_SSE2:
+            if (nrows == 2)
+                dp_horiz_sse2_2(ta, tb, off, wt, out0, out1, width, &pf);
+            else
+                dp_horiz_sse2_1(ta, off, wt, out0, width, &pf);
+            break;
 #endif
 #if DP_NEON
         case DP_BOX_ISA_NEON:

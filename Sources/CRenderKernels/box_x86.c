@@ -56,39 +56,63 @@ void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
     *pfp = pf;
 }
 
-/* wt: per column 32 bytes = two vectors of 8 x u16: [w0 x4, w1 x4], [w2 x4, 0 x4]. */
-void dp_horiz_sse2(const uint8_t *t, const int32_t *off, const uint8_t *wt,
-                          uint8_t *out, int width, dp_pf *pfp)
+/* Horizontal pass, two rows at once: the two rows' pixels share each vector (every 16-bit
+   lane does useful work, and the column's weights serve both rows).  One column x: the 16
+   bytes at its first tap in each row, interleaved by pixel ([tap k of row 0, tap k of row 1]
+   as 8 x u16), times [w_k x 8], summed over k and rounded: [row 0's output, row 1's] as
+   8 x u16.  wt: per column 48 bytes = [w0 x 8], [w1 x 8], [w2 x 8]. */
+DP_INLINE __m128i dp_hcol_sse2(const uint8_t *t0, const uint8_t *t1, int32_t o, const __m128i *w)
+{
+    const __m128i z = _mm_setzero_si128();
+    const __m128i a = _mm_loadu_si128((const __m128i *)(t0 + o));
+    const __m128i b = _mm_loadu_si128((const __m128i *)(t1 + o));
+    const __m128i lo = _mm_unpacklo_epi32(a, b), hi = _mm_unpackhi_epi32(a, b);
+    __m128i s = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(lo, z), w[0]),
+                              _mm_mullo_epi16(_mm_unpackhi_epi8(lo, z), w[1]));
+    s = _mm_add_epi16(s, _mm_mullo_epi16(_mm_unpacklo_epi8(hi, z), w[2]));
+    return _mm_srli_epi16(_mm_add_epi16(s, _mm_set1_epi16(128)), 8);
+}
+
+/* Rows t0 and t1 into out0 and out1 (with `two` 0, t1 = t0 and out1 is not written). */
+DP_INLINE void dp_horiz_sse2_impl(const int two, const uint8_t *t0, const uint8_t *t1,
+                                  const int32_t *off, const uint8_t *wt, uint8_t *out0,
+                                  uint8_t *out1, int width, dp_pf *pfp)
 {
     dp_pf pf = *pfp;
-    const __m128i z = _mm_setzero_si128();
-    const __m128i rnd = _mm_set1_epi16(128);
     const __m128i *W = (const __m128i *)wt;
     int x = 0;
-    for (; x + 4 <= width; x += 4) {
-        __m128i s[4];
-        dp_pf_step(&pf);
-        for (int k = 0; k < 4; k++) {
-            __m128i p = _mm_loadu_si128((const __m128i *)(t + off[x + k]));
-            s[k] = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(p, z), W[2 * (x + k)]),
-                                 _mm_mullo_epi16(_mm_unpackhi_epi8(p, z), W[2 * (x + k) + 1]));
-        }
-        __m128i u01 = _mm_add_epi16(_mm_unpacklo_epi64(s[0], s[1]), _mm_unpackhi_epi64(s[0], s[1]));
-        __m128i u23 = _mm_add_epi16(_mm_unpacklo_epi64(s[2], s[3]), _mm_unpackhi_epi64(s[2], s[3]));
-        u01 = _mm_srli_epi16(_mm_add_epi16(u01, rnd), 8);
-        u23 = _mm_srli_epi16(_mm_add_epi16(u23, rnd), 8);
-        _mm_storeu_si128((__m128i *)(out + 4 * (size_t)x), _mm_packus_epi16(u01, u23));
+    for (; x + 2 <= width; x += 2) {
+        if ((x & 3) == 0)
+            dp_pf_step(&pf);
+        /* [row 0 x, row 1 x, row 0 x+1, row 1 x+1] -> [row 0 x, x+1, row 1 x, x+1] */
+        __m128i v = _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
+                                     dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1)));
+        v = _mm_shuffle_epi32(v, _MM_SHUFFLE(3, 1, 2, 0));
+        _mm_storel_epi64((__m128i *)(void *)(out0 + 4 * (size_t)x), v);
+        if (two)
+            _mm_storel_epi64((__m128i *)(void *)(out1 + 4 * (size_t)x), _mm_unpackhi_epi64(v, v));
     }
-    for (; x < width; x++) {
-        __m128i p = _mm_loadu_si128((const __m128i *)(t + off[x]));
-        __m128i s = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(p, z), W[2 * x]),
-                                  _mm_mullo_epi16(_mm_unpackhi_epi8(p, z), W[2 * x + 1]));
-        s = _mm_add_epi16(s, _mm_srli_si128(s, 8));
-        s = _mm_srli_epi16(_mm_add_epi16(s, rnd), 8);
-        uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(s, s));
-        memcpy(out + 4 * (size_t)x, &v, 4);
+    if (x < width) {
+        const __m128i v = _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x), _mm_setzero_si128());
+        const uint32_t p0 = (uint32_t)_mm_cvtsi128_si32(v);
+        const uint32_t p1 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 4));
+        memcpy(out0 + 4 * (size_t)x, &p0, 4);
+        if (two)
+            memcpy(out1 + 4 * (size_t)x, &p1, 4);
     }
     *pfp = pf;
+}
+
+void dp_horiz_sse2_1(const uint8_t *t0, const int32_t *off, const uint8_t *wt, uint8_t *out0,
+                     int width, dp_pf *pf)
+{
+    dp_horiz_sse2_impl(0, t0, t0, off, wt, out0, out0, width, pf);
+}
+
+void dp_horiz_sse2_2(const uint8_t *t0, const uint8_t *t1, const int32_t *off,
+                     const uint8_t *wt, uint8_t *out0, uint8_t *out1, int width, dp_pf *pf)
+{
+    dp_horiz_sse2_impl(1, t0, t1, off, wt, out0, out1, width, pf);
 }
 
 /* ------------------------------------------------------------------------- */

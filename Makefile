@@ -1,12 +1,13 @@
 # Diptych: `make run` renders the demo gallery to ./out/, `make test` runs the test suite.
 # Both install the Debian -dev packages they need first (as root), or print the apt-get line
 # (libjs-pdf and libjs-leaflet: Debian's pdf.js viewer and Leaflet, pages nobody here wrote, for the tests;
-# openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it).
+# openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it;
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu).
 
 SWIFT ?= swift
 DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev libxkbcommon-dev xkb-data libx11-data pkg-config \
 	gcc python3 python3-pip python3-setuptools python3-wheel python3-pil libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0 \
-	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good
+	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
@@ -29,7 +30,7 @@ PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PRE
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-protocol.h)
 
-.PHONY: all deps build web lib install-lib static man install deb run test test-fast fuzz check-pure protocol check-protocol clean
+.PHONY: all deps build web lib install-lib static man install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol clean
 
 all: build
 
@@ -161,9 +162,15 @@ test: deps check-pure check-protocol
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build
+	bash Tests/Tools/arm64-check.sh
 	bash Tests/Tools/install-test.sh
 	FUZZ_SECONDS=15 bash Tests/Fuzz/run.sh
 	bash Tests/VM/vm-test.sh
+
+# The area-average kernels on every path against the scalar one (natively and, NEON, under
+# qemu-aarch64), instructions per pixel on ARM64, and the C client library run under qemu.
+arm64-check: build
+	bash Tests/Tools/arm64-check.sh
 
 # libFuzzer on the wire decoder and the scenario parser, FUZZ_SECONDS each (default 600).
 fuzz:

@@ -11,49 +11,69 @@
 /* ------------------------------------------------------------------------- */
 #if DP_X86
 
+/* One 16-byte block of the SSE2 vertical pass; kind = 2 or 3 taps. */
+DP_INLINE void dp_vblock_sse2(const int kind, const uint8_t *r0, const uint8_t *r1,
+                              const uint8_t *r2, uint8_t *t, __m128i W0, __m128i W1, __m128i W2)
+{
+    const __m128i z = _mm_setzero_si128();
+    const __m128i rnd = _mm_set1_epi16(128);
+    const __m128i a = _mm_loadu_si128((const __m128i *)r0);
+    const __m128i b = _mm_loadu_si128((const __m128i *)r1);
+    __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(a, z), W0),
+                               _mm_mullo_epi16(_mm_unpacklo_epi8(b, z), W1));
+    __m128i hi = _mm_add_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(a, z), W0),
+                               _mm_mullo_epi16(_mm_unpackhi_epi8(b, z), W1));
+    if (kind == 3) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)r2);
+        lo = _mm_add_epi16(lo, _mm_mullo_epi16(_mm_unpacklo_epi8(c, z), W2));
+        hi = _mm_add_epi16(hi, _mm_mullo_epi16(_mm_unpackhi_epi8(c, z), W2));
+    }
+    lo = _mm_srli_epi16(_mm_add_epi16(lo, rnd), 8);
+    hi = _mm_srli_epi16(_mm_add_epi16(hi, rnd), 8);
+    _mm_storeu_si128((__m128i *)t, _mm_packus_epi16(lo, hi));
+}
+
+/* 32 bytes an iteration, one prefetch each; the last block may overlap the one before.  (The
+   loop counter must stay a plain induction variable: a data-dependent clamp inside the loop
+   serialises the iterations.) */
+#define DP_DEFINE_VERT_SSE2(kind)                                                          \
+    static void dp_vert_sse2_##kind(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, \
+                                    uint8_t *t, int nbytes, __m128i W0, __m128i W1,         \
+                                    __m128i W2, dp_pf *pfp)                                 \
+    {                                                                                       \
+        dp_pf pf = *pfp;                                                                    \
+        int i = 0;                                                                          \
+        for (; i + 32 <= nbytes; i += 32) {                                                 \
+            dp_pf_step(&pf);                                                                \
+            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
+            dp_vblock_sse2(kind, r0 + i + 16, r1 + i + 16, r2 + i + 16, t + i + 16, W0, W1, \
+                           W2);                                                             \
+        }                                                                                   \
+        for (; i + 16 <= nbytes; i += 16)                                                   \
+            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
+        if (i < nbytes) {                                                                   \
+            i = nbytes - 16;                                                                \
+            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
+        }                                                                                   \
+        *pfp = pf;                                                                          \
+    }
+DP_DEFINE_VERT_SSE2(2)
+DP_DEFINE_VERT_SSE2(3)
+
 void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp)
 {
-    if (vt->n == 1 || nbytes < 16) {
+    if (vt->n == 1 || vt->w[0] == 256 || nbytes < 16) {
         dp_vert_scalar(r0, r1, r2, vt, t, nbytes);
         return;
     }
-    dp_pf pf = *pfp;
-    const __m128i z = _mm_setzero_si128();
-    const __m128i rnd = _mm_set1_epi16(128);
     const __m128i W0 = _mm_set1_epi16((short)vt->w[0]);
     const __m128i W1 = _mm_set1_epi16((short)vt->w[1]);
     const __m128i W2 = _mm_set1_epi16((short)vt->w[2]);
-    const int three = vt->n == 3;
-    /* 16 bytes at offset i; the last block may overlap the previous one.  (The
-       loop counter must stay a plain induction variable: a data-dependent clamp
-       inside the loop serialises the iterations.) */
-#define DP_SSE2_VBLOCK(i)                                                                   \
-    do {                                                                                    \
-        __m128i a = _mm_loadu_si128((const __m128i *)(r0 + (i)));                           \
-        __m128i b = _mm_loadu_si128((const __m128i *)(r1 + (i)));                           \
-        __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(a, z), W0),            \
-                                   _mm_mullo_epi16(_mm_unpacklo_epi8(b, z), W1));           \
-        __m128i hi = _mm_add_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(a, z), W0),            \
-                                   _mm_mullo_epi16(_mm_unpackhi_epi8(b, z), W1));           \
-        if (three) {                                                                        \
-            __m128i c = _mm_loadu_si128((const __m128i *)(r2 + (i)));                       \
-            lo = _mm_add_epi16(lo, _mm_mullo_epi16(_mm_unpacklo_epi8(c, z), W2));           \
-            hi = _mm_add_epi16(hi, _mm_mullo_epi16(_mm_unpackhi_epi8(c, z), W2));           \
-        }                                                                                   \
-        lo = _mm_srli_epi16(_mm_add_epi16(lo, rnd), 8);                                     \
-        hi = _mm_srli_epi16(_mm_add_epi16(hi, rnd), 8);                                     \
-        _mm_storeu_si128((__m128i *)(t + (i)), _mm_packus_epi16(lo, hi));                   \
-    } while (0)
-    int i = 0;
-    for (; i + 16 <= nbytes; i += 16) {
-        dp_pf_step(&pf);
-        DP_SSE2_VBLOCK(i);
-    }
-    if (i < nbytes)
-        DP_SSE2_VBLOCK(nbytes - 16);
-#undef DP_SSE2_VBLOCK
-    *pfp = pf;
+    if (vt->n == 2)
+        dp_vert_sse2_2(r0, r1, r2, t, nbytes, W0, W1, W2, pfp);
+    else
+        dp_vert_sse2_3(r0, r1, r2, t, nbytes, W0, W1, W2, pfp);
 }
 
 /* Horizontal pass, two rows at once: the two rows' pixels share each vector (every 16-bit
@@ -81,13 +101,26 @@ DP_INLINE void dp_horiz_sse2_impl(const int two, const uint8_t *t0, const uint8_
     dp_pf pf = *pfp;
     const __m128i *W = (const __m128i *)wt;
     int x = 0;
-    for (; x + 2 <= width; x += 2) {
-        if ((x & 3) == 0)
-            dp_pf_step(&pf);
+    for (; x + 4 <= width; x += 4) {
+        dp_pf_step(&pf);
         /* [row 0 x, row 1 x, row 0 x+1, row 1 x+1] -> [row 0 x, x+1, row 1 x, x+1] */
-        __m128i v = _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
-                                     dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1)));
-        v = _mm_shuffle_epi32(v, _MM_SHUFFLE(3, 1, 2, 0));
+        const __m128i a = _mm_shuffle_epi32(
+            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
+                             dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1))),
+            _MM_SHUFFLE(3, 1, 2, 0));
+        const __m128i b = _mm_shuffle_epi32(
+            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x + 2], W + 3 * (x + 2)),
+                             dp_hcol_sse2(t0, t1, off[x + 3], W + 3 * (x + 3))),
+            _MM_SHUFFLE(3, 1, 2, 0));
+        _mm_storeu_si128((__m128i *)(void *)(out0 + 4 * (size_t)x), _mm_unpacklo_epi64(a, b));
+        if (two)
+            _mm_storeu_si128((__m128i *)(void *)(out1 + 4 * (size_t)x), _mm_unpackhi_epi64(a, b));
+    }
+    for (; x + 2 <= width; x += 2) {
+        const __m128i v = _mm_shuffle_epi32(
+            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
+                             dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1))),
+            _MM_SHUFFLE(3, 1, 2, 0));
         _mm_storel_epi64((__m128i *)(void *)(out0 + 4 * (size_t)x), v);
         if (two)
             _mm_storel_epi64((__m128i *)(void *)(out1 + 4 * (size_t)x), _mm_unpackhi_epi64(v, v));

@@ -106,13 +106,10 @@ DP_HIDDEN void dp_vert_scalar(const uint8_t *r0, const uint8_t *r1, const uint8_
 /* box_x86.c and box_avx512.c */
 DP_HIDDEN int dp_detect_isa(void);
 #if DP_X86
-DP_HIDDEN void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                         const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
-DP_HIDDEN void dp_horiz_sse2_1(const uint8_t *t0, const int32_t *off, const uint8_t *wt,
-                               uint8_t *out0, int width, dp_pf *pf);
-DP_HIDDEN void dp_horiz_sse2_2(const uint8_t *t0, const uint8_t *t1, const int32_t *off,
-                               const uint8_t *wt, uint8_t *out0, uint8_t *out1, int width,
-                               dp_pf *pf);
+DP_HIDDEN void dp_vert2_sse2(const uint8_t *src0, ptrdiff_t stride, const dp_taps *va,
+                             const dp_taps *vb, uint8_t *t, int nbytes, dp_pf *pfp);
+DP_HIDDEN void dp_horiz_sse2(const uint8_t *t, const int32_t *off, const uint8_t *wt,
+                             uint8_t *out0, uint8_t *out1, int width, dp_pf *pfp);
 DP_HIDDEN DP_SSSE3_FN void dp_vert_ssse3(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                                          const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp);
 DP_HIDDEN DP_SSSE3_FN void dp_horiz_ssse3_1(const uint8_t *t0, const int32_t *off,

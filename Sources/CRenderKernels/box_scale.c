@@ -248,7 +248,9 @@ int dp_box_downscale_isa(int isa,
     wt_bytes = (wt_bytes + 63) & ~(size_t)63;
     /* the second row starts 2 KB + 64 bytes off the first modulo 4 KB, so that the
        two rows' accesses do not alias in the L1 set index */
-    size_t tmp_bytes = ((size_t)(maxpix + DP_PAD_PIXELS) * 4 + 4095) & ~(size_t)4095;
+    /* the SSE2 path keeps a step's two intermediate rows interleaved in tmp0 (8 bytes a pixel) */
+    const int tbpp = isa == DP_BOX_ISA_SSE2 ? 8 : 4;
+    size_t tmp_bytes = ((size_t)(maxpix + DP_PAD_PIXELS) * tbpp + 4095) & ~(size_t)4095;
     tmp_bytes += 2048 + 64;
     unsigned char *block = (unsigned char *)malloc(off_bytes + wt_bytes + 2 * tmp_bytes + 64);
     if (!block)
@@ -315,11 +317,11 @@ int dp_box_downscale_isa(int isa,
     }
     const int noff = isa == DP_BOX_ISA_AVX512 ? ncols / 4 : ncols;
     for (int x = 0; x < noff; x++)
-        off[x] = (off[x] - cmin) * 4;
+        off[x] = (off[x] - cmin) * tbpp;
     const int npix = cmax - cmin + 1; /* <= maxpix */
     const int nbytes = npix * 4;
-    memset(tmp0 + nbytes, 0, DP_PAD_PIXELS * 4);
-    memset(tmp1 + nbytes, 0, DP_PAD_PIXELS * 4);
+    memset(tmp0 + (size_t)npix * tbpp, 0, (size_t)DP_PAD_PIXELS * tbpp);
+    memset(tmp1 + (size_t)npix * tbpp, 0, (size_t)DP_PAD_PIXELS * tbpp);
 
     const int stream_ok =
         (uint64_t)width * (uint64_t)height * 4u >= (uint64_t)DP_BOX_STREAM_MIN_BYTES;
@@ -363,6 +365,11 @@ int dp_box_downscale_isa(int isa,
         pf.limit = vahead->idx + vahead->n - 1;
 
         uint8_t *ta = tmp0, *tb = tmp1;
+#if DP_X86
+        if (isa == DP_BOX_ISA_SSE2)
+            dp_vert2_sse2(src0, src_stride, va, nrows == 2 ? vb : va, ta, nbytes, &pf);
+        else
+#endif
         for (int r = 0; r < nrows; r++) {
             const dp_taps *vt = r ? vb : va;
             if (r == 1 && dp_same_taps(va, vb)) { /* clamped edge rows: same source */
@@ -378,7 +385,6 @@ int dp_box_downscale_isa(int isa,
             case DP_BOX_ISA_AVX512: dp_vert_avx512(r0, r1, r2, vt, t, nbytes, &pf); break;
             case DP_BOX_ISA_AVX2: dp_vert_avx2(r0, r1, r2, vt, t, nbytes, &pf); break;
             case DP_BOX_ISA_SSSE3: dp_vert_ssse3(r0, r1, r2, vt, t, nbytes, &pf); break;
-            case DP_BOX_ISA_SSE2: dp_vert_sse2(r0, r1, r2, vt, t, nbytes, &pf); break;
 #endif
 #if DP_NEON
             case DP_BOX_ISA_NEON: dp_vert_neon(r0, r1, r2, vt, t, nbytes, &pf); break;
@@ -414,12 +420,7 @@ int dp_box_downscale_isa(int isa,
             else
                 dp_horiz_ssse3_1(ta, off, wt, out0, width, &pf);
             break;
-        case DP_BOX_ISA_SSE2:
-            if (nrows == 2)
-                dp_horiz_sse2_2(ta, tb, off, wt, out0, out1, width, &pf);
-            else
-                dp_horiz_sse2_1(ta, off, wt, out0, width, &pf);
-            break;
+        case DP_BOX_ISA_SSE2: dp_horiz_sse2(ta, off, wt, out0, nrows == 2 ? out1 : NULL, width, &pf); break;
 #endif
 #if DP_NEON
         case DP_BOX_ISA_NEON:

@@ -11,13 +11,20 @@
 /* ------------------------------------------------------------------------- */
 #if DP_X86
 
-/* One 16-byte block of the SSE2 vertical pass; kind = 2 or 3 taps. */
-DP_INLINE void dp_vblock_sse2(const int kind, const uint8_t *r0, const uint8_t *r1,
-                              const uint8_t *r2, uint8_t *t, __m128i W0, __m128i W1, __m128i W2)
+/* The SSE2 path computes the two destination rows of a step together and keeps their
+   intermediate rows interleaved by pixel in one buffer (8 bytes a pixel: row a's 4, row b's
+   4), the layout its horizontal pass multiplies in, so that pass loads each column's taps of
+   both rows with two loads and no shuffling. */
+
+/* One row's 16-byte block of the vertical pass: kind 1 (a copy), 2 or 3 taps. */
+DP_INLINE __m128i dp_vblock_sse2(const int kind, const uint8_t *r0, const uint8_t *r1,
+                                 const uint8_t *r2, __m128i W0, __m128i W1, __m128i W2)
 {
     const __m128i z = _mm_setzero_si128();
     const __m128i rnd = _mm_set1_epi16(128);
     const __m128i a = _mm_loadu_si128((const __m128i *)r0);
+    if (kind == 1)
+        return a;
     const __m128i b = _mm_loadu_si128((const __m128i *)r1);
     __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(a, z), W0),
                                _mm_mullo_epi16(_mm_unpacklo_epi8(b, z), W1));
@@ -30,122 +37,146 @@ DP_INLINE void dp_vblock_sse2(const int kind, const uint8_t *r0, const uint8_t *
     }
     lo = _mm_srli_epi16(_mm_add_epi16(lo, rnd), 8);
     hi = _mm_srli_epi16(_mm_add_epi16(hi, rnd), 8);
-    _mm_storeu_si128((__m128i *)t, _mm_packus_epi16(lo, hi));
+    return _mm_packus_epi16(lo, hi);
 }
 
-/* 32 bytes an iteration, one prefetch each; the last block may overlap the one before.  (The
+typedef struct {
+    const uint8_t *r[3];
+    __m128i w[3];
+} dp_vrow_sse2;
+
+/* Both rows' block at byte i of the rows, interleaved by pixel at 2 i of t. */
+DP_INLINE void dp_vblock2_sse2(const int ka, const int kb, const dp_vrow_sse2 *a,
+                               const dp_vrow_sse2 *b, uint8_t *t, int i)
+{
+    const __m128i va = dp_vblock_sse2(ka, a->r[0] + i, a->r[1] + i, a->r[2] + i, a->w[0], a->w[1], a->w[2]);
+    const __m128i vb = dp_vblock_sse2(kb, b->r[0] + i, b->r[1] + i, b->r[2] + i, b->w[0], b->w[1], b->w[2]);
+    _mm_storeu_si128((__m128i *)(void *)(t + 2 * (size_t)i), _mm_unpacklo_epi32(va, vb));
+    _mm_storeu_si128((__m128i *)(void *)(t + 2 * (size_t)i + 16), _mm_unpackhi_epi32(va, vb));
+}
+
+/* 16 bytes and one prefetch an iteration; the last block may overlap the one before.  (The
    loop counter must stay a plain induction variable: a data-dependent clamp inside the loop
    serialises the iterations.) */
-#define DP_DEFINE_VERT_SSE2(kind)                                                          \
-    static void dp_vert_sse2_##kind(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, \
-                                    uint8_t *t, int nbytes, __m128i W0, __m128i W1,         \
-                                    __m128i W2, dp_pf *pfp)                                 \
+#define DP_DEFINE_VERT2_SSE2(ka, kb)                                                       \
+    static void dp_vert2_sse2_##ka##kb(const dp_vrow_sse2 *a, const dp_vrow_sse2 *b,        \
+                                       uint8_t *t, int nbytes, dp_pf *pfp)                  \
     {                                                                                       \
         dp_pf pf = *pfp;                                                                    \
         int i = 0;                                                                          \
-        for (; i + 32 <= nbytes; i += 32) {                                                 \
+        for (; i + 16 <= nbytes; i += 16) {                                                 \
             dp_pf_step(&pf);                                                                \
-            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-            dp_vblock_sse2(kind, r0 + i + 16, r1 + i + 16, r2 + i + 16, t + i + 16, W0, W1, \
-                           W2);                                                             \
+            dp_vblock2_sse2(ka, kb, a, b, t, i);                                            \
         }                                                                                   \
-        for (; i + 16 <= nbytes; i += 16)                                                   \
-            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-        if (i < nbytes) {                                                                   \
-            i = nbytes - 16;                                                                \
-            dp_vblock_sse2(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-        }                                                                                   \
+        if (i < nbytes)                                                                     \
+            dp_vblock2_sse2(ka, kb, a, b, t, nbytes - 16);                                  \
         *pfp = pf;                                                                          \
     }
-DP_DEFINE_VERT_SSE2(2)
-DP_DEFINE_VERT_SSE2(3)
+DP_DEFINE_VERT2_SSE2(2, 2)
+DP_DEFINE_VERT2_SSE2(2, 3)
+DP_DEFINE_VERT2_SSE2(3, 2)
+DP_DEFINE_VERT2_SSE2(3, 3)
 
-void dp_vert_sse2(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                         const dp_taps *vt, uint8_t *t, int nbytes, dp_pf *pfp)
+/* A kind 1 row (a copy: the clamped edges) with any other: rare, so not unswitched. */
+static void dp_vert2_sse2_any(int ka, int kb, const dp_vrow_sse2 *a, const dp_vrow_sse2 *b,
+                              uint8_t *t, int nbytes, dp_pf *pfp)
 {
-    if (vt->n == 1 || vt->w[0] == 256 || nbytes < 16) {
-        dp_vert_scalar(r0, r1, r2, vt, t, nbytes);
-        return;
+    dp_pf pf = *pfp;
+    int i = 0;
+    for (;; i += 16) {
+        if (i + 16 > nbytes)
+            i = nbytes - 16;
+        dp_pf_step(&pf);
+        dp_vblock2_sse2(ka, kb, a, b, t, i);
+        if (i + 16 >= nbytes)
+            break;
     }
-    const __m128i W0 = _mm_set1_epi16((short)vt->w[0]);
-    const __m128i W1 = _mm_set1_epi16((short)vt->w[1]);
-    const __m128i W2 = _mm_set1_epi16((short)vt->w[2]);
-    if (vt->n == 2)
-        dp_vert_sse2_2(r0, r1, r2, t, nbytes, W0, W1, W2, pfp);
-    else
-        dp_vert_sse2_3(r0, r1, r2, t, nbytes, W0, W1, W2, pfp);
+    *pfp = pf;
 }
 
-/* Horizontal pass, two rows at once: the two rows' pixels share each vector (every 16-bit
-   lane does useful work, and the column's weights serve both rows).  One column x: the 16
-   bytes at its first tap in each row, interleaved by pixel ([tap k of row 0, tap k of row 1]
-   as 8 x u16), times [w_k x 8], summed over k and rounded: [row 0's output, row 1's] as
-   8 x u16.  wt: per column 48 bytes = [w0 x 8], [w1 x 8], [w2 x 8]. */
-DP_INLINE __m128i dp_hcol_sse2(const uint8_t *t0, const uint8_t *t1, int32_t o, const __m128i *w)
+static int dp_vrow_sse2_set(dp_vrow_sse2 *v, const uint8_t *src0, ptrdiff_t stride,
+                            const dp_taps *vt)
+{
+    v->r[0] = src0 + (ptrdiff_t)vt->idx * stride;
+    v->r[1] = vt->n > 1 ? v->r[0] + stride : v->r[0];
+    v->r[2] = vt->n > 2 ? v->r[1] + stride : v->r[1];
+    for (int k = 0; k < 3; k++)
+        v->w[k] = _mm_set1_epi16((short)vt->w[k]);
+    return vt->w[0] == 256 ? 1 : vt->n;
+}
+
+void dp_vert2_sse2(const uint8_t *src0, ptrdiff_t stride, const dp_taps *va, const dp_taps *vb,
+                   uint8_t *t, int nbytes, dp_pf *pfp)
+{
+    dp_vrow_sse2 a, b;
+    const int ka = dp_vrow_sse2_set(&a, src0, stride, va), kb = dp_vrow_sse2_set(&b, src0, stride, vb);
+    if (nbytes < 16) { /* under 4 pixels: rows apart, then interleaved */
+        uint8_t ra[16], rb[16];
+        dp_vert_scalar(a.r[0], a.r[1], a.r[2], va, ra, nbytes);
+        dp_vert_scalar(b.r[0], b.r[1], b.r[2], vb, rb, nbytes);
+        for (int p = 0; p < nbytes / 4; p++) {
+            memcpy(t + 8 * p, ra + 4 * p, 4);
+            memcpy(t + 8 * p + 4, rb + 4 * p, 4);
+        }
+        return;
+    }
+    if (ka == 2 && kb == 2)
+        dp_vert2_sse2_22(&a, &b, t, nbytes, pfp);
+    else if (ka == 2 && kb == 3)
+        dp_vert2_sse2_23(&a, &b, t, nbytes, pfp);
+    else if (ka == 3 && kb == 2)
+        dp_vert2_sse2_32(&a, &b, t, nbytes, pfp);
+    else if (ka == 3 && kb == 3)
+        dp_vert2_sse2_33(&a, &b, t, nbytes, pfp);
+    else
+        dp_vert2_sse2_any(ka, kb, &a, &b, t, nbytes, pfp);
+}
+
+/* Horizontal pass on the interleaved rows: one column x is the 32 bytes at its first tap (taps
+   k = 0..3 of both rows: [a p0, b p0, a p1, b p1], [a p2, b p2, a p3, b p3]); as 8 x u16
+   [tap k of row a, of row b] times [w_k x 8], summed over k and rounded: [row a's output,
+   row b's].  Every 16-bit lane does useful work and the column's weights serve both rows.
+   wt: per column 48 bytes = [w0 x 8], [w1 x 8], [w2 x 8]. */
+DP_INLINE __m128i dp_hcol_sse2(const uint8_t *t, int32_t o, const __m128i *w)
 {
     const __m128i z = _mm_setzero_si128();
-    const __m128i a = _mm_loadu_si128((const __m128i *)(t0 + o));
-    const __m128i b = _mm_loadu_si128((const __m128i *)(t1 + o));
-    const __m128i lo = _mm_unpacklo_epi32(a, b), hi = _mm_unpackhi_epi32(a, b);
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(t + o));
+    const __m128i hi = _mm_loadu_si128((const __m128i *)(t + o + 16));
     __m128i s = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(lo, z), w[0]),
                               _mm_mullo_epi16(_mm_unpackhi_epi8(lo, z), w[1]));
     s = _mm_add_epi16(s, _mm_mullo_epi16(_mm_unpacklo_epi8(hi, z), w[2]));
     return _mm_srli_epi16(_mm_add_epi16(s, _mm_set1_epi16(128)), 8);
 }
 
-/* Rows t0 and t1 into out0 and out1 (with `two` 0, t1 = t0 and out1 is not written). */
-DP_INLINE void dp_horiz_sse2_impl(const int two, const uint8_t *t0, const uint8_t *t1,
-                                  const int32_t *off, const uint8_t *wt, uint8_t *out0,
-                                  uint8_t *out1, int width, dp_pf *pfp)
+/* Both rows into out0 and out1 (out1 NULL: the last row of an odd height, row a only). */
+void dp_horiz_sse2(const uint8_t *t, const int32_t *off, const uint8_t *wt, uint8_t *out0,
+                   uint8_t *out1, int width, dp_pf *pfp)
 {
     dp_pf pf = *pfp;
     const __m128i *W = (const __m128i *)wt;
     int x = 0;
     for (; x + 4 <= width; x += 4) {
         dp_pf_step(&pf);
-        /* [row 0 x, row 1 x, row 0 x+1, row 1 x+1] -> [row 0 x, x+1, row 1 x, x+1] */
+        /* [row a x, row b x, row a x+1, row b x+1] -> [row a x, x+1, row b x, x+1] */
         const __m128i a = _mm_shuffle_epi32(
-            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
-                             dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1))),
+            _mm_packus_epi16(dp_hcol_sse2(t, off[x], W + 3 * x), dp_hcol_sse2(t, off[x + 1], W + 3 * (x + 1))),
             _MM_SHUFFLE(3, 1, 2, 0));
         const __m128i b = _mm_shuffle_epi32(
-            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x + 2], W + 3 * (x + 2)),
-                             dp_hcol_sse2(t0, t1, off[x + 3], W + 3 * (x + 3))),
+            _mm_packus_epi16(dp_hcol_sse2(t, off[x + 2], W + 3 * (x + 2)), dp_hcol_sse2(t, off[x + 3], W + 3 * (x + 3))),
             _MM_SHUFFLE(3, 1, 2, 0));
         _mm_storeu_si128((__m128i *)(void *)(out0 + 4 * (size_t)x), _mm_unpacklo_epi64(a, b));
-        if (two)
+        if (out1)
             _mm_storeu_si128((__m128i *)(void *)(out1 + 4 * (size_t)x), _mm_unpackhi_epi64(a, b));
     }
-    for (; x + 2 <= width; x += 2) {
-        const __m128i v = _mm_shuffle_epi32(
-            _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x),
-                             dp_hcol_sse2(t0, t1, off[x + 1], W + 3 * (x + 1))),
-            _MM_SHUFFLE(3, 1, 2, 0));
-        _mm_storel_epi64((__m128i *)(void *)(out0 + 4 * (size_t)x), v);
-        if (two)
-            _mm_storel_epi64((__m128i *)(void *)(out1 + 4 * (size_t)x), _mm_unpackhi_epi64(v, v));
-    }
-    if (x < width) {
-        const __m128i v = _mm_packus_epi16(dp_hcol_sse2(t0, t1, off[x], W + 3 * x), _mm_setzero_si128());
-        const uint32_t p0 = (uint32_t)_mm_cvtsi128_si32(v);
-        const uint32_t p1 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 4));
-        memcpy(out0 + 4 * (size_t)x, &p0, 4);
-        if (two)
-            memcpy(out1 + 4 * (size_t)x, &p1, 4);
+    for (; x < width; x++) {
+        const __m128i v = _mm_packus_epi16(dp_hcol_sse2(t, off[x], W + 3 * x), _mm_setzero_si128());
+        const uint32_t pa = (uint32_t)_mm_cvtsi128_si32(v);
+        const uint32_t pb = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 4));
+        memcpy(out0 + 4 * (size_t)x, &pa, 4);
+        if (out1)
+            memcpy(out1 + 4 * (size_t)x, &pb, 4);
     }
     *pfp = pf;
-}
-
-void dp_horiz_sse2_1(const uint8_t *t0, const int32_t *off, const uint8_t *wt, uint8_t *out0,
-                     int width, dp_pf *pf)
-{
-    dp_horiz_sse2_impl(0, t0, t0, off, wt, out0, out0, width, pf);
-}
-
-void dp_horiz_sse2_2(const uint8_t *t0, const uint8_t *t1, const int32_t *off,
-                     const uint8_t *wt, uint8_t *out0, uint8_t *out1, int width, dp_pf *pf)
-{
-    dp_horiz_sse2_impl(1, t0, t1, off, wt, out0, out1, width, pf);
 }
 
 /* ------------------------------------------------------------------------- */

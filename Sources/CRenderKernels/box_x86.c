@@ -223,10 +223,13 @@ DP_AVX2_FN DP_INLINE void dp_vblock_avx2(const int kind, const uint8_t *r0, cons
     {                                                                                       \
         dp_pf pf = *pfp;                                                                    \
         int i = 0;                                                                          \
-        for (; i + 32 <= nbytes; i += 32) {                                                 \
+        for (; i + 64 <= nbytes; i += 64) { /* one prefetch a line */                       \
             dp_pf_step(&pf);                                                                \
             dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \
+            dp_vblock_avx2(kind, r0 + i + 32, r1 + i + 32, r2 + i + 32, t + i + 32, W01, W2); \
         }                                                                                   \
+        for (; i + 32 <= nbytes; i += 32)                                                   \
+            dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \
         if (i < nbytes) { /* last block overlaps the previous one */                        \
             i = nbytes - 32;                                                                \
             dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \

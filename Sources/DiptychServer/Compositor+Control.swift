@@ -5,6 +5,7 @@
 // text format for node-exporter's textfile collector), a new orientation, an app restarted.
 
 import DiptychCore
+import DiptychRender
 import DiptychImage
 import DiptychLinux
 import Glibc
@@ -35,6 +36,7 @@ extension Compositor {
             ("uptime_s", .double((uptimeSeconds * 10).rounded() / 10)), ("memory_bytes", .int(Self.residentBytes() ?? 0)),
             ("relaunches", .int(relaunches)),
             ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),
+            ("kernel", .string(BoxKernel.current.rawValue)),
             ("panes", .array(panes)),
         ])
     }

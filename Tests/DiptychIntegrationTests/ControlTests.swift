@@ -8,6 +8,7 @@
 import DiptychCore
 import DiptychImage
 import DiptychLinux
+import DiptychRender
 import DiptychTestSupport
 import Glibc
 import Testing
@@ -49,6 +50,7 @@ struct ControlTests {
         #expect(try k.waitUntil { try k.status()["panes"]?.arrayValue?.allSatisfy { $0["state"]?.stringValue == "shown" } == true })
         let status = try k.status()
         #expect(status["device"]?.stringValue == "ipad" && status["arrangement"]?.stringValue == "split-2/3")
+        #expect(status["kernel"]?.stringValue == BoxKernel.best.rawValue)
         let panes = status["panes"]?.arrayValue ?? []
         #expect(panes.map { $0["app"]?.stringValue } == ["pattern:#123456", "notes"])
         let pids = panes.compactMap { $0["pid"]?.intValue }

@@ -56,13 +56,15 @@ CASES=400
 # ---------------------------------------------------------------------------------------------
 step_a() {
 STEP="a (kernel-check, native)"; T=$(ms)
-cc "${KERNEL_FLAGS[@]}" "${KERNEL_SRC[@]}" -lm -o "$TMP/kernel-check" 2> "$TMP/cc-native.log" \
+# The compiler SwiftPM builds the kernels with (the Swift toolchain's clang) where there is one.
+NATIVE_CC=$(command -v clang || echo cc)
+"$NATIVE_CC" "${KERNEL_FLAGS[@]}" "${KERNEL_SRC[@]}" -lm -o "$TMP/kernel-check" 2> "$TMP/cc-native.log" \
   || { cat "$TMP/cc-native.log" >&2; fail "kernel-check does not build natively"; }
 "$TMP/kernel-check" --seed "$SEED" --cases "$CASES" > "$TMP/native.txt" 2>&1 \
   || { cat "$TMP/native.txt" >&2; fail "kernel-check found a failure natively (x86 paths against scalar; seed $SEED)"; }
 sed 's/^/  /' "$TMP/native.txt"
 NATIVE_PATHS=$(sed -n 's/^kernel-check: \([a-z0-9]*\) matches scalar on .*/\1/p' "$TMP/native.txt" | grep -v '^auto$' | tr '\n' ' ' || true)
-echo "arm64-check: a. native ($(uname -m)): ${NATIVE_PATHS:-no path but scalar }bit-identical to scalar on $CASES cases, scalar within +-2 of the exact average (seed $SEED) [$(since "$T")]"
+echo "arm64-check: a. native ($(uname -m), $(basename "$NATIVE_CC")): ${NATIVE_PATHS:-no path but scalar }bit-identical to scalar on $CASES cases, scalar within +-2 of the exact average (seed $SEED) [$(since "$T")]"
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <string.h>
 
 enum { NONE, MENU, DIALOG, SIGN_IN };
+#define SIGN_IN_RETRIES 3
 
 static struct {
     int kind;
@@ -20,6 +21,8 @@ static struct {
     gulong menu_close_handler;
     gint64 recent[3];  /* when the last three dialogs showed (µs) */
     int silenced;      /* the flood rule holds until the page navigates */
+    int ask_again;     /* WebKit dropped a sign-in it had asked for: load the page again */
+    int asked_again;   /* how often since the last sign-in (at most SIGN_IN_RETRIES) */
 } shown = { .next_id = 1 };
 
 /* Ends what shows (its default answer unless one was given) and forgets it. */
@@ -45,11 +48,19 @@ static void finish(void) {
     shown.menu_close_handler = 0;
 }
 
+static void on_auth_cancelled(WebKitAuthenticationRequest *request, gpointer data);
+
+/* Our own cancel of a sign-in (not WebKit's: on_auth_cancelled is for those). */
+static void cancel_sign_in(WebKitAuthenticationRequest *request) {
+    g_signal_handlers_disconnect_by_func(request, G_CALLBACK(on_auth_cancelled), NULL);
+    webkit_authentication_request_cancel(request);
+}
+
 /* Takes what shows away (the compositor's too): something else needs the place. */
 static void take_away(void) {
     if (shown.kind == NONE) return;
     dc_dismiss_presented(app.dc, shown.id);
-    if (shown.kind == SIGN_IN) webkit_authentication_request_cancel(shown.auth);
+    if (shown.kind == SIGN_IN) cancel_sign_in(shown.auth);
     finish();
 }
 
@@ -176,6 +187,29 @@ static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog
 
 /* ---- HTTP authentication ---- */
 
+/* WebKit gave up the request it asked to sign in for. Its load was replaced or stopped, or,
+   under load, the challenge reached the view before the load's start did, and the view drops
+   a pending sign-in when a load starts, finishing that load unsigned without asking again.
+   The alert goes (a next challenge is asked for afresh, not refused behind a dead one), and if
+   the load finishes without one the page is loaded again to be asked again (at most
+   SIGN_IN_RETRIES times until a sign-in is given). */
+static void on_auth_cancelled(WebKitAuthenticationRequest *request, gpointer data) {
+    (void)data;
+    if (shown.kind != SIGN_IN || shown.auth != request) return;
+    if (app.debug) say("the sign-in was cancelled by WebKit");
+    dc_dismiss_presented(app.dc, shown.id);
+    finish();
+    shown.ask_again = shown.asked_again < SIGN_IN_RETRIES;
+    stir();
+}
+
+int dialogs_sign_in_again(void) {
+    if (!shown.ask_again || shown.kind != NONE) return 0;
+    shown.ask_again = 0;
+    shown.asked_again++;
+    return 1;
+}
+
 static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest *request, gpointer data) {
     (void)view; (void)data;
     if (shown.kind == DIALOG || shown.kind == SIGN_IN) return FALSE;  /* (cancelled by WebKit) */
@@ -191,6 +225,7 @@ static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest
     if (r != 0) return FALSE;
     shown.kind = SIGN_IN;
     shown.auth = g_object_ref(request);
+    g_signal_connect(request, "cancelled", G_CALLBACK(on_auth_cancelled), NULL);
     show_blank_under_dialog();
     g_object_set_data_full(G_OBJECT(request), "diptych-user", NULL, g_free);
     return TRUE;
@@ -200,7 +235,7 @@ static void sign_in_answered(uint32_t button, const char *text) {
     WebKitAuthenticationRequest *request = shown.auth;
     const char *user = g_object_get_data(G_OBJECT(request), "diptych-user");
     if (button == 0) {
-        webkit_authentication_request_cancel(request);
+        cancel_sign_in(request);
         finish();
         return;
     }
@@ -213,10 +248,12 @@ static void sign_in_answered(uint32_t button, const char *text) {
         int r = dc_present_alert(app.dc, shown.id, "Sign In", message, DC_ALERT_FIELD_SECURE, "Password", "", buttons, 2);
         g_free(message);
         if (r == 0) return;
-        webkit_authentication_request_cancel(request);
+        cancel_sign_in(request);
         finish();
         return;
     }
+    g_signal_handlers_disconnect_by_func(request, G_CALLBACK(on_auth_cancelled), NULL);
+    shown.ask_again = shown.asked_again = 0;
     WebKitCredential *credential = webkit_credential_new(user, text, WEBKIT_CREDENTIAL_PERSISTENCE_FOR_SESSION);
     webkit_authentication_request_authenticate(request, credential);
     webkit_credential_free(credential);
@@ -244,7 +281,7 @@ void dialogs_event(const dc_event *e) {
         if (webkit_script_dialog_get_dialog_type(shown.dialog) == WEBKIT_SCRIPT_DIALOG_PROMPT) webkit_script_dialog_prompt_set_text(shown.dialog, e->alert_answered.text);
         break;
     default:
-        if (shown.kind == SIGN_IN) webkit_authentication_request_cancel(shown.auth);
+        if (shown.kind == SIGN_IN) cancel_sign_in(shown.auth);
         break;
     }
     finish();

@@ -208,6 +208,7 @@ void answer_sync_if_done(void) {
     }
     if (app.debug) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
     dc_sync_done(app.dc, app.sync_serial);
+    ready_sync_answered();
 }
 
 static gboolean sync_tick(gpointer data) {

@@ -145,6 +145,7 @@ void policy_attach(WebKitWebView *view);
 void dialogs_attach(WebKitWebView *view);
 void dialogs_event(const dc_event *e);
 void dialogs_navigated(void);
+int dialogs_sign_in_again(void);
 int dialogs_showing(void);
 void show_load_error(WebKitWebView *view, const char *uri, const GError *error);
 
@@ -152,6 +153,7 @@ void show_load_error(WebKitWebView *view, const char *uri, const GError *error);
 int page_ready(void);
 void ready_load_started(void);
 gint64 ready_sync_deadline(void);
+void ready_sync_answered(void);
 void ready_check(void);
 void ready_attach(WebKitWebView *view);
 void hide_caret(void);

@@ -220,6 +220,11 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
         dialogs_navigated();
     }
     if (event != WEBKIT_LOAD_FINISHED) return;
+    if (dialogs_sign_in_again()) {
+        say("WebKit dropped the sign-in it asked for: loading %s again to be asked again", app.uri);
+        webkit_web_view_load_uri(view, app.uri); /* (a reload does nothing: nothing was committed) */
+        return;
+    }
     app.loaded = 1;
     app.loaded_us = g_get_monotonic_time();
     /* A frame drawn while it loaded, not blank, goes on screen now. */

@@ -13,7 +13,7 @@
 #define READY_AGAIN_MS 4500
 
 static struct {
-    int ready, ever_ready, in_flight;
+    int ready, ever_ready, answered, in_flight;
     gint64 load_started_us;
 } page = { .load_started_us = 0 };
 
@@ -24,11 +24,17 @@ void ready_load_started(void) {
     page.load_started_us = g_get_monotonic_time();
 }
 
-/* How long from now a round trip may wait (µs since the monotonic epoch). */
+/* A round trip was answered: the compositor's first wait (the long one, for the page's first
+   load) is over, whatever ended it (a dialog the page raised before it finished loading). */
+void ready_sync_answered(void) { page.answered = 1; }
+
+/* How long from now a round trip may wait (µs since the monotonic epoch). Only the first may
+   wait out the first load's bound: the later ones are a scenario's frames, whose round trips
+   the compositor waits for less long (an app that misses one is not waited for again). */
 gint64 ready_sync_deadline(void) {
     gint64 now = g_get_monotonic_time(), normal = now + SYNC_TIMEOUT_MS * 1000;
     if (page.ready) return normal;
-    if (page.ever_ready) return now + READY_AGAIN_MS * 1000;
+    if (page.ever_ready || page.answered) return now + READY_AGAIN_MS * 1000;
     gint64 bound = (page.load_started_us ? page.load_started_us : now) + (READY_BOUND_MS + 500) * 1000;
     return bound > normal ? bound : normal;
 }

@@ -175,7 +175,7 @@ struct WebSignInTests {
         defer { server.terminate() }
         let p = try DialogPlayed("web-sign-in", page: "", url: "http://127.0.0.1:\(port)/", steps: """
             [{"at":0,"wait":true},{"at":0,"capture":"user.png"},{"at":100,"type":"ann\\n"},{"at":100,"wait":true},
-             {"at":200,"type":"pw\\n"},{"at":200,"wait":true}]
+             {"at":200,"type":"pw\\n"},{"at":200,"wait":true},{"at":300,"waitFor":"primary"}]
             """)
         #expect(p.titles.last == "welcome ann", "\(p.titles) \(p.stderr)")
         let answers = p.events.filter { $0["event"]?.stringValue == "alertAnswered" }.map { $0["text"]?.stringValue ?? "" }

@@ -95,6 +95,29 @@ DP_INLINE void dp_pf_step(dp_pf *s)
     }
 }
 
+/* The loop of the AVX2, SSSE3 and NEON vertical passes: `block(kind, r0 + i, r1 + i, r2 + i,
+   t + i, weights...)` does B bytes at i; two blocks and one prefetch an iteration, single
+   blocks after, and a last block overlapping the one before (needs nbytes >= B).  Expects r0,
+   r1, r2, t, nbytes and pfp in scope.  (The loop counter must stay a plain induction
+   variable: a data-dependent clamp inside the loop serialises the iterations.) */
+#define DP_VERT_LOOP(B, block, kind, ...)                                                    \
+    do {                                                                                     \
+        dp_pf pf_ = *pfp;                                                                    \
+        int i_ = 0;                                                                          \
+        for (; i_ + 2 * (B) <= nbytes; i_ += 2 * (B)) {                                      \
+            dp_pf_step(&pf_);                                                                \
+            block(kind, r0 + i_, r1 + i_, r2 + i_, t + i_, __VA_ARGS__);                     \
+            block(kind, r0 + i_ + (B), r1 + i_ + (B), r2 + i_ + (B), t + i_ + (B), __VA_ARGS__); \
+        }                                                                                    \
+        for (; i_ + (B) <= nbytes; i_ += (B))                                                \
+            block(kind, r0 + i_, r1 + i_, r2 + i_, t + i_, __VA_ARGS__);                     \
+        if (i_ < nbytes) {                                                                   \
+            i_ = nbytes - (B);                                                               \
+            block(kind, r0 + i_, r1 + i_, r2 + i_, t + i_, __VA_ARGS__);                     \
+        }                                                                                    \
+        *pfp = pf_;                                                                          \
+    } while (0)
+
 /* box_taps.c */
 DP_HIDDEN void dp_axis_taps(double a, double b, int64_t X, int size, dp_taps *t);
 DP_HIDDEN int dp_same_taps(const dp_taps *a, const dp_taps *b);

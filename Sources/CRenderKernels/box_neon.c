@@ -32,21 +32,7 @@ DP_INLINE void dp_vblock_neon(const int kind, const uint8_t *r0, const uint8_t *
                                     uint8_t *t, int nbytes, uint8x16_t W0, uint8x16_t W1,   \
                                     uint8x16_t W2, dp_pf *pfp)                              \
     {                                                                                       \
-        dp_pf pf = *pfp;                                                                    \
-        int i = 0;                                                                          \
-        for (; i + 32 <= nbytes; i += 32) {                                                 \
-            dp_pf_step(&pf);                                                                \
-            dp_vblock_neon(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-            dp_vblock_neon(kind, r0 + i + 16, r1 + i + 16, r2 + i + 16, t + i + 16, W0, W1, \
-                           W2);                                                             \
-        }                                                                                   \
-        for (; i + 16 <= nbytes; i += 16)                                                   \
-            dp_vblock_neon(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-        if (i < nbytes) { /* last block overlaps the previous one */                        \
-            i = nbytes - 16;                                                                \
-            dp_vblock_neon(kind, r0 + i, r1 + i, r2 + i, t + i, W0, W1, W2);                \
-        }                                                                                   \
-        *pfp = pf;                                                                          \
+        DP_VERT_LOOP(16, dp_vblock_neon, kind, W0, W1, W2);                                 \
     }
 DP_DEFINE_VERT_NEON(2)
 DP_DEFINE_VERT_NEON(3)

@@ -221,20 +221,7 @@ DP_AVX2_FN DP_INLINE void dp_vblock_avx2(const int kind, const uint8_t *r0, cons
                                                const uint8_t *r2, uint8_t *t, int nbytes,   \
                                                __m256i W01, __m256i W2, dp_pf *pfp)          \
     {                                                                                       \
-        dp_pf pf = *pfp;                                                                    \
-        int i = 0;                                                                          \
-        for (; i + 64 <= nbytes; i += 64) { /* one prefetch a line */                       \
-            dp_pf_step(&pf);                                                                \
-            dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \
-            dp_vblock_avx2(kind, r0 + i + 32, r1 + i + 32, r2 + i + 32, t + i + 32, W01, W2); \
-        }                                                                                   \
-        for (; i + 32 <= nbytes; i += 32)                                                   \
-            dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \
-        if (i < nbytes) { /* last block overlaps the previous one */                        \
-            i = nbytes - 32;                                                                \
-            dp_vblock_avx2(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                   \
-        }                                                                                   \
-        *pfp = pf;                                                                          \
+        DP_VERT_LOOP(32, dp_vblock_avx2, kind, W01, W2);                                    \
     }
 DP_DEFINE_VERT_AVX2(1)
 DP_DEFINE_VERT_AVX2(2)
@@ -384,20 +371,7 @@ DP_SSSE3_FN DP_INLINE void dp_vblock_ssse3(const int kind, const uint8_t *r0, co
                                                  const uint8_t *r2, uint8_t *t, int nbytes, \
                                                  __m128i W01, __m128i W2, dp_pf *pfp)        \
     {                                                                                       \
-        dp_pf pf = *pfp;                                                                    \
-        int i = 0;                                                                          \
-        for (; i + 32 <= nbytes; i += 32) {                                                 \
-            dp_pf_step(&pf);                                                                \
-            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
-            dp_vblock_ssse3(kind, r0 + i + 16, r1 + i + 16, r2 + i + 16, t + i + 16, W01, W2); \
-        }                                                                                   \
-        for (; i + 16 <= nbytes; i += 16)                                                   \
-            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
-        if (i < nbytes) { /* last block overlaps the previous one */                        \
-            i = nbytes - 16;                                                                \
-            dp_vblock_ssse3(kind, r0 + i, r1 + i, r2 + i, t + i, W01, W2);                  \
-        }                                                                                   \
-        *pfp = pf;                                                                          \
+        DP_VERT_LOOP(16, dp_vblock_ssse3, kind, W01, W2);                                   \
     }
 DP_DEFINE_VERT_SSSE3(1)
 DP_DEFINE_VERT_SSSE3(2)

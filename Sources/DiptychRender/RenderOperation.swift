@@ -98,7 +98,6 @@ extension PixmanRenderer {
         _ operations: [RenderOperation], into target: PixelImage, pixmanOnly: Bool = false, kernel: BoxKernel? = nil,
         source: ((PixelImage) -> PixelImage)? = nil
     ) {
-        let kernel = kernel ?? BoxKernel.current
         for op in operations {
             switch op {
             case .fill(let rects, let color):
@@ -109,7 +108,7 @@ extension PixmanRenderer {
                     for r in rects { target.blit(r, from: image, sourceOffset: offset) }
                     continue
                 }
-                if let m = transform, filter == .box, mask == nil, !pixmanOnly, boxDownscale(image, m, rects, into: target, kernel: kernel) { continue }
+                if let m = transform, filter == .box, mask == nil, !pixmanOnly, boxDownscale(image, m, rects, into: target, kernel: kernel ?? .current) { continue }
                 composite(image, opaque: opaque, transform: transform, filter: filter, rects: rects, offset: offset, mask: mask, into: target)
             }
         }

@@ -28,7 +28,7 @@ extension Compositor {
     /// handles them.
     public func dispatch(timeoutMilliseconds: Int?) throws {
         // What this turn's handlers and the frame since the last wait queued goes out first.
-        clients.flush()
+        flushClients()
         // Apps with messages left from the last turn are served again at once.
         let backlogged = clients.all.filter(\.connection.hasBacklog).map(\.id)
         var served: Set<ClientID> = []
@@ -66,7 +66,7 @@ extension Compositor {
         reapLaunchedApps()
         if virtualTime == nil { tick() }
         // And what these events made the compositor send, all of it in one write per app.
-        clients.flush()
+        flushClients()
     }
 
     /// Writes every session's queued events: one write per app for all the events since the
@@ -74,7 +74,10 @@ extension Compositor {
     /// together, and wakes it once). The loop calls it before it waits and after it handles a
     /// batch of events; frames call it at the end of their input and present stages, so that
     /// those stages pay for their writes.
-    public func flushClients() { clients.flush() }
+    public func flushClients() {
+        sendKeyboardNews()
+        clients.flush()
+    }
 
     /// What the output reported: one that came back is repainted whole.
     public func handle(_ events: [OutputEvent]) {

@@ -35,7 +35,7 @@ extension Compositor {
                 if desk.keyboard?.keyboard != before { scheduleFrame() }
                 // A pane moved or came (a Slide Over, an arrangement): its app hears where the
                 // keyboard is in its new frame.
-                if !keyboardAside, restingPanes != keyboardToldPanes { tellKeyboardFrame() }
+                if !keyboardAside, restingPanes != keyboardNews.toldPanes { tellKeyboardFrame() }
             } else {
                 hideKeyboard()
             }
@@ -81,17 +81,39 @@ extension Compositor {
 
     /// Tells every app on screen where the keyboard goes (zeros when it hides): in its pane's
     /// points (the pane at rest, as its configure gave it), `local` for the app that raised it.
+    /// An app hears the first move of a turn at once and the newest of the rest at the turn's
+    /// end: however often another app makes the keyboard move, an app hears it at most twice
+    /// a turn.
     func tellKeyboardFrame() {
         let k = desk.keyboard
         let screen = k.map { $0.isHiding || keyboardAside ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
             ?? Rect(x: 0, y: 0, width: 0, height: 0)
         let panes = restingPanes
-        keyboardToldPanes = screen.width == 0 ? [:] : panes
-        for (app, pane) in panes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let c = session(app) else { continue }
+        keyboardNews.toldPanes = screen.width == 0 ? [:] : panes
+        for (app, pane) in panes {
             let hidden = screen.width == 0
             let frame = hidden ? screen : Rect(x: screen.x - pane.x, y: screen.y - pane.y, width: screen.width, height: screen.height)
-            send(.keyboardFrame(KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: app == k?.owner)), to: c)
+            let told = KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: app == k?.owner)
+            // The first of a turn goes at once (in order with what else the app is sent); later
+            // ones wait for the turn's end, the newest replacing the one before.
+            if keyboardNews.sentThisTurn.insert(app).inserted {
+                keyboardNews.pending[app] = nil
+                if let c = session(app) { send(.keyboardFrame(told), to: c) }
+            } else {
+                keyboardNews.pending[app] = told
+            }
+        }
+    }
+
+    /// Sends each app the newest keyboard frame it is owed (those held since the first of the
+    /// turn), at the end of the turn.
+    func sendKeyboardNews() {
+        keyboardNews.sentThisTurn.removeAll()
+        guard !keyboardNews.pending.isEmpty else { return }
+        let pending = keyboardNews.pending
+        keyboardNews.pending = [:]
+        for (app, frame) in pending.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let c = session(app) { send(.keyboardFrame(frame), to: c) }
         }
     }
 
@@ -216,6 +238,15 @@ extension Compositor {
             ($0.label, Rect(x: rest.x + $0.frame.x, y: rest.y + $0.frame.y, width: $0.frame.width, height: $0.frame.height))
         }
     }
+}
+
+/// What the apps were told of the keyboard's frame: the panes (each app's, in points) it was
+/// last told for (a pane that moves or comes while it shows hears it again), the apps told this
+/// turn, and the frame each is owed at the end of the turn (newest wins).
+struct KeyboardNews {
+    var toldPanes: [AppID: Rect] = [:]
+    var sentThisTurn: Set<AppID> = []
+    var pending: [AppID: KeyboardFrame] = [:]
 }
 
 /// The keyboard as a frame drew it (`frames.json`'s `keyboard`).

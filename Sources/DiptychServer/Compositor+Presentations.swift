@@ -16,11 +16,38 @@ enum MenuArrival {
     case refused(id: UInt32, total: UInt32)
 }
 
+/// What the compositor keeps of the apps' menu and alert requests.
+struct PresentationRequests {
+    /// How many menus and alerts an app may show: `burst` at once, `perSecond` after (more are
+    /// refused `rate`): what one app makes the compositor show, move (an alert's field moves the
+    /// keyboard) and tell the other app is bounded.
+    static let burst = 10, perSecond = 5
+    /// Menus whose pieces are still coming, by app.
+    var arriving: [AppID: MenuArrival] = [:]
+    /// Each shown menu's or alert's pane as it was when it came (a menu goes when its pane changes).
+    var panes: [AppID: Rect] = [:]
+    /// Each app's presentations left (keyed by the app's number).
+    var budget = ConnectBudget(burst: burst, perSecond: perSecond)
+    /// Each presentation's last layout and what it was laid out for: text an app supplies is
+    /// wrapped and measured once per content and place, never every frame.
+    var layouts: [AppID: (key: LayoutKey, layout: Presentation.Layout)] = [:]
+    /// How many layouts were made (for tests: one a content and place).
+    var layoutsMade = 0
+
+    struct LayoutKey: Equatable {
+        var id: UInt32, pane: RectD, top: Double, bottom: Double?, compact: Bool, scale: Int
+    }
+}
+
 extension Compositor {
-    /// Why `c` may not show a menu or alert now (nil: it may).
-    private func presentationRefusal(_ c: ClientSession) -> (reason: String, message: String)? {
+    /// Why `c` may not show a menu or alert now (nil: it may). `opening`: a new one is asked
+    /// for (it takes one of the app's presentations a second).
+    private func presentationRefusal(_ c: ClientSession, opening: Bool = true) -> (reason: String, message: String)? {
         if desk.shell.pane(of: c.app) == nil { return ("hidden", "the app's pane is not on screen") }
         if let p = desk.presented.shown[c.app] { return ("busy", "the app's \(p.kindName) \(p.id) shows (dismiss it first)") }
+        if opening, !presentationRequests.budget.take(UInt32(truncatingIfNeeded: c.app.rawValue), at: now) {
+            return ("rate", "more than \(PresentationRequests.perSecond) menus and alerts a second (after \(PresentationRequests.burst) at once)")
+        }
         return nil
     }
 
@@ -28,25 +55,25 @@ extension Compositor {
     func presentMenu(_ m: MenuPiece, from c: ClientSession) throws(ProtocolError) {
         let complete = Int(m.first) + m.items.count == Int(m.total)
         guard m.first > 0 else {
-            menusArriving[c.app] = nil
+            presentationRequests.arriving[c.app] = nil
             if let why = presentationRefusal(c) {
                 refuse(c, request: "presentMenu", reason: why.reason, why.message)
-                if !complete { menusArriving[c.app] = .refused(id: m.id, total: m.total) }
+                if !complete { presentationRequests.arriving[c.app] = .refused(id: m.id, total: m.total) }
                 return
             }
             let menu = MenuRequest(id: m.id, anchor: m.anchor, title: m.title, items: m.items)
-            if complete { show(.menu(menu), for: c) } else { menusArriving[c.app] = .arriving(menu, total: m.total) }
+            if complete { show(.menu(menu), for: c) } else { presentationRequests.arriving[c.app] = .arriving(menu, total: m.total) }
             return
         }
-        switch menusArriving[c.app] {
+        switch presentationRequests.arriving[c.app] {
         case .refused(let id, let total)? where id == m.id && total == m.total:
-            if complete { menusArriving[c.app] = nil }
+            if complete { presentationRequests.arriving[c.app] = nil }
         case .arriving(var menu, let total)? where menu.id == m.id && total == m.total && menu.items.count == Int(m.first):
-            menusArriving[c.app] = nil
+            presentationRequests.arriving[c.app] = nil
             menu.items += m.items
-            if !complete { menusArriving[c.app] = .arriving(menu, total: total); return }
+            if !complete { presentationRequests.arriving[c.app] = .arriving(menu, total: total); return }
             // The pane may have gone while the pieces came.
-            if let why = presentationRefusal(c) { refuse(c, request: "presentMenu", reason: why.reason, why.message); return }
+            if let why = presentationRefusal(c, opening: false) { refuse(c, request: "presentMenu", reason: why.reason, why.message); return }
             show(.menu(menu), for: c)
         default:
             throw ProtocolError(.malformedMessage, "presentMenu piece at \(m.first) of menu \(m.id): not the next piece of a menu being sent")
@@ -61,7 +88,7 @@ extension Compositor {
 
     /// `dismissPresented`: the app takes its menu or alert away.
     func dismissPresented(_ id: UInt32, from c: ClientSession) {
-        if case .arriving(let m, _)? = menusArriving[c.app], m.id == id { menusArriving[c.app] = nil }
+        if case .arriving(let m, _)? = presentationRequests.arriving[c.app], m.id == id { presentationRequests.arriving[c.app] = nil }
         guard desk.presented.shown[c.app]?.id == id else { return }
         desk.removePresentation(of: c.app)
         presentationChanged()
@@ -76,16 +103,19 @@ extension Compositor {
             content = .menu(m)
         }
         desk.present(Presentation(owner: c.app, content: content))
-        presentationPanes[c.app] = desk.paneFrame(of: c.app)
-        // An alert takes the keys (Return, Escape, its field's typing).
-        if case .alert = content, desk.focus != c.app { focus(c.app) }
+        presentationRequests.layouts[c.app] = nil
+        presentationRequests.panes[c.app] = desk.paneFrame(of: c.app)
+        // The keyboard focus stays where the user put it: an alert of an app that has it takes
+        // its keys (Return, Escape, its field's typing); one of an app without it shows in its
+        // pane without keys until the user touches it (as xdg-activation gives focus only for
+        // a user's action).
         logger.debug("presented", metadata: ["client.app": "\(c.label)", "kind": "\(desk.presented.shown[c.app]?.kindName ?? "")"])
         presentationChanged()
     }
 
     /// What the user did with an app's menu or alert: the app hears it.
     func presentationAnswered(_ answer: PresentationAnswer, of app: AppID) {
-        presentationPanes[app] = nil
+        presentationRequests.panes[app] = nil
         if let c = session(app) {
             switch answer {
             case .chosen(let id, let index): send(.menuChosen(id: id, index: UInt32(index)), to: c)
@@ -102,13 +132,14 @@ extension Compositor {
         guard !desk.presented.isEmpty else { return }
         for (app, p) in desk.presented.shown.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let pane = desk.shell.pane(of: app)?.frame
-            let moved = pane != presentationPanes[app] || desk.shell.isFollowingFinger
+            let moved = pane != presentationRequests.panes[app] || desk.shell.isFollowingFinger
             guard session(app) == nil || pane == nil || (moved && !p.isAlert) else { continue }
             desk.removePresentation(of: app)
             presentationAnswered(.dismissed(id: p.id), of: app)
         }
-        for app in presentationPanes.keys where desk.presented.shown[app] == nil { presentationPanes[app] = nil }
-        for app in menusArriving.keys where session(app) == nil { menusArriving[app] = nil }
+        for app in presentationRequests.panes.keys where desk.presented.shown[app] == nil { presentationRequests.panes[app] = nil }
+        for app in presentationRequests.layouts.keys where desk.presented.shown[app] == nil { presentationRequests.layouts[app] = nil }
+        for app in presentationRequests.arriving.keys where session(app) == nil { presentationRequests.arriving[app] = nil }
     }
 
     private func presentationChanged() {
@@ -161,10 +192,15 @@ extension Compositor {
         let pane = RectD(shown.frame)
         let keyboardTop = p.takesText ? desk.keyboard.map { Double($0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation).y) } : nil
         let top = pane.y + safeAreaInsets(of: shown).top
+        let compact = shown.horizontalSizeClass == .compact
+        let key = PresentationRequests.LayoutKey(id: p.id, pane: pane, top: top, bottom: keyboardTop, compact: compact, scale: desk.shell.profile.scale)
+        if let cached = presentationRequests.layouts[app], cached.key == key { return (cached.layout, pane) }
         let scale = Double(desk.shell.profile.scale), metrics = renderer.chrome.metrics
-        let layout = p.layout(pane: pane, top: top, bottom: keyboardTop, compact: shown.horizontalSizeClass == .compact) { text, size in
+        let layout = p.layout(pane: pane, top: top, bottom: keyboardTop, compact: compact) { text, size in
             Double(metrics.size(of: text, pixelSize: Int((size * scale).rounded())).width) / scale
         }
+        presentationRequests.layouts[app] = (key, layout)
+        presentationRequests.layoutsMade += 1
         return (layout, pane)
     }
 

@@ -57,6 +57,8 @@ extension Compositor {
                 if frameCount > 0 { beginFade(from: backend.lastFrame.copy(), milliseconds: MotionMetrics.reducedFadeMilliseconds) }
             case .presented(let app, let answer):
                 presentationAnswered(answer, of: app)
+            case .focusByUser(let app):
+                focus(app)
             }
         }
         updatePiPEligibility()

@@ -214,13 +214,12 @@ public final class Compositor {
     /// typed last: the on-screen keyboard shows only its shortcut bar until that device goes or
     /// the bar's key is tapped.
     var hardwareKeyboard: String?
-    /// The panes (each app's, in points) the keyboard's frame was last told for: a pane that
-    /// moves or comes while it shows hears it again.
-    var keyboardToldPanes: [AppID: Rect] = [:]
-    /// Menus whose pieces are still coming, by app; each shown menu's or alert's pane as it was
-    /// when it came (a menu goes when its pane changes).
-    var menusArriving: [AppID: MenuArrival] = [:]
-    var presentationPanes: [AppID: Rect] = [:]
+    /// What the apps were told of the keyboard's frame, and what they are told at the end of
+    /// this turn (one `keyboardFrame` an app a turn, the newest).
+    var keyboardNews = KeyboardNews()
+    /// The apps' menu and alert requests: pieces still coming, the panes they came in, the
+    /// rate they may come at, their layouts.
+    var presentationRequests = PresentationRequests()
     /// An app's text input changed since the last tick (the keyboard looks again then).
     var textInputChanged = false
     /// The pictures of the cross-fade or turn the desk runs, if one does.

@@ -38,9 +38,11 @@ struct Presentations {
             guard var p = shown[app], let l = layouts[app] else { continue }
             guard let answered = p.touch(c, phase: phase, x: x, y: y, layout: l.layout, pane: l.pane) else { continue }
             shown[app] = p
-            guard let answer = answered else { return [] }
+            // A finger or click going down on it is the user's: its app takes the keyboard.
+            let focus: [ShellEffect] = phase == .down ? [.focusByUser(app)] : []
+            guard let answer = answered else { return focus }
             remove(app)
-            return [.presented(app, answer)]
+            return focus + [.presented(app, answer)]
         }
         return nil
     }

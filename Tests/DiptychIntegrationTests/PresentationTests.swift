@@ -6,7 +6,7 @@
 // second request while one shows is refused; a malformed piece disconnects that app alone.
 
 import DiptychCore
-import DiptychServer
+@testable import DiptychServer
 import DiptychTestSupport
 import DiptychWire
 import Testing
@@ -106,7 +106,14 @@ struct PresentationTests {
         let f = try presenting("alert")
         let alert = try #require(f.compositor.presented(.secondary))
         #expect(alert.kind == "alert" && alert.targets.count == 2)
-        // Its field needs no tap: the keyboard comes up for it.
+        // Its app came by itself and has no keyboard focus: the alert shows without keys (the
+        // primary keeps them) until the user touches it; then its field takes the typing with
+        // no tap in the field itself.
+        let primary = try #require(f.compositor.session(.primary)?.app)
+        #expect(f.compositor.keyboardFocus == primary)
+        #expect(f.compositor.keyboardShown == nil)
+        tap(f, alert.frame.x + alert.frame.width / 2, alert.frame.y + 12)
+        #expect(f.compositor.keyboardFocus == f.compositor.session(.secondary)?.app)
         #expect(try f.compositor.run(timeoutMilliseconds: 10_000) { f.compositor.keyboardShown != nil && !f.compositor.keyboardMoving })
         // Centred in the pane above the keyboard, 270 pt wide.
         let pane = try #require(f.compositor.layout.panes.first { $0.role == .secondary }).frame

@@ -117,6 +117,15 @@ enum Mode: String, CaseIterable {
     case iconXRGB = "icon-xrgb"
     /// Five icons in a row: one is taken, four are refused (`rate`), and the app lives on.
     case iconFlood = "icon-flood"
+    /// Shows its pane, then sends a "Sign In" alert with a password field and its dismissal in
+    /// one write (no frame ever shows it), and does it again each time it hears the keyboard
+    /// move: an app trying to take the other app's typing.
+    case alertFlash = "alert-flash"
+    /// Shows its pane; once it has the keyboard focus, presents and dismisses an alert with a
+    /// field `floodCount` times as fast as it can (each one moves the keyboard), then behaves.
+    case presentationFlood = "presentation-flood"
+    /// Shows its pane, then an alert whose message is 4,096 characters with no space.
+    case longAlert = "long-alert"
 }
 
 /// How many messages the floods send (`DIPTYCH_FLOOD_COUNT` overrides).
@@ -163,6 +172,28 @@ func present(_ mode: Mode, _ connection: Connection) throws {
             id: presentations, title: "Your name", message: "Type it for the guest book.", field: .text, placeholder: "Name",
             buttons: [AlertButton("Cancel", style: .cancel), AlertButton("OK")]))
     }
+}
+
+/// A system-looking "Sign In" alert with a password field and its dismissal, in one write.
+func flashSignIn(_ connection: Connection) throws {
+    presentations += 1
+    let alert = ClientMessage.presentAlert(AlertRequest(
+        id: presentations, title: "Sign In", message: "Your session expired.", field: .secure, placeholder: "Password",
+        buttons: [AlertButton("Cancel", style: .cancel), AlertButton("Sign In")]))
+    try connection.sendRaw(alert.encoded() + ClientMessage.dismissPresented(id: presentations).encoded())
+}
+
+/// Presents and dismisses an alert with a field `floodCount` times, as fast as it can.
+func floodPresentations(_ connection: Connection) throws {
+    var burst: [UInt8] = []
+    for i in 0..<floodCount {
+        let id = UInt32(i + 1)
+        burst += ClientMessage.presentAlert(AlertRequest(id: id, title: "Flood", message: "", field: .text, placeholder: "",
+                                                         buttons: [AlertButton("OK")])).encoded()
+        burst += ClientMessage.dismissPresented(id: id).encoded()
+        if burst.count > 32_768 { try connection.sendRaw(burst); burst = [] }
+    }
+    try connection.sendRaw(burst)
 }
 
 /// Answers one configure the way `mode` breaks it; returns the buffer to keep on screen.
@@ -219,6 +250,20 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
     case .menu, .alert:
         let b = try show(c, w, h, connection, color)
         if !presentedOnce { try present(mode, connection) }
+        presentedOnce = true
+        return b
+    case .alertFlash:
+        let b = try show(c, w, h, connection, color)
+        try flashSignIn(connection)
+        return b
+    case .presentationFlood:
+        return try show(c, w, h, connection, color)
+    case .longAlert:
+        let b = try show(c, w, h, connection, color)
+        if !presentedOnce {
+            try connection.presentAlert(AlertRequest(id: 1, title: "Long", message: String(repeating: "W", count: 4096), field: .none, placeholder: "",
+                                                     buttons: [AlertButton("OK")]))
+        }
         presentedOnce = true
         return b
     case .menuBadPiece:
@@ -423,6 +468,11 @@ do {
             exit(1)
         case .configure(let c):
             if let b = try misbehave(mode, c, connection, color) { shown = b }
+        case .keyboardFocus(focused: true) where mode == .presentationFlood && !presentedOnce:
+            presentedOnce = true
+            try floodPresentations(connection)
+        case .keyboardFrame where mode == .alertFlash:
+            try flashSignIn(connection)
         case .menuChosen, .alertAnswered, .dismissed:
             if mode == .menu || mode == .alert { try present(mode, connection) }
         case .snapshotRequest:

@@ -159,23 +159,35 @@ public struct Presentation: Sendable {
     }
 
     /// `text` broken into lines no wider than `width` at words (a word wider than a line is
-    /// cut by characters), at newlines too.
+    /// cut by characters), at newlines too. It stops past `PresentationMetrics.messageLines`
+    /// lines (the rest is never shown), so its cost is bounded by what shows, not by the text:
+    /// a word is measured whole only when it could fit (a line holds at most `width / size * 8`
+    /// characters: no glyph of Inter is narrower than an eighth of its size).
     public static func wrap(_ text: String, width: Double, size: Double, measure: (String, Double) -> Double) -> [String] {
         var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        let limit = PresentationMetrics.messageLines
+        let fitting = max(1, Int(width / max(size, 1) * 8))
+        paragraphs: for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
             for word in paragraph.split(separator: " ") {
-                let next = line.isEmpty ? String(word) : line + " " + word
-                if measure(next, size) <= width { line = next; continue }
+                if line.count + 1 + min(word.count, fitting + 1) <= fitting {
+                    let next = line.isEmpty ? String(word) : line + " " + word
+                    if measure(next, size) <= width { line = next; continue }
+                }
                 if !line.isEmpty { lines.append(line) }
                 line = ""
+                if lines.count > limit { break paragraphs }
                 for ch in word {
-                    if !line.isEmpty, measure(line + String(ch), size) > width { lines.append(line); line = "" }
+                    if !line.isEmpty, measure(line + String(ch), size) > width {
+                        lines.append(line)
+                        line = ""
+                        if lines.count > limit { break paragraphs }
+                    }
                     line.append(ch)
                 }
             }
             lines.append(line)
-            if lines.count > PresentationMetrics.messageLines { break }
+            if lines.count > limit { break }
         }
         return lines
     }

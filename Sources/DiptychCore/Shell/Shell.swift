@@ -40,6 +40,9 @@ public enum ShellEffect: Equatable, Sendable {
     case crossFade
     /// The user answered (or dismissed) an app's menu or alert.
     case presented(AppID, PresentationAnswer)
+    /// The user touched an app's menu or alert: that app takes the keyboard (an alert shown
+    /// for an app without the focus gets keys only then).
+    case focusByUser(AppID)
 }
 
 /// The multitasking state machine: roles, the arrangement and the layout they give, with the

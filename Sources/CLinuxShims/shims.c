@@ -22,6 +22,8 @@
 #include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
+#include <linux/sockios.h>
 
 int dp_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 int dp_add_seals(int fd, unsigned int seals) { return fcntl(fd, F_ADD_SEALS, seals); }
@@ -103,6 +105,23 @@ int dp_fs_type(int fd, uint64_t *type) {
 }
 int dp_set_non_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int dp_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+int dp_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+int dp_child_subreaper(void) {
+    int on = 0;
+    return prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&on, 0, 0, 0) < 0 ? -1 : on;
+}
+
+int dp_socket_unread(int sock) {
+    int n = 0;
+    return ioctl(sock, SIOCOUTQ, &n) < 0 ? -1 : n;
+}
+
+int32_t dp_exited_child(void) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0) return -1;
+    return info.si_pid;
+}
 
 int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     struct ucred cred;

@@ -86,6 +86,30 @@ public enum Files {
         }
     }
 
+    /// Reads a regular file whole, up to `limit` bytes. Anything else (a FIFO, a device, a
+    /// socket) is refused without waiting: opened non-blocking and looked at before it is read.
+    public static func readRegular(_ path: String, limit: Int) throws(SystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 { throw SystemError("open \(path)") }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw SystemError("stat \(path)") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw SystemError("\(path) is not a regular file", errno: EINVAL) }
+        guard Int(st.st_size) <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read \(path)")
+            }
+            if n == 0 { return out }
+            guard out.count + n <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
+            out.append(contentsOf: chunk[..<n])
+        }
+    }
+
     /// Creates `path` and its parents (mode 0755 unless given) if missing.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
         var partial = path.hasPrefix("/") ? "" : "."

@@ -127,4 +127,8 @@ public enum UnixSocket {
         buffer.removeSubrange(n...)
         return Received(bytes: buffer, descriptors: Array(fds.prefix(Int(nfds))), descriptorsTruncated: truncated != 0)
     }
+
+    /// The bytes sent on `fd` that its peer has not read yet (SIOCOUTQ); 0 when it read them
+    /// all or went away, -1 when it cannot be told.
+    public static func unreadBytes(_ fd: Int32) -> Int { Int(dp_socket_unread(fd)) }
 }

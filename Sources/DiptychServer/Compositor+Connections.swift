@@ -164,6 +164,12 @@ extension Compositor {
     /// asked, without waiting, until it has.
     func reapLaunchedApps() {
         superviseReplacements()
+        // The apps' orphans that the compositor adopted, once a second.
+        let now = policyClock.milliseconds
+        if now >= supervision.orphansReapedAt + 1000 {
+            supervision.orphansReapedAt = now
+            if Orphans.adopting { Orphans.reap(except: Set(launchedProcessIDs)) }
+        }
         guard supervision.relaunches else {
             // (Kept in the launcher: a render or a scenario names an app that went away.)
             for app in launcher.apps where app.standing == .current && clients[app.client] == nil && app.process.exitStatus == nil {

@@ -3,9 +3,60 @@
 // processes included) is sampled every minute and when the app leaves the screen; an app past
 // its limit is restarted at its next moment off screen, or a minute after the sample. The
 // restart is the operator's kind (at once, whatever the relaunch policy), said in the log.
+// A sample reads /proc (an app with a thousand children costs seconds), so it is taken off the
+// loop: the loop asks, goes on, and looks at the answer on a later turn; `ctl status` shows the
+// last answer and never waits for one.
 
 import DiptychCore
 import DiptychLinux
+import Synchronization
+
+/// Samples the apps' memory on a thread of its own, one sample at a time; the loop reads the
+/// answers when they are there.
+final class MemorySampler: Sendable {
+    private struct State {
+        var busy = false
+        /// The answer of the sample that ended, not taken yet.
+        var finished: [Role: Int]?
+        /// Each role's latest figure.
+        var latest: [Role: Int] = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Starts sampling the trees rooted at `pids` (false: a sample is still running).
+    @discardableResult
+    func start(_ pids: [Role: Int32]) -> Bool {
+        let began = state.withLock { s in
+            guard !s.busy else { return false }
+            s.busy = true
+            return true
+        }
+        guard began else { return false }
+        Task.detached { [self] in
+            var out: [Role: Int] = [:]
+            for (role, pid) in pids { if let bytes = ProcessMemory.treeBytes(pid) { out[role] = bytes } }
+            state.withLock { s in
+                s.busy = false
+                s.finished = out
+                for role in pids.keys { s.latest[role] = out[role] }
+            }
+        }
+        return true
+    }
+
+    var busy: Bool { state.withLock { $0.busy } }
+
+    /// The answer of the sample that ended since the last call, if one did.
+    func takeFinished() -> [Role: Int]? {
+        state.withLock { s in
+            defer { s.finished = nil }
+            return s.finished
+        }
+    }
+
+    /// `role`'s latest figure (bytes), if it was sampled.
+    func latest(_ role: Role) -> Int? { state.withLock { $0.latest[role] } }
+}
 
 /// When the apps' memory is sampled next, and the apps found past their limits (with when they
 /// are restarted at the latest).
@@ -16,6 +67,9 @@ struct MemoryWatch {
     var over: [Role: UInt64] = [:]
     /// The roles on screen at the last look (an app leaving the screen is sampled).
     var onScreen: Set<Role> = []
+    /// Roles to sample once the sample running ends.
+    var wanted: Set<Role> = []
+    let sampler = MemorySampler()
     /// How long an app past its limit may stay on screen.
     static let grace: UInt64 = 60_000
 }
@@ -34,20 +88,29 @@ extension Compositor {
         }
         if now >= next {
             memoryWatch.nextSample = now + configuration.memorySampleInterval
-            sampleMemory(Set(memoryWatch.limits.keys), at: now)
+            memoryWatch.wanted.formUnion(memoryWatch.limits.keys)
         } else if !left.isEmpty {
-            sampleMemory(left, at: now)
+            memoryWatch.wanted.formUnion(left)
         }
+        if let figures = memoryWatch.sampler.takeFinished() { judgeMemory(figures, at: now) }
+        if !memoryWatch.wanted.isEmpty, startMemorySample(memoryWatch.wanted) { memoryWatch.wanted = [] }
         for (role, due) in memoryWatch.over.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !shown.contains(role) || now >= due {
             memoryWatch.over[role] = nil
             if restart(role) { logger.warning("app past its memory limit restarted", metadata: ["client.role": "\(role.rawValue)"]) }
         }
     }
 
-    /// The PSS of each role's launched app tree, against its limit.
-    private func sampleMemory(_ roles: Set<Role>, at now: UInt64) {
-        for role in roles.sorted(by: { $0.rawValue < $1.rawValue }) where memoryWatch.over[role] == nil {
-            guard let limit = memoryWatch.limits[role], let app = launcher.app(role), let bytes = ProcessMemory.treeBytes(app.process.pid), bytes > limit else { continue }
+    /// Starts sampling `roles`' launched app trees off the loop (false: one is running).
+    private func startMemorySample(_ roles: Set<Role>) -> Bool {
+        var pids: [Role: Int32] = [:]
+        for role in roles { if let app = launcher.app(role) { pids[role] = app.process.pid } }
+        return pids.isEmpty || memoryWatch.sampler.start(pids)
+    }
+
+    /// A sample's figures against the limits.
+    private func judgeMemory(_ figures: [Role: Int], at now: UInt64) {
+        for role in figures.keys.sorted(by: { $0.rawValue < $1.rawValue }) where memoryWatch.over[role] == nil {
+            guard let limit = memoryWatch.limits[role], let app = launcher.app(role), let bytes = figures[role], bytes > limit else { continue }
             memoryWatch.over[role] = now + MemoryWatch.grace
             logger.warning("app past its memory limit; restarted when off screen or within a minute", metadata: [
                 "client.role": "\(role.rawValue)", "client.app": "\(app.label)", "memory.pss_mb": "\(bytes >> 20)", "memory.limit_mb": "\(limit >> 20)",
@@ -55,10 +118,12 @@ extension Compositor {
         }
     }
 
-    /// When the memory watch wants the loop next (ms).
+    /// When the memory watch wants the loop next (ms): while a sample runs, every 50 ms to
+    /// look for its answer.
     var memoryDeadline: UInt64? {
         guard !memoryWatch.limits.isEmpty, virtualTime == nil else { return nil }
-        return ([memoryWatch.nextSample] + memoryWatch.over.values.map { Optional($0) }).compactMap { $0 }.min()
+        let polling = memoryWatch.sampler.busy || !memoryWatch.wanted.isEmpty ? policyClock.milliseconds + 50 : nil
+        return ([memoryWatch.nextSample, polling] + memoryWatch.over.values.map { Optional($0) }).compactMap { $0 }.min()
     }
 
     /// New limits (a reload of the configuration), from the next sample on.
@@ -67,6 +132,17 @@ extension Compositor {
         memoryWatch.over = memoryWatch.over.filter { limits[$0.key] != nil }
     }
 
-    /// The PSS of `role`'s launched app and its descendants, in bytes.
-    public func memoryBytes(_ role: Role) -> Int? { launcher.app(role).flatMap { ProcessMemory.treeBytes($0.process.pid) } }
+    /// The PSS of `role`'s launched app and its descendants, in bytes, as last sampled (nil: not
+    /// sampled yet). Asking starts a sample off the loop (for the next ask): never waits.
+    public func memoryBytes(_ role: Role) -> Int? {
+        guard launcher.app(role) != nil else { return nil }
+        sampleAppsMemory()
+        return memoryWatch.sampler.latest(role)
+    }
+
+    /// Starts a sample of every launched app's memory off the loop (unless one runs).
+    func sampleAppsMemory() {
+        memoryWatch.wanted.formUnion(Role.allCases)
+        if startMemorySample(memoryWatch.wanted) { memoryWatch.wanted = [] }
+    }
 }

@@ -40,6 +40,8 @@ struct Supervision {
     private(set) var candidates: [Role: Candidate] = [:]
     /// How long a `ctl set-app`'s app has to say hello before the old app is kept.
     static let candidateTimeout: UInt64 = 10_000
+    /// When the apps' orphans (adopted by the compositor) were last reaped.
+    var orphansReapedAt: UInt64 = 0
 
     /// An app started to take a role's place (make-before-break): until it says hello the old
     /// app stays; `answer` is told how it went (nil: it took the place).

@@ -4,9 +4,14 @@
 // One request a connection, a line of JSON (an array of strings: the command and its
 // arguments), answered by a line of JSON (`{"ok":true,"output":…}` or `{"ok":false,"error":…}`;
 // a screenshot's pixels travel beside it in a sealed memfd). Bounded as the app socket is: at
-// most `connectionLimit` at once, `requestLimit` bytes a request, `requestTimeout` ms to send
-// it; a connection from a process the compositor launched (or one of its descendants) is
-// refused, as is one from another user unless the operators' group may connect.
+// most `acceptsPerTurn` connections taken a turn, each peer's connections within a budget (the
+// apps' own budget apart from the users', so an app's flood never costs the operator's `ctl`
+// nor the unit's reload), at most `connectionLimit` at once, `requestLimit` bytes a request,
+// `requestTimeout` ms to send it, no descriptors (closed off the loop); screenshots within a
+// rate and a bound on the bytes of those sent and not read yet. A connection from a process
+// the compositor launched (or one of its descendants, however it forked: the compositor adopts
+// their orphans) is refused, as is one from another user unless the operators' group may
+// connect.
 
 import DiptychCore
 import DiptychImage
@@ -18,6 +23,18 @@ public final class ControlServer {
     public static let connectionLimit = 4
     public static let requestLimit = 4096
     public static let requestTimeout: UInt64 = 2000
+    /// Connections taken in one turn of the loop (the rest wait for the next turn).
+    public static let acceptsPerTurn = 8
+    /// Connections a peer class (a user, or the compositor's apps together) may open: a burst,
+    /// then so many a second; past it they are closed unanswered.
+    public static let connectBurst = 16, connectsPerSecond = 8
+    /// Screenshots a user may take: a burst, then so many a second (each composites the scene).
+    public static let screenshotBurst = 3, screenshotsPerSecond = 2
+    /// The bytes of screenshots sent and not read yet past which another is refused (one is
+    /// always allowed when none is unread).
+    public static let unreadScreenshotLimit = 64 << 20
+    /// The budget key of the compositor's apps (no user has it: uid -1 is invalid).
+    static let appsKey = UInt32.max
 
     /// What the server asks of its owner: the answer to a command (its output, or an error
     /// message; given to `answer` at once or later, as `set-app` does once the new app said
@@ -43,6 +60,14 @@ public final class ControlServer {
     private var waiting: [Int32: SharedDescriptor] = [:]
     /// Wakes the loop when the oldest connection's time is up (the loop has no idle wake-ups).
     private let timer: TimerDescriptor
+    private var connectBudget = ConnectBudget(burst: ControlServer.connectBurst, perSecond: ControlServer.connectsPerSecond)
+    private var screenshotBudget = ConnectBudget(burst: ControlServer.screenshotBurst, perSecond: ControlServer.screenshotsPerSecond)
+    /// Screenshot answers sent whose reader has not taken them yet (their connection is kept
+    /// open until it has, or hangs up: the bytes are the compositor's meanwhile).
+    private var unreadScreenshots: [Int32: (fd: SharedDescriptor, bytes: Int)] = [:]
+    /// Whether each peer process recently connecting was found to be the compositor's app
+    /// (pid → answer, when): a flood from one process walks its ancestry once a second.
+    private var peerClasses: [Int32: (app: Bool, at: UInt64)] = [:]
 
     /// Listens at `path` (replacing a stale socket there; mode 0600, or 0660 for `group`).
     public init(path: String, group: gid_t?, compositor: Compositor, handlers: Handlers, logger: Logger) throws {
@@ -91,37 +116,70 @@ public final class ControlServer {
 
     deinit { Files.remove(path) }
 
-    /// Takes the waiting connections (past the limit, the oldest is closed).
+    /// Takes the waiting connections, a few a turn (past the limit, the oldest is closed).
     private func accept() {
-        while let taken = try? UnixSocket.accept(socket.rawValue) {
+        let now = MonotonicClock.milliseconds
+        for _ in 0..<Self.acceptsPerTurn {
+            guard let taken = try? UnixSocket.accept(socket.rawValue) else { return }
             guard (try? taken.setNonBlocking()) != nil else { taken.close(); continue }
             let fd = SharedDescriptor(taken), raw = fd.rawValue
-            if let why = refusal(of: raw) {
+            guard let peer = try? UnixSocket.peerCredentials(raw) else {
+                reply(raw, ["ok": .bool(false), "error": .string("cannot tell who connected")])
+                continue
+            }
+            let app = isCompositorsApp(peer.pid, at: now)
+            // Past its class's budget a connection is closed unanswered (an answer costs more).
+            guard connectBudget.take(app ? Self.appsKey : peer.uid, at: now) else {
+                warnOverBudget(app: app, uid: peer.uid)
+                continue
+            }
+            if let why = refusal(uid: peer.uid, gid: peer.gid, app: app) {
                 reply(raw, ["ok": .bool(false), "error": .string(why)])
                 continue
             }
             if connections.count >= Self.connectionLimit, let oldest = connections.min(by: { $0.value.since < $1.value.since })?.key {
                 drop(oldest)
             }
-            connections[raw] = (fd, [], MonotonicClock.milliseconds)
+            connections[raw] = (fd, [], now)
             compositor.watch(raw) { [weak self] in self?.read(raw) }
         }
     }
 
+    private var lastBudgetWarning: UInt64 = 0
+    private func warnOverBudget(app: Bool, uid: UInt32) {
+        let now = MonotonicClock.milliseconds
+        guard now >= lastBudgetWarning + 10_000 else { return }
+        lastBudgetWarning = now
+        logger.warning("control: connections closed unanswered: \(app ? "the compositor's apps connect" : "a user connects") more than \(Self.connectsPerSecond) times a second", metadata: ["client.uid": "\(uid)"])
+    }
+
     /// Why a peer may not control the compositor (nil: it may).
-    private func refusal(of fd: Int32) -> String? {
-        guard let peer = try? UnixSocket.peerCredentials(fd) else { return "cannot tell who connected" }
-        if peer.uid != getuid() && peer.uid != 0 && group.map({ peer.gid != $0 && !Self.isMember(uid: peer.uid, of: $0) }) ?? true {
-            return "user \(peer.uid) may not control this compositor"
+    private func refusal(uid: UInt32, gid: UInt32, app: Bool) -> String? {
+        if uid != getuid() && uid != 0 && group.map({ gid != $0 && !Self.isMember(uid: uid, of: $0) }) ?? true {
+            return "user \(uid) may not control this compositor"
         }
-        let apps = Set(compositor.launchedProcessIDs)
-        var pid = peer.pid
-        for _ in 0..<64 where pid > 1 {
-            if apps.contains(pid) { return "a process the compositor launched (or one of its children) may not control it" }
-            guard let parent = ProcessMemory.parent(of: pid) else { break }
-            pid = parent
-        }
+        if app { return "a process the compositor launched (or one of its children) may not control it" }
         return nil
+    }
+
+    /// Whether `pid` is one of the compositor's apps or descends from one (or from the
+    /// compositor: its apps' orphans are re-parented to it). Fails closed: a process whose
+    /// ancestry cannot be read to its end (it went, or it is over 64 deep) counts as an app.
+    private func isCompositorsApp(_ pid: Int32, at now: UInt64) -> Bool {
+        if let known = peerClasses[pid], now < known.at + 1000 { return known.app }
+        let apps = Set(compositor.launchedProcessIDs), me = getpid()
+        var answer = true
+        var p = pid
+        walk: for _ in 0..<64 {
+            if p <= 0 { break walk }  // not in this namespace: unknown, refused
+            if apps.contains(p) || p == me { break walk }
+            if p == 1 { answer = false; break walk }
+            guard let parent = ProcessMemory.parent(of: p) else { break walk }
+            p = parent
+        }
+        if peerClasses.count >= 64 { peerClasses = peerClasses.filter { now < $0.value.at + 1000 } }
+        if peerClasses.count < 64 { peerClasses[pid] = (answer, now) }
+        return answer
     }
 
     private static func isMember(uid: uid_t, of group: gid_t) -> Bool {
@@ -138,14 +196,16 @@ public final class ControlServer {
     private func read(_ fd: Int32) {
         guard var c = connections[fd] else { return }
         guard let r = try? UnixSocket.receive(fd, capacity: Self.requestLimit, nonBlocking: true) else { return }
-        for extra in r.descriptors { Glibc.close(extra) }
+        // A descriptor sent with a request is refused, and closed off the loop (the close of
+        // one on a FUSE file waits for its server).
+        for extra in r.descriptors { FileDescriptor.closeForeign(extra) }
+        if !r.descriptors.isEmpty || r.descriptorsTruncated { return fail(fd, "a request carries no descriptors") }
         if r.endOfStream { return drop(fd) }
         c.bytes += r.bytes
         connections[fd] = c
-        guard let newline = c.bytes.firstIndex(of: 10) else {
-            if c.bytes.count > Self.requestLimit { fail(fd, "a request is one line of at most \(Self.requestLimit) bytes") }
-            return
-        }
+        let newline = c.bytes.firstIndex(of: 10)
+        if (newline ?? c.bytes.count) > Self.requestLimit { return fail(fd, "a request is one line of at most \(Self.requestLimit) bytes") }
+        guard let newline else { return }
         let line = String(decoding: c.bytes[..<newline], as: UTF8.self)
         guard let words = (try? JSONValue.parse(line))?.arrayValue?.compactMap(\.stringValue), !words.isEmpty else {
             return fail(fd, "a request is a JSON array of strings: the command and its arguments")
@@ -153,6 +213,11 @@ public final class ControlServer {
         logger.info("control", metadata: ["command": "\(words[0].escapedForLog)"])
         if words[0] == "screenshot" {
             let screen = words.count > 1 ? Int(words[1]) ?? 1 : 1
+            let uid = (try? UnixSocket.peerCredentials(fd))?.uid ?? 0
+            if let why = screenshotRefusal(uid: uid) {
+                reply(fd, ["ok": .bool(false), "error": .string(why)])
+                return drop(fd)
+            }
             guard let image = handlers.screenshot(screen) else {
                 reply(fd, ["ok": .bool(false), "error": .string("there is no screen \(screen)")])
                 return drop(fd)
@@ -167,7 +232,12 @@ public final class ControlServer {
             } catch {
                 return fail(fd, "cannot share the screenshot: \(error)")
             }
-            return drop(fd)
+            // Kept open until its reader took the answer (or went): its bytes count till then.
+            if let c = connections.removeValue(forKey: fd) {
+                compositor.unwatch(fd)
+                unreadScreenshots[fd] = (c.fd, image.stride * image.height)
+            }
+            return
         }
         // Answered now or later: the connection no longer reads nor times out meanwhile (the
         // command bounds its own time), and is closed once answered.
@@ -181,6 +251,33 @@ public final class ControlServer {
             }
             self.waiting[fd] = nil
         }
+    }
+
+    /// Why a screenshot may not be taken now (nil: it may).
+    private func screenshotRefusal(uid: UInt32) -> String? {
+        forgetReadScreenshots()
+        let unread = unreadScreenshots.values.reduce(0) { $0 + $1.bytes }
+        if unread > 0, unread >= Self.unreadScreenshotLimit {
+            return "\(unreadScreenshots.count) screenshots sent are not read yet (\(unread >> 20) MiB); try again once they are"
+        }
+        guard screenshotBudget.take(uid, at: MonotonicClock.milliseconds) else {
+            return "at most \(Self.screenshotsPerSecond) screenshots a second (after \(Self.screenshotBurst) at once); try again"
+        }
+        return nil
+    }
+
+    /// Closes the screenshot connections whose reader took the answer, or went away.
+    private func forgetReadScreenshots() {
+        for (fd, s) in unreadScreenshots where UnixSocket.unreadBytes(fd) <= 0 {
+            _ = s
+            unreadScreenshots[fd] = nil
+        }
+    }
+
+    /// The bytes of screenshots sent and not read yet.
+    public var unreadScreenshotBytes: Int {
+        forgetReadScreenshots()
+        return unreadScreenshots.values.reduce(0) { $0 + $1.bytes }
     }
 
     private func fail(_ fd: Int32, _ message: String) {

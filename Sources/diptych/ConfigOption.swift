@@ -34,7 +34,7 @@ enum ConfigOption {
         }
         guard let path else { return nil }
         let bytes: [UInt8]
-        do { bytes = try Files.read(path, limit: ConfigFile.byteLimit) } catch { throw UsageError("cannot read the configuration \(path): \(error)") }
+        do { bytes = try Files.readRegular(path, limit: ConfigFile.byteLimit) } catch { throw UsageError("cannot read the configuration \(path): \(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }
         let entries: [(key: String, value: String, line: Int)]
         do { entries = try ConfigFile.parse(text, file: path) } catch { throw UsageError(error.description) }

@@ -80,20 +80,37 @@ struct CtlCommand: ParsableCommand {
                 request = ["screenshot", words.count == 4 ? words[3] : "1"]
             }
             let line = JSONValue.array(request.map { .string($0) }).serialized + "\n"
+            // Whatever answers is not trusted: an answer comes within `answerTimeout` seconds
+            // (set-app's bound and more), is one line of at most `answerLimit` bytes, and a
+            // screenshot's sizes are checked against its memfd.
+            var timeout = timeval(tv_sec: Self.answerTimeout, tv_usec: 0)
+            _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             // (A compositor that refuses answers at once and closes: its answer is read even
             // when the request could not be sent.)
             var sendError: (any Error)?
             do { try UnixSocket.sendAll(fd.rawValue, Array(line.utf8)) } catch { sendError = error }
             var bytes: [UInt8] = [], descriptors: [Int32] = []
+            var silent = false
             while !bytes.contains(10) {
-                guard let r = try? UnixSocket.receive(fd.rawValue), !r.endOfStream else { break }
+                let r: Received?
+                do { r = try UnixSocket.receive(fd.rawValue) } catch {
+                    silent = (error as? SystemError).map { $0.errno == EAGAIN || $0.errno == EWOULDBLOCK } ?? false
+                    break
+                }
+                guard let r, !r.endOfStream else { break }
                 bytes += r.bytes
                 descriptors += r.descriptors
+                if bytes.count > Self.answerLimit { break }
             }
             defer { for d in descriptors { Glibc.close(d) } }
             fd.close()
+            if silent { throw RuntimeFailure("\(path): no answer within \(Self.answerTimeout) s") }
+            if bytes.count > Self.answerLimit, !bytes.prefix(Self.answerLimit).contains(10) {
+                throw RuntimeFailure("\(path): an answer longer than \(Self.answerLimit) bytes (not a compositor's)")
+            }
             guard let reply = try? JSONValue.parse(String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)), let ok = reply["ok"]?.boolValue else {
-                throw RuntimeFailure("\(path): " + (sendError.map { "\($0)" } ?? "the compositor closed the connection without an answer"))
+                throw RuntimeFailure("\(path): " + (sendError.map { "\($0)" } ?? (bytes.isEmpty ? "the compositor closed the connection without an answer" : "the answer is not a compositor's")))
             }
             guard ok else {
                 let message = reply["error"]?.stringValue ?? "refused"
@@ -108,12 +125,20 @@ struct CtlCommand: ParsableCommand {
         }
     }
 
+    /// How long an answer may take (s), and how long it may be (bytes).
+    static let answerTimeout = 30
+    static let answerLimit = 1 << 20
+
     /// Maps the screenshot's memfd and writes it as a PNG at `path` (whole or not at all).
     func writeScreenshot(_ reply: JSONValue, _ descriptor: Int32?, to path: String) throws {
         guard let descriptor, let w = reply["width"]?.intValue, let h = reply["height"]?.intValue, let stride = reply["stride"]?.intValue,
-              w > 0, h > 0, w <= 16384, h <= 16384, stride >= w * 4
+              w > 0, h > 0, w <= 16384, h <= 16384, stride >= w * 4, stride <= 16384 * 4 + 64
         else { throw RuntimeFailure("the compositor's screenshot came without its pixels") }
+        // The pixels must be all there: a sealed memfd at least stride × height long.
         let fd = FileDescriptor(taking: dup(descriptor))
+        var st = stat()
+        guard fstat(fd.rawValue, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) >= stride * h, fd.seals().contains(.shrink)
+        else { throw RuntimeFailure("the compositor's screenshot is not a sealed memory file of \(stride) × \(h) bytes") }
         let map: MemoryMapping
         do { map = try MemoryMapping(fd: fd, length: stride * h, writable: false) } catch { throw RuntimeFailure("cannot map the screenshot: \(error)") }
         let image = PixelImage(width: w, height: h)

@@ -31,13 +31,48 @@ final class ConfigReload {
         "idle-timeout", "blank-schedule", "blank", "memory-limit", "memory-limit-primary", "memory-limit-secondary",
     ]
 
-    init(given: [String], compositor: Compositor, out: String?, manager: ServiceManager, logger: Logger) {
+    /// SIGUSR1s are coalesced: one reload at once, then at most one a `signalGap` ms (a flood
+    /// of signals costs the loop a reload a second, not one a signal).
+    static let signalGap: UInt64 = 1000
+    private var lastSignalled: UInt64?
+    private var signalPending = false
+    private let timer: TimerDescriptor
+
+    init(given: [String], compositor: Compositor, out: String?, manager: ServiceManager, logger: Logger) throws {
         self.given = given
         self.manager = manager
         self.compositor = compositor
         self.out = out
         self.logger = logger
         settings = (try? ConfigOption.settings(given)) ?? [:]
+        timer = try TimerDescriptor()
+        compositor.watch(timer.fd.rawValue) { [weak self] in
+            guard let self else { return }
+            _ = self.timer.acknowledge()
+            guard self.signalPending else { return }
+            self.signalPending = false
+            self.reloadForSignal()
+        }
+    }
+
+    /// SIGUSR1 came: the file is read again now, or a second after the last signalled reload.
+    func signalled() {
+        let now = MonotonicClock.milliseconds
+        if let last = lastSignalled, now < last + Self.signalGap {
+            guard !signalPending else { return }
+            signalPending = true
+            do { try timer.arm(atNanoseconds: (last + Self.signalGap) * 1_000_000) } catch {
+                signalPending = false
+                reloadForSignal()
+            }
+            return
+        }
+        reloadForSignal()
+    }
+
+    private func reloadForSignal() {
+        lastSignalled = MonotonicClock.milliseconds
+        if case .failure(let e) = reload() { logger.error("reload: \(e.message)") }
     }
 
     /// Reads the file again and applies what changed: what was done, or why nothing was.

@@ -217,6 +217,9 @@ struct RunCommand: ParsableCommand {
             return
         }
         try reportingErrors {
+            // The apps' orphans re-parent to the compositor (a double fork cannot leave its
+            // tree: the control socket knows its apps by their ancestry).
+            Orphans.adopt()
             // (native is checked once the panel is known.)
             let (_, given) = try device.resolve(panel: device.device == "native" ? (Size(width: 2048, height: 1536), nil) : nil)
             let wanted = noMultitasking ? Arrangement.full : (arrangement ?? (secondary == nil ? .full : .split23))
@@ -294,12 +297,12 @@ struct RunCommand: ParsableCommand {
             }
             Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops, SIGUSR1 reads --config again\n")
             let manager = ServiceManager()
-            let reload = ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, manager: manager, logger: logger)
+            let reload = try ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, manager: manager, logger: logger)
             var stop = false
             compositor.watch(signals.fd.rawValue) {
                 while let signal = signals.next() {
                     guard signal == .userOne else { stop = true; continue }
-                    if case .failure(let e) = reload.reload() { logger.error("reload: \(e.message)") }
+                    reload.signalled()
                 }
             }
             if let input { try compositor.addInput(input, calibration: calibration) }

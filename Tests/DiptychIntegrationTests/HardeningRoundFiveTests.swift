@@ -151,3 +151,131 @@ struct PresentationWrapTests {
         #expect(lines == ["one two", "three four", "five six"])
     }
 }
+
+/// The control socket as an attacker meets it, against a live `diptych run`.
+struct ControlSocketHardeningTests {
+    /// Sends `bytes` (and `descriptors`) on a new connection to `k`'s control socket and reads
+    /// the answer line; nil when none came.
+    func ask(_ k: Kiosk, _ bytes: [UInt8], descriptors: [Int32] = []) throws -> (line: String, descriptors: [Int32])? {
+        let connected = try UnixSocket.connect(path: k.control)
+        let fd = dup(connected.rawValue)
+        connected.close()
+        defer { close(fd) }
+        try UnixSocket.sendAll(fd, bytes, descriptors: descriptors)
+        var got: [UInt8] = [], fds: [Int32] = []
+        while !got.contains(10), let r = try UnixSocket.receive(fd), !r.endOfStream {
+            got += r.bytes
+            fds += r.descriptors
+        }
+        return got.isEmpty ? nil : (String(decoding: got.prefix { $0 != 10 }, as: UTF8.self), fds)
+    }
+
+    func request(_ words: [String]) -> [UInt8] { Array((JSONValue.array(words.map { .string($0) }).serialized + "\n").utf8) }
+
+    /// A request over 4 KiB is refused however it arrives; one with a descriptor is refused
+    /// and the descriptor closed (off the loop).
+    @Test func anOversizedRequestAndADescriptorAreRefused() throws {
+        let k = try Kiosk()
+        #expect(k.waitUntil { (try? k.ctl(["status"]).status) == 0 })
+        // 5 KiB: a JSON array whose one string pads it.
+        let big = request(["status", String(repeating: "x", count: 5000)])
+        let answer = try #require(try ask(k, big))
+        #expect(answer.line.contains("at most 4096 bytes"), "\(answer.line)")
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let withFD = try #require(try ask(k, request(["status"]), descriptors: [ends[0]]))
+        #expect(withFD.line.contains("carries no descriptors"), "\(withFD.line)")
+        #expect(try k.ctl(["status"]).status == 0)
+    }
+
+    /// Screenshots not read are bounded: past 64 MiB unread another is refused until they are
+    /// read; back-to-back ones are held to the rate.
+    @Test func unreadScreenshotsAreBoundedAndTheRateHolds() throws {
+        let k = try Kiosk()
+        #expect(k.waitUntil { (try? k.ctl(["status"]).status) == 0 })
+        // Held open, never read: each answer (2048 × 1536 × 4 = 12 MiB) stays with the compositor.
+        var held: [Int32] = []
+        for _ in 0..<7 {
+            let fd = try UnixSocket.connect(path: k.control)
+            try UnixSocket.sendAll(fd.rawValue, request(["screenshot", "1"]))
+            held.append(dup(fd.rawValue))
+            fd.close()
+            usleep(700_000)
+        }
+        let refused = try #require(try ask(k, request(["screenshot", "1"])))
+        #expect(refused.line.contains("not read yet"), "\(refused.line)")
+        for fd in held { close(fd) }
+        usleep(700_000)
+        let taken = try #require(try ask(k, request(["screenshot", "1"])))
+        #expect(taken.line.contains("\"ok\":true"), "\(taken.line)")
+        for d in taken.descriptors { close(d) }
+        // Back to back: after the burst, refused for the rate.
+        var lines: [String] = []
+        for _ in 0..<6 {
+            if let a = try ask(k, request(["screenshot", "1"])) {
+                lines.append(a.line)
+                for d in a.descriptors { close(d) }
+            }
+        }
+        #expect(lines.contains { $0.contains("screenshots a second") }, "\(lines)")
+    }
+
+    /// An app that connects and closes as fast as it can is held to the apps' budget: the
+    /// operator's ctl is answered throughout.
+    @Test func anAppsConnectFloodNeverStarvesTheOperator() throws {
+        let dir = Harness.temporaryDirectory("ctl-flood")
+        try Files.writeAtomically("\(dir)/flood.py", bytes: Array("""
+            import os, socket, time
+            end = time.monotonic() + 15
+            while time.monotonic() < end:
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(os.environ["DIPTYCH_SOCKET"] + ".ctl")
+                except OSError:
+                    pass
+                s.close()
+            """.utf8))
+        let k = try Kiosk(primary: "python3 \(dir)/flood.py", directory: dir)
+        usleep(500_000)
+        for _ in 0..<10 {
+            let r = try k.ctl(["status"])
+            #expect(r.status == 0, "\(r.stderr)")
+            usleep(100_000)
+        }
+    }
+
+    /// A launched app's double-forked grandchild (re-parented to the compositor, which adopts
+    /// its apps' orphans) is still the app's: refused.
+    @Test func aDoubleForkedGrandchildIsRefused() throws {
+        let dir = Harness.temporaryDirectory("ctl-orphan")
+        try Files.writeAtomically("\(dir)/app.sh", bytes: Array("""
+            ( sh -c 'sleep 0.5; \(Harness.diptych) ctl --socket "$DIPTYCH_SOCKET.ctl" status > \(dir)/said 2>&1' & )
+            exec sleep 30
+            """.utf8))
+        let k = try Kiosk(primary: "/bin/sh \(dir)/app.sh", directory: dir)
+        #expect(k.waitUntil { ((try? Files.read("\(dir)/said")) ?? []).count > 0 })
+        let said = String(decoding: (try? Files.read("\(dir)/said")) ?? [], as: UTF8.self)
+        #expect(said.contains("may not control"), "\(said)")
+    }
+
+    /// A configuration swapped for a FIFO is refused at once (nothing waits on a writer); a
+    /// flood of SIGUSR1 costs a reload a second and the kiosk answers throughout.
+    @Test func aFIFOConfigurationAndASignalFloodDoNotStallTheLoop() throws {
+        let dir = Harness.temporaryDirectory("ctl-fifo")
+        let conf = "\(dir)/kiosk.conf"
+        try Files.writeAtomically(conf, bytes: Array("[kiosk]\nprimary = pattern:#123456\nsecondary = notes\n".utf8))
+        let k = try Kiosk(apps: false, flags: ["--config", conf], directory: dir)
+        #expect(k.waitUntil { (try? k.ctl(["status"]).status) == 0 })
+        for _ in 0..<500 { kill(k.process.pid, SIGUSR1) }
+        #expect(try k.ctl(["status"]).status == 0)
+        Files.remove(conf)
+        #expect(mkfifo(conf, 0o600) == 0)
+        let r = try k.ctl(["reload"])
+        #expect(r.status == 1 && r.stderr.contains("not a regular file"), "\(r.stderr)")
+        #expect(try k.ctl(["status"]).status == 0)
+        #expect(k.process.poll() == nil)
+        let start = try Harness.run([Harness.diptych, "run", "--backend", "headless", "--config", conf], timeoutMilliseconds: 20_000)
+        #expect(start.status == 2 && start.stderr.contains("not a regular file"), "\(start.stderr)")
+    }
+}

@@ -43,6 +43,16 @@ int dp_fs_type(int fd, uint64_t *type);
 int dp_set_non_dumpable(void);
 /// prctl(PR_GET_DUMPABLE).
 int dp_dumpable(void);
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of this process's descendants re-parent to it (a
+/// double fork cannot leave its tree). Returns 0 or -1.
+int dp_set_child_subreaper(void);
+/// prctl(PR_GET_CHILD_SUBREAPER): 1 when this process adopts its descendants' orphans.
+int dp_child_subreaper(void);
+/// The bytes this end of a socket sent that the peer has not read yet (SIOCOUTQ), or -1.
+int dp_socket_unread(int sock);
+/// waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT): the pid of a child that exited and is not reaped
+/// yet (left as it is), 0 when none, -1 with errno (ECHILD: no children).
+int32_t dp_exited_child(void);
 
 /// SO_PEERCRED of a connected Unix socket: fills pid, uid, gid. Returns 0 or -1 with errno.
 int dp_peer_credentials(int sock, int32_t *pid, uint32_t *uid, uint32_t *gid);

@@ -244,9 +244,16 @@ final class ClientSession {
 
     private func updateContent() {
         content = AppContent(
-            live: surface?.image.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint, icon: icon?.ref,
+            live: surface?.image.ref ?? standIn?.ref, snapshots: snapshots.map(\.ref), name: name ?? label, tint: tint, icon: icon?.ref,
             blurs: blurs.mapValues(\.ref))
     }
+
+    /// The picture shown for the app until its first commit: the last frame of the app it
+    /// replaced (`ctl set-app`), so the pane never shows a placeholder between the two.
+    private var standIn: (ref: ImageRef, pixels: PixelImage)? { didSet { updateContent() } }
+
+    /// Shows `pixels` (a copy the session keeps) until the app commits.
+    func showStandIn(_ pixels: PixelImage, ref: ImageRef) { standIn = (ref, pixels) }
 
     /// The app's icon as the screen shows it (from `setIcon`), and when it was last set.
     private(set) var icon: (ref: ImageRef, pixels: PixelImage, setAt: UInt64)? { didSet { updateContent() } }
@@ -279,6 +286,7 @@ final class ClientSession {
         if let s = screenSurface, s.image.ref.id == ref.id { return s.image.pixels }
         if let d = pip.departing, d.ref.id == ref.id { return d.image.pixels }
         if let i = icon, i.ref.id == ref.id { return i.pixels }
+        if let s = standIn, s.ref.id == ref.id { return s.pixels }
         if let b = blurs.values.first(where: { $0.ref.id == ref.id }) { return b.pixels }
         return snapshots.first { $0.ref.id == ref.id }?.pixels
     }
@@ -320,6 +328,7 @@ final class ClientSession {
         endUse(pane.commit(held(image, serial: serial, damage: damage), stamp: stamp))
         commits += 1
         tint = image.pixels.dominantColor()
+        standIn = nil
         updateContent()
     }
 

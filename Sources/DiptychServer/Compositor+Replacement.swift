@@ -51,6 +51,12 @@ extension Compositor {
         logger.info("an app took a role's place", metadata: ["client.role": "\(role.rawValue)", "client.app": "\(candidate.label)"])
         let old = desk.app(role)
         if let previous = old.flatMap({ session($0) }) {
+            // Its last frame stays on screen until the new app draws (break-before-make for an
+            // app that must wait for the old one to go: a web app on the same data directory).
+            if c.surface == nil, let last = previous.surface?.image.pixels {
+                let copy = last.copy()
+                c.showStandIn(copy, ref: ImageRef(id: clients.newImageID(), width: copy.width, height: copy.height))
+            }
             previous.replaced = true
             previous.setAdmitted(at: nil)
             previous.close(reason: "replaced by another app (ctl set-app)")

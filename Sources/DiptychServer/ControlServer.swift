@@ -25,9 +25,11 @@ public final class ControlServer {
     public static let requestTimeout: UInt64 = 2000
     /// Connections taken in one turn of the loop (the rest wait for the next turn).
     public static let acceptsPerTurn = 8
-    /// Connections a peer class (a user, or the compositor's apps together) may open: a burst,
-    /// then so many a second; past it they are closed unanswered.
-    public static let connectBurst = 16, connectsPerSecond = 8
+    /// Connections a user may open: a burst, then so many a second; past it they are closed
+    /// unanswered (a script polling `ctl status` stays well within it).
+    public static let connectBurst = 64, connectsPerSecond = 64
+    /// The compositor's apps together (each refused): a burst, then so many a second.
+    public static let appConnectBurst = 4, appConnectsPerSecond = 2
     /// Screenshots a user may take: a burst, then so many a second (each composites the scene).
     public static let screenshotBurst = 3, screenshotsPerSecond = 2
     /// The bytes of screenshots sent and not read yet past which another is refused (one is
@@ -61,6 +63,7 @@ public final class ControlServer {
     /// Wakes the loop when the oldest connection's time is up (the loop has no idle wake-ups).
     private let timer: TimerDescriptor
     private var connectBudget = ConnectBudget(burst: ControlServer.connectBurst, perSecond: ControlServer.connectsPerSecond)
+    private var appConnectBudget = ConnectBudget(burst: ControlServer.appConnectBurst, perSecond: ControlServer.appConnectsPerSecond)
     private var screenshotBudget = ConnectBudget(burst: ControlServer.screenshotBurst, perSecond: ControlServer.screenshotsPerSecond)
     /// Screenshot answers sent whose reader has not taken them yet (their connection is kept
     /// open until it has, or hangs up: the bytes are the compositor's meanwhile).
@@ -129,7 +132,7 @@ public final class ControlServer {
             }
             let app = isCompositorsApp(peer.pid, at: now)
             // Past its class's budget a connection is closed unanswered (an answer costs more).
-            guard connectBudget.take(app ? Self.appsKey : peer.uid, at: now) else {
+            guard app ? appConnectBudget.take(Self.appsKey, at: now) : connectBudget.take(peer.uid, at: now) else {
                 warnOverBudget(app: app, uid: peer.uid)
                 continue
             }
@@ -150,7 +153,7 @@ public final class ControlServer {
         let now = MonotonicClock.milliseconds
         guard now >= lastBudgetWarning + 10_000 else { return }
         lastBudgetWarning = now
-        logger.warning("control: connections closed unanswered: \(app ? "the compositor's apps connect" : "a user connects") more than \(Self.connectsPerSecond) times a second", metadata: ["client.uid": "\(uid)"])
+        logger.warning("control: connections closed unanswered: \(app ? "the compositor's apps connect" : "a user connects") too often", metadata: ["client.uid": "\(uid)"])
     }
 
     /// Why a peer may not control the compositor (nil: it may).

@@ -65,9 +65,17 @@ WebKitWebContext *make_context(void) {
         say("cannot use the data directory %s (%s)", dir, strerror(errno));
         exit(1);
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        say("the data directory %s is in use by another web client: give this one its own (--data-dir or --name)", dir);
-        exit(1);
+    /* A client replacing another on the same directory (ctl set-app: the new one says hello,
+       takes the pane, and the old one is stopped) waits for it to go, up to 5 s: break before
+       make for the directory, the old frame shown meanwhile. */
+    int tries = 0;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK || ++tries > 100) {
+            say("the data directory %s is in use by another web client: give this one its own (--data-dir or --name)", dir);
+            exit(1);
+        }
+        if (tries == 1 && app.debug) say("the data directory %s is held; waiting for its client to go", dir);
+        g_usleep(50000);
     }
     /* (The lock is held as long as the client runs: the descriptor stays open.) */
     g_free(lock);

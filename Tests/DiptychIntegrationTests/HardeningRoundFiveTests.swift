@@ -158,7 +158,7 @@ struct ControlSocketHardeningTests {
     /// the answer line; nil when none came.
     func ask(_ k: Kiosk, _ bytes: [UInt8], descriptors: [Int32] = []) throws -> (line: String, descriptors: [Int32])? {
         let connected = try UnixSocket.connect(path: k.control)
-        let fd = dup(connected.rawValue)
+        let fd = fcntl(connected.rawValue, F_DUPFD_CLOEXEC, 0)
         connected.close()
         defer { close(fd) }
         try UnixSocket.sendAll(fd, bytes, descriptors: descriptors)
@@ -199,7 +199,7 @@ struct ControlSocketHardeningTests {
         for _ in 0..<7 {
             let fd = try UnixSocket.connect(path: k.control)
             try UnixSocket.sendAll(fd.rawValue, request(["screenshot", "1"]))
-            held.append(dup(fd.rawValue))
+            held.append(fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0))
             fd.close()
             usleep(700_000)
         }

@@ -224,6 +224,31 @@ struct WebKioskTests {
         })
     }
 
+    /// `set-app` of a web app over a web app on the same data directory: the new client waits
+    /// for the old one to go (break before make for the directory), the old page's frame shown
+    /// meanwhile, and the new page draws; it works the first time.
+    @Test(.enabled(if: webIsThere, "needs diptych-web (WPE WebKit)"))
+    func aWebAppReplacesAWebAppOnTheSameDataDirectory() throws {
+        let dir = Harness.temporaryDirectory("ctl-web-web")
+        try Files.writeAtomically("\(dir)/one.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#3355AA'></body></html>".utf8))
+        try Files.writeAtomically("\(dir)/two.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#AA3355'></body></html>".utf8))
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/one.html", "--arrangement", "full"], directory: dir,
+                          environment: ["XDG_STATE_HOME": "\(dir)/state"])
+        #expect(try k.waitUntil { try panes(k).first?["state"]?.stringValue == "shown" })
+        #expect(try k.waitUntil {
+            _ = try k.ctl(["screenshot", "\(dir)/one.png"])
+            return (try? PixelImage.readPNG(from: "\(dir)/one.png").pixel(x: 1000, y: 700) & 0xFFFFFF) == 0x3355AA
+        })
+        let old = try #require(try panes(k).first?["pid"]?.intValue)
+        let r = try k.ctl(["set-app", "primary", "web:\(dir)/two.html"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(k.waitUntil { gone(old) })
+        #expect(try k.waitUntil {
+            _ = try k.ctl(["screenshot", "\(dir)/two.png"])
+            return (try? PixelImage.readPNG(from: "\(dir)/two.png").pixel(x: 1000, y: 700) & 0xFFFFFF) == 0xAA3355
+        })
+    }
+
     /// A web app ended with SIGTERM (a clean exit) comes back with `relaunch = always`, as the
     /// shipped configuration says.
     @Test(.enabled(if: webIsThere, "needs diptych-web (WPE WebKit)"))

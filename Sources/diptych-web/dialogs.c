@@ -3,8 +3,10 @@
    presentAlert) so that they look as every app's do: a tapped <select> (WebKit's option menu)
    becomes a popover anchored at it; alert(), confirm() and prompt() (script dialogs) and an
    HTTP sign-in become alerts. One at a time: what comes while one shows is answered with its
-   default. After three dialogs within 10 s a page's further ones return their default without
-   showing, until it navigates (a page that opens dialogs in a loop cannot hold the pane). */
+   default. After three dialogs (sign-ins counted) within 10 s a page's further ones return their
+   default without showing (a sign-in is cancelled), until it navigates; a navigation within the
+   same origin keeps the count, so a page that reloads itself gets no more than three in 10 s
+   (a page that opens dialogs in a loop cannot hold the pane). */
 #include "diptych-web.h"
 
 #include <string.h>
@@ -20,7 +22,9 @@ static struct {
     WebKitAuthenticationRequest *auth;
     gulong menu_close_handler;
     gint64 recent[3];  /* when the last three dialogs showed (µs) */
+    char *origin;      /* whose they were (the page's origin then) */
     int silenced;      /* the flood rule holds until the page navigates */
+    int said;          /* the flood rule was said for this origin */
     int ask_again;     /* WebKit dropped a sign-in it had asked for: load the page again */
     int asked_again;   /* how often since the last sign-in (at most SIGN_IN_RETRIES) */
 } shown = { .next_id = 1 };
@@ -128,24 +132,68 @@ static gboolean on_show_option_menu(WebKitWebView *view, WebKitOptionMenu *menu,
 
 /* ---- alert(), confirm(), prompt() ---- */
 
-/* Whether the flood rule lets another dialog show now (and counts it). */
-static int may_show_dialog(void) {
-    if (shown.silenced) return 0;
-    gint64 now = g_get_monotonic_time();
-    if (shown.recent[0] && now - shown.recent[0] < 10 * G_USEC_PER_SEC) {
-        shown.silenced = 1;
-        say("the page opened more than three dialogs within 10 s: its dialogs return their default until it navigates");
-        return 0;
-    }
-    memmove(shown.recent, shown.recent + 1, sizeof shown.recent - sizeof shown.recent[0]);
-    shown.recent[2] = now;
-    return 1;
+/* A URI's origin as the flood rule tells pages apart: scheme, host and port (a URI without a
+   host, about:blank or data:, is its scheme alone). */
+static char *origin_of(const char *uri) {
+    GUri *u = uri ? g_uri_parse(uri, G_URI_FLAGS_ENCODED | G_URI_FLAGS_PARSE_RELAXED, NULL) : NULL;
+    if (!u) return g_strdup("");
+    char *origin = g_strdup_printf("%s://%s:%d", g_uri_get_scheme(u), g_uri_get_host(u) ? g_uri_get_host(u) : "", g_uri_get_port(u));
+    g_uri_unref(u);
+    return origin;
 }
 
-/* Who asks, for an alert's title: the page's host (as Safari says it), else "This page". */
+/* The page's origin now: the rule's count is kept per origin. */
+static void note_origin(const char *uri) {
+    char *origin = origin_of(uri);
+    if (shown.origin && strcmp(origin, shown.origin) == 0) {
+        g_free(origin);
+        return;
+    }
+    g_free(shown.origin);
+    shown.origin = origin;
+    memset(shown.recent, 0, sizeof shown.recent);
+    shown.silenced = shown.said = 0;
+}
+
+/* Whether the flood rule lets another dialog (`kind`: alert, confirm, prompt, signIn) show now
+   (and counts it); logged either way. */
+static int may_show_dialog(const char *kind) {
+    note_origin(app.view ? webkit_web_view_get_uri(app.view) : NULL);
+    gint64 now = g_get_monotonic_time();
+    int may = !shown.silenced;
+    if (may && shown.recent[0] && now - shown.recent[0] < 10 * G_USEC_PER_SEC) {
+        shown.silenced = 1;
+        may = 0;
+        if (!shown.said)
+            say("the page opened more than three dialogs within 10 s: its dialogs return their default (a sign-in is cancelled) until it navigates, "
+                "and on its own origin until 10 s after the first of them");
+        shown.said = 1;
+    }
+    if (may) {
+        memmove(shown.recent, shown.recent + 1, sizeof shown.recent - sizeof shown.recent[0]);
+        shown.recent[2] = now;
+    }
+    GString *line = log_start("dialog");
+    g_string_append(line, ",\"kind\":");
+    json_string(line, kind);
+    g_string_append_printf(line, ",\"shown\":%s", may ? "true" : "false");
+    json_field(line, "ms", (double)(now / 1000));
+    log_line(line);
+    g_string_free(line, TRUE);
+    return may;
+}
+
+/* A sign-in WebKit dropped before it was answered is not counted (it is asked again). */
+static void uncount_last(void) {
+    memmove(shown.recent + 1, shown.recent, sizeof shown.recent - sizeof shown.recent[0]);
+    shown.recent[0] = 0;
+}
+
+/* Who asks, for an alert's title: the page's host (as Safari says it), else (a local page too)
+   "This page". */
 static char *asker(void) {
     const char *uri = app.view ? webkit_web_view_get_uri(app.view) : NULL;
-    GUri *u = uri ? g_uri_parse(uri, G_URI_FLAGS_NONE, NULL) : NULL;
+    GUri *u = uri && !is_served_uri(uri) ? g_uri_parse(uri, G_URI_FLAGS_NONE, NULL) : NULL;
     const char *host = u ? g_uri_get_host(u) : NULL;
     char *title = host && *host ? g_strdup(host) : g_strdup("This page");
     if (u) g_uri_unref(u);
@@ -162,7 +210,8 @@ static gboolean on_script_dialog(WebKitWebView *view, WebKitScriptDialog *dialog
         return TRUE;
     }
     /* The default: an alert closed, confirm() false, prompt() null. */
-    if (shown.kind == DIALOG || shown.kind == SIGN_IN || !may_show_dialog()) return TRUE;
+    if (shown.kind == DIALOG || shown.kind == SIGN_IN) return TRUE;
+    if (!may_show_dialog(type == WEBKIT_SCRIPT_DIALOG_ALERT ? "alert" : type == WEBKIT_SCRIPT_DIALOG_CONFIRM ? "confirm" : "prompt")) return TRUE;
     take_away();
     dc_alert_button buttons[2] = { { "Cancel", DC_BUTTON_STYLE_CANCEL }, { "OK", DC_BUTTON_STYLE_DEFAULT } };
     int prompt = type == WEBKIT_SCRIPT_DIALOG_PROMPT;
@@ -199,6 +248,7 @@ static void on_auth_cancelled(WebKitAuthenticationRequest *request, gpointer dat
     if (app.debug) say("the sign-in was cancelled by WebKit");
     dc_dismiss_presented(app.dc, shown.id);
     finish();
+    uncount_last();
     shown.ask_again = shown.asked_again < SIGN_IN_RETRIES;
     stir();
 }
@@ -213,6 +263,11 @@ int dialogs_sign_in_again(void) {
 static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest *request, gpointer data) {
     (void)view; (void)data;
     if (shown.kind == DIALOG || shown.kind == SIGN_IN) return FALSE;  /* (cancelled by WebKit) */
+    /* Past the flood rule: cancelled (the load goes on unsigned, as if the user cancelled). */
+    if (!may_show_dialog("signIn")) {
+        webkit_authentication_request_cancel(request);
+        return TRUE;
+    }
     take_away();
     char *message = g_strdup_printf("Sign in to %s%s%s", webkit_authentication_request_get_host(request),
                                     webkit_authentication_request_get_realm(request) && *webkit_authentication_request_get_realm(request) ? ": " : "",
@@ -222,7 +277,10 @@ static gboolean on_authenticate(WebKitWebView *view, WebKitAuthenticationRequest
     shown.id = shown.next_id++;
     int r = dc_present_alert(app.dc, shown.id, "Sign In", message, DC_ALERT_FIELD_TEXT, "User name", "", buttons, 2);
     g_free(message);
-    if (r != 0) return FALSE;
+    if (r != 0) {
+        uncount_last();
+        return FALSE;
+    }
     shown.kind = SIGN_IN;
     shown.auth = g_object_ref(request);
     g_signal_connect(request, "cancelled", G_CALLBACK(on_auth_cancelled), NULL);
@@ -288,10 +346,12 @@ void dialogs_event(const dc_event *e) {
     stir();
 }
 
-/* A navigation ends the flood rule; what shows goes with the page. */
-void dialogs_navigated(void) {
+/* A navigation ends the flood rule's hold; the count goes too unless the page stays on its
+   origin (then a dialog shows again once the first of the last three is 10 s old). What shows
+   goes with the page. */
+void dialogs_navigated(const char *uri) {
+    note_origin(uri);
     shown.silenced = 0;
-    memset(shown.recent, 0, sizeof shown.recent);
     if (shown.kind == MENU) take_away();
 }
 

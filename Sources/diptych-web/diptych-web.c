@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]
- *             [--allow-file-access | --no-file-access] [--tls-ca FILE]
+ *             [--file-root DIR ... | --no-file-access | --allow-file-access] [--tls-ca FILE]
  *
  * A web page as a Diptych app: WPE WebKit renders it (wpebackend-fdo's exportable SHM path, Mesa's
  * software GL; no GPU, no display server) and every frame is copied into a Diptych buffer.
@@ -24,6 +24,8 @@
  *                                the text before it; search and enterkeyhint read by a script)
  *   textCommit / textDelete   -> the context's committed / delete-surrounding (text-input.c)
  *   keyboardFrame (local)     -> the page panned up while the keyboard covers the caret
+ *   a file: page              -> served by diptych-web itself from its folders, nothing outside
+ *                                them (files.c); --allow-file-access: plain file: (unsafe)
  *
  * The web process crashing reloads the page with back-off; a page that fails to load shows an
  * error page naming the URL and the reason, and is retried with back-off.
@@ -385,19 +387,23 @@ static char *uri_of(const char *arg) {
 }
 
 #define USAGE "usage: diptych-web URL [--event-log FILE] [--requires-full-screen] [--data-dir DIR | --ephemeral] [--name NAME]\n" \
-              "       [--allow-file-access | --no-file-access] [--tls-ca FILE]\n"
+              "       [--file-root DIR ... | --no-file-access | --allow-file-access] [--tls-ca FILE]\n"
 
 int main(int argc, char **argv) {
     const char *url = NULL;
-    int full_screen = 0;
+    int full_screen = 0, file_flags = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--event-log") == 0 && i + 1 < argc) event_log.path = argv[++i];
         else if (strcmp(argv[i], "--requires-full-screen") == 0) full_screen = 1;
         else if (strcmp(argv[i], "--data-dir") == 0 && i + 1 < argc) web_options.data_dir = argv[++i];
         else if (strcmp(argv[i], "--ephemeral") == 0) web_options.ephemeral = 1;
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) web_options.name = argv[++i];
-        else if (strcmp(argv[i], "--allow-file-access") == 0) web_options.file_access = 1;
-        else if (strcmp(argv[i], "--no-file-access") == 0) web_options.file_access = -1;
+        else if (strcmp(argv[i], "--allow-file-access") == 0) file_flags |= 1, web_options.file_access = 1;
+        else if (strcmp(argv[i], "--no-file-access") == 0) file_flags |= 2, web_options.file_access = -1;
+        else if (strcmp(argv[i], "--file-root") == 0 && i + 1 < argc) {
+            if (!web_options.file_roots) web_options.file_roots = g_ptr_array_new();
+            g_ptr_array_add(web_options.file_roots, argv[++i]);
+        }
         else if (strcmp(argv[i], "--tls-ca") == 0 && i + 1 < argc) {
             GError *error = NULL;
             const char *path = argv[++i];
@@ -412,7 +418,13 @@ int main(int argc, char **argv) {
             printf(USAGE "A web page (http(s)://, file://, or a file path) as a Diptych app, rendered by WPE WebKit.\n"
                    "Its cookies and storage are kept in DIR (default $STATE_DIRECTORY/web/NAME, else\n"
                    "$XDG_STATE_HOME/diptych/web/NAME; NAME web-primary or web-secondary); --ephemeral keeps nothing.\n"
-                   "--tls-ca FILE trusts the certificate authorities in FILE (PEM) besides the system's.\n");
+                   "--tls-ca FILE trusts the certificate authorities in FILE (PEM) besides the system's.\n"
+                   "A file: page is served by diptych-web itself (as diptych-file://app/PATH): it reaches only the regular\n"
+                   "files inside its own folder, symlinks resolved, or inside the folders given with --file-root DIR\n"
+                   "(repeatable; then those alone, e.g. --file-root /usr/share/javascript/pdf --file-root /usr/share/pdf.js\n"
+                   "--file-root /srv/pdfs for Debian's pdf.js viewer); --no-file-access serves the page alone.\n"
+                   "--allow-file-access loads it as plain file: with WebKit's file access on instead: UNSAFE, its scripts\n"
+                   "may then read any file the kiosk user can (the other web app's cookies too).\n");
             return 0;
         } else if (argv[i][0] == '-' || url) {
             fprintf(stderr, "diptych-web: unexpected argument '%s'\n" USAGE, argv[i]);
@@ -431,9 +443,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "diptych-web: --name '%s': a name is one path component\n" USAGE, web_options.name);
         return 2;
     }
-    char *uri = uri_of(url);
-    app.uri = uri;
+    if (web_options.file_roots) file_flags |= 4;
+    if (file_flags & (file_flags - 1)) {
+        fprintf(stderr, "diptych-web: --file-root, --no-file-access and --allow-file-access exclude each other\n" USAGE);
+        return 2;
+    }
     app.debug = getenv("DIPTYCH_WEB_DEBUG") != NULL;
+    char *uri = uri_of(url);
+    if (g_str_has_prefix(uri, "file:") && web_options.file_access <= 0) {
+        /* Served from its folders by diptych-web (files.c), not by WebKit. */
+        char *page = serve_file_page(uri);
+        g_free(uri);
+        uri = page;
+    } else if (web_options.file_roots) {
+        fprintf(stderr, "diptych-web: --file-root is for a file: page (served by diptych-web)\n" USAGE);
+        return 2;
+    }
+    app.uri = uri;
+    app.shown_uri = shown_uri(uri);
     snprintf(event_log.label, sizeof event_log.label, "web:%s", url);
     event_log.frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
     /* No GPU: Mesa's software rasteriser in the web process (inherited). */

@@ -28,7 +28,8 @@ struct snapshot { uint32_t serial; int css_w, css_h, px_w, px_h, hclass; };
 struct web_app {
     dc_connection *dc;
     GMainLoop *loop;
-    const char *uri;
+    /* The page loaded (a file: page as diptych-file:, files.c), and as the operator named it. */
+    const char *uri, *shown_uri;
 
     struct wpe_view_backend_exportable_fdo *exportable;
     struct wpe_view_backend *backend;
@@ -144,7 +145,7 @@ void policy_attach(WebKitWebView *view);
 /* dialogs.c: <select>, alert/confirm/prompt and HTTP sign-in through the compositor. */
 void dialogs_attach(WebKitWebView *view);
 void dialogs_event(const dc_event *e);
-void dialogs_navigated(void);
+void dialogs_navigated(const char *uri);
 int dialogs_sign_in_again(void);
 int dialogs_showing(void);
 void show_load_error(WebKitWebView *view, const char *uri, const GError *error);
@@ -162,14 +163,27 @@ void hide_caret(void);
 extern struct web_options {
     const char *data_dir, *name;
     int ephemeral;
-    /* 1 allowed, -1 refused, 0 as the URL says (allowed for a file: page). */
+    /* A file: page: 0 served by diptych-web from its folders (files.c), -1 served alone
+       (--no-file-access), 1 plain file: with WebKit's file access (--allow-file-access, unsafe). */
     int file_access;
+    /* --file-root DIR (repeatable): the folders served to a file: page (char *). */
+    GPtrArray *file_roots;
     /* --tls-ca FILE: certificate authorities trusted besides the system's (GTlsCertificate *). */
     GList *tls_ca;
 } web_options;
 WebKitWebContext *make_context(void);
 void apply_file_access(WebKitSettings *settings);
 extern const char *console_script;
+
+/* files.c: a file: page served through diptych-web's own scheme, confined to its folders. */
+char *serve_file_page(const char *uri);
+void files_attach(WebKitWebContext *context);
+int is_served_uri(const char *uri);
+/* A URI as the operator knows it: a served page's as file: (newly allocated). */
+char *shown_uri(const char *uri);
+/* The script that plays a served page's <video> and <audio> files over loopback HTTP (GStreamer
+   plays no custom scheme); NULL without its listener. */
+char *media_script(void);
 void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
 
 /* touch.c: pointer events for touch and the pen, touch scrolling's wheel events hidden, a

@@ -90,6 +90,15 @@ void install_user_content(void) {
         SCRIPT_WORLD, NULL, NULL);
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
+    /* A served file: page's media, played from the loopback listener (files.c). */
+    char *media = is_served_uri(app.uri) ? media_script() : NULL;
+    if (media) {
+        script = webkit_user_script_new_for_world(media, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
+            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
+        webkit_user_content_manager_add_script(app.content, script);
+        webkit_user_script_unref(script);
+        g_free(media);
+    }
     /* What the focused element says of its keyboard, from diptych-web's own world. */
     script = webkit_user_script_new_for_world(text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
@@ -195,8 +204,10 @@ static gboolean on_load_failed(WebKitWebView *view, WebKitLoadEvent event, gchar
 
 /* The error page naming the URL and the reason, retried with back-off. */
 void show_load_error(WebKitWebView *view, const char *uri, const GError *error) {
-    if (app.load_retries == 0) say("cannot load %s: %s; showing an error page and retrying", uri, error->message);
-    char *u = g_markup_escape_text(uri, -1), *m = g_markup_escape_text(error->message, -1);
+    char *shown = shown_uri(uri);
+    if (app.load_retries == 0) say("cannot load %s: %s; showing an error page and retrying", shown, error->message);
+    char *u = g_markup_escape_text(shown, -1), *m = g_markup_escape_text(error->message, -1);
+    g_free(shown);
     char *html = g_strdup_printf(
         "<!doctype html><meta name=viewport content='width=device-width'><title>error</title>"
         "<style>html{background:#1c1c1e;color:#f2f2f7;font:17px sans-serif}body{margin:0;padding:calc(40px + var(--diptych-safe-area-inset-top,0px)) 24px}"
@@ -217,16 +228,20 @@ static void on_load_changed(WebKitWebView *view, WebKitLoadEvent event, gpointer
         /* The page that played is gone. */
         set_idle_inhibit(0);
         ready_load_started();
-        dialogs_navigated();
     }
+    /* (Where it goes, then where it went: a redirect may take it to another origin.) */
+    if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) dialogs_navigated(webkit_web_view_get_uri(view));
     if (event != WEBKIT_LOAD_FINISHED) return;
     if (dialogs_sign_in_again()) {
-        say("WebKit dropped the sign-in it asked for: loading %s again to be asked again", app.uri);
+        say("WebKit dropped the sign-in it asked for: loading %s again to be asked again", app.shown_uri);
         webkit_web_view_load_uri(view, app.uri); /* (a reload does nothing: nothing was committed) */
         return;
     }
     app.loaded = 1;
     app.loaded_us = g_get_monotonic_time();
+    /* A stir the page that went away never answered (it navigated right after an input or a
+       dialog's answer): asked again of this one, else the page would never count as settled. */
+    if (app.settled != app.stirs) stir();
     /* A frame drawn while it loaded, not blank, goes on screen now. */
     if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots && !one_colour(app.held))
         commit_live(app.held);
@@ -255,7 +270,7 @@ static void on_web_process_terminated(WebKitWebView *view, WebKitWebProcessTermi
     if (app.last_crash_us && now - app.last_crash_us > CRASH_FORGIVEN_US) app.crash_retries = 0;
     app.last_crash_us = now;
     if (app.crash_retries == 0)
-        say("the web process ended (%s); reloading %s", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "out of memory", app.uri);
+        say("the web process ended (%s); reloading %s", reason == WEBKIT_WEB_PROCESS_CRASHED ? "crashed" : "out of memory", app.shown_uri);
     if (app.retry_source) g_source_remove(app.retry_source);
     guint delay = app.crash_retries ? backoff_ms(app.crash_retries - 1) : 0;
     app.retry_source = g_timeout_add(delay, reload_after_crash, NULL);
@@ -279,7 +294,8 @@ static void on_title(WebKitWebView *view, GParamSpec *spec, gpointer data) {
 /* ---- the view ---- */
 
 /* WebKit's own sandbox (bubblewrap: the web process in its own namespaces, seeing only what a
-   page needs, and for a file: page its folder, read-only) where the platform allows it: bwrap
+   page needs, and for a plain file: page (--allow-file-access) its folder, read-only; a served
+   file: page's files come from diptych-web, files.c) where the platform allows it: bwrap
    is there and may make namespaces. It is off, said why, where it may not (a unit with
    RestrictNamespaces, a container without user namespaces) or with DIPTYCH_WEB_SANDBOX=0. */
 static void enable_sandbox(WebKitWebContext *context) {
@@ -316,6 +332,7 @@ void create_view(void) {
     app.backend = wpe_view_backend_exportable_fdo_get_view_backend(app.exportable);
     WebKitWebViewBackend *backend = webkit_web_view_backend_new(app.backend, (GDestroyNotify)wpe_view_backend_exportable_fdo_destroy, app.exportable);
     WebKitWebContext *context = make_context();
+    files_attach(context);
     enable_sandbox(context);
     app.content = webkit_user_content_manager_new();
     WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("::-webkit-scrollbar{display:none}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,

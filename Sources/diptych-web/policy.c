@@ -9,15 +9,25 @@
 
 #include <string.h>
 
+/* A new window's URL loaded in this view (loaded from here, WebKit's own checks of what a page
+   may navigate to do not apply: a file: URL is refused unless plain file: pages are allowed,
+   --allow-file-access). */
+static void open_here(WebKitWebView *view, const char *uri) {
+    char *shown = shown_uri(uri);
+    if (g_str_has_prefix(uri, "file:") && web_options.file_access <= 0) say("a new window for %s is refused (a page opens no local file)", shown);
+    else {
+        say("a new window for %s opens in this pane", shown);
+        webkit_web_view_load_uri(view, uri);
+    }
+    g_free(shown);
+}
+
 /* A new window's first navigation goes to this view instead. */
 static WebKitWebView *on_create(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {
     (void)data;
     WebKitURIRequest *request = webkit_navigation_action_get_request(action);
     const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
-    if (uri && *uri && strcmp(uri, "about:blank") != 0) {
-        say("a new window for %s opens in this pane", uri);
-        webkit_web_view_load_uri(view, uri);
-    }
+    if (uri && *uri && strcmp(uri, "about:blank") != 0) open_here(view, uri);
     return NULL;
 }
 
@@ -28,10 +38,7 @@ static gboolean on_decide_policy(WebKitWebView *view, WebKitPolicyDecision *deci
         WebKitURIRequest *request = webkit_navigation_action_get_request(action);
         const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
         webkit_policy_decision_ignore(decision);
-        if (uri && *uri) {
-            say("a new window for %s opens in this pane", uri);
-            webkit_web_view_load_uri(view, uri);
-        }
+        if (uri && *uri) open_here(view, uri);
         return TRUE;
     }
     if (type == WEBKIT_POLICY_DECISION_TYPE_RESPONSE) {

@@ -47,7 +47,7 @@ void ready_check(void) {
         /* A load that never finishes (a resource that never comes): at the bound the page is
            shown as far as it got, and taken as ready. */
         if (!page.load_started_us || now - page.load_started_us < READY_BOUND_MS * 1000) return;
-        say("%s has not finished loading %d s after its load began: shown as it is, taken as ready", app.uri, READY_BOUND_MS / 1000);
+        say("%s has not finished loading %d s after its load began: shown as it is, taken as ready", app.shown_uri, READY_BOUND_MS / 1000);
         app.loaded = 1;
         app.loaded_us = now;
         if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots) commit_live(app.held);
@@ -58,7 +58,7 @@ void ready_check(void) {
     int quiet = now - app.last_frame_us >= READY_QUIET_MS * 1000 && now - app.loaded_us >= READY_QUIET_MS * 1000;
     if ((quiet && page.in_flight <= 0) || now - page.load_started_us >= READY_BOUND_MS * 1000) {
         if (!(quiet && page.in_flight <= 0))
-            say("%s is still %s %d s after its load began: taken as ready", app.uri, page.in_flight > 0 ? "loading" : "drawing", READY_BOUND_MS / 1000);
+            say("%s is still %s %d s after its load began: taken as ready", app.shown_uri, page.in_flight > 0 ? "loading" : "drawing", READY_BOUND_MS / 1000);
         page.ready = page.ever_ready = 1;
         if (app.debug) say("ready");
         answer_sync_if_done();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What a page keeps and says: its data directory (cookies, localStorage, IndexedDB, caches) so
-   that a kiosk's sign-in outlives a relaunch, access to local files for a file: page, and its
-   console (console.*, errors, unhandled rejections) on stderr and in the event log. */
+   that a kiosk's sign-in outlives a relaunch, WebKit's access to local files (off: files.c
+   serves a file: page's folders), and its console (console.*, errors, unhandled rejections) on
+   stderr and in the event log. */
 #define _GNU_SOURCE
 #include "diptych-web.h"
 
@@ -91,10 +92,13 @@ WebKitWebContext *make_context(void) {
     return context;
 }
 
-/* A file: page reads the files beside it (any the user can read), unless told otherwise. */
+/* WebKit's own access to local files is off: a file: page is served by files.c, from its
+   folders only. --allow-file-access turns it on for a plain file: page (its scripts may then read
+   any file the kiosk user can: unsafe). Universal access is never on. */
 void apply_file_access(WebKitSettings *settings) {
-    int allow = web_options.file_access > 0 || (web_options.file_access == 0 && g_str_has_prefix(app.uri, "file:"));
+    int allow = web_options.file_access > 0 && g_str_has_prefix(app.uri, "file:");
     webkit_settings_set_allow_file_access_from_file_urls(settings, allow);
+    webkit_settings_set_allow_universal_access_from_file_urls(settings, FALSE);
 }
 
 /* ---- the console ---- */
@@ -133,8 +137,10 @@ void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResul
     char *line = g_strndup(t ? t : "", CONSOLE_LINE_BYTES);
     /* (One line each: a newline in the text would look like another.) */
     for (char *c = line; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';
-    /* The source as "url:line" (its column dropped). */
-    char *src = g_strndup(s ? s : "", 512);
+    /* The source as "url:line" (its column dropped; a served page's URL as its file: one). */
+    char *shown = shown_uri(s ? s : "");
+    char *src = g_strndup(shown, 512);
+    g_free(shown);
     char *last = strrchr(src, ':');
     if (last && last > src && strchr(src, ':') != last) {
         char *end;

@@ -11,6 +11,10 @@ import Glibc
 import Testing
 
 private let viewer = "/usr/share/javascript/pdf/web/viewer.html"
+/// The folders the viewer's page reaches (served by the web client: a file: page reaches only
+/// the folders it is given): its own tree and, in Debian, pdf.js-common's images and locales
+/// its web/ folder links to.
+private let viewerRoots = ["/usr/share/javascript/pdf", "/usr/share/pdf.js"].filter { Files.isDirectory($0) }
 private let webAndPDFAreThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0 && access(viewer, R_OK) == 0
 private let leaflet = "/usr/share/javascript/leaflet"
 private let webAndLeafletAreThere = access(Harness.binDirectory + "/diptych-web", X_OK) == 0 && access("\(leaflet)/leaflet.js", R_OK) == 0
@@ -57,7 +61,9 @@ struct WebPDFTests {
         steps += #",{"at":2000,"touch":{"id":2,"phase":"down","x":1024,"y":800}}"#
         for k in 1...6 { steps += #",{"at":\#(2000 + 16 * k),"touch":{"id":2,"phase":"motion","x":\#(1024 + 60 * k),"y":800}}"# }
         steps += #",{"at":2112,"touch":{"id":2,"phase":"up","x":1384,"y":800}},{"at":2600,"wait":true},{"at":2600,"waitFor":"secondary"},{"at":2600,"capture":"dragged.png"}]"#
-        let scenario = #"{"device":"ipad","primary":"notes","secondary":"web:file://\#(viewer)?file=\#(dir)/test.pdf","arrangement":"split-1/2","steps":\#(steps)}"#
+        // The viewer's folders and the PDF's.
+        let roots = (viewerRoots + [dir]).map { " --file-root \($0)" }.joined()
+        let scenario = #"{"device":"ipad","primary":"notes","secondary":"web:file://\#(viewer)?file=\#(dir)/test.pdf\#(roots)","arrangement":"split-1/2","steps":\#(steps)}"#
         try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
         #expect(r.status == 0, "\(r.stderr)")
@@ -88,7 +94,7 @@ struct WebMapTests {
         let dir = Harness.temporaryDirectory("web-map")
         try Files.writeAtomically("\(dir)/map.html", bytes: Array("""
             <!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>-</title>
-            <link rel="stylesheet" href="file://\(leaflet)/leaflet.css"><script src="file://\(leaflet)/leaflet.js"></script>
+            <link rel="stylesheet" href="\(leaflet)/leaflet.css"><script src="\(leaflet)/leaflet.js"></script>
             <style>html,body,#m{margin:0;height:100%}</style><div id="m"></div>
             <script>var map = L.map('m', {center: [0, 0], zoom: 3, zoomAnimation: false, inertia: false});
             L.rectangle([[-20, -20], [20, 20]], {color: '#ff0000', fillOpacity: 1}).addTo(map);
@@ -98,7 +104,8 @@ struct WebMapTests {
         var steps = #"[{"at":0,"waitFor":"primary"},{"at":100,"touch":{"id":1,"phase":"down","x":1000,"y":1100}}"#
         for k in 1...8 { steps += #",{"at":\#(100 + 16 * k),"touch":{"id":1,"phase":"motion","x":1000,"y":\#(1100 - 60 * k)}}"# }
         steps += #",{"at":240,"touch":{"id":1,"phase":"up","x":1000,"y":620}},{"at":1200,"waitFor":"primary"}]"#
-        let scenario = #"{"device":"ipad","primary":"web:\#(dir)/map.html","arrangement":"full","steps":\#(steps)}"#
+        // (Leaflet by its path, its folder served beside the page's.)
+        let scenario = #"{"device":"ipad","primary":"web:\#(dir)/map.html --file-root \#(dir) --file-root \#(leaflet)","arrangement":"full","steps":\#(steps)}"#
         try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 120_000)
         #expect(r.status == 0, "\(r.stderr)")

@@ -201,7 +201,8 @@ struct WebStateTests {
         #expect(log.contains { $0["event"]?.stringValue == "console" && $0["text"]?.stringValue == "geo: refused 1" }, "\(r.stderr)")
     }
 
-    /// A page that never finishes loading (an image that is a FIFO nobody writes) is taken as
+    /// A page that never finishes loading (an image that is a FIFO nobody writes, loaded as
+    /// plain file: with --allow-file-access: the web client refuses a FIFO at once) is taken as
     /// ready at the 10 s bound, said on stderr: `render` still writes its frame.
     @Test func aPageThatNeverFinishesLoadingIsTakenAsReadyAtTheBound() throws {
         let dir = Harness.temporaryDirectory("web-never")
@@ -209,7 +210,7 @@ struct WebStateTests {
         try Files.writeAtomically("\(dir)/never.html", bytes: Array("""
             <!doctype html><meta charset="utf-8"><title>never</title><p>waiting</p><img src="never.png">
             """.utf8))
-        let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/never.html",
+        let r = try Harness.run([Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/never.html --allow-file-access",
                                  "--out", "\(dir)/never-frame.png"], timeoutMilliseconds: 60_000)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("has not finished loading 10 s after its load began: shown as it is, taken as ready"), "\(r.stderr)")

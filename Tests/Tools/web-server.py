@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """A small web server for the web client's tests: `basic` serves a page behind HTTP Basic
-authentication (user ann, password pw: its title says who signed in), `tls` serves a page over
-HTTPS with the certificate and key given. Prints its port on the first line, then serves until
-killed.
+authentication (user ann, password pw: its title says who signed in), and at /flood, without
+it, a page that opens three alerts and then fetches the signed-in page (its title says how that
+fetch ended); `tls` serves a page over HTTPS with the certificate and key given. Prints its port
+on the first line, then serves until killed.
 
     python3 web-server.py basic
     python3 web-server.py tls CERT KEY
@@ -14,6 +15,10 @@ import ssl
 import sys
 
 PAGE = b"<!doctype html><meta charset='utf-8'><title>%s</title><body style='background:#efe'>%s</body>"
+FLOOD = (b"<!doctype html><meta charset='utf-8'><title>flood</title><body style='background:#efe'><script>"
+         b"for (var i = 1; i <= 3; i++) alert('Alert ' + i);"
+         b"fetch('/').then(function (r) { document.title = 'fetched ' + r.status; }, function (e) { document.title = 'failed'; });"
+         b"</script></body>")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -21,6 +26,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if sys.argv[1] == "basic" and self.path == "/flood":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(FLOOD)))
+            self.end_headers()
+            self.wfile.write(FLOOD)
+            return
         if sys.argv[1] == "basic":
             given = self.headers.get("Authorization", "")
             if given != "Basic " + base64.b64encode(b"ann:pw").decode():

@@ -89,12 +89,17 @@ public enum Files {
     /// Reads a regular file whole, up to `limit` bytes. Anything else (a FIFO, a device, a
     /// socket) is refused without waiting: opened non-blocking and looked at before it is read.
     public static func readRegular(_ path: String, limit: Int) throws(SystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        // Looked at through an O_PATH descriptor (opening a device can act), then opened
+        // through that same descriptor (no swap between the look and the open).
+        let handle = open(path, 0o10000000 /* O_PATH (Glibc hides it from Swift) */ | O_CLOEXEC)
+        if handle < 0 { throw SystemError("open \(path)") }
+        defer { Glibc.close(handle) }
+        var st = stat()
+        guard fstat(handle, &st) == 0 else { throw SystemError("stat \(path)") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw SystemError("\(path) is not a regular file", errno: EINVAL) }
+        let fd = open("/proc/self/fd/\(handle)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 { throw SystemError("open \(path)") }
         defer { Glibc.close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw SystemError("stat \(path)") }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw SystemError("\(path) is not a regular file", errno: EINVAL) }
         guard Int(st.st_size) <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)

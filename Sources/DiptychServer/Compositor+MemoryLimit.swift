@@ -16,10 +16,11 @@ import Synchronization
 final class MemorySampler: Sendable {
     private struct State {
         var busy = false
-        /// The answer of the sample that ended, not taken yet.
-        var finished: [Role: Int]?
-        /// Each role's latest figure.
-        var latest: [Role: Int] = [:]
+        /// The answer of the sample that ended, not taken yet: each role's app (its pid) and
+        /// its tree's bytes.
+        var finished: [Role: (pid: Int32, bytes: Int)]?
+        /// Each role's latest figure, with the pid it is of.
+        var latest: [Role: (pid: Int32, bytes: Int)] = [:]
     }
     private let state = Mutex(State())
 
@@ -33,8 +34,8 @@ final class MemorySampler: Sendable {
         }
         guard began else { return false }
         Task.detached { [self] in
-            var out: [Role: Int] = [:]
-            for (role, pid) in pids { if let bytes = ProcessMemory.treeBytes(pid) { out[role] = bytes } }
+            var out: [Role: (pid: Int32, bytes: Int)] = [:]
+            for (role, pid) in pids { if let bytes = ProcessMemory.treeBytes(pid) { out[role] = (pid, bytes) } }
             state.withLock { s in
                 s.busy = false
                 s.finished = out
@@ -47,15 +48,15 @@ final class MemorySampler: Sendable {
     var busy: Bool { state.withLock { $0.busy } }
 
     /// The answer of the sample that ended since the last call, if one did.
-    func takeFinished() -> [Role: Int]? {
+    func takeFinished() -> [Role: (pid: Int32, bytes: Int)]? {
         state.withLock { s in
             defer { s.finished = nil }
             return s.finished
         }
     }
 
-    /// `role`'s latest figure (bytes), if it was sampled.
-    func latest(_ role: Role) -> Int? { state.withLock { $0.latest[role] } }
+    /// The latest figure (bytes) of `role`'s app `pid`, if it was sampled.
+    func latest(_ role: Role, pid: Int32) -> Int? { state.withLock { s in s.latest[role].flatMap { $0.pid == pid ? $0.bytes : nil } } }
 }
 
 /// When the apps' memory is sampled next, and the apps found past their limits (with when they
@@ -108,9 +109,12 @@ extension Compositor {
     }
 
     /// A sample's figures against the limits.
-    private func judgeMemory(_ figures: [Role: Int], at now: UInt64) {
+    private func judgeMemory(_ figures: [Role: (pid: Int32, bytes: Int)], at now: UInt64) {
         for role in figures.keys.sorted(by: { $0.rawValue < $1.rawValue }) where memoryWatch.over[role] == nil {
-            guard let limit = memoryWatch.limits[role], let app = launcher.app(role), let bytes = figures[role], bytes > limit else { continue }
+            // (A figure of an app that was replaced or relaunched since is no longer its role's.)
+            guard let limit = memoryWatch.limits[role], let app = launcher.app(role), let figure = figures[role], figure.pid == app.process.pid,
+                  figure.bytes > limit else { continue }
+            let bytes = figure.bytes
             memoryWatch.over[role] = now + MemoryWatch.grace
             logger.warning("app past its memory limit; restarted when off screen or within a minute", metadata: [
                 "client.role": "\(role.rawValue)", "client.app": "\(app.label)", "memory.pss_mb": "\(bytes >> 20)", "memory.limit_mb": "\(limit >> 20)",
@@ -135,9 +139,9 @@ extension Compositor {
     /// The PSS of `role`'s launched app and its descendants, in bytes, as last sampled (nil: not
     /// sampled yet). Asking starts a sample off the loop (for the next ask): never waits.
     public func memoryBytes(_ role: Role) -> Int? {
-        guard launcher.app(role) != nil else { return nil }
+        guard let app = launcher.app(role) else { return nil }
         sampleAppsMemory()
-        return memoryWatch.sampler.latest(role)
+        return memoryWatch.sampler.latest(role, pid: app.process.pid)
     }
 
     /// Starts a sample of every launched app's memory off the loop (unless one runs).

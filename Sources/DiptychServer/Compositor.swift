@@ -321,6 +321,8 @@ public final class Compositor {
             c.close(reason: "the compositor is shutting down")
         }
         launcher.close(graceMilliseconds: graceMilliseconds)
+        // What the apps left behind (their orphans, adopted by `run`) goes too.
+        if Orphans.adopting { Orphans.endAll(graceMilliseconds: 500) }
     }
 
     // MARK: - Clients

@@ -57,7 +57,7 @@ public final class ControlServer {
     private let compositor: Compositor
     private let group: gid_t?
     private let logger: Logger
-    private var connections: [Int32: (fd: SharedDescriptor, bytes: [UInt8], since: UInt64)] = [:] { didSet { rearm() } }
+    private var connections: [Int32: (fd: SharedDescriptor, bytes: [UInt8], since: UInt64, uid: UInt32)] = [:] { didSet { rearm() } }
     /// Connections whose request is being carried out, to be answered.
     private var waiting: [Int32: SharedDescriptor] = [:]
     /// Wakes the loop when the oldest connection's time is up (the loop has no idle wake-ups).
@@ -67,7 +67,9 @@ public final class ControlServer {
     private var screenshotBudget = ConnectBudget(burst: ControlServer.screenshotBurst, perSecond: ControlServer.screenshotsPerSecond)
     /// Screenshot answers sent whose reader has not taken them yet (their connection is kept
     /// open until it has, or hangs up: the bytes are the compositor's meanwhile).
-    private var unreadScreenshots: [Int32: (fd: SharedDescriptor, bytes: Int)] = [:]
+    private var unreadScreenshots: [Int32: (fd: SharedDescriptor, bytes: Int, since: UInt64)] = [:]
+    /// How long a screenshot answer is counted unread before its connection is closed (ms).
+    public static let unreadScreenshotTimeout: UInt64 = 30_000
     /// Whether each peer process recently connecting was found to be the compositor's app
     /// (pid → answer, when): a flood from one process walks its ancestry once a second.
     private var peerClasses: [Int32: (app: Bool, at: UInt64)] = [:]
@@ -85,7 +87,7 @@ public final class ControlServer {
         // connect to it.
         let pending = "\(path).\(getpid()).new"
         Files.remove(pending)
-        socket = SharedDescriptor(try UnixSocket.listen(path: pending, backlog: 8))
+        socket = SharedDescriptor(try UnixSocket.listen(path: pending, backlog: 64))
         if let group {
             guard chown(pending, getuid(), group) == 0, chmod(pending, 0o660) == 0 else {
                 Files.remove(pending)
@@ -130,7 +132,10 @@ public final class ControlServer {
                 reply(raw, ["ok": .bool(false), "error": .string("cannot tell who connected")])
                 continue
             }
-            let app = isCompositorsApp(peer.pid, at: now)
+            // The apps run as the compositor's user: a peer of another uid (root, an operator
+            // of the group) is none of them, and its processes may be hidden from the
+            // compositor (the unit's ProtectProc=invisible), so its ancestry is not walked.
+            let app = peer.uid == getuid() && isCompositorsApp(peer.pid, at: now)
             // Past its class's budget a connection is closed unanswered (an answer costs more).
             guard app ? appConnectBudget.take(Self.appsKey, at: now) : connectBudget.take(peer.uid, at: now) else {
                 warnOverBudget(app: app, uid: peer.uid)
@@ -140,10 +145,16 @@ public final class ControlServer {
                 reply(raw, ["ok": .bool(false), "error": .string(why)])
                 continue
             }
-            if connections.count >= Self.connectionLimit, let oldest = connections.min(by: { $0.value.since < $1.value.since })?.key {
+            // At the limit, a user's new connection takes the place of its own oldest, never
+            // another user's (a flood evicts only itself).
+            if connections.count >= Self.connectionLimit {
+                guard let oldest = connections.filter({ $0.value.uid == peer.uid }).min(by: { $0.value.since < $1.value.since })?.key else {
+                    reply(raw, ["ok": .bool(false), "error": .string("the compositor is busy with other control connections; try again")])
+                    continue
+                }
                 drop(oldest)
             }
-            connections[raw] = (fd, [], now)
+            connections[raw] = (fd, [], now, peer.uid)
             compositor.watch(raw) { [weak self] in self?.read(raw) }
         }
     }
@@ -173,6 +184,13 @@ public final class ControlServer {
         let apps = Set(compositor.launchedProcessIDs), me = getpid()
         var answer = true
         var p = pid
+        // A process the user's service manager started (`systemd-run --user`) is outside the
+        // apps' tree but may be theirs: it is refused like them.
+        // (Unless the compositor runs under that manager itself: a developer's desktop.)
+        if !Self.runsUnderUserManager, let cgroup = try? Files.read("/proc/\(pid)/cgroup", limit: 4096),
+           String(decoding: cgroup, as: UTF8.self).contains("/user@\(getuid()).service") {
+            p = 0
+        }
         walk: for _ in 0..<64 {
             if p <= 0 { break walk }  // not in this namespace: unknown, refused
             if apps.contains(p) || p == me { break walk }
@@ -184,6 +202,12 @@ public final class ControlServer {
         if peerClasses.count < 64 { peerClasses[pid] = (answer, now) }
         return answer
     }
+
+    /// Whether the compositor itself runs under its user's service manager.
+    private static let runsUnderUserManager: Bool = {
+        guard let cgroup = try? Files.read("/proc/self/cgroup", limit: 4096) else { return false }
+        return String(decoding: cgroup, as: UTF8.self).contains("/user@\(getuid()).service")
+    }()
 
     private static func isMember(uid: uid_t, of group: gid_t) -> Bool {
         guard let pw = getpwuid(uid), let gr = getgrgid(group) else { return false }
@@ -238,7 +262,7 @@ public final class ControlServer {
             // Kept open until its reader took the answer (or went): its bytes count till then.
             if let c = connections.removeValue(forKey: fd) {
                 compositor.unwatch(fd)
-                unreadScreenshots[fd] = (c.fd, image.stride * image.height)
+                unreadScreenshots[fd] = (c.fd, image.stride * image.height, MonotonicClock.milliseconds)
             }
             return
         }
@@ -271,8 +295,8 @@ public final class ControlServer {
 
     /// Closes the screenshot connections whose reader took the answer, or went away.
     private func forgetReadScreenshots() {
-        for (fd, s) in unreadScreenshots where UnixSocket.unreadBytes(fd) <= 0 {
-            _ = s
+        let now = MonotonicClock.milliseconds
+        for (fd, s) in unreadScreenshots where UnixSocket.unreadBytes(fd) <= 0 || now >= s.since + Self.unreadScreenshotTimeout {
             unreadScreenshots[fd] = nil
         }
     }

@@ -86,7 +86,7 @@ struct Desk: ~Copyable {
         let (x, y) = (pointer.x, pointer.y)
         if let typed = keyboardTouch(.pointer, phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.pointer, phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        if let answered = presented.touch(.pointer, phase: phase, x: x, y: y) { return answered }
+        if let answered = presented.touch(.pointer, phase: phase, x: x, y: y, under: shell.appAt(x: x, y: y)) { return answered }
         return noteTap(shell.handleTouch(id: .pointer, phase: phase, x: x, y: y, now: now), now: now)
     }
 
@@ -150,7 +150,7 @@ struct Desk: ~Copyable {
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
         if let typed = keyboardTouch(.finger(id), phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.finger(id), phase: phase, x: x, y: y, now: now, space: space) { return taken }
-        if let answered = presented.touch(.finger(id), phase: phase, x: x, y: y) { return answered }
+        if let answered = presented.touch(.finger(id), phase: phase, x: x, y: y, under: shell.appAt(x: x, y: y)) { return answered }
         return noteTap(shell.handleTouch(id: .finger(id), phase: phase, x: x, y: y, now: now), now: now)
     }
 
@@ -240,7 +240,7 @@ struct Desk: ~Copyable {
         // The pen on the keyboard types as a finger does.
         let onKeys: TouchPhase? = phase == .down ? .down : phase == .motion ? .motion : phase == .up ? .up : nil
         if let p = onKeys, let typed = keyboardTouch(.pen, phase: p, x: x, y: y, now: now) { return effects + typed }
-        if let p = onKeys, let answered = presented.touch(.pen, phase: p, x: x, y: y) { return effects + answered }
+        if let p = onKeys, let answered = presented.touch(.pen, phase: p, x: x, y: y, under: shell.appAt(x: x, y: y)) { return effects + answered }
         if phase == .down, pip.frames(in: space, at: now).contains(where: { $0.frame.contains(x: x, y: y) }) { penOnWindow = true }
         if penOnWindow {
             if phase == .up || phase == .proximityOut { penOnWindow = false }
@@ -297,7 +297,9 @@ struct Desk: ~Copyable {
     mutating func remove(_ app: AppID) -> [ShellEffect] { shell.remove(app) }
 
     mutating func replace(_ old: AppID, with app: AppID, requiresFullScreen: Bool) -> [ShellEffect] {
-        shell.replace(old, with: app, requiresFullScreen: requiresFullScreen)
+        // The keyboard stays with the place the user gave it to: the app that takes it.
+        let keepsFocus: [ShellEffect] = focus == old ? [.focusByUser(app)] : []
+        return shell.replace(old, with: app, requiresFullScreen: requiresFullScreen) + keepsFocus
     }
 
     /// Rotates the logical screen or changes the device, windows coming to rest in their corners

@@ -32,9 +32,12 @@ struct Presentations {
     }
 
     /// A contact: nil when no presentation takes it, else what it answered. An answer takes
-    /// the presentation away.
-    mutating func touch(_ c: Contact, phase: TouchPhase, x: Double, y: Double) -> [ShellEffect]? {
+    /// the presentation away. `under`: the app whose pane is topmost where it went down: only
+    /// that app's presentation may take it (a primary's alert never takes a touch on the Slide
+    /// Over above it).
+    mutating func touch(_ c: Contact, phase: TouchPhase, x: Double, y: Double, under: AppID?) -> [ShellEffect]? {
         for app in shown.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if phase == .down, app != under { continue }
             guard var p = shown[app], let l = layouts[app] else { continue }
             guard let answered = p.touch(c, phase: phase, x: x, y: y, layout: l.layout, pane: l.pane) else { continue }
             shown[app] = p

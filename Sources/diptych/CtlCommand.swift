@@ -68,6 +68,14 @@ struct CtlCommand: ParsableCommand {
     }
 
     func run() throws {
+        // One deadline for all of it, connecting included (a planted server may accept nothing
+        // or trickle its answer): past it, ctl says so and exits 1.
+        signal(SIGALRM) { _ in
+            let message = "diptych: ctl: no whole answer within the time allowed (is the socket a compositor's?)\n"
+            _ = message.withCString { write(2, $0, strlen($0)) }
+            _exit(1)
+        }
+        alarm(UInt32(Self.answerTimeout) + 5)
         try reportingErrors {
             let path = socketPath()
             let fd: FileDescriptor
@@ -113,13 +121,13 @@ struct CtlCommand: ParsableCommand {
                 throw RuntimeFailure("\(path): " + (sendError.map { "\($0)" } ?? (bytes.isEmpty ? "the compositor closed the connection without an answer" : "the answer is not a compositor's")))
             }
             guard ok else {
-                let message = reply["error"]?.stringValue ?? "refused"
+                let message = Self.printable(reply["error"]?.stringValue ?? "refused")
                 if reply["usage"]?.boolValue == true { throw UsageError(message) }
                 throw RuntimeFailure(message)
             }
             if words.first == "screenshot" {
                 try writeScreenshot(reply, descriptors.first, to: words[1])
-            } else if let output = reply["output"]?.stringValue, !output.isEmpty {
+            } else if let output = reply["output"]?.stringValue.map(Self.printable), !output.isEmpty {
                 print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
             }
         }
@@ -129,10 +137,15 @@ struct CtlCommand: ParsableCommand {
     static let answerTimeout = 30
     static let answerLimit = 1 << 20
 
+    /// `text` without the control characters a terminal would act on (newlines and tabs kept).
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 == "\n" || $0 == "\t" || !($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }))
+    }
+
     /// Maps the screenshot's memfd and writes it as a PNG at `path` (whole or not at all).
     func writeScreenshot(_ reply: JSONValue, _ descriptor: Int32?, to path: String) throws {
         guard let descriptor, let w = reply["width"]?.intValue, let h = reply["height"]?.intValue, let stride = reply["stride"]?.intValue,
-              w > 0, h > 0, w <= 16384, h <= 16384, stride >= w * 4, stride <= 16384 * 4 + 64
+              w > 0, h > 0, w <= 16384, h <= 16384, w * h <= 64 << 20, stride >= w * 4, stride <= 16384 * 4 + 64
         else { throw RuntimeFailure("the compositor's screenshot came without its pixels") }
         // The pixels must be all there: a sealed memfd at least stride × height long.
         let fd = FileDescriptor(taking: dup(descriptor))

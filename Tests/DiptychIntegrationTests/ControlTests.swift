@@ -41,7 +41,8 @@ final class Kiosk {
         return false
     }
 
-    deinit { process.terminate() }
+    /// (Time to end its apps and what they left behind: nothing outlives the test.)
+    deinit { process.terminate(graceMilliseconds: 5000) }
 }
 
 struct ControlTests {

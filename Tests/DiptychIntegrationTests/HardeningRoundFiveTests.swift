@@ -89,6 +89,23 @@ struct HardeningRoundFiveTests {
         #expect(f.compositor.presented(.secondary)?.text == "a")
     }
 
+    /// The primary's alert under a Slide Over takes none of the Slide Over's touches (nor the
+    /// focus with them): a tap on the floating window reaches its app.
+    @Test func anAlertUnderASlideOverTakesNoneOfItsTouches() throws {
+        let f = try Fixture(arrangement: .slideOver)
+        try f.misbehave("alert", app: "pattern:#2040A0", log: "alert.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.presented(.primary) != nil })
+        try f.connect(["pattern:#00AA00"], log: "over.jsonl")
+        #expect(try f.compositor.run(timeoutMilliseconds: 20_000) { f.compositor.hasCommittedForConfigure(.secondary) })
+        let over = try #require(f.compositor.layout.panes.first { $0.role == .secondary }).frame
+        tap(f, Double(over.x + over.width / 2), Double(over.y + over.height / 2))
+        #expect(f.compositor.keyboardFocus == f.compositor.session(.secondary)?.app)
+        #expect(try f.compositor.run(timeoutMilliseconds: 10_000) {
+            try f.events("over.jsonl").contains { $0["event"]?.stringValue == "touch" && $0["phase"]?.stringValue == "up" }
+        })
+        #expect(f.compositor.presented(.primary) != nil)
+    }
+
     /// The focused app presents and dismisses an alert with a field 4,000 times in a burst:
     /// past its budget each is refused (`rate`), and the good app beside it hears a handful of
     /// keyboard moves, is never disconnected, and keeps its frames.

@@ -257,7 +257,13 @@ func misbehave(_ mode: Mode, _ c: Configure, _ connection: Connection, _ color: 
         try flashSignIn(connection)
         return b
     case .presentationFlood:
-        return try show(c, w, h, connection, color)
+        let b = try show(c, w, h, connection, color)
+        // (DIPTYCH_FLOOD_AT_ONCE: without waiting for the focus, as a benchmark has no user.)
+        if getenv("DIPTYCH_FLOOD_AT_ONCE") != nil, !presentedOnce {
+            presentedOnce = true
+            try floodPresentations(connection)
+        }
+        return b
     case .longAlert:
         let b = try show(c, w, h, connection, color)
         if !presentedOnce {

@@ -13,7 +13,8 @@ for p in diptych diptych-demo diptych-misbehave; do swift build -c "$CONFIG" --p
 BIN=$(swift build -c "$CONFIG" --show-bin-path)
 dir=$(mktemp -d)
 export DIPTYCH_SOCKET="$dir/sock" DIPTYCH_SOCKET_FD=
-"$BIN/diptych" run --backend headless --device ipad --arrangement split-2/3 \
+printf '[kiosk]\nrelaunch = never\n' >"$dir/kiosk.conf"  # (SIGUSR1 reads it again)
+"$BIN/diptych" run --config "$dir/kiosk.conf" --backend headless --device ipad --arrangement split-2/3 \
     --primary 'pattern:#00AA00 --animate' --out "$dir" 2>"$dir/stderr" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
@@ -38,6 +39,39 @@ for attack in damage-flood message-flood sync-flood churn connect-flood connect-
     sleep 0.5
     read -r during cpu <<<"$(rate "$SECONDS_EACH")"
     kill -0 "$attacker" 2>/dev/null || echo "($attack ended early)" >&2
+    kill "$attacker" 2>/dev/null || true
+    wait "$attacker" 2>/dev/null || true
+    sleep 2
+    read -r after _ <<<"$(rate 3)"
+    printf '%-14s %8s %8s %8s %12s\n' "$attack" "$before" "$during" "$after" "$cpu"
+done
+# Round five: presentations, and what a local process does to the control socket and the loop.
+# (Each runs SECONDS_EACH seconds; the shell loops end with their attack.)
+for attack in presentation-flood long-alert alert-flash ctl-flood screenshots sigusr1; do
+    read -r before _ <<<"$(rate 2)"
+    case $attack in
+        ctl-flood)
+            S=$SECONDS_EACH P="$dir/sock.ctl" python3 -c 'import os, socket, time
+end = time.monotonic() + float(os.environ["S"]) + 1
+while time.monotonic() < end:
+    s = socket.socket(socket.AF_UNIX)
+    try: s.connect(os.environ["P"])
+    except OSError: pass
+    s.close()' &
+            ;;
+        screenshots)
+            (end=$((SECONDS + SECONDS_EACH + 1)); while [ $SECONDS -lt $end ]; do "$BIN/diptych" ctl --socket "$dir/sock.ctl" screenshot "$dir/shot.png" >/dev/null 2>&1; done) &
+            ;;
+        sigusr1)
+            (end=$((SECONDS + SECONDS_EACH + 1)); while [ $SECONDS -lt $end ]; do kill -USR1 $pid; done) &
+            ;;
+        *)
+            env DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_FLOOD_AT_ONCE=1 "$BIN/diptych-misbehave" "$attack" 'pattern:#AA0000' 2>/dev/null &
+            ;;
+    esac
+    attacker=$!
+    sleep 0.5
+    read -r during cpu <<<"$(rate "$SECONDS_EACH")"
     kill "$attacker" 2>/dev/null || true
     wait "$attacker" 2>/dev/null || true
     sleep 2

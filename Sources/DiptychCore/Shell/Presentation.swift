@@ -178,7 +178,9 @@ public struct Presentation: Sendable {
                 line = ""
                 if lines.count > limit { break paragraphs }
                 for ch in word {
-                    if !line.isEmpty, measure(line + String(ch), size) > width {
+                    // (A line never holds more than fit: characters of no width cannot make
+                    // one grow without end.)
+                    if !line.isEmpty, line.count >= fitting || measure(line + String(ch), size) > width {
                         lines.append(line)
                         line = ""
                         if lines.count > limit { break paragraphs }

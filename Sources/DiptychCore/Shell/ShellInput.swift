@@ -9,6 +9,10 @@ extension Shell {
         presentation.last { !$0.lifted && Double($0.frame.minX) <= x && x < Double($0.frame.maxX) && Double($0.frame.minY) <= y && y < Double($0.frame.maxY) }
     }
 
+    /// The app whose pane is topmost at a point (what a finger there touches: a Slide Over
+    /// over the primary, not the primary under it).
+    public func appAt(x: Double, y: Double) -> AppID? { paneAt(x: x, y: y)?.app }
+
     func local(_ app: AppID, _ x: Double, _ y: Double) -> (Double, Double) {
         guard let p = presentation.first(where: { $0.app == app }) else { return (x, y) }
         return (x - Double(p.frame.x), y - Double(p.frame.y))

@@ -227,7 +227,11 @@ uint64_t dp_monotonic_ns(void) {
 
 extern char **environ;
 
-pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd) {
+static pid_t spawn(const char *const argv[], const char *const envp[], int child_fd, int grouped);
+pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd) { return spawn(argv, envp, child_fd, 0); }
+pid_t dp_spawn_grouped(const char *const argv[], const char *const envp[], int child_fd) { return spawn(argv, envp, child_fd, 1); }
+
+static pid_t spawn(const char *const argv[], const char *const envp[], int child_fd, int grouped) {
     int tmp = -1;
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
@@ -239,7 +243,8 @@ pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd)
     sigaddset(&defaults, SIGPIPE);
     posix_spawnattr_setsigmask(&attr, &empty);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (grouped ? POSIX_SPAWN_SETPGROUP : 0));
+    if (grouped) posix_spawnattr_setpgroup(&attr, 0);
     if (child_fd >= 0) {
         // dup2 onto the same number would keep FD_CLOEXEC; go through a fresh number first.
         if (child_fd == 3) {

@@ -7,10 +7,36 @@
 import Glibc
 
 public enum ProcessMemory {
-    /// The PSS of `pid` and its descendants in bytes; nil when `pid` is gone.
+    /// The PSS of `pid` and its tree (`tree(of:)`) in bytes; nil when `pid` is gone.
     public static func treeBytes(_ pid: Int32) -> Int? {
         guard let own = pssBytes(pid) else { return nil }
-        return descendants(of: pid).reduce(own) { $0 + (pssBytes($1) ?? 0) }
+        return tree(of: pid).reduce(own) { $0 + (pssBytes($1) ?? 0) }
+    }
+
+    /// Every process descending from `pid`, and every process of its process group (a launched
+    /// app leads one: what it forked twice is re-parented away but stays in its group).
+    public static func tree(of pid: Int32) -> [Int32] {
+        var out = descendants(of: pid)
+        var seen = Set(out)
+        seen.insert(pid)
+        for p in members(ofGroup: pid) where seen.insert(p).inserted {
+            out.append(p)
+            for d in descendants(of: p) where seen.insert(d).inserted { out.append(d) }
+        }
+        return out
+    }
+
+    /// The processes of process group `group`.
+    public static func members(ofGroup group: Int32) -> [Int32] {
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        var out: [Int32] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let p = Int32(name), p != group, stat(of: p)?.group == group else { continue }
+            out.append(p)
+        }
+        return out
     }
 
     /// The PSS of one process in bytes (nil: gone or unreadable).
@@ -44,12 +70,16 @@ public enum ProcessMemory {
     }
 
     /// The parent of `pid` (from /proc/PID/stat), nil when it is gone.
-    public static func parent(of pid: Int32) -> Int32? {
+    public static func parent(of pid: Int32) -> Int32? { stat(of: pid)?.parent }
+
+    /// The parent and process group of `pid` (from /proc/PID/stat), nil when it is gone.
+    static func stat(of pid: Int32) -> (parent: Int32, group: Int32)? {
         guard let bytes = try? Files.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        // "pid (comm) state ppid …": the name may hold spaces and parentheses.
+        // "pid (comm) state ppid pgrp …": the name may hold spaces and parentheses.
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
+        guard fields.count > 2, let parent = Int32(fields[1]), let group = Int32(fields[2]) else { return nil }
+        return (parent, group)
     }
 }

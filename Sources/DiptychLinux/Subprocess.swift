@@ -22,7 +22,8 @@ public final class ChildProcess {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), min(19, mine + levels))
     }
 
-    public init(arguments: [String], environment: [String: String] = [:], inheritedSocket: Int32? = nil) throws(SystemError) {
+    /// `grouped`: the child in a process group of its own (see `ProcessMemory.tree`).
+    public init(arguments: [String], environment: [String: String] = [:], inheritedSocket: Int32? = nil, grouped: Bool = false) throws(SystemError) {
         precondition(!arguments.isEmpty)
         var env: [String] = []
         var current = environ
@@ -42,7 +43,7 @@ public final class ChildProcess {
         }
         let pid = argv.map { UnsafePointer($0) }.withUnsafeBufferPointer { a in
             envp.map { UnsafePointer($0) }.withUnsafeBufferPointer { e in
-                dp_spawn(a.baseAddress, e.baseAddress, inheritedSocket ?? -1)
+                grouped ? dp_spawn_grouped(a.baseAddress, e.baseAddress, inheritedSocket ?? -1) : dp_spawn(a.baseAddress, e.baseAddress, inheritedSocket ?? -1)
             }
         }
         if pid < 0 { throw SystemError("spawn \(arguments[0])") }

@@ -41,7 +41,7 @@ final class AppLauncher {
         let local = FileDescriptor(taking: ours), remote = FileDescriptor(taking: theirs)
         var environment = [RuntimeDirectory.inheritedSocketVariable: "3"]
         if let p = socketPath { environment[RuntimeDirectory.socketVariable] = p }
-        let process = try ChildProcess(arguments: arguments, environment: environment, inheritedSocket: remote.rawValue)
+        let process = try ChildProcess(arguments: arguments, environment: environment, inheritedSocket: remote.rawValue, grouped: true)
         remote.close()
         // Apps run a few nice levels below the compositor: an app woken by its frameDone does
         // not preempt the compositor mid-frame on a small machine (the reason desktop

@@ -34,7 +34,7 @@ extension Compositor {
     public func restart(_ role: Role) -> Bool {
         guard let app = launcher.app(role) else { return false }
         supervision.restartRequested(role)
-        for pid in [app.process.pid] + ProcessMemory.descendants(of: app.process.pid) { kill(pid, SIGTERM) }
+        for pid in [app.process.pid] + ProcessMemory.tree(of: app.process.pid) { kill(pid, SIGTERM) }
         return true
     }
 

@@ -171,7 +171,7 @@ struct OperatorControlTests {
     /// process of the app's, as WebKit's are) is restarted once it is off screen; status shows
     /// each pane's memory and relaunches.
     @Test func anAppPastItsMemoryLimitIsRestarted() throws {
-        let hog = "/bin/sh -c 'python3 -c \"import time; x = b\\\"x\\\" * (96 << 20); time.sleep(600)\" & exec \(Harness.demo) notes'"
+        let hog = "/bin/sh -c 'python3 -c \"import time; x = b\\\"x\\\" * (96 << 20); time.sleep(60)\" & exec \(Harness.demo) notes'"
         let k = try Kiosk(
             apps: false, flags: ["--primary", "pattern:#123456", "--secondary", hog, "--arrangement", "full", "--memory-limit-secondary", "48"],
             environment: ["DIPTYCH_MEMORY_SAMPLE_MS": "500"])
@@ -183,6 +183,21 @@ struct OperatorControlTests {
         #expect(primary?["memory_bytes"]?.intValue ?? 0 > 1 << 20 && primary?["relaunches"]?.intValue == 0)
         let prometheus = try k.ctl(["stats", "--prometheus"]).stdout
         #expect(prometheus.contains("diptych_app_relaunches_total{role=\"secondary\"} ") && prometheus.contains("diptych_app_relaunches_total{role=\"primary\"} 0"))
+    }
+
+    /// The same with the 96 MB child forked twice (re-parented to the compositor, out of the
+    /// app's descendants): it is still the app's (its process group), counted and ended with it.
+    @Test func aDoubleForkedChildCountsAgainstItsAppsLimit() throws {
+        let dir = Harness.temporaryDirectory("memory-orphan")
+        try Files.writeAtomically("\(dir)/hog.sh", bytes: Array("""
+            ( python3 -c 'import time; x = b"x" * (96 << 20); time.sleep(60)' & )
+            exec \(Harness.demo) notes
+            """.utf8))
+        let k = try Kiosk(
+            apps: false, flags: ["--primary", "pattern:#123456", "--secondary", "/bin/sh \(dir)/hog.sh", "--arrangement", "full", "--memory-limit-secondary", "48"],
+            directory: dir, environment: ["DIPTYCH_MEMORY_SAMPLE_MS": "500"])
+        #expect(try k.waitUntil { try panes(k).last?["pid"]?.intValue != nil })
+        #expect(try k.waitUntil { try panes(k).last?["relaunches"]?.intValue ?? 0 >= 1 })
     }
 
     /// `--relaunch never`: an app that exits stays gone, but one the operator restarts comes

@@ -94,6 +94,9 @@ uint64_t dp_monotonic_ns(void);
 /// environment `envp`. The child's signal mask is cleared and SIGPIPE reset to default.
 /// Returns the pid or -1 with errno.
 pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd);
+/// dp_spawn, the child in a process group of its own (its pid): what it starts stays in it
+/// unless it leaves on purpose, so its whole tree can be found even after a double fork.
+pid_t dp_spawn_grouped(const char *const argv[], const char *const envp[], int child_fd);
 
 
 #endif

@@ -162,14 +162,18 @@ extension Compositor {
 
     /// Reaps launched apps that exited (no zombie is left): each whose connection is gone is
     /// asked, without waiting, until it has.
+    /// Reaps the exited children that are no launched app's (orphans of the apps' trees,
+    /// adopted because `run` is a child subreaper).
+    public func reapOrphans() {
+        supervision.orphansReapedAt = policyClock.milliseconds
+        if Orphans.adopting { Orphans.reap(except: Set(launchedProcessIDs)) }
+    }
+
     func reapLaunchedApps() {
         superviseReplacements()
-        // The apps' orphans that the compositor adopted, once a second.
-        let now = policyClock.milliseconds
-        if now >= supervision.orphansReapedAt + 1000 {
-            supervision.orphansReapedAt = now
-            if Orphans.adopting { Orphans.reap(except: Set(launchedProcessIDs)) }
-        }
+        // The apps' orphans that the compositor adopted, at least once a second (and at once
+        // on SIGCHLD in `run`).
+        if policyClock.milliseconds >= supervision.orphansReapedAt + 1000 { reapOrphans() }
         guard supervision.relaunches else {
             // (Kept in the launcher: a render or a scenario names an app that went away.)
             for app in launcher.apps where app.standing == .current && clients[app.client] == nil && app.process.exitStatus == nil {

@@ -236,7 +236,7 @@ struct RunCommand: ParsableCommand {
             let power = try screenPower()
             let memoryLimits = try memoryLimits()
 
-            let signals = try SignalDescriptor(includeChild: false)
+            let signals = try SignalDescriptor(includeChild: true)
             let logger = Logger(label: "diptych.run")
             let seat = try openSeat(logger: logger)
             let input = try inputOptions.open(seat: seat)
@@ -301,6 +301,9 @@ struct RunCommand: ParsableCommand {
             var stop = false
             compositor.watch(signals.fd.rawValue) {
                 while let signal = signals.next() {
+                    // A child ended: the apps' orphans the compositor adopted are reaped now
+                    // (launched apps are looked at after every turn).
+                    if signal == .child { compositor.reapOrphans(); continue }
                     guard signal == .userOne else { stop = true; continue }
                     reload.signalled()
                 }

@@ -81,7 +81,9 @@ extension Compositor {
                     launcher.forget(app.client)
                 }
             case .candidate:
-                let status = app.process.poll()
+                // A candidate whose connection closed is given a moment to exit, so that what
+                // the operator is told does not depend on which the compositor saw first.
+                let status = app.process.poll() ?? (clients[app.client] == nil ? app.process.wait(milliseconds: 200) : nil)
                 let why: String
                 if let status {
                     why = "'\(app.label)' \(status >= 128 ? "was killed by signal \(status - 128)" : "exited with status \(status)") before it said hello"

@@ -299,11 +299,13 @@ struct RunCommand: ParsableCommand {
             let manager = ServiceManager()
             let reload = try ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, manager: manager, logger: logger)
             var stop = false
-            compositor.watch(signals.fd.rawValue) {
+            // (Weak: the watch is the compositor's own, and it must go away at the end of `run`,
+            // removing its socket.)
+            compositor.watch(signals.fd.rawValue) { [weak compositor] in
                 while let signal = signals.next() {
                     // A child ended: the apps' orphans the compositor adopted are reaped now
                     // (launched apps are looked at after every turn).
-                    if signal == .child { compositor.reapOrphans(); continue }
+                    if signal == .child { compositor?.reapOrphans(); continue }
                     guard signal == .userOne else { stop = true; continue }
                     reload.signalled()
                 }

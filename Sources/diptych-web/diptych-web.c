@@ -422,7 +422,8 @@ int main(int argc, char **argv) {
                    "A file: page is served by diptych-web itself (as diptych-file://app/PATH): it reaches only the regular\n"
                    "files inside its own folder, symlinks resolved, or inside the folders given with --file-root DIR\n"
                    "(repeatable; then those alone, e.g. --file-root /usr/share/javascript/pdf --file-root /usr/share/pdf.js\n"
-                   "--file-root /srv/pdfs for Debian's pdf.js viewer); --no-file-access serves the page alone.\n"
+                   "--file-root /srv/pdfs for Debian's pdf.js viewer); --no-file-access serves the page alone. A folder that is /,\n"
+                   "the home folder, or holds (or is inside) where web clients keep their data is refused.\n"
                    "--allow-file-access loads it as plain file: with WebKit's file access on instead: UNSAFE, its scripts\n"
                    "may then read any file the kiosk user can (the other web app's cookies too).\n");
             return 0;

@@ -184,6 +184,8 @@ char *shown_uri(const char *uri);
 /* The script that plays a served page's <video> and <audio> files over loopback HTTP (GStreamer
    plays no custom scheme); NULL without its listener. */
 char *media_script(void);
+/* The frames it is given (an allow-list of the served page's URLs). */
+const char *const *media_script_frames(void);
 void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
 
 /* touch.c: pointer events for touch and the pen, touch scrolling's wheel events hidden, a

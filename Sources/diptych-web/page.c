@@ -90,11 +90,12 @@ void install_user_content(void) {
         SCRIPT_WORLD, NULL, NULL);
     webkit_user_content_manager_add_script(app.content, script);
     webkit_user_script_unref(script);
-    /* A served file: page's media, played from the loopback listener (files.c). */
+    /* A served file: page's media, played from the loopback listener (files.c): in the served
+       page's frames only (the script holds the listener's secret). */
     char *media = is_served_uri(app.uri) ? media_script() : NULL;
     if (media) {
         script = webkit_user_script_new_for_world(media, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
+            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, media_script_frames(), NULL);
         webkit_user_content_manager_add_script(app.content, script);
         webkit_user_script_unref(script);
         g_free(media);

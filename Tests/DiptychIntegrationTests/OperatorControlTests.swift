@@ -245,9 +245,11 @@ struct WebKioskTests {
     @Test(.enabled(if: webIsThere, "needs diptych-web (WPE WebKit)"))
     func aWebAppReplacesAWebAppOnTheSameDataDirectory() throws {
         let dir = Harness.temporaryDirectory("ctl-web-web")
-        try Files.writeAtomically("\(dir)/one.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#3355AA'></body></html>".utf8))
-        try Files.writeAtomically("\(dir)/two.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#AA3355'></body></html>".utf8))
-        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/one.html", "--arrangement", "full"], directory: dir,
+        // (The pages in a folder of their own: one holding the state directory is not served.)
+        try Files.makeDirectories("\(dir)/pages")
+        try Files.writeAtomically("\(dir)/pages/one.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#3355AA'></body></html>".utf8))
+        try Files.writeAtomically("\(dir)/pages/two.html", bytes: Array("<!doctype html><html><body style='margin:0;background:#AA3355'></body></html>".utf8))
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/pages/one.html", "--arrangement", "full"], directory: dir,
                           environment: ["XDG_STATE_HOME": "\(dir)/state"])
         #expect(try k.waitUntil { try panes(k).first?["state"]?.stringValue == "shown" })
         #expect(try k.waitUntil {
@@ -255,7 +257,7 @@ struct WebKioskTests {
             return (try? PixelImage.readPNG(from: "\(dir)/one.png").pixel(x: 1000, y: 700) & 0xFFFFFF) == 0x3355AA
         })
         let old = try #require(try panes(k).first?["pid"]?.intValue)
-        let r = try k.ctl(["set-app", "primary", "web:\(dir)/two.html"])
+        let r = try k.ctl(["set-app", "primary", "web:\(dir)/pages/two.html"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(k.waitUntil { gone(old) })
         #expect(try k.waitUntil {

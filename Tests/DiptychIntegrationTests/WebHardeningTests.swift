@@ -3,7 +3,11 @@
 // the files of its folder (served by the web client itself, symlinks resolved), not one outside
 // it or through a symlink pointing out; a page that opens dialogs and reloads itself gets no more
 // than three in 10 s, and a sign-in past that is cancelled; a hidden, muted or tiny looping video
-// does not keep the screen on, a visible audible or large one does.
+// does not keep the screen on, a visible audible or large one does. The loopback listener that
+// plays a served page's media takes no body, no other Host and no more than 16 idle connections,
+// for 5 s each; answers ranges itself; serves only media, decoded once, never opening a FIFO; its
+// secret never reaches another site's frame; and a folder holding the web clients' data (the
+// home folder, the root) is never served.
 
 import DiptychCore
 import DiptychImage
@@ -146,7 +150,8 @@ struct WebHardeningTests {
         let dir = Harness.temporaryDirectory(name)
         try Files.writeAtomically("\(dir)/clip.ogv", bytes: try Files.read("\(repositoryRoot)/Assets/web/clip.ogv"))
         try Files.writeAtomically("\(dir)/page.html", bytes: Array(page.utf8))
-        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/page.html"])
+        // (Keeping nothing: live web clients of tests run at once would share a data directory.)
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/page.html --ephemeral"])
         func read() -> ([Bool], [String]) {
             let log = (try? Harness.events("\(k.dir)/events-primary.jsonl")) ?? []
             return (log.compactMap { $0["event"]?.stringValue == "idleInhibit" ? $0["on"]?.boolValue : nil }, pageTitles(log))
@@ -203,5 +208,136 @@ struct WebHardeningTests {
             """
         let (on, titles) = try inhibits("web-video-seen", page: page) { titles, on in on == [true, false, true] }
         #expect(on == [true, false, true], "\(on) \(titles)")
+    }
+
+    /// A live kiosk showing `page.html` of `dir` until its title satisfies `done` (20 s at
+    /// most): the kiosk (kept running) and the titles.
+    func showing(_ dir: String, until done: (String) -> Bool) throws -> (kiosk: Kiosk, titles: [String]) {
+        let k = try Kiosk(apps: false, flags: ["--primary", "web:\(dir)/page.html --ephemeral", "--arrangement", "full"])
+        var titles: [String] = []
+        for _ in 0..<400 {
+            titles = pageTitles((try? Harness.events("\(k.dir)/events-primary.jsonl")) ?? [])
+            if titles.last.map(done) == true { break }
+            usleep(50_000)
+        }
+        return (k, titles)
+    }
+
+    /// A served page plays a clip from the loopback listener (its src then names the port and
+    /// the secret); another local process then tries the listener
+    /// (`Tests/Tools/media-listener-probe.py`): requests with bodies or another Host are closed
+    /// unread, whatever they send; ranges are answered by the client alone (one range, several:
+    /// the whole file, none past the end: 416), with the right lengths; only media files are
+    /// served, their names decoded once, and a FIFO is never opened; connections past 16 are
+    /// closed at once, the rest (and a slow sender, and a kept-alive one) after 5 s.
+    @Test func theMediaListenerTakesOnlyAPageMediaRequests() throws {
+        let dir = Harness.temporaryDirectory("web-listener")
+        let clip = try Files.read("\(repositoryRoot)/Assets/web/clip.ogv")
+        try Files.writeAtomically("\(dir)/clip.ogv", bytes: clip)
+        try Files.writeAtomically("\(dir)/a%20b.ogv", bytes: clip)
+        #expect(mkfifo("\(dir)/pipe.ogv", 0o600) == 0)
+        try Files.writeAtomically("\(dir)/page.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><title>-</title><body style="margin:0;background:#123">
+            <video id="v" src="clip.ogv" muted autoplay style="width:400px;height:300px"></video>
+            <script>v.addEventListener('playing', function () { document.title = 'src=' + v.currentSrc; });</script>
+            """.utf8))
+        let (k, titles) = try showing(dir) { $0.hasPrefix("src=") }
+        // src=http://127.0.0.1:PORT/SECRET/DIR/clip.ogv
+        let src = try #require(titles.last.flatMap { $0.hasPrefix("src=http://127.0.0.1:") ? $0.dropFirst(21) : nil }, "\(titles)")
+        let parts = src.split(separator: "/", maxSplits: 2)
+        let port = try #require(parts.first.flatMap { Int($0) }), secret = String(parts[1])
+        #expect(secret.count == 32 && String(parts[2]) == "\(dir.dropFirst())/clip.ogv", "\(src)")
+        let pid = try #require(try k.status()["panes"]?.arrayValue?.first?["pid"]?.intValue)
+        let r = try Harness.run(["python3", "\(repositoryRoot)/Tests/Tools/media-listener-probe.py", "\(port)", secret, dir, "\(pid)"],
+                                timeoutMilliseconds: 120_000)
+        let found = try JSONValue.parse(r.stdout)
+        let size = clip.count
+        func field(_ check: String, _ name: String) -> JSONValue? { found[check]?[name] }
+        // Bodies and other methods: closed before a byte of the body is kept.
+        for check in ["bodyPost", "bodyChunked", "bodyOptions"] {
+            #expect(field(check, "answer")?.stringValue == "closed", "\(check): \(found[check] ?? .null)")
+            #expect((field(check, "sent")?.intValue ?? .max) < 64 << 20, "\(check): \(found[check] ?? .null)")
+            #expect((field(check, "grew")?.intValue ?? .max) < 32 << 10, "\(check): \(found[check] ?? .null)")
+        }
+        #expect(found["bodyShort"]?.stringValue == "closed" && found["method"]?.stringValue == "unanswered", "\(r.stdout)")
+        // The Host: exactly 127.0.0.1:PORT.
+        for check in ["hostOther", "hostLocalhost"] { #expect(found[check]?.stringValue == "unanswered", "\(check): \(r.stdout)") }
+        #expect(found["hostNone"]?.stringValue == "closed", "\(r.stdout)")
+        // Ranges, with libsoup's lengths.
+        func answer(_ check: String) -> String {
+            let a = found[check]
+            return "\(a?["status"]?.intValue ?? 0) \(a?["length"]?.stringValue ?? "-") \(a?["range"]?.stringValue ?? "-") \(a?["got"]?.intValue ?? -1)"
+        }
+        #expect(answer("get") == "200 \(size) - \(size)", "\(r.stdout)")
+        #expect(answer("head") == "200 \(size) - 0", "\(r.stdout)")
+        #expect(answer("range") == "206 10 bytes 0-9/\(size) 10", "\(r.stdout)")
+        #expect(answer("suffix") == "206 5 bytes \(size - 5)-\(size - 1)/\(size) 5", "\(r.stdout)")
+        #expect(answer("multi") == "200 \(size) - \(size)" && field("multi", "type")?.stringValue == "video/ogg", "\(r.stdout)")
+        #expect(answer("unsatisfiable") == "416 0 bytes */\(size) 0", "\(r.stdout)")
+        #expect(answer("wrongSecret").hasPrefix("404 "), "\(r.stdout)")
+        // Media only, decoded once; a FIFO refused without being opened.
+        #expect(answer("html").hasPrefix("403 "), "\(r.stdout)")
+        #expect(answer("percent") == "200 \(size) - \(size)", "\(r.stdout)")
+        #expect(answer("fifo").hasPrefix("403 ") && found["fifoOpened"]?.boolValue == false, "\(r.stdout)")
+        // 40 idle connections: those past 16 (less the page's own) closed at once, all within 7 s.
+        #expect((found["closedAtOnce"]?.intValue ?? 0) >= 20 && found["closedLater"]?.intValue == 40, "\(r.stdout)")
+        let slow = found["slowClosedAfter"]?.doubleValue ?? 0, kept = found["keptAliveClosedAfter"]?.doubleValue ?? 0
+        #expect(slow >= 3 && slow <= 8 && kept >= 3 && kept <= 8 && found["keptAliveAnswered"]?.boolValue == true, "\(r.stdout)")
+        #expect(answer("after") == "200 \(size) - \(size)", "\(r.stdout) \(r.stderr)")
+    }
+
+    /// A served page framing another site, whose video asks for the served clip: the media
+    /// script (which holds the listener's secret) is not in that frame, so its src is never
+    /// swapped for the loopback URL.
+    @Test func anotherSitesFrameNeverLearnsTheMediaSecret() throws {
+        let dir = Harness.temporaryDirectory("web-listener-frame")
+        let server = try ChildProcess(arguments: ["/bin/sh", "-c", "exec python3 \"$0\" media > \(dir)/port", "\(repositoryRoot)/Tests/Tools/web-server.py"])
+        defer { server.terminate() }
+        var port = 0
+        for _ in 0..<100 where port == 0 {
+            port = ((try? Files.read("\(dir)/port")).flatMap { Int(String(decoding: $0, as: UTF8.self).split(separator: "\n").first ?? "") }) ?? 0
+            usleep(50_000)
+        }
+        try #require(port > 0)
+        try Files.makeDirectories("\(dir)/app")
+        try Files.writeAtomically("\(dir)/app/clip.ogv", bytes: try Files.read("\(repositoryRoot)/Assets/web/clip.ogv"))
+        try Files.writeAtomically("\(dir)/app/page.html", bytes: Array("""
+            <!doctype html><meta charset="utf-8"><title>-</title><body style="margin:0;background:#123">
+            <iframe src="http://127.0.0.1:\(port)/framed?diptych-file://app\(dir)/app/clip.ogv"></iframe>
+            <script>addEventListener('message', function (e) { document.title = e.data; });</script>
+            """.utf8))
+        let (_, titles) = try showing("\(dir)/app") { $0.hasPrefix("framed ") }
+        #expect(titles.last == "framed diptych-file://app\(dir)/app/clip.ogv", "\(titles)")
+    }
+
+    /// A page in the home folder (or symlinked from there), a folder holding the state
+    /// directory, `--file-root /` or the home folder: refused at once (exit 2), naming the folder.
+    @Test func aFolderHoldingTheWebClientsDataIsNeverServed() throws {
+        let home = Harness.temporaryDirectory("web-home")
+        try Files.makeDirectories("\(home)/app")
+        try Files.makeDirectories("\(home)/elsewhere")
+        try Files.writeAtomically("\(home)/kiosk.html", bytes: Array("<title>kiosk</title>".utf8))
+        try Files.writeAtomically("\(home)/app/page.html", bytes: Array("<title>page</title>".utf8))
+        #expect(symlink("\(home)/kiosk.html", "\(home)/elsewhere/kiosk.html") == 0)
+        let web = Harness.binDirectory + "/diptych-web"
+        func run(_ arguments: [String], _ environment: [String: String]) throws -> Harness.Result {
+            try Harness.run([web] + arguments, environment: ["HOME": home, "DIPTYCH_SOCKET": "\(home)/no-compositor"].merging(environment) { $1 })
+        }
+        let refused: [([String], [String: String], String)] = [
+            (["\(home)/kiosk.html"], [:], "from its folder \(home): it is the home folder"),
+            (["\(home)/elsewhere/kiosk.html"], [:], "from its folder \(home): it is the home folder"),
+            (["\(home)/app/page.html"], ["XDG_STATE_HOME": "\(home)/app/state"], "it holds \(home)/app/state/diptych"),
+            (["\(home)/app/page.html"], ["STATE_DIRECTORY": "/var/lib/none:\(home)/app/s"], "it holds \(home)/app/s/web"),
+            (["\(home)/app/page.html", "--file-root", "/"], [:], "--file-root /: will not serve /: it is the root folder"),
+            (["\(home)/app/page.html", "--file-root", home], [:], "--file-root \(home): will not serve \(home): it is the home folder"),
+            (["\(home)/app/page.html", "--file-root", "\(home)/app", "--file-root", "\(home)/elsewhere/.."], [:], "it is the home folder"),
+        ]
+        for (arguments, environment, said) in refused {
+            let r = try run(arguments, environment)
+            #expect(r.status == 2 && r.stderr.contains(said), "\(arguments) \(environment): \(r.status) \(r.stderr)")
+        }
+        // A folder of its own is served (the client goes on to look for its compositor).
+        let r = try run(["\(home)/app/page.html"], [:])
+        #expect(r.status == 1 && r.stderr.contains("cannot connect to the compositor"), "\(r.status) \(r.stderr)")
     }
 }

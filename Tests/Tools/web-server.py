@@ -2,11 +2,14 @@
 """A small web server for the web client's tests: `basic` serves a page behind HTTP Basic
 authentication (user ann, password pw: its title says who signed in), and at /flood, without
 it, a page that opens three alerts and then fetches the signed-in page (its title says how that
-fetch ended); `tls` serves a page over HTTPS with the certificate and key given. Prints its port
-on the first line, then serves until killed.
+fetch ended); `tls` serves a page over HTTPS with the certificate and key given; `media` serves
+at any path a page that plays the URL in its query (in a muted <video>) and, 3 s later, posts
+to its parent the src the video then has (a served page framing it learns what another site's
+frame could see). Prints its port on the first line, then serves until killed.
 
     python3 web-server.py basic
     python3 web-server.py tls CERT KEY
+    python3 web-server.py media
 """
 
 import base64
@@ -21,11 +24,25 @@ FLOOD = (b"<!doctype html><meta charset='utf-8'><title>flood</title><body style=
          b"</script></body>")
 
 
+MEDIA = (b"<!doctype html><meta charset='utf-8'><title>framed</title><body style='background:#fee'>"
+         b"<video id='v' muted autoplay></video><script>"
+         b"v.src = location.search.slice(1);"
+         b"setTimeout(function () { parent.postMessage('framed ' + v.src, '*'); }, 3000);"
+         b"</script></body>")
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
     def do_GET(self):
+        if sys.argv[1] == "media":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(MEDIA)))
+            self.end_headers()
+            self.wfile.write(MEDIA)
+            return
         if sys.argv[1] == "basic" and self.path == "/flood":
             self.send_response(200)
             self.send_header("Content-Type", "text/html")

@@ -70,6 +70,11 @@ public enum Files {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw SystemError("open \(path)") }
         defer { Glibc.close(fd) }
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// Reads `fd` to its end, at most `limit` bytes (`path` names it in errors).
+    private static func readAll(_ fd: Int32, path: String, limit: Int) throws(SystemError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -101,18 +106,7 @@ public enum Files {
         if fd < 0 { throw SystemError("open \(path)") }
         defer { Glibc.close(fd) }
         guard Int(st.st_size) <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read \(path)")
-            }
-            if n == 0 { return out }
-            guard out.count + n <= limit else { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
-            out.append(contentsOf: chunk[..<n])
-        }
+        return try readAll(fd, path: path, limit: limit)
     }
 
     /// Creates `path` and its parents (mode 0755 unless given) if missing.

@@ -26,6 +26,17 @@ rate() {  # the good app's frames/s over $1 seconds, and the compositor's CPU us
     a=$(frames); t0=$(ticks); sleep "$1"; b=$(frames); t1=$(ticks)
     awk -v a="$a" -v b="$b" -v t="$((t1 - t0))" -v s="$1" 'BEGIN { printf "%.1f %.0f%%", (b - a) / s, t / s }'
 }
+# The attacker started (its pid in $attacker) is measured, then stopped; one line printed.
+measure() {
+    sleep 0.5
+    read -r during cpu <<<"$(rate "$SECONDS_EACH")"
+    kill -0 "$attacker" 2>/dev/null || echo "($1 ended early)" >&2
+    kill "$attacker" 2>/dev/null || true
+    wait "$attacker" 2>/dev/null || true
+    sleep 2
+    read -r after _ <<<"$(rate 3)"
+    printf '%-14s %8s %8s %8s %12s\n' "$1" "$before" "$during" "$after" "$cpu"
+}
 for _ in $(seq 100); do [ "$(frames)" -gt 30 ] && break; sleep 0.1; done
 
 printf '%-14s %8s %8s %8s %12s\n' attack before during after 'cpu during'
@@ -36,14 +47,7 @@ for attack in damage-flood message-flood sync-flood churn connect-flood connect-
     env DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_CHURN_COUNT=100000000 "${hello[@]}" \
         "$BIN/diptych-misbehave" "${attack%+hello}" 'pattern:#AA0000' 2>/dev/null &
     attacker=$!
-    sleep 0.5
-    read -r during cpu <<<"$(rate "$SECONDS_EACH")"
-    kill -0 "$attacker" 2>/dev/null || echo "($attack ended early)" >&2
-    kill "$attacker" 2>/dev/null || true
-    wait "$attacker" 2>/dev/null || true
-    sleep 2
-    read -r after _ <<<"$(rate 3)"
-    printf '%-14s %8s %8s %8s %12s\n' "$attack" "$before" "$during" "$after" "$cpu"
+    measure "$attack"
 done
 # Round five: presentations, and what a local process does to the control socket and the loop.
 # (Each runs SECONDS_EACH seconds; the shell loops end with their attack.)
@@ -70,12 +74,6 @@ while time.monotonic() < end:
             ;;
     esac
     attacker=$!
-    sleep 0.5
-    read -r during cpu <<<"$(rate "$SECONDS_EACH")"
-    kill "$attacker" 2>/dev/null || true
-    wait "$attacker" 2>/dev/null || true
-    sleep 2
-    read -r after _ <<<"$(rate 3)"
-    printf '%-14s %8s %8s %8s %12s\n' "$attack" "$before" "$during" "$after" "$cpu"
+    measure "$attack"
 done
 kill -0 $pid || { echo "the compositor died: $(tail -5 "$dir/stderr")" >&2; exit 1; }

@@ -240,8 +240,7 @@ public final class ControlServer {
         logger.info("control", metadata: ["command": "\(words[0].escapedForLog)"])
         if words[0] == "screenshot" {
             let screen = words.count > 1 ? Int(words[1]) ?? 1 : 1
-            let uid = (try? UnixSocket.peerCredentials(fd))?.uid ?? 0
-            if let why = screenshotRefusal(uid: uid) {
+            if let why = screenshotRefusal(uid: c.uid) {
                 reply(fd, ["ok": .bool(false), "error": .string(why)])
                 return drop(fd)
             }

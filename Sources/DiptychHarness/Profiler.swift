@@ -37,6 +37,9 @@ public enum ProfileWorkload: String, CaseIterable, Sendable {
     /// in, a key is pressed, its dismiss key tapped, it slides out; over and over. The figures
     /// are those of the frames where the keyboard moved, with the pixels a key press repaints.
     case keyboard
+    /// The compositor's resident memory at idle and after rounds of transients (a Slide Over,
+    /// a turn, the divider, the keyboard, a screenshot), on the wall clock (`MemoryBenchmark`).
+    case memory
 
     /// Whether the workload measures motion: its figures are those of the frames in motion
     /// (`motion` set) that repaint something, against full-frame repaints of the same screen

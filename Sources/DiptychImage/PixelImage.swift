@@ -30,7 +30,14 @@ public final class PixelImage {
     public let stride: Int
     public let format: PixelFormat
     private let owner: AnyObject?
+    /// Memory this image allocated, and how: frame-sized buffers are mappings of their own, so
+    /// that letting one go returns its pages to the system at once (glibc keeps freed
+    /// `calloc` blocks once its mmap threshold has risen).
     private let ownedBits: UnsafeMutableRawPointer?
+    private let mappedLength: Int
+    /// Images at least this large (bytes) are mapped rather than allocated: everything the
+    /// size of a pane, a snapshot or a frame; not glyphs, corners or icons.
+    static let mappedThreshold = 64 << 10
     let bits: UnsafeMutableRawPointer
     /// The first pixel's address, for kernels outside pixman (rows `stride` bytes apart).
     package var bytes: UnsafeMutableRawPointer { bits }
@@ -42,7 +49,16 @@ public final class PixelImage {
         self.height = height
         stride = width * 4
         self.format = format
-        let bytes = calloc(height, stride)!
+        let length = height * stride
+        let bytes: UnsafeMutableRawPointer
+        if length >= Self.mappedThreshold, let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), m != MAP_FAILED {
+            // Anonymous pages read as zeros, like calloc's.
+            bytes = m
+            mappedLength = length
+        } else {
+            bytes = calloc(height, stride)!
+            mappedLength = 0
+        }
         ownedBits = bytes
         bits = bytes
         owner = nil
@@ -64,6 +80,7 @@ public final class PixelImage {
         self.format = format
         self.owner = owner
         ownedBits = nil
+        mappedLength = 0
         bits = base + offset
         image = pixman_image_create_bits(format.pixman, Int32(width), Int32(height), bits.assumingMemoryBound(to: UInt32.self), Int32(stride))!
     }
@@ -80,7 +97,9 @@ public final class PixelImage {
 
     deinit {
         pixman_image_unref(image)
-        if let ownedBits { free(ownedBits) }
+        if let ownedBits {
+            if mappedLength > 0 { munmap(ownedBits, mappedLength) } else { free(ownedBits) }
+        }
     }
 
     /// The 32-bit pixel at (x, y): 0xAARRGGBB (alpha meaningless for XRGB).

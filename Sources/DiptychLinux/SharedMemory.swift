@@ -60,6 +60,11 @@ public final class MemoryMapping {
 
     deinit { munmap(base, length) }
 
+    /// Lets go of this process's hold on the mapped pages (`MADV_DONTNEED`): a shared mapping's
+    /// contents stay in the file, and are read back in when next touched. The process's
+    /// resident memory drops by what it had touched.
+    public func dropResidentPages() { _ = madvise(base, length, MADV_DONTNEED) }
+
     /// The system's page size in bytes.
     public static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 

@@ -21,16 +21,35 @@ final class ClientBuffer {
     let opaquePixels: PixelImage
     /// The bytes mapped for it: offset + stride × height, widened to whole pages.
     let mappedBytes: Int
+    /// The mapping itself (nil for a buffer made in memory, in tests).
+    let mapping: MemoryMapping?
     /// How many places read it now (the live surface, snapshots shown in a drag).
-    var uses = 0
+    var uses = 0 {
+        didSet {
+            if uses == 0 { idleSince = MonotonicClock.milliseconds } else { idleSince = nil }
+        }
+    }
+    /// Since when no place has read it (monotonic ms), while its pages are still held: a buffer
+    /// of a size the app no longer draws at (before a rotation, a drag's snapshot sizes) lets
+    /// its pages go after `BufferTable.idleHold`, so the compositor's memory comes back after
+    /// each transient. The app's own memory is the app's.
+    private(set) var idleSince: UInt64? = MonotonicClock.milliseconds
     /// Destroyed by the app while in use: let go when its last use ends, never released.
     var destroyed = false
 
-    init(id: UInt32, pixels: PixelImage, opaquePixels: PixelImage? = nil, mappedBytes: Int) {
+    init(id: UInt32, pixels: PixelImage, opaquePixels: PixelImage? = nil, mappedBytes: Int, mapping: MemoryMapping? = nil) {
         self.id = id
         self.pixels = pixels
         self.opaquePixels = opaquePixels ?? pixels
         self.mappedBytes = mappedBytes
+        self.mapping = mapping
+    }
+
+    /// Lets the pages go if the buffer has been idle since before `cutoff` (monotonic ms).
+    func dropPagesIfIdle(since cutoff: UInt64) {
+        guard let since = idleSince, since <= cutoff else { return }
+        mapping?.dropResidentPages()
+        idleSince = nil
     }
 
     /// Validates `layout` against the memfd and maps only the pages the pixels span, read-only.
@@ -65,7 +84,7 @@ final class ClientBuffer {
             PixelImage(mapping: mapping, offset: Int(layout.offset) - start, width: Int(layout.width), height: Int(layout.height), stride: Int(layout.stride), format: format)
         }
         let argb = layout.format == .argb8888
-        return ClientBuffer(id: id, pixels: image(argb ? .argb8888 : .xrgb8888), opaquePixels: argb ? image(.xrgb8888) : nil, mappedBytes: end - start)
+        return ClientBuffer(id: id, pixels: image(argb ? .argb8888 : .xrgb8888), opaquePixels: argb ? image(.xrgb8888) : nil, mappedBytes: end - start, mapping: mapping)
     }
 }
 
@@ -84,6 +103,18 @@ struct BufferTable {
     static let destroyedMemory = 64
 
     var count: Int { buffers.count }
+
+    /// How long a buffer no place reads keeps its pages in the compositor (ms).
+    static let idleHold: UInt64 = 2000
+
+    /// When the next idle buffer's pages go (monotonic ms), if one holds any.
+    var nextPageDrop: UInt64? { buffers.values.compactMap(\.idleSince).min().map { $0 + Self.idleHold } }
+
+    /// Lets the pages of buffers idle for `idleHold` go.
+    func dropIdlePages(now: UInt64) {
+        guard now >= Self.idleHold else { return }
+        for b in buffers.values { b.dropPagesIfIdle(since: now - Self.idleHold) }
+    }
 
     /// Registers buffer `id`: the id and the count are checked before the memfd is mapped
     /// (by `map`, which validates it), the mapped bytes after.

@@ -138,6 +138,7 @@ extension Compositor {
             if let c = clients[id] { activateIfDrawn(c) }
         }
         repeatKeys()
+        clients.dropIdlePages(now: now)
         if let time = t.pointerMoved { deliverPointerMotion(time: time) }
         // The cursor hides after a while without motion: a frame without it.
         if t.cursorChanged { cursorVisibilityChanged() }
@@ -149,7 +150,7 @@ extension Compositor {
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
         return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
-                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline]
+                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline, clients.nextPageDrop]
             .compactMap { $0 }.min()
     }
 

@@ -88,6 +88,17 @@ struct ProfileCommand: ParsableCommand {
                 try runClient(logger: logger)
                 return
             }
+            if workload == .memory {
+                if trace != nil || plot != nil || present != .memory { throw UsageError("--trace, --plot and --present do not apply to the memory workload") }
+                let result: MemoryBenchResult
+                do {
+                    result = try MemoryBenchmark.run(rounds: 3, logger: logger) { demo in
+                        Apps.launch(try AppCommandLine(parsing: demo), eventLog: nil, ephemeral: true).arguments
+                    }
+                } catch { throw RuntimeFailure("profile memory: \(error)") }
+                print(json ? result.json.serialized : result.text)
+                return
+            }
             let result: ProfileResult
             if let path = scenario {
                 let bytes: [UInt8]

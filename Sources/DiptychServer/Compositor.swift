@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The compositor: the coordinator between client sessions, the shell (who is where, what
-// gestures do), the output and the apps it launched. This file holds its state, start-up and
-// the clients' lifecycle and requests; the shell's effects and input, frames, and the event
-// loop are its extensions in the files beside it.
+// gestures do), the output and the apps it launched. This file holds its state, start-up,
+// shutdown and the clients' lifecycle (registering, launching, joining, ending); what apps ask
+// for is handled in `Compositor+Requests.swift`, and the shell's effects and input, frames,
+// the event loop and the rest are its extensions in the `Compositor+*.swift` files beside it.
 
 import DiptychCore
 import DiptychImage

@@ -2,11 +2,12 @@
 // The desk: what the compositor decides about what is shown where, apart from the apps and the
 // outputs: the shell (roles, arrangement, gestures), palm rejection, the Picture in Picture
 // windows and the touches that hold them, a rotation's cross-fade (when and how far: its
-// pixels are the renderer's), and the apps waiting to be
-// activated. A value: its entry points take the time and the input and return what to do
-// (`ShellEffect`s), as `Shell` does; the compositor carries that out. Its state is its own:
-// nothing outside this file changes it but through these entry points. Not copyable: the
-// compositor reads it in place, never a copy of all of it.
+// pixels are the renderer's), the apps waiting to be activated, the keyboard focus, the
+// on-screen keyboard and the taps that raise it, the apps' menus and alerts (presentations),
+// the pointer and the pen's state. A value: its entry points take the time and the input and
+// return what to do (`ShellEffect`s), as `Shell` does; the compositor carries that out. Its
+// state is its own: nothing outside this file changes it but through these entry points. Not
+// copyable: the compositor reads it in place, never a copy of all of it.
 
 import DiptychCore
 import DiptychRender

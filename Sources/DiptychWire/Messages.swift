@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Diptych wire protocol, version 7: message framing and every message both ways.
+// The Diptych wire protocol, version 8: message framing and every message both ways.
 //
 // Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
 // then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the

@@ -28,10 +28,13 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case bufferExists = 17
         /// More buffers, or more mapped bytes, than one app may hold.
         case tooManyBuffers = 18
-        /// A request only the primary app may make (the status bar, Picture in Picture, the
-        /// second screen).
+        /// Reserved: not sent by this compositor (version 3 and before sent it for a request
+        /// only the primary may make; version 4 on answers with the event `refused`,
+        /// `not-primary`). Kept so the code is never reused.
         case notPrimary = 19
-        /// A commit to a screen that is not connected (or does not exist).
+        /// Reserved: not sent by this compositor (version 3 and before sent it for a commit to
+        /// a screen that is not connected; version 4 on answers with the event `refused`,
+        /// `not-connected`). Kept so the code is never reused.
         case screenNotConnected = 20
 
         /// The name as it appears in error events, logs and event logs.

@@ -333,6 +333,11 @@ extension RepaintLoop {
     /// Runs the live loop for `nanoseconds` of the wall clock, or until the app in `role` goes.
     func play(_ nanoseconds: UInt64, while role: Role) throws {
         let until = MonotonicClock.nanoseconds + nanoseconds
+        // The loop sleeps while nothing happens (idle apps, no input): a timer wakes it at the end.
+        let wake = try TimerDescriptor()
+        try wake.arm(atNanoseconds: until)
+        compositor.watch(wake.fd.rawValue) { _ = wake.acknowledge() }
+        defer { compositor.unwatch(wake.fd.rawValue) }
         try run { MonotonicClock.nanoseconds >= until || compositor.client(role) == nil }
     }
 }

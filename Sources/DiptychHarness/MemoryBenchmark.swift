@@ -99,9 +99,11 @@ public enum MemoryBenchmark {
                 if raised && compositor.keyboardShown == nil && !compositor.keyboardMoving { break }
             }
             // A screenshot, as `ctl screenshot` takes it.
-            let shot = compositor.screenshot(screen: 1)
-            _ = resident()
-            _ = shot
+            do {
+                let shot = compositor.screenshot(screen: 1)
+                _ = resident()
+                withExtendedLifetime(shot) {}
+            }
             try rest(settleSeconds)
             after.append(resident())
         }

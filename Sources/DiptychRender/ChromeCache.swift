@@ -9,8 +9,10 @@ import DiptychCore
 import DiptychImage
 import DiptychText
 
-/// Chrome pictures by description and size. Bounded: at most `limit` are kept. Confined to
-/// the thread that draws.
+/// Chrome pictures by description and size. Bounded in bytes (`byteLimit`), and swept: a
+/// picture the screen no longer shows (the keyboard's labels once it is gone, a placeholder's
+/// name) goes `keepMilliseconds` after it was last drawn, so the memory of a transient comes
+/// back. Confined to the thread that draws.
 public final class ChromeCache {
     private struct Key: Hashable {
         var chrome: Chrome?
@@ -34,9 +36,25 @@ public final class ChromeCache {
         }
     }
 
-    private var pictures: [Key: PixelImage] = [:]
-    /// (The on-screen keyboard alone has about 80: its labels and key shapes in one layout.)
-    public static let limit = 192
+    private struct Entry {
+        let image: PixelImage
+        /// The sweep period it was last looked up in.
+        var period: UInt64
+    }
+
+    private var pictures: [Key: Entry] = [:]
+    /// The bytes the pictures hold, at most `byteLimit`.
+    public private(set) var bytes = 0
+    /// (The on-screen keyboard's labels and key shapes in one layout hold about 10 MiB on
+    /// ipad-pro.)
+    public static let byteLimit = 32 << 20
+    /// How long a picture no frame looked up is kept (ms).
+    public static let keepMilliseconds: UInt64 = 2000
+    /// Sweeps so far: a picture not looked up since the one before the last goes.
+    private var period: UInt64 = 0
+    /// When the next sweep is due (the compositor's clock), if one is: set by a frame drawn,
+    /// cleared by a sweep that leaves only what the screen shows.
+    public private(set) var nextSweep: UInt64?
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
     public let typesetter: Typesetter?
 
@@ -47,6 +65,32 @@ public final class ChromeCache {
 
     /// Pictures held now.
     public var count: Int { pictures.count }
+
+    /// A frame was drawn at `now`: a sweep follows `keepMilliseconds` later (what it stopped
+    /// showing is let go then).
+    public func frameDrawn(now: UInt64) {
+        if nextSweep == nil { nextSweep = now + Self.keepMilliseconds }
+    }
+
+    /// Lets go of the pictures no frame looked up in the last period, but those `shown` (the
+    /// chrome of the scene on screen, which a frame that repaints elsewhere does not look up).
+    public func sweep(now: UInt64, shown: [(chrome: Chrome, size: Size)]) {
+        var onScreen = Set<Key>()
+        for s in shown {
+            let key = Key(chrome: s.chrome, corner: -1, size: s.size)
+            if pictures[key] != nil {
+                pictures[key]?.period = period
+                onScreen.insert(key)
+            }
+        }
+        let before = pictures.count
+        pictures = pictures.filter { $0.value.period >= period }
+        if pictures.count != before { bytes = pictures.values.reduce(0) { $0 + $1.image.stride * $1.image.height } }
+        period += 1
+        // Another sweep while something is kept that the screen does not show (drawn in the
+        // last period only); none once only the screen's chrome is left, until a frame draws.
+        nextSweep = pictures.keys.contains { !onScreen.contains($0) } ? now + Self.keepMilliseconds : nil
+    }
 
     /// The alpha of a rounded corner of radius `radius` (an r×r square; corner 0 top-left,
     /// 1 top-right, 2 bottom-left, 3 bottom-right): opaque inside the arc, antialiased on it.
@@ -143,11 +187,19 @@ public final class ChromeCache {
     }
 
     private func kept(_ key: Key, _ make: () -> PixelImage) -> PixelImage {
-        if let known = pictures[key] { return known }
-        // At most `limit` are held, whatever names apps give: past it, start over.
-        if pictures.count >= Self.limit { pictures.removeAll() }
+        if let known = pictures[key] {
+            if known.period != period { pictures[key]?.period = period }
+            return known.image
+        }
         let p = make()
-        pictures[key] = p
+        let size = p.stride * p.height
+        // At most `byteLimit` are held, whatever names apps give: past it, start over.
+        if bytes + size > Self.byteLimit {
+            pictures.removeAll()
+            bytes = 0
+        }
+        pictures[key] = Entry(image: p, period: period)
+        bytes += size
         return p
     }
 

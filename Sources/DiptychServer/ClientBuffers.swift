@@ -107,14 +107,30 @@ struct BufferTable {
     /// How long a buffer no place reads keeps its pages in the compositor (ms).
     static let idleHold: UInt64 = 2000
 
-    /// When the next idle buffer's pages go (monotonic ms), if one holds any.
-    var nextPageDrop: UInt64? { buffers.values.compactMap(\.idleSince).min().map { $0 + Self.idleHold } }
+    /// Since when the app has been in the background (monotonic ms), while its buffers' pages
+    /// are still held: they go after `idleHold` too (its last frame, kept to show it again, is
+    /// read back in when it is).
+    private var backgroundSince: UInt64?
 
-    /// Lets the pages of buffers idle for `idleHold` go.
-    func dropIdlePages(now: UInt64) {
-        guard now >= Self.idleHold else { return }
-        for b in buffers.values { b.dropPagesIfIdle(since: now - Self.idleHold) }
+    /// When the next idle buffer's pages go (monotonic ms), if one holds any.
+    var nextPageDrop: UInt64? {
+        (buffers.values.compactMap(\.idleSince) + [backgroundSince].compactMap { $0 }).min().map { $0 + Self.idleHold }
     }
+
+    /// Lets the pages of buffers idle for `idleHold` go (all of them, the app in the background
+    /// that long).
+    mutating func dropIdlePages(now: UInt64) {
+        guard now >= Self.idleHold else { return }
+        let cutoff = now - Self.idleHold
+        if let since = backgroundSince, since <= cutoff {
+            for b in buffers.values { b.mapping?.dropResidentPages() }
+            backgroundSince = nil
+        }
+        for b in buffers.values { b.dropPagesIfIdle(since: cutoff) }
+    }
+
+    /// The app went into the background (`true`, at `now`) or came back.
+    mutating func background(_ entered: Bool, now: UInt64) { backgroundSince = entered ? now : nil }
 
     /// Registers buffer `id`: the id and the count are checked before the memfd is mapped
     /// (by `map`, which validates it), the mapped bytes after.

@@ -35,11 +35,15 @@ final class ClientRegistry {
     var all: [ClientSession] { sessions }
     var inOrder: [ClientSession] { sessions }
 
-    /// When the next idle buffer lets its pages go (monotonic ms), if any holds them.
+    /// When the next idle buffer lets its pages go (monotonic ms, the compositor's clock when
+    /// live), if any holds them.
     var nextPageDrop: UInt64? { sessions.compactMap(\.buffers.nextPageDrop).min() }
 
     /// Lets the pages of buffers no place has read for a while go (`BufferTable.idleHold`).
-    func dropIdlePages(now: UInt64) { for s in sessions { s.buffers.dropIdlePages(now: now) } }
+    func dropIdlePages() {
+        let now = MonotonicClock.milliseconds
+        for s in sessions { s.dropIdlePages(now: now) }
+    }
 
     /// Ids only grow: a new session goes last.
     func add(_ session: ClientSession) { sessions = sessions + [session] }

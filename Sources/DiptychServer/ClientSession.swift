@@ -300,6 +300,19 @@ final class ClientSession {
         try buffers.create(id) { () throws(ProtocolError) in try ClientBuffer.map(id: id, layout: layout, fd: fd) }
     }
 
+    /// Lets the pages of buffers no place has read for a while go (`BufferTable.idleHold`).
+    func dropIdlePages(now: UInt64) { buffers.dropIdlePages(now: now) }
+
+    /// The app was told it entered the background (or came back): its buffers' pages go after
+    /// a while.
+    func lifecycleSent(_ event: LifecycleEvent) {
+        switch event {
+        case .didEnterBackground: buffers.background(true, now: MonotonicClock.milliseconds)
+        case .willEnterForeground: buffers.background(false, now: MonotonicClock.milliseconds)
+        default: break
+        }
+    }
+
     /// Destroys buffer `id`; one in use stays mapped until its last use ends.
     func destroyBuffer(_ id: UInt32) throws(ProtocolError) {
         _ = try buffers.destroy(id)

@@ -129,6 +129,7 @@ extension Compositor {
             frame.target.image.tint(d.rects)
         }
         main.composited(frame.graph, commits: frame.commits)
+        renderer.chrome.frameDrawn(now: now)
         let t3 = MonotonicClock.nanoseconds
         let result = present()
         drawSecondScreen(mirroring: frame.graph)

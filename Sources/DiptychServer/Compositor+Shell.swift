@@ -32,6 +32,7 @@ extension Compositor {
                 if let c = session(app) {
                     desk.forgetActivation(c.id)
                     send(.lifecycle(event), to: c)
+                    c.lifecycleSent(event)
                 }
             case .layoutChanged:
                 sendConfigures()
@@ -138,7 +139,9 @@ extension Compositor {
             if let c = clients[id] { activateIfDrawn(c) }
         }
         repeatKeys()
-        clients.dropIdlePages(now: now)
+        clients.dropIdlePages()
+        // The chrome no frame shows any more goes a while after it was last drawn.
+        if let due = renderer.chrome.nextSweep, now >= due { renderer.chrome.sweep(now: now, shown: main.shownChrome) }
         if let time = t.pointerMoved { deliverPointerMotion(time: time) }
         // The cursor hides after a while without motion: a frame without it.
         if t.cursorChanged { cursorVisibilityChanged() }
@@ -150,7 +153,7 @@ extension Compositor {
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
         return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
-                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline, clients.nextPageDrop]
+                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline, clients.nextPageDrop, renderer.chrome.nextSweep]
             .compactMap { $0 }.min()
     }
 

@@ -104,6 +104,13 @@ final class Output {
         return d
     }
 
+    /// The chrome the screen shows (pictures of the last frame drawn).
+    var shownChrome: [(chrome: Chrome, size: Size)] {
+        (shownGraph?.layers ?? []).flatMap { layer in
+            layer.nodes.compactMap { n in if case .chrome(let c) = n.content { (c, n.imageRect.size) } else { nil } }
+        }
+    }
+
     /// A frame of `graph`, laid out at the commit stamp `commits`, was drawn into its buffer.
     func composited(_ graph: SceneGraph, commits: UInt64) {
         shownGraph = graph

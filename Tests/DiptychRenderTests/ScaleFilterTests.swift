@@ -106,14 +106,40 @@ struct ScaleFilterTests {
 }
 
 struct ChromeCacheTests {
-    /// Apps name their placeholders: however many names come by, the cache holds at most 64
-    /// pictures.
-    @Test func theCacheIsBounded() {
+    /// Apps name their placeholders: however many names come by, and however large, the cache
+    /// holds at most `byteLimit` bytes of pictures.
+    @Test func theCacheIsBoundedInBytes() {
         let cache = ChromeCache()
-        for i in 0..<200 { _ = cache.picture(.text("app \(i)", RGB(red: 0, green: 0, blue: 0), pixelSize: 14), size: Size(width: 60, height: 14)) }
-        #expect(cache.count <= ChromeCache.limit)
+        for i in 0..<400 {
+            _ = cache.picture(.text("app \(i)", RGB(red: 0, green: 0, blue: 0), pixelSize: 14), size: Size(width: 600, height: 140))
+            #expect(cache.bytes <= ChromeCache.byteLimit)
+        }
         // A corner mask is opaque inside its arc and clear outside it.
         let corner = cache.corner(radius: 20, corner: 0)
         #expect(corner.pixel(x: 0, y: 0) >> 24 == 0 && corner.pixel(x: 19, y: 19) >> 24 == 255)
+    }
+
+    /// A picture no frame draws any more (the keyboard's labels once it is gone) goes at the
+    /// sweep after the next; one the screen shows stays, though no frame looked it up; once only
+    /// those are left, no sweep is due until a frame draws again.
+    @Test func picturesTheScreenNoLongerShowsGo() {
+        let cache = ChromeCache()
+        let black = RGB(red: 0, green: 0, blue: 0)
+        let shown = (chrome: Chrome.text("shown", black, pixelSize: 14), size: Size(width: 200, height: 40))
+        let gone = (chrome: Chrome.text("gone", black, pixelSize: 14), size: Size(width: 200, height: 40))
+        _ = cache.picture(shown.chrome, size: shown.size)
+        _ = cache.picture(gone.chrome, size: gone.size)
+        #expect(cache.nextSweep == nil)
+        cache.frameDrawn(now: 1000)
+        #expect(cache.nextSweep == 1000 + ChromeCache.keepMilliseconds)
+        // Both were drawn in the period that ends: both stay, and another sweep is due.
+        cache.sweep(now: 3000, shown: [shown])
+        #expect(cache.count == 2)
+        #expect(cache.nextSweep == 3000 + ChromeCache.keepMilliseconds)
+        // Nothing drawn since: the picture off screen goes, the one shown stays.
+        cache.sweep(now: 5000, shown: [shown])
+        #expect(cache.count == 1)
+        #expect(cache.bytes == 200 * 40 * 4)
+        #expect(cache.nextSweep == nil)
     }
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* What every part of diptych-web uses and none owns: the headers of WPE WebKit, wpebackend-fdo
    and the client library, saying things on stderr, whether to say more (DIPTYCH_WEB_DEBUG, read
-   once at start), diptych-web's own script world, and the hook by which a part tells its owner
-   (the app) that something happened that other parts must follow. No state of the app is kept
-   here. */
+   once at start), diptych-web's own script world, the hook by which a part tells its owner
+   (the app) that something happened that other parts must follow, and a one-shot timer for a
+   time something waits for. No state of the app is kept here. */
 #ifndef DIPTYCH_WEB_COMMON_H
 #define DIPTYCH_WEB_COMMON_H
 
@@ -33,5 +33,18 @@ struct web_hook {
 static inline void web_hook_call(const struct web_hook *hook) {
     if (hook->fn) hook->fn(hook->data);
 }
+
+/* A one-shot timer: `due` is called once at `at_us` (monotonic µs). Armed only while something
+   waits for that time; arming it again moves it. */
+struct web_timer {
+    guint source;
+    gint64 at_us;
+    struct web_hook due;
+};
+
+void web_timer_arm(struct web_timer *timer, gint64 at_us);
+void web_timer_disarm(struct web_timer *timer);
+/* Armed for `at_us`, or disarmed for 0 (nothing waits). */
+void web_timer_set(struct web_timer *timer, gint64 at_us);
 
 #endif

@@ -32,15 +32,17 @@
  *
  * This file is the app: the compositor's events, and what needs several parts at once (frames
  * from WebKit, resizes and snapshots, the round trip's answer, the page's load); the parts are
- * in their own files (diptych-web.h lists them).
+ * in their own files (diptych-web.h lists them). Its jobs (a snapshot taken, a blank frame
+ * shown, the ready check, a pan shown, the round trip answered) run when something they wait
+ * for happens, or at the time they wait for: no timer runs while nothing is pending.
  */
 #define _GNU_SOURCE
 #include "diptych-web.h"
 
+#include "connection.h"
 #include "files.h"
 #include "state.h"
 
-#include <errno.h>
 #include <glib-unix.h>
 #include <limits.h>
 #include <math.h>
@@ -69,6 +71,7 @@ static void stir_after(struct web_app *app, guint later_ms) { web_sync_stir(&app
 static void stir(struct web_app *app) { stir_after(app, 0); }
 
 static void answer_sync_if_done(struct web_app *app);
+static void poke(struct web_app *app);
 
 /* ---- sizes and snapshots ---- */
 
@@ -85,6 +88,8 @@ static void on_classes_told(GObject *object, GAsyncResult *result, gpointer data
     app->view.resize_pending = 0;
     wpe_view_backend_dispatch_set_size(app->view.backend, (uint32_t)app->view.target_w, (uint32_t)app->view.target_h);
     stir(app);
+    /* (A snapshot's frame may be waited for now, a pan shown.) */
+    poke(app);
 }
 
 /* Gives the view css_w x css_h (a pane's size less the band): the page's classes for that size
@@ -181,6 +186,7 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     if (hold) frames->frame_complete_owed = 1;
     else wpe_view_backend_exportable_fdo_dispatch_frame_complete(view->exportable);
     answer_sync_if_done(app);
+    poke(app);
 }
 
 /* ---- the compositor's round trip ---- */
@@ -224,25 +230,68 @@ static void ready_check(struct web_app *app) {
     }
 }
 
-static gboolean sync_tick(gpointer data) {
-    struct web_app *app = data;
+/* ---- the jobs, and what sets them going ---- */
+
+/* A snapshot's frame waits for the page to settle at its size. */
+static int snapshot_waiting(const struct web_app *app) {
+    return app->frames.candidate && web_frames_snapshotting(&app->frames) && !app->view.resize_pending;
+}
+
+/* When the frame held back (of one colour, the page loaded, or under a dialog) goes on screen
+   as it is; 0: none is held so. */
+static gint64 blank_shown_at(const struct web_app *app) {
+    if (!web_frames_held_fitting(&app->frames, &app->pane) || web_frames_snapshotting(&app->frames)) return 0;
+    if (!app->view.loaded && !web_dialogs_showing(&app->dialogs)) return 0;
+    return app->view.loaded_us + BLANK_MS * 1000;
+}
+
+/* Each job, when what it waits for has come: a snapshot taken once the page settled at its size;
+   a blank frame held back shown as it is; the page found ready; a pan the field wants shown (it
+   waited for a resize or a free buffer); the round trip answered. */
+static void run_jobs(struct web_app *app) {
     struct web_frames *frames = &app->frames;
     /* The snapshot's page has settled at its size: its newest frame is the snapshot. */
-    if (frames->candidate && web_frames_snapshotting(frames) && !app->view.resize_pending && settled(app)) {
+    if (snapshot_waiting(app) && settled(app)) {
         web_frames_snapshot_taken(frames);
         next_snapshot(app);
     }
     /* The page is loaded and only drew one colour: that may be all it is. */
-    dc_buffer *held = web_frames_held_fitting(frames, &app->pane);
-    if (held && (app->view.loaded || web_dialogs_showing(&app->dialogs)) && g_get_monotonic_time() - app->view.loaded_us >= BLANK_MS * 1000
-        && !web_frames_snapshotting(frames))
-        commit_live(app, held);
+    gint64 blank = blank_shown_at(app);
+    if (blank && g_get_monotonic_time() >= blank) commit_live(app, frames->held);
     ready_check(app);
     if (app->field.repan) show_pan(app);
     answer_sync_if_done(app);
-    /* Requests the socket did not take at once (a compositor reading slowly) go now. */
-    if (dc_flush(app->dc) != 0 && errno != EAGAIN) fprintf(stderr, "diptych-web: %s\n", dc_error(app->dc));
-    return G_SOURCE_CONTINUE;
+}
+
+/* Each time a job waits for, its timer armed; the others disarmed: nothing pending, no wakeup. */
+static void schedule(struct web_app *app) {
+    int waits_for_settling = app->sync.pending || snapshot_waiting(app);
+    web_timer_set(&app->triggers.settle,
+                  waits_for_settling ? web_sync_settles_at(&app->sync, app->pane.visible, app->view.loaded, app->frames.last_frame_us) : 0);
+    web_timer_set(&app->triggers.deadline, app->sync.pending ? app->sync.deadline_us : 0);
+    web_timer_set(&app->triggers.blank, blank_shown_at(app));
+    web_timer_set(&app->triggers.ready, web_view_ready_due(&app->view, app->frames.last_frame_us));
+}
+
+static void update(struct web_app *app) {
+    run_jobs(app);
+    schedule(app);
+}
+
+/* A timer's time came. */
+static void on_due(void *data) { update(data); }
+
+static gboolean on_poked(gpointer data) {
+    struct web_app *app = data;
+    app->triggers.update = 0;
+    update(app);
+    return G_SOURCE_REMOVE;
+}
+
+/* Something a job may wait for happened (in WebKit's callbacks): the jobs run once, when the
+   loop is next free. */
+static void poke(struct web_app *app) {
+    if (!app->triggers.update) app->triggers.update = g_idle_add_full(G_PRIORITY_DEFAULT, on_poked, app, NULL);
 }
 
 /* ---- WebKit's word ---- */
@@ -252,6 +301,7 @@ static void on_settle_message(WebKitUserContentManager *manager, WebKitJavascrip
     (void)manager;
     struct web_app *app = data;
     web_sync_answered_stir(&app->sync, (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result)));
+    poke(app);
 }
 
 static void on_band_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
@@ -261,6 +311,7 @@ static void on_band_message(WebKitUserContentManager *manager, WebKitJavascriptR
     /* The view takes the pane's new height (a frame of it follows). */
     if (news & WEB_BAND_RELAYOUT) relayout_view(app);
     else if ((news & WEB_BAND_RECOLOURED) && app->frames.live && band_rows(app) > 0) stir(app);
+    poke(app);
 }
 
 static void on_style_read(GObject *object, GAsyncResult *result, gpointer data) {
@@ -280,6 +331,8 @@ static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpoint
     }
     /* (Where it goes, then where it went: a redirect may take it to another origin.) */
     if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) web_dialogs_navigated(&app->dialogs, webkit_web_view_get_uri(webkit));
+    /* (A load started: its ready check's bound is waited for.) */
+    poke(app);
     if (event != WEBKIT_LOAD_FINISHED) return;
     if (web_dialogs_sign_in_again(&app->dialogs)) {
         say("WebKit dropped the sign-in it asked for: loading %s again to be asked again", view->shown_uri);
@@ -305,12 +358,15 @@ static gboolean on_option_menu(WebKitWebView *webkit, WebKitOptionMenu *menu, We
     struct web_app *app = data;
     if (!web_dialogs_option_menu(&app->dialogs, menu, rect, band_top(app), app->field.pan)) return FALSE;
     stir(app);
+    poke(app);
     return TRUE;
 }
 
 static gboolean on_script_dialog(WebKitWebView *webkit, WebKitScriptDialog *dialog, gpointer data) {
     struct web_app *app = data;
     if (web_dialogs_script_dialog(&app->dialogs, webkit, dialog)) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    /* (A dialog showing: the round trip is not waited for.) */
+    poke(app);
     return TRUE;
 }
 
@@ -319,11 +375,15 @@ static gboolean on_authenticate(WebKitWebView *webkit, WebKitAuthenticationReque
     int r = web_dialogs_authenticate(&app->dialogs, webkit, request);
     if (r < 0) return FALSE;
     if (r > 0) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    poke(app);
     return TRUE;
 }
 
 /* WebKit cancelled the sign-in that showed. */
-static void dialogs_stir(void *data) { stir(data); }
+static void dialogs_stir(void *data) {
+    stir(data);
+    poke(data);
+}
 
 /* The field changed: the pan brought up to date first (a pan that changes tells the compositor
    itself), else the state told. */
@@ -332,12 +392,17 @@ static void field_changed(void *data) {
     int before = app->field.pan;
     if (web_field_update_pan(&app->field, &app->pane, &app->band)) show_pan(app);
     if (app->field.pan == before) web_field_send(&app->field, &app->pane, &app->band);
+    /* (A panned frame shown may be what the round trip waits for.) */
+    poke(app);
 }
 
 static void field_send(void *data) {
     struct web_app *app = data;
     web_field_send(&app->field, &app->pane, &app->band);
 }
+
+/* No resource load is in flight any more: the page may be ready. */
+static void resources_done(void *data) { poke(data); }
 
 static void create_view(struct web_app *app) {
     static const struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
@@ -489,8 +554,7 @@ static void handle(struct web_app *app, const dc_event *e) {
     }
 }
 
-static gboolean on_socket(gint fd, GIOCondition condition, gpointer data) {
-    (void)fd; (void)condition;
+static gboolean on_socket(gpointer data) {
     struct web_app *app = data;
     dc_event e;
     int r;
@@ -499,6 +563,9 @@ static gboolean on_socket(gint fd, GIOCondition condition, gpointer data) {
         g_main_loop_quit(app->loop);
         return G_SOURCE_REMOVE;
     }
+    /* (A sync came, a buffer was released, a dialog answered, the pane changed: what waited for
+       it goes on.) */
+    update(app);
     return G_SOURCE_CONTINUE;
 }
 
@@ -618,14 +685,20 @@ int main(int argc, char **argv) {
     app.field.changed = (struct web_hook){ field_changed, &app };
     app.field.send = (struct web_hook){ field_send, &app };
     app.dialogs.stir = (struct web_hook){ dialogs_stir, &app };
+    app.view.resources_done = (struct web_hook){ resources_done, &app };
+    app.triggers.settle.due = app.triggers.deadline.due = app.triggers.blank.due = app.triggers.ready.due = (struct web_hook){ on_due, &app };
     /* A sync is answered once WebKit has drawn what came before it (answer_sync_if_done). */
     dc_answer_sync(app.dc, 0);
     app.loop = g_main_loop_new(NULL, FALSE);
-    g_unix_fd_add(dc_fd(app.dc), G_IO_IN | G_IO_HUP | G_IO_ERR, on_socket, &app);
+    /* The socket: its events read, and what is queued for it written before the loop sleeps (it
+       is watched for room only while it is full). No timer runs unless a job waits for a time. */
+    GSource *socket = web_connection_source_new(app.dc);
+    g_source_set_callback(socket, on_socket, &app, NULL);
+    g_source_attach(socket, NULL);
+    g_source_unref(socket);
     g_unix_signal_add(SIGTERM, on_signal, &app);
     g_unix_signal_add(SIGINT, on_signal, &app);
     g_unix_signal_add(SIGHUP, on_signal, &app);
-    g_timeout_add(10, sync_tick, &app);
     g_main_loop_run(app.loop);
     /* The view goes first: its web and network processes end with it. */
     if (app.view.webkit) g_object_unref(app.view.webkit);

@@ -10,9 +10,10 @@
      dialogs.h  script dialogs, option menus, sign-ins
      band.h     the status bar's band and style
      input.h    touches, the pen, keys and the pointer (and touch.h, the page's touch script)
-   Beside them, holding no state of the app: common.h (say, the script world, the parts' hook),
-   state.h (the command line's options, the data directory, the console), files.h (the file
-   server of a file: page, one per process) and event-log.h.
+   Beside them, holding no state of the app: common.h (say, the script world, the parts' hook,
+   one-shot timers), connection.h (the compositor's socket in the main loop), state.h (the command
+   line's options, the data directory, the console), files.h (the file server of a file: page,
+   one per process) and event-log.h.
    Includes go one way: diptych-web.c -> this header -> the parts' headers -> common.h -> the
    client library. No part includes this header: what needs several parts is done in
    diptych-web.c, which passes each part the others it reads. */
@@ -32,6 +33,14 @@
 struct web_app {
     dc_connection *dc;
     GMainLoop *loop;
+    /* What sets the app's jobs going (diptych-web.c: update) when something is pending, and only
+       then: `update` (an idle source, once) after anything happened that a job waits for; and a
+       one-shot timer for each time a job waits for: the page settled by the grace (a snapshot's
+       or a round trip's wait), the round trip's deadline, a blank frame's wait, the ready check. */
+    struct {
+        guint update;
+        struct web_timer settle, deadline, blank, ready;
+    } triggers;
     struct web_pane pane;
     struct web_view view;
     struct web_frames frames;

@@ -62,10 +62,20 @@ int web_view_ready_check(struct web_view *view, gint64 last_frame_us) {
     return WEB_READY_NOTHING;
 }
 
+gint64 web_view_ready_due(const struct web_view *view, gint64 last_frame_us) {
+    if (view->readiness.ready || !view->webkit) return 0;
+    gint64 started = view->readiness.load_started_us, bound = started + READY_BOUND_MS * 1000;
+    if (!view->loaded) return started ? bound : 0;
+    /* (Quiet once neither a frame nor the load came for READY_QUIET_MS.) */
+    if (view->readiness.in_flight > 0) return bound;
+    gint64 quiet = MAX(last_frame_us, view->loaded_us) + READY_QUIET_MS * 1000;
+    return MIN(quiet, bound);
+}
+
 static void on_resource_finished(WebKitWebResource *resource, gpointer data) {
     (void)resource;
     struct web_view *view = data;
-    view->readiness.in_flight--;
+    if (--view->readiness.in_flight <= 0) web_hook_call(&view->resources_done);
 }
 
 static void on_resource_started(WebKitWebView *webkit, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {

@@ -48,6 +48,12 @@ int web_sync_settled(const struct web_sync *sync, int visible, int loaded, gint6
     return last_frame_us > sync->settled_us || g_get_monotonic_time() - sync->settled_us >= GRACE_MS * 1000;
 }
 
+gint64 web_sync_settles_at(const struct web_sync *sync, int visible, int loaded, gint64 last_frame_us) {
+    if (!visible || !loaded || sync->settled != sync->stirs || last_frame_us > sync->settled_us) return 0;
+    gint64 at = sync->settled_us + GRACE_MS * 1000;
+    return at > g_get_monotonic_time() ? at : 0;
+}
+
 void web_sync_begin(struct web_sync *sync, uint32_t serial, gint64 deadline_us) {
     sync->pending = 1;
     sync->serial = serial;

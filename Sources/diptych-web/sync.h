@@ -41,6 +41,9 @@ void web_sync_answered_stir(struct web_sync *sync, guint n);
    `last_frame_us`) had GRACE_MS to arrive. A hidden or unloaded page draws nothing: nothing to
    wait for. */
 int web_sync_settled(const struct web_sync *sync, int visible, int loaded, gint64 last_frame_us);
+/* When the page will have settled by the grace alone (monotonic µs): its newest stir came back
+   and no frame since; 0 when it has settled already or waits for the page. */
+gint64 web_sync_settles_at(const struct web_sync *sync, int visible, int loaded, gint64 last_frame_us);
 
 /* A sync came: pending until `deadline_us`. */
 void web_sync_begin(struct web_sync *sync, uint32_t serial, gint64 deadline_us);

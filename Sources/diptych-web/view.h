@@ -19,6 +19,8 @@
 
 struct web_view {
     dc_connection *dc;  /* borrowed (idleInhibit and the icon are sent on it) */
+    /* No resource load is in flight any more: the page may be ready (the app checks). */
+    struct web_hook resources_done;
     /* The page loaded (a file: page as diptych-file:, files.c), and as the operator named it. */
     const char *uri, *shown_uri;
 
@@ -95,6 +97,9 @@ void web_view_sync_answered(struct web_view *view);
    may go on screen), or the page ready now. */
 enum { WEB_READY_NOTHING, WEB_READY_LOAD_BOUND, WEB_READY_NOW };
 int web_view_ready_check(struct web_view *view, gint64 last_frame_us);
+/* When the ready check may next find something (monotonic µs), the page's last frame having
+   come at `last_frame_us`; 0 when only an event can change it (or the page is ready). */
+gint64 web_view_ready_due(const struct web_view *view, gint64 last_frame_us);
 /* Resource loads counted from now on. */
 void web_view_ready_attach(struct web_view *view);
 

@@ -29,11 +29,20 @@
  *
  * The web process crashing reloads the page with back-off; a page that fails to load shows an
  * error page naming the URL and the reason, and is retried with back-off.
+ *
+ * This file is the app: the compositor's events, and what needs several parts at once (frames
+ * from WebKit, resizes and snapshots, the round trip's answer, the page's load); the parts are
+ * in their own files (diptych-web.h lists them). Its jobs (a snapshot taken, a blank frame
+ * shown, the ready check, a pan shown, the round trip answered) run when something they wait
+ * for happens, or at the time they wait for: no timer runs while nothing is pending.
  */
 #define _GNU_SOURCE
 #include "diptych-web.h"
 
-#include <errno.h>
+#include "connection.h"
+#include "files.h"
+#include "state.h"
+
 #include <glib-unix.h>
 #include <limits.h>
 #include <math.h>
@@ -43,338 +52,526 @@
 #include <time.h>
 #include <unistd.h>
 
-struct web_app app = { .wanted_style = -1, .sent_style = -1, .visible = 1, .focused = 1, .band_colour = 0xFFFFFF };
+/* ---- the parts together ---- */
 
+static double band_top(const struct web_app *app) { return web_band_top(&app->band, &app->pane); }
 
-void say(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "diptych-web: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
+static int band_rows(const struct web_app *app) { return web_band_rows(&app->band, &app->pane); }
+
+/* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
+static int resizing(const struct web_app *app) { return web_frames_snapshotting(&app->frames) || app->view.resize_pending; }
+
+/* Whether the page has drawn what it was last sent (sync.h). */
+static int settled(const struct web_app *app) {
+    return web_sync_settled(&app->sync, app->pane.visible, app->view.loaded, app->frames.last_frame_us);
 }
 
+static void stir_after(struct web_app *app, guint later_ms) { web_sync_stir(&app->sync, app->view.webkit, later_ms); }
 
-/* WebKit's frame of the view into a buffer of the pane, below the status bar's band. */
-static void copy_frame(struct wl_shm_buffer *shm, dc_buffer *b) {
-    gint64 t0 = g_get_monotonic_time();
-    int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
-    wl_shm_buffer_begin_access(shm);
-    place_frame(b, wl_shm_buffer_get_data(shm), (size_t)stride, w, h, 0);
-    wl_shm_buffer_end_access(shm);
-    log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
-}
+static void stir(struct web_app *app) { stir_after(app, 0); }
 
-static void on_classes_told(GObject *object, GAsyncResult *result, gpointer epoch) {
+static void answer_sync_if_done(struct web_app *app);
+static void poke(struct web_app *app);
+
+/* ---- sizes and snapshots ---- */
+
+struct classes_told { struct web_app *app; guint epoch; };
+
+static void on_classes_told(GObject *object, GAsyncResult *result, gpointer data) {
+    struct classes_told *told = data;
+    struct web_app *app = told->app;
+    guint epoch = told->epoch;
+    g_free(told);
     WebKitJavascriptResult *r = webkit_web_view_run_javascript_finish(WEBKIT_WEB_VIEW(object), result, NULL);
     if (r) webkit_javascript_result_unref(r);
-    if (GPOINTER_TO_UINT(epoch) != app.resize_epoch) return;  /* a newer size was asked for */
-    app.resize_pending = 0;
-    wpe_view_backend_dispatch_set_size(app.backend, (uint32_t)app.target_w, (uint32_t)app.target_h);
-    stir();
+    if (epoch != app->view.resize_epoch) return;  /* a newer size was asked for */
+    app->view.resize_pending = 0;
+    wpe_view_backend_dispatch_set_size(app->view.backend, (uint32_t)app->view.target_w, (uint32_t)app->view.target_h);
+    stir(app);
+    /* (A snapshot's frame may be waited for now, a pan shown.) */
+    poke(app);
 }
 
 /* Gives the view css_w x css_h (a pane's size less the band): the page's classes for that size
    first, then the size. */
-static void resize_to(int css_w, int css_h) {
-    app.target_w = css_w;
-    app.target_h = css_h;
-    app.resize_pending = 1;
-    app.resize_epoch++;
-    install_user_content();
-    char *source = classes_script();
-    webkit_web_view_run_javascript(app.view, source, NULL, on_classes_told, GUINT_TO_POINTER(app.resize_epoch));
+static void resize_to(struct web_app *app, int css_w, int css_h) {
+    struct web_view *view = &app->view;
+    view->target_w = css_w;
+    view->target_h = css_h;
+    view->resize_pending = 1;
+    view->resize_epoch++;
+    web_view_install_user_content(view, &app->pane, band_top(app));
+    char *source = web_view_classes_script(view, &app->pane, band_top(app));
+    struct classes_told *told = g_new(struct classes_told, 1);
+    told->app = app;
+    told->epoch = view->resize_epoch;
+    webkit_web_view_run_javascript(view->webkit, source, NULL, on_classes_told, told);
     g_free(source);
 }
 
 /* The page at the next snapshot's size and size class (as iOS resizes an app offscreen for
    its snapshots), or back at its live size and class once all are taken. */
-static void next_snapshot(void) {
-    app.candidate = NULL;
-    if (app.snapshotting < app.nsnapshots) {
-        struct snapshot *s = &app.snapshots[app.snapshotting];
-        resize_to(s->css_w, s->css_h - (int)lround(band_top()));
+static void next_snapshot(struct web_app *app) {
+    app->frames.candidate = NULL;
+    if (web_frames_snapshotting(&app->frames)) {
+        struct web_snapshot *s = web_frames_snapshot(&app->frames);
+        resize_to(app, s->css_w, s->css_h - (int)lround(band_top(app)));
     } else {
-        app.nsnapshots = app.snapshotting = 0;
-        resize_to(app.css_w, app.css_h - (int)lround(band_top()));
-        answer_sync_if_done();
+        web_frames_drop_snapshots(&app->frames);
+        resize_to(app, app->pane.css_w, app->pane.css_h - (int)lround(band_top(app)));
+        answer_sync_if_done(app);
     }
 }
 
-void relayout_view(void) {
-    int view_h = app.css_h - (int)lround(band_top());
-    note_class_size(app.css_w, view_h, app.hclass, app.vclass);
-    app.shown_live_size = 0;
-    app.live = NULL;
-    text_input_resized();
-    if (app.snapshotting >= app.nsnapshots) resize_to(app.css_w, view_h);
+/* The view resized to the pane less the band (after the band changed). */
+static void relayout_view(struct web_app *app) {
+    int view_h = app->pane.css_h - (int)lround(band_top(app));
+    web_view_note_class_size(&app->view, app->pane.css_w, view_h, app->pane.hclass, app->pane.vclass);
+    web_frames_resized(&app->frames);
+    web_field_resized(&app->field, &app->pane, &app->band);
+    if (!web_frames_snapshotting(&app->frames)) resize_to(app, app->pane.css_w, view_h);
 }
 
-/* Whether a frame is all one colour below the band (the blank page WebKit shows before the
-   first paint). */
-int one_colour(const dc_buffer *b) {
-    int band = band_rows() < b->height ? band_rows() : b->height - 1;
-    uint32_t first = ((const uint32_t *)((const uint8_t *)b->pixels + (size_t)band * (size_t)b->stride))[0];
-    for (int y = band; y < b->height; y++) {
-        const uint32_t *row = (const uint32_t *)((const uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
-        for (int x = 0; x < b->width; x++) if (row[x] != first) return 0;
-    }
-    return 1;
-}
+/* ---- frames ---- */
 
-void commit_live(dc_buffer *b) {
-    app.held = NULL;
-    app.live = b;
-    dc_commit(app.dc, b, NULL, 0);
-    app.shown_live_size = 1;
-}
+static void commit_live(struct web_app *app, dc_buffer *b) { web_frames_commit_live(&app->frames, b); }
 
-/* A dialog shows before the page drew anything (an HTTP sign-in before any page): a white pane
-   under it, so that the app is on screen to answer it. */
-void show_blank_under_dialog(void) {
-    if (!app.configured || app.shown_live_size || app.resize_pending || app.snapshotting < app.nsnapshots) return;
-    int held = app.held && app.held->width == app.px_w && app.held->height == app.px_h;
-    dc_buffer *b = held ? app.held : dc_buffer_get(app.dc, app.px_w, app.px_h);
+/* Shows the page's last frame with the pan the field wants, now if a buffer is free and the view
+   is not resizing (else at the next chance, or with WebKit's next frame). */
+static void show_pan(struct web_app *app) {
+    dc_buffer *b = web_field_draw_wanted(&app->field, &app->pane, &app->band, app->frames.live, resizing(app));
     if (!b) return;
-    if (!held)
-        for (int y = 0; y < b->height; y++)
-            for (int x = 0; x < b->width; x++) b->pixels[(size_t)y * (size_t)b->stride / 4 + (size_t)x] = 0xFFFFFFFF;
-    commit_live(b);
+    commit_live(app, b);
+    web_field_wanted_shown(&app->field, &app->pane, &app->band);
 }
 
-void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
-    (void)data;
+static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
+    struct web_app *app = data;
+    struct web_frames *frames = &app->frames;
+    const struct web_pane *pane = &app->pane;
+    struct web_view *view = &app->view;
     struct wl_shm_buffer *shm = wpe_fdo_shm_exported_buffer_get_shm_buffer(exported);
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
-    if (app.debug) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, app.px_w, app.px_h, app.snapshotting, app.nsnapshots);
-    app.last_frame_us = g_get_monotonic_time();
+    if (web_debug) say("frame %dx%d (live %dx%d, snapshot %d of %d)", w, h, pane->px_w, pane->px_h, frames->snapshotting, frames->nsnapshots);
+    frames->last_frame_us = g_get_monotonic_time();
     int hold = 0;
-    if (app.snapshotting < app.nsnapshots) {
-        struct snapshot *s = &app.snapshots[app.snapshotting];
-        if (!app.resize_pending && w == s->px_w && h == s->px_h - band_rows()) {
-            dc_buffer *b = app.candidate ? app.candidate : dc_buffer_get(app.dc, s->px_w, s->px_h);
-            if (b) copy_frame(shm, b);
-            app.candidate = b;
-            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
-            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
+    if (web_frames_snapshotting(frames)) {
+        struct web_snapshot *s = web_frames_snapshot(frames);
+        if (!view->resize_pending && w == s->px_w && h == s->px_h - band_rows(app)) {
+            dc_buffer *b = frames->candidate ? frames->candidate : dc_buffer_get(app->dc, s->px_w, s->px_h);
+            if (b) web_frames_copy(&app->band, pane, shm, b);
+            frames->candidate = b;
+            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(view->exportable, exported);
+            wpe_view_backend_exportable_fdo_dispatch_frame_complete(view->exportable);
             return;
         }
-    } else if (app.configured && !app.resize_pending && w == app.px_w && h == app.px_h - band_rows()) {
-        dc_buffer *b = app.held && app.held->width == app.px_w && app.held->height == app.px_h ? app.held : dc_buffer_get(app.dc, app.px_w, app.px_h);
+    } else if (pane->configured && !view->resize_pending && w == pane->px_w && h == pane->px_h - band_rows(app)) {
+        dc_buffer *held = web_frames_held_fitting(frames, pane);
+        dc_buffer *b = held ? held : dc_buffer_get(app->dc, pane->px_w, pane->px_h);
         if (b) {
-            if (!text_input_copy_frame(shm, b)) copy_frame(shm, b);
-            int blank = app.loaded && !app.shown_live_size && g_get_monotonic_time() - app.loaded_us < BLANK_MS * 1000 && one_colour(b);
+            if (!web_field_copy_frame(&app->field, pane, &app->band, shm, b)) web_frames_copy(&app->band, pane, shm, b);
+            int blank = view->loaded && !frames->shown_live_size && g_get_monotonic_time() - view->loaded_us < BLANK_MS * 1000
+                && web_frames_one_colour(b, band_rows(app));
             /* (A dialog of a page still loading, an HTTP sign-in: what it drew shows under it.) */
-            if ((app.loaded || dialogs_showing()) && !blank) {
-                commit_live(b);
+            if ((view->loaded || web_dialogs_showing(&app->dialogs)) && !blank) {
+                commit_live(app, b);
                 /* Live, WebKit's next frame waits for this one to reach the screen. */
-                hold = !app.virtual_clock;
+                hold = !app->sync.virtual_clock;
             } else {
-                app.held = b;
+                frames->held = b;
             }
         }
     }
-    wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(app.exportable, exported);
-    if (hold) app.frame_complete_owed = 1;
-    else wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
-    answer_sync_if_done();
+    wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(view->exportable, exported);
+    if (hold) frames->frame_complete_owed = 1;
+    else wpe_view_backend_exportable_fdo_dispatch_frame_complete(view->exportable);
+    answer_sync_if_done(app);
+    poke(app);
 }
 
 /* ---- the compositor's round trip ---- */
 
 /* Whether WebKit still owes what the compositor asked for: snapshots, a frame at the live size,
    or the answer to input dispatched lately (none while a dialog blocks the page). */
-static int webkit_busy(void) {
-    if (!app.configured) return 0;
-    if (app.snapshotting < app.nsnapshots || app.resize_pending) return 1;
+static int webkit_busy(const struct web_app *app) {
+    if (!app->pane.configured) return 0;
+    if (resizing(app)) return 1;
     /* A dialog showing blocks the page until the user answers: nothing more will come. */
-    if (dialogs_showing()) return 0;
-    if (!settled()) return 1;
-    if (!app.loaded || !page_ready()) return 1;
-    if (app.visible && !app.shown_live_size) return 1;
+    if (web_dialogs_showing(&app->dialogs)) return 0;
+    if (!settled(app)) return 1;
+    if (!app->view.loaded || !web_view_ready(&app->view)) return 1;
+    if (app->pane.visible && !app->frames.shown_live_size) return 1;
     return 0;
 }
 
-void answer_sync_if_done(void) {
-    if (!app.sync_pending) return;
-    int busy = webkit_busy();
-    if (busy && g_get_monotonic_time() < app.sync_deadline_us) return;
-    app.sync_pending = 0;
-    /* The page never said it had drawn: the round trip is answered at its deadline, logged. */
-    if (busy) {
-        GString *s = log_start("syncTimeout");
-        g_string_append_printf(s, ",\"serial\":%u,\"ms\":%d", app.sync_serial, SYNC_TIMEOUT_MS);
-        log_line(s);
-        g_string_free(s, TRUE);
-    }
-    if (app.debug) say("sync %u answered (busy %d)", app.sync_serial, webkit_busy());
-    dc_sync_done(app.dc, app.sync_serial);
-    ready_sync_answered();
+static void answer_sync_if_done(struct web_app *app) {
+    if (!app->sync.pending) return;
+    int busy = webkit_busy(app);
+    if (busy && g_get_monotonic_time() < app->sync.deadline_us) return;
+    if (web_debug) say("sync %u answered (busy %d)", app->sync.serial, busy);
+    web_sync_answer(&app->sync, busy);
+    web_view_sync_answered(&app->view);
 }
 
-static gboolean sync_tick(gpointer data) {
-    (void)data;
-    /* The snapshot's page has settled at its size: its newest frame is the snapshot. */
-    if (app.candidate && app.snapshotting < app.nsnapshots && !app.resize_pending && settled()) {
-        dc_snapshot(app.dc, app.candidate, app.snapshots[app.snapshotting].serial);
-        app.candidate = NULL;
-        app.snapshotting++;
-        next_snapshot();
-    }
-    /* The page is loaded and only drew one colour: that may be all it is. */
-    if (app.held && (app.loaded || dialogs_showing()) && g_get_monotonic_time() - app.loaded_us >= BLANK_MS * 1000 && app.held->width == app.px_w &&
-        app.held->height == app.px_h && app.snapshotting >= app.nsnapshots)
-        commit_live(app.held);
-    ready_check();
-    text_input_tick();
-    answer_sync_if_done();
-    /* Requests the socket did not take at once (a compositor reading slowly) go now. */
-    if (dc_flush(app.dc) != 0 && errno != EAGAIN) fprintf(stderr, "diptych-web: %s\n", dc_error(app.dc));
-    return G_SOURCE_CONTINUE;
-}
-
-/* ---- input ---- */
-
-/* ---- the compositor's events ---- */
-
-static void handle(const dc_event *e) {
-    log_event(e);
-    if (app.debug && e->type != DC_SYNC) say("event %d", (int)e->type);
-    switch (e->type) {
-    case DC_CONFIGURE: {
-        int first = !app.configured;
-        int was_primary = app.role == DC_PRIMARY;
-        dc_ack(app.dc, e->configure.serial);
-        app.configured = 1;
-        app.role = e->configure.role;
-        if (e->configure.pixel_width != app.px_w || e->configure.pixel_height != app.px_h) {
-            app.shown_live_size = 0;
-            app.live = NULL;
-            text_input_resized();
-        }
-        app.css_w = e->configure.frame.width;
-        app.css_h = e->configure.frame.height;
-        app.px_w = e->configure.pixel_width;
-        app.px_h = e->configure.pixel_height;
-        app.hclass = e->configure.horizontal_size_class;
-        app.vclass = e->configure.vertical_size_class;
-        double scale = e->configure.scale > 0 ? e->configure.scale : (double)app.px_w / app.css_w;
-        app.safe[0] = e->configure.safe_top; app.safe[1] = e->configure.safe_left;
-        app.safe[2] = e->configure.safe_bottom; app.safe[3] = e->configure.safe_right;
-        /* The drag that asked for snapshots is over. */
-        app.nsnapshots = app.snapshotting = 0;
-        app.candidate = NULL;
-        int view_h = app.css_h - (int)lround(band_top());
-        if (first) {
-            app.scale = scale;
-            note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
-            note_class_size(app.css_w, view_h, app.hclass, app.vclass);
-            app.target_w = app.css_w;
-            app.target_h = view_h;
-            create_view();
-        } else {
-            if (scale != app.scale) {
-                app.scale = scale;
-                wpe_view_backend_dispatch_set_device_scale_factor(app.backend, (float)scale);
-            }
-            note_class_size(app.css_w, app.css_h, app.hclass, app.vclass);
-            note_class_size(app.css_w, view_h, app.hclass, app.vclass);
-            resize_to(app.css_w, view_h);
-        }
-        if (app.role == DC_PRIMARY && !was_primary) app.sent_style = -1;
-        send_status_bar_style();
+/* The page is ready, or taken as loaded at its bound (its held frame shown as it is). */
+static void ready_check(struct web_app *app) {
+    switch (web_view_ready_check(&app->view, app->frames.last_frame_us)) {
+    case WEB_READY_LOAD_BOUND: {
+        dc_buffer *held = web_frames_held_fitting(&app->frames, &app->pane);
+        if (held && !web_frames_snapshotting(&app->frames)) commit_live(app, held);
+        answer_sync_if_done(app);
         break;
     }
-    case DC_LIFECYCLE:
-        switch (e->lifecycle) {
-        case DC_WILL_RESIGN_ACTIVE: set_activity(app.visible, 0); break;
-        case DC_DID_BECOME_ACTIVE: set_activity(1, 1); break;
-        case DC_DID_ENTER_BACKGROUND: set_activity(0, 0); break;
-        case DC_WILL_ENTER_FOREGROUND: set_activity(1, app.focused); break;
-        }
-        break;
-    case DC_SNAPSHOT_REQUEST: {
-        if (!app.view || app.nsnapshots == MAX_SNAPSHOTS) break;
-        struct snapshot *s = &app.snapshots[app.nsnapshots++];
-        s->serial = e->snapshot_request.serial;
-        s->css_w = e->snapshot_request.frame.width;
-        s->css_h = e->snapshot_request.frame.height;
-        s->px_w = e->snapshot_request.pixel_width;
-        s->px_h = e->snapshot_request.pixel_height;
-        s->hclass = e->snapshot_request.horizontal_size_class;
-        note_class_size(s->css_w, s->css_h - (int)lround(band_top()), s->hclass, app.vclass);
-        if (app.nsnapshots == 1) next_snapshot();
-        break;
-    }
-    case DC_TOUCH:
-        if (app.view) dispatch_touch(e->touch.id, e->touch.phase, e->touch.x, e->touch.y, e->touch.time);
-        break;
-    case DC_PEN:
-        if (app.view && e->pen.phase != DC_PEN_PROXIMITY_OUT)
-            dispatch_pen(e->pen.phase, e->pen.x, e->pen.y, e->pen.pressure, e->pen.tilt_x, e->pen.tilt_y, e->pen.time);
-        break;
-    case DC_KEY:
-        if (app.view) dispatch_key(e);
-        break;
-    case DC_POINTER:
-        if (app.view) dispatch_pointer(e);
-        break;
-    case DC_FRAME_DONE:
-        if (app.frame_complete_owed) {
-            app.frame_complete_owed = 0;
-            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
-        }
-        break;
-    case DC_SYNC:
-        /* A scenario: frames are not held for frameDone (the clock is the compositor's), and
-           the caret is hidden. */
-        app.virtual_clock = 1;
-        hide_caret();
-        if (app.frame_complete_owed) {
-            app.frame_complete_owed = 0;
-            wpe_view_backend_exportable_fdo_dispatch_frame_complete(app.exportable);
-        }
-        app.sync_pending = 1;
-        app.sync_serial = e->sync.serial;
-        app.sync_deadline_us = ready_sync_deadline();
-        answer_sync_if_done();
-        break;
-    case DC_TEXT_COMMIT:
-    case DC_TEXT_DELETE:
-    case DC_KEYBOARD_FRAME:
-        text_input_event(e);
-        break;
-    case DC_MENU_CHOSEN:
-    case DC_ALERT_ANSWERED:
-    case DC_DISMISSED:
-    case DC_REFUSED:
-        dialogs_event(e);
-        break;
-    case DC_ERROR:
-        say("the compositor reported a protocol error: %s", e->error.message);
-        g_main_loop_quit(app.loop);
+    case WEB_READY_NOW:
+        answer_sync_if_done(app);
         break;
     default:
         break;
     }
 }
 
-static gboolean on_socket(gint fd, GIOCondition condition, gpointer data) {
-    (void)fd; (void)condition; (void)data;
+/* ---- the jobs, and what sets them going ---- */
+
+/* A snapshot's frame waits for the page to settle at its size. */
+static int snapshot_waiting(const struct web_app *app) {
+    return app->frames.candidate && web_frames_snapshotting(&app->frames) && !app->view.resize_pending;
+}
+
+/* When the frame held back (of one colour, the page loaded, or under a dialog) goes on screen
+   as it is; 0: none is held so. */
+static gint64 blank_shown_at(const struct web_app *app) {
+    if (!web_frames_held_fitting(&app->frames, &app->pane) || web_frames_snapshotting(&app->frames)) return 0;
+    if (!app->view.loaded && !web_dialogs_showing(&app->dialogs)) return 0;
+    return app->view.loaded_us + BLANK_MS * 1000;
+}
+
+/* Each job, when what it waits for has come: a snapshot taken once the page settled at its size;
+   a blank frame held back shown as it is; the page found ready; a pan the field wants shown (it
+   waited for a resize or a free buffer); the round trip answered. */
+static void run_jobs(struct web_app *app) {
+    struct web_frames *frames = &app->frames;
+    /* The snapshot's page has settled at its size: its newest frame is the snapshot. */
+    if (snapshot_waiting(app) && settled(app)) {
+        web_frames_snapshot_taken(frames);
+        next_snapshot(app);
+    }
+    /* The page is loaded and only drew one colour: that may be all it is. */
+    gint64 blank = blank_shown_at(app);
+    if (blank && g_get_monotonic_time() >= blank) commit_live(app, frames->held);
+    ready_check(app);
+    if (app->field.repan) show_pan(app);
+    answer_sync_if_done(app);
+}
+
+/* Each time a job waits for, its timer armed; the others disarmed: nothing pending, no wakeup. */
+static void schedule(struct web_app *app) {
+    int waits_for_settling = app->sync.pending || snapshot_waiting(app);
+    web_timer_set(&app->triggers.settle,
+                  waits_for_settling ? web_sync_settles_at(&app->sync, app->pane.visible, app->view.loaded, app->frames.last_frame_us) : 0);
+    web_timer_set(&app->triggers.deadline, app->sync.pending ? app->sync.deadline_us : 0);
+    web_timer_set(&app->triggers.blank, blank_shown_at(app));
+    web_timer_set(&app->triggers.ready, web_view_ready_due(&app->view, app->frames.last_frame_us));
+}
+
+static void update(struct web_app *app) {
+    run_jobs(app);
+    schedule(app);
+}
+
+/* A timer's time came. */
+static void on_due(void *data) { update(data); }
+
+static gboolean on_poked(gpointer data) {
+    struct web_app *app = data;
+    app->triggers.update = 0;
+    update(app);
+    return G_SOURCE_REMOVE;
+}
+
+/* Something a job may wait for happened (in WebKit's callbacks): the jobs run once, when the
+   loop is next free. */
+static void poke(struct web_app *app) {
+    if (!app->triggers.update) app->triggers.update = g_idle_add_full(G_PRIORITY_DEFAULT, on_poked, app, NULL);
+}
+
+/* ---- WebKit's word ---- */
+
+/* The page answered a stir (sync.h). */
+static void on_settle_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager;
+    struct web_app *app = data;
+    web_sync_answered_stir(&app->sync, (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result)));
+    poke(app);
+}
+
+static void on_band_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager;
+    struct web_app *app = data;
+    int news = web_band_message(&app->band, result);
+    /* The view takes the pane's new height (a frame of it follows). */
+    if (news & WEB_BAND_RELAYOUT) relayout_view(app);
+    else if ((news & WEB_BAND_RECOLOURED) && app->frames.live && band_rows(app) > 0) stir(app);
+    poke(app);
+}
+
+static void on_style_read(GObject *object, GAsyncResult *result, gpointer data) {
+    struct web_app *app = data;
+    if (web_band_style_read(&app->band, WEBKIT_WEB_VIEW(object), result)) web_band_send_style(&app->band, &app->pane);
+}
+
+static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpointer data) {
+    struct web_app *app = data;
+    struct web_view *view = &app->view;
+    if (web_debug) say("load event %d", (int)event);
+    if (event == WEBKIT_LOAD_STARTED) {
+        view->loaded = 0;
+        /* The page that played is gone. */
+        web_view_idle_inhibit(view, 0);
+        web_view_load_started(view);
+    }
+    /* (Where it goes, then where it went: a redirect may take it to another origin.) */
+    if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) web_dialogs_navigated(&app->dialogs, webkit_web_view_get_uri(webkit));
+    /* (A load started: its ready check's bound is waited for.) */
+    poke(app);
+    if (event != WEBKIT_LOAD_FINISHED) return;
+    if (web_dialogs_sign_in_again(&app->dialogs)) {
+        say("WebKit dropped the sign-in it asked for: loading %s again to be asked again", view->shown_uri);
+        webkit_web_view_load_uri(webkit, view->uri); /* (a reload does nothing: nothing was committed) */
+        return;
+    }
+    view->loaded = 1;
+    view->loaded_us = g_get_monotonic_time();
+    /* A stir the page that went away never answered (it navigated right after an input or a
+       dialog's answer): asked again of this one, else the page would never count as settled. */
+    if (app->sync.settled != app->sync.stirs) stir(app);
+    /* A frame drawn while it loaded, not blank, goes on screen now. */
+    dc_buffer *held = web_frames_held_fitting(&app->frames, &app->pane);
+    if (held && !web_frames_snapshotting(&app->frames) && !web_frames_one_colour(held, band_rows(app))) commit_live(app, held);
+    answer_sync_if_done(app);
+    web_view_load_finished(view);
+    webkit_web_view_run_javascript_in_world(webkit, style_probe, SCRIPT_WORLD, NULL, on_style_read, app);
+    if (!view->showing_error) probe_icon(webkit);
+}
+
+static gboolean on_option_menu(WebKitWebView *webkit, WebKitOptionMenu *menu, WebKitRectangle *rect, gpointer data) {
+    (void)webkit;
+    struct web_app *app = data;
+    if (!web_dialogs_option_menu(&app->dialogs, menu, rect, band_top(app), app->field.pan)) return FALSE;
+    stir(app);
+    poke(app);
+    return TRUE;
+}
+
+static gboolean on_script_dialog(WebKitWebView *webkit, WebKitScriptDialog *dialog, gpointer data) {
+    struct web_app *app = data;
+    if (web_dialogs_script_dialog(&app->dialogs, webkit, dialog)) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    /* (A dialog showing: the round trip is not waited for.) */
+    poke(app);
+    return TRUE;
+}
+
+static gboolean on_authenticate(WebKitWebView *webkit, WebKitAuthenticationRequest *request, gpointer data) {
+    struct web_app *app = data;
+    int r = web_dialogs_authenticate(&app->dialogs, webkit, request);
+    if (r < 0) return FALSE;
+    if (r > 0) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    poke(app);
+    return TRUE;
+}
+
+/* WebKit cancelled the sign-in that showed. */
+static void dialogs_stir(void *data) {
+    stir(data);
+    poke(data);
+}
+
+/* The field changed: the pan brought up to date first (a pan that changes tells the compositor
+   itself), else the state told. */
+static void field_changed(void *data) {
+    struct web_app *app = data;
+    int before = app->field.pan;
+    if (web_field_update_pan(&app->field, &app->pane, &app->band)) show_pan(app);
+    if (app->field.pan == before) web_field_send(&app->field, &app->pane, &app->band);
+    /* (A panned frame shown may be what the round trip waits for.) */
+    poke(app);
+}
+
+static void field_send(void *data) {
+    struct web_app *app = data;
+    web_field_send(&app->field, &app->pane, &app->band);
+}
+
+/* No resource load is in flight any more: the page may be ready. */
+static void resources_done(void *data) { poke(data); }
+
+static void create_view(struct web_app *app) {
+    static const struct wpe_view_backend_exportable_fdo_client client = { .export_shm_buffer = on_frame };
+    struct web_view *view = &app->view;
+    web_view_create(view, &app->pane, band_top(app), &client, app);
+    g_signal_connect(view->content, "script-message-received::diptych", G_CALLBACK(on_settle_message), app);
+    g_signal_connect(view->content, "script-message-received::diptychBand", G_CALLBACK(on_band_message), app);
+    g_signal_connect(view->content, "script-message-received::diptychField", G_CALLBACK(on_field_message), &app->field);
+    web_field_attach(&app->field, view->webkit);
+    g_signal_connect(view->webkit, "show-option-menu", G_CALLBACK(on_option_menu), app);
+    g_signal_connect(view->webkit, "script-dialog", G_CALLBACK(on_script_dialog), app);
+    g_signal_connect(view->webkit, "authenticate", G_CALLBACK(on_authenticate), app);
+    g_signal_connect(view->webkit, "load-changed", G_CALLBACK(on_load_changed), app);
+    web_view_load(view, &app->pane);
+}
+
+static void set_activity(struct web_app *app, int visible, int focused) {
+    /* (Before WebKit hears it: its focus-out for the view is not the field's.) */
+    web_field_view_focus(&app->field, focused);
+    web_view_set_activity(&app->view, &app->pane, visible, focused);
+    app->pane.visible = visible;
+    app->pane.focused = focused;
+}
+
+/* ---- the compositor's events ---- */
+
+static void configure(struct web_app *app, const dc_event *e) {
+    struct web_pane *pane = &app->pane;
+    int first = !pane->configured;
+    int was_primary = pane->role == DC_PRIMARY;
+    dc_ack(app->dc, e->configure.serial);
+    pane->configured = 1;
+    pane->role = e->configure.role;
+    if (e->configure.pixel_width != pane->px_w || e->configure.pixel_height != pane->px_h) {
+        web_frames_resized(&app->frames);
+        web_field_resized(&app->field, pane, &app->band);
+    }
+    pane->css_w = e->configure.frame.width;
+    pane->css_h = e->configure.frame.height;
+    pane->px_w = e->configure.pixel_width;
+    pane->px_h = e->configure.pixel_height;
+    pane->hclass = e->configure.horizontal_size_class;
+    pane->vclass = e->configure.vertical_size_class;
+    double scale = e->configure.scale > 0 ? e->configure.scale : (double)pane->px_w / pane->css_w;
+    pane->safe[0] = e->configure.safe_top; pane->safe[1] = e->configure.safe_left;
+    pane->safe[2] = e->configure.safe_bottom; pane->safe[3] = e->configure.safe_right;
+    /* The drag that asked for snapshots is over. */
+    web_frames_drop_snapshots(&app->frames);
+    int view_h = pane->css_h - (int)lround(band_top(app));
+    if (first) {
+        pane->scale = scale;
+        web_view_note_class_size(&app->view, pane->css_w, pane->css_h, pane->hclass, pane->vclass);
+        web_view_note_class_size(&app->view, pane->css_w, view_h, pane->hclass, pane->vclass);
+        app->view.target_w = pane->css_w;
+        app->view.target_h = view_h;
+        create_view(app);
+    } else {
+        if (scale != pane->scale) {
+            pane->scale = scale;
+            wpe_view_backend_dispatch_set_device_scale_factor(app->view.backend, (float)scale);
+        }
+        web_view_note_class_size(&app->view, pane->css_w, pane->css_h, pane->hclass, pane->vclass);
+        web_view_note_class_size(&app->view, pane->css_w, view_h, pane->hclass, pane->vclass);
+        resize_to(app, pane->css_w, view_h);
+    }
+    if (pane->role == DC_PRIMARY && !was_primary) app->band.sent_style = -1;
+    web_band_send_style(&app->band, pane);
+}
+
+static void handle(struct web_app *app, const dc_event *e) {
+    log_event(e);
+    if (web_debug && e->type != DC_SYNC) say("event %d", (int)e->type);
+    struct web_view *view = &app->view;
+    int later;
+    switch (e->type) {
+    case DC_CONFIGURE:
+        configure(app, e);
+        break;
+    case DC_LIFECYCLE:
+        switch (e->lifecycle) {
+        case DC_WILL_RESIGN_ACTIVE: set_activity(app, app->pane.visible, 0); break;
+        case DC_DID_BECOME_ACTIVE: set_activity(app, 1, 1); break;
+        case DC_DID_ENTER_BACKGROUND: set_activity(app, 0, 0); break;
+        case DC_WILL_ENTER_FOREGROUND: set_activity(app, 1, app->pane.focused); break;
+        }
+        break;
+    case DC_SNAPSHOT_REQUEST: {
+        if (!view->webkit) break;
+        struct web_snapshot *s = web_frames_add_snapshot(&app->frames, e);
+        if (!s) break;
+        web_view_note_class_size(view, s->css_w, s->css_h - (int)lround(band_top(app)), s->hclass, app->pane.vclass);
+        if (app->frames.nsnapshots == 1) next_snapshot(app);
+        break;
+    }
+    case DC_TOUCH:
+        if (!view->webkit) break;
+        later = web_input_touch(&app->input, view, &app->pane, &app->band, app->field.pan, e->touch.id, e->touch.phase, e->touch.x, e->touch.y,
+                                e->touch.time);
+        if (later >= 0) stir_after(app, (guint)later);
+        break;
+    case DC_PEN:
+        if (!view->webkit || e->pen.phase == DC_PEN_PROXIMITY_OUT) break;
+        later = web_input_pen(&app->input, view, &app->pane, &app->band, app->field.pan, e->pen.phase, e->pen.x, e->pen.y, e->pen.pressure,
+                              e->pen.tilt_x, e->pen.tilt_y, e->pen.time);
+        if (later >= 0) stir_after(app, (guint)later);
+        break;
+    case DC_KEY:
+        if (!view->webkit) break;
+        later = web_input_key(&app->input, view, e);
+        if (later >= 0) stir_after(app, (guint)later);
+        break;
+    case DC_POINTER:
+        if (!view->webkit) break;
+        later = web_input_pointer(&app->input, view, &app->pane, &app->band, app->field.pan, e);
+        if (later >= 0) stir_after(app, (guint)later);
+        break;
+    case DC_FRAME_DONE:
+        web_frames_pay_owed(&app->frames, view->exportable);
+        break;
+    case DC_SYNC:
+        /* A scenario: frames are not held for frameDone (the clock is the compositor's), and
+           the caret is hidden. */
+        app->sync.virtual_clock = 1;
+        web_view_hide_caret(view);
+        web_frames_pay_owed(&app->frames, view->exportable);
+        web_sync_begin(&app->sync, e->sync.serial, web_view_sync_deadline(view));
+        answer_sync_if_done(app);
+        break;
+    case DC_TEXT_COMMIT:
+    case DC_TEXT_DELETE:
+    case DC_KEYBOARD_FRAME: {
+        int todo = web_field_event(&app->field, &app->pane, &app->band, e);
+        if (todo & WEB_FIELD_STIR) stir(app);
+        if (todo & WEB_FIELD_SHOW_PAN) show_pan(app);
+        break;
+    }
+    case DC_MENU_CHOSEN:
+    case DC_ALERT_ANSWERED:
+    case DC_DISMISSED:
+    case DC_REFUSED:
+        if (web_dialogs_event(&app->dialogs, e)) stir(app);
+        break;
+    case DC_ERROR:
+        say("the compositor reported a protocol error: %s", e->error.message);
+        g_main_loop_quit(app->loop);
+        break;
+    default:
+        break;
+    }
+}
+
+static gboolean on_socket(gpointer data) {
+    struct web_app *app = data;
     dc_event e;
     int r;
-    while ((r = dc_next_event(app.dc, &e, 0)) > 0) handle(&e);
+    while ((r = dc_next_event(app->dc, &e, 0)) > 0) handle(app, &e);
     if (r < 0) {
-        g_main_loop_quit(app.loop);
+        g_main_loop_quit(app->loop);
         return G_SOURCE_REMOVE;
     }
+    /* (A sync came, a buffer was released, a dialog answered, the pane changed: what waited for
+       it goes on.) */
+    update(app);
     return G_SOURCE_CONTINUE;
 }
 
 static gboolean on_signal(gpointer data) {
-    (void)data;
-    g_main_loop_quit(app.loop);
+    struct web_app *app = data;
+    g_main_loop_quit(app->loop);
     return G_SOURCE_REMOVE;
 }
 
@@ -390,6 +587,9 @@ static char *uri_of(const char *arg) {
               "       [--file-root DIR ... | --no-file-access | --allow-file-access] [--tls-ca FILE]\n"
 
 int main(int argc, char **argv) {
+    static struct web_app app = {
+        .pane = WEB_PANE_INIT, .field = WEB_FIELD_INIT, .dialogs = WEB_DIALOGS_INIT, .band = WEB_BAND_INIT, .input = WEB_INPUT_INIT,
+    };
     const char *url = NULL;
     int full_screen = 0, file_flags = 0;
     for (int i = 1; i < argc; i++) {
@@ -449,7 +649,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "diptych-web: --file-root, --no-file-access and --allow-file-access exclude each other\n" USAGE);
         return 2;
     }
-    app.debug = getenv("DIPTYCH_WEB_DEBUG") != NULL;
+    web_debug = getenv("DIPTYCH_WEB_DEBUG") != NULL;
     char *uri = uri_of(url);
     if (g_str_has_prefix(uri, "file:") && web_options.file_access <= 0) {
         /* Served from its folders by diptych-web (files.c), not by WebKit. */
@@ -460,8 +660,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "diptych-web: --file-root is for a file: page (served by diptych-web)\n" USAGE);
         return 2;
     }
-    app.uri = uri;
-    app.shown_uri = shown_uri(uri);
+    app.view.uri = uri;
+    app.view.shown_uri = shown_uri(uri);
     snprintf(event_log.label, sizeof event_log.label, "web:%s", url);
     event_log.frames = getenv("DIPTYCH_WEB_LOG_FRAMES") && strcmp(getenv("DIPTYCH_WEB_LOG_FRAMES"), "1") == 0;
     /* No GPU: Mesa's software rasteriser in the web process (inherited). */
@@ -480,17 +680,28 @@ int main(int argc, char **argv) {
         say("%s", error);
         return 1;
     }
+    /* Each part that talks to the compositor does it on this connection. */
+    app.view.dc = app.frames.dc = app.sync.dc = app.field.dc = app.dialogs.dc = app.band.dc = app.dc;
+    app.field.changed = (struct web_hook){ field_changed, &app };
+    app.field.send = (struct web_hook){ field_send, &app };
+    app.dialogs.stir = (struct web_hook){ dialogs_stir, &app };
+    app.view.resources_done = (struct web_hook){ resources_done, &app };
+    app.triggers.settle.due = app.triggers.deadline.due = app.triggers.blank.due = app.triggers.ready.due = (struct web_hook){ on_due, &app };
     /* A sync is answered once WebKit has drawn what came before it (answer_sync_if_done). */
     dc_answer_sync(app.dc, 0);
     app.loop = g_main_loop_new(NULL, FALSE);
-    g_unix_fd_add(dc_fd(app.dc), G_IO_IN | G_IO_HUP | G_IO_ERR, on_socket, NULL);
-    g_unix_signal_add(SIGTERM, on_signal, NULL);
-    g_unix_signal_add(SIGINT, on_signal, NULL);
-    g_unix_signal_add(SIGHUP, on_signal, NULL);
-    g_timeout_add(10, sync_tick, NULL);
+    /* The socket: its events read, and what is queued for it written before the loop sleeps (it
+       is watched for room only while it is full). No timer runs unless a job waits for a time. */
+    GSource *socket = web_connection_source_new(app.dc);
+    g_source_set_callback(socket, on_socket, &app, NULL);
+    g_source_attach(socket, NULL);
+    g_source_unref(socket);
+    g_unix_signal_add(SIGTERM, on_signal, &app);
+    g_unix_signal_add(SIGINT, on_signal, &app);
+    g_unix_signal_add(SIGHUP, on_signal, &app);
     g_main_loop_run(app.loop);
     /* The view goes first: its web and network processes end with it. */
-    if (app.view) g_object_unref(app.view);
+    if (app.view.webkit) g_object_unref(app.view.webkit);
     dc_disconnect(app.dc);
     g_free(uri);
     return 0;

@@ -12,7 +12,8 @@
    (the client refuses to start). --no-file-access serves the page alone; --allow-file-access
    keeps plain file: and WebKit's file access (unsafe). */
 #define _GNU_SOURCE
-#include "diptych-web.h"
+#include "files.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -679,7 +680,7 @@ char *serve_file_page(const char *uri) {
         }
     }
     if (page && page != served.only) free(page);
-    if (app.debug)
+    if (web_debug)
         for (guint i = 0; i < served.roots->len; i++) say("serving %s", (const char *)g_ptr_array_index(served.roots, i));
     const char *query = g_uri_get_query(u), *fragment = g_uri_get_fragment(u);
     char *served_uri = g_strconcat(FILE_ORIGIN, g_uri_get_path(u), query ? "?" : "", query ? query : "", fragment ? "#" : "",
@@ -696,7 +697,7 @@ char *shown_uri(const char *uri) {
     return g_strdup(uri ? uri : "");
 }
 
-void files_attach(WebKitWebContext *context) {
+void files_attach(WebKitWebContext *context, const char *page_uri) {
     webkit_web_context_register_uri_scheme(context, FILE_SCHEME, on_file_request, NULL, NULL);
     WebKitSecurityManager *security = webkit_web_context_get_security_manager(context);
     /* A secure context (as file: is), whose same-origin fetch, XHR, workers and module scripts
@@ -704,5 +705,5 @@ void files_attach(WebKitWebContext *context) {
        a local scheme's pages may load file: URLs. */
     webkit_security_manager_register_uri_scheme_as_secure(security, FILE_SCHEME);
     webkit_security_manager_register_uri_scheme_as_cors_enabled(security, FILE_SCHEME);
-    if (is_served_uri(app.uri)) media_listen();
+    if (is_served_uri(page_uri)) media_listen();
 }

@@ -4,7 +4,7 @@
    folder, opened without blocking. */
 #define _GNU_SOURCE
 #include <png.h>
-#include "diptych-web.h"
+#include "view.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,8 +34,8 @@ static const char *icon_probe =
 /* The path of a file: URL when it names a file in the folder of the page (a file: page) or
    below it, symlinks resolved; else NULL, said why. A page may point its icon link anywhere:
    only its own folder is read for it. */
-static char *icon_path_in_page_folder(const char *uri) {
-    char *page = g_str_has_prefix(app.uri, "file:") ? g_filename_from_uri(app.uri, NULL, NULL) : NULL;
+static char *icon_path_in_page_folder(const char *page_uri, const char *uri) {
+    char *page = g_str_has_prefix(page_uri, "file:") ? g_filename_from_uri(page_uri, NULL, NULL) : NULL;
     char *wanted = g_filename_from_uri(uri, NULL, NULL);
     char *folder = page ? g_path_get_dirname(page) : NULL;
     char *real_folder = folder ? realpath(folder, NULL) : NULL, *real = wanted ? realpath(wanted, NULL) : NULL;
@@ -72,8 +72,8 @@ static guchar *read_regular_file(const char *path, size_t limit, size_t *size) {
 
 /* A local PNG icon in the page's folder, averaged down to ICON_SIDE pixels as premultiplied
    ARGB (NULL: not one). */
-static uint32_t *read_icon_file(const char *uri) {
-    char *path = icon_path_in_page_folder(uri);
+static uint32_t *read_icon_file(const char *page_uri, const char *uri) {
+    char *path = icon_path_in_page_folder(page_uri, uri);
     if (!path) return NULL;
     size_t size = 0;
     guchar *file = read_regular_file(path, ICON_FILE_LIMIT, &size);
@@ -110,9 +110,9 @@ static uint32_t *read_icon_file(const char *uri) {
 }
 
 /* Gives the compositor the page's icon; logged as iconSent (with where it came from). */
-static void send_icon(const uint32_t *argb, const char *source) {
-    if (dc_set_icon(app.dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) {
-        say("setIcon: %s", dc_error(app.dc));
+static void send_icon(dc_connection *dc, const uint32_t *argb, const char *source) {
+    if (dc_set_icon(dc, ICON_SIDE, argb, ICON_SIDE * 4) != 0) {
+        say("setIcon: %s", dc_error(dc));
         return;
     }
     GString *s = log_start("iconSent");
@@ -124,13 +124,14 @@ static void send_icon(const uint32_t *argb, const char *source) {
 
 /* The icon came: premultiplied and given to the compositor. */
 void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
-    (void)manager; (void)data;
+    (void)manager;
+    const struct web_view *view = data;
     char *text = jsc_value_to_string(webkit_javascript_result_get_js_value(result));
     if (!text) return;
     if (strncmp(text, "file:", 5) == 0) {
-        uint32_t *argb = read_icon_file(text + 5);
+        uint32_t *argb = read_icon_file(view->uri, text + 5);
         if (!argb) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
-        else send_icon(argb, "file");
+        else send_icon(view->dc, argb, "file");
         g_free(argb);
         g_free(text);
         return;
@@ -149,10 +150,10 @@ void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *
             uint32_t r = rgba[4 * i], g = rgba[4 * i + 1], b = rgba[4 * i + 2], a = rgba[4 * i + 3];
             argb[i] = a << 24 | (r * a + 127) / 255 << 16 | (g * a + 127) / 255 << 8 | (b * a + 127) / 255;
         }
-        send_icon(argb, "canvas");
+        send_icon(view->dc, argb, "canvas");
         g_free(argb);
     }
     g_free(rgba);
 }
 
-void probe_icon(WebKitWebView *view) { webkit_web_view_run_javascript_in_world(view, icon_probe, SCRIPT_WORLD, NULL, NULL, NULL); }
+void probe_icon(WebKitWebView *webkit) { webkit_web_view_run_javascript_in_world(webkit, icon_probe, SCRIPT_WORLD, NULL, NULL, NULL); }

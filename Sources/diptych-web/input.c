@@ -2,8 +2,10 @@
 /* diptych-web's input: the compositor's touches, pen, keys and pointer as WPE's events, in the
    device pixels WebKit takes (it divides by the scale factor), in the view's coordinates: the
    pane's less the status bar's band above it, plus the pan. A contact in the band is the
-   band's (a tap scrolls the page to its top). */
-#include "diptych-web.h"
+   band's (a tap scrolls the page to its top). (input.h) */
+#include "input.h"
+
+#include "sync.h"
 
 #include <math.h>
 
@@ -15,55 +17,71 @@ static uint32_t wpe_time(double ms) {
 }
 
 /* A pane y (points) as the view's device pixels. */
-static int32_t view_y(double y) { return (int32_t)lround((y - band_top() + text_input_pan()) * app.scale); }
+static int32_t view_y(const struct web_pane *pane, const struct web_band *band, int pan, double y) {
+    return (int32_t)lround((y - web_band_top(band, pane) + pan) * pane->scale);
+}
 
-void dispatch_touch(int32_t id, int phase, double x, double y, double time) {
+/* A contact the band took: a tap in it scrolls the page to its top (the page stirred once
+   WebKit has scrolled), else nothing happens. */
+static int band_took(struct web_view *view, int contact) {
+    if (contact != WEB_BAND_TAP || !view->webkit) return -1;
+    webkit_web_view_run_javascript_in_world(view->webkit, "window.scrollTo(window.scrollX,0)", SCRIPT_WORLD, NULL, NULL, NULL);
+    return TAP_MS;
+}
+
+int web_input_touch(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int32_t id,
+                    int phase, double x, double y, double time) {
     int band_phase = phase == DC_TOUCH_DOWN ? 0 : phase == DC_TOUCH_MOTION ? 1 : phase == DC_TOUCH_UP ? 2 : 3;
-    if (band_contact(id, band_phase, y)) return;
+    int contact = web_band_contact(band, pane, id, band_phase, y);
+    if (contact) return band_took(view, contact);
     /* (WPE has no cancel: the touch ends, and the page is told it was cancelled first.) */
-    if (phase == DC_TOUCH_CANCEL) touch_cancelled(id);
+    if (phase == DC_TOUCH_CANCEL) web_touch_cancelled(view->webkit, id);
     enum wpe_input_touch_event_type type = phase == DC_TOUCH_DOWN ? wpe_input_touch_event_type_down
         : phase == DC_TOUCH_MOTION ? wpe_input_touch_event_type_motion : wpe_input_touch_event_type_up;
     int at = -1;
-    for (int i = 0; i < app.ntouches; i++) if (app.touches[i].id == id) at = i;
+    for (int i = 0; i < input->ntouches; i++) if (input->touches[i].id == id) at = i;
     if (at < 0) {
-        if (phase != DC_TOUCH_DOWN || app.ntouches == MAX_TOUCHES) return;
-        at = app.ntouches++;
+        if (phase != DC_TOUCH_DOWN || input->ntouches == MAX_TOUCHES) return -1;
+        at = input->ntouches++;
     }
     /* WebKit takes input in device pixels (it divides by the scale factor). */
-    app.touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * app.scale), view_y(y) };
-    struct wpe_input_touch_event event = { app.touches, (uint64_t)app.ntouches, type, id, wpe_time(time), 0 };
-    wpe_view_backend_dispatch_touch_event(app.backend, &event);
+    input->touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * pane->scale), view_y(pane, band, pan, y) };
+    struct wpe_input_touch_event event = { input->touches, (uint64_t)input->ntouches, type, id, wpe_time(time), 0 };
+    wpe_view_backend_dispatch_touch_event(view->backend, &event);
     if (type == wpe_input_touch_event_type_up) {
-        app.touches[at] = app.touches[--app.ntouches];
+        input->touches[at] = input->touches[--input->ntouches];
     } else {
-        app.touches[at].type = wpe_input_touch_event_type_motion;
+        input->touches[at].type = wpe_input_touch_event_type_motion;
     }
-    stir_after(type == wpe_input_touch_event_type_up ? TAP_MS : 0);
+    return type == wpe_input_touch_event_type_up ? TAP_MS : 0;
 }
 
-void dispatch_pen(int phase, double x, double y, double pressure, double tilt_x, double tilt_y, double time) {
+int web_input_pen(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int phase,
+                  double x, double y, double pressure, double tilt_x, double tilt_y, double time) {
     int band_phase = phase == DC_PEN_DOWN ? 0 : phase == DC_PEN_UP ? 2 : 1;
-    if (band_contact(-2, band_phase, y)) return;
-    touch_pen(phase == DC_PEN_DOWN || (phase == DC_PEN_MOTION && app.pen_down), pressure, tilt_x, tilt_y);
-    struct wpe_input_pointer_event e = { wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * app.scale), view_y(y), 0, 0, 0 };
+    int contact = web_band_contact(band, pane, -2, band_phase, y);
+    if (contact) return band_took(view, contact);
+    web_touch_pen(&input->pen_told, view->webkit, phase == DC_PEN_DOWN || (phase == DC_PEN_MOTION && input->pen_down), pressure, tilt_x, tilt_y);
+    struct wpe_input_pointer_event e = {
+        wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * pane->scale), view_y(pane, band, pan, y), 0, 0, 0,
+    };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
         e.button = 1;
         e.state = phase == DC_PEN_DOWN;
-        app.pen_down = phase == DC_PEN_DOWN;
-        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+        input->pen_down = phase == DC_PEN_DOWN;
+        e.modifiers = input->pen_down ? wpe_input_pointer_modifier_button1 : 0;
         /* The position first, then the button there. */
         struct wpe_input_pointer_event move = e;
         move.type = wpe_input_pointer_event_type_motion;
         move.button = move.state = 0;
         move.modifiers = phase == DC_PEN_UP ? wpe_input_pointer_modifier_button1 : 0;
-        wpe_view_backend_dispatch_pointer_event(app.backend, &move);
+        wpe_view_backend_dispatch_pointer_event(view->backend, &move);
     } else {
-        e.modifiers = app.pen_down ? wpe_input_pointer_modifier_button1 : 0;
+        e.modifiers = input->pen_down ? wpe_input_pointer_modifier_button1 : 0;
     }
-    wpe_view_backend_dispatch_pointer_event(app.backend, &e);
-    stir_after(phase == DC_PEN_UP ? TAP_MS : 0);
+    wpe_view_backend_dispatch_pointer_event(view->backend, &e);
+    return phase == DC_PEN_UP ? TAP_MS : 0;
 }
 
 /* Keys as WebKit takes them: the keysym as the key code, the xkb keycode (evdev + 8) as the
@@ -73,12 +91,13 @@ static uint32_t wpe_modifiers(uint32_t m) {
         | (m & DC_MOD_ALT ? wpe_input_keyboard_modifier_alt : 0) | (m & DC_MOD_LOGO ? wpe_input_keyboard_modifier_meta : 0);
 }
 
-void dispatch_key(const dc_event *e) {
+int web_input_key(struct web_input *input, struct web_view *view, const dc_event *e) {
+    (void)input;
     struct wpe_input_keyboard_event k = {
         wpe_time(e->key.time), e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
     };
-    wpe_view_backend_dispatch_keyboard_event(app.backend, &k);
-    stir_after(0);
+    wpe_view_backend_dispatch_keyboard_event(view->backend, &k);
+    return 0;
 }
 
 /* The pointer as a mouse: WPE's buttons 1 left, 2 right, 3 middle (Linux's code - BTN_MOUSE + 1,
@@ -86,39 +105,42 @@ void dispatch_key(const dc_event *e) {
    secondary button), with the held buttons in the modifiers; a scroll, whatever its source, as
    a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
    down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
-void dispatch_pointer(const dc_event *e) {
-    if (e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT
-        && band_contact(-3, e->pointer.pressed ? 0 : 2, e->pointer.y)) return;
-    int x = (int)lround(e->pointer.x * app.scale), y = view_y(e->pointer.y);
+int web_input_pointer(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan,
+                      const dc_event *e) {
+    if (e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT) {
+        int contact = web_band_contact(band, pane, -3, e->pointer.pressed ? 0 : 2, e->pointer.y);
+        if (contact) return band_took(view, contact);
+    }
+    int x = (int)lround(e->pointer.x * pane->scale), y = view_y(pane, band, pan, e->pointer.y);
     uint32_t time = wpe_time(e->pointer.time);
     switch (e->pointer.phase) {
     case DC_POINTER_ENTER:
     case DC_POINTER_MOTION: {
-        struct wpe_input_pointer_event m = { wpe_input_pointer_event_type_motion, time, x, y, 0, 0, app.pointer_buttons };
-        wpe_view_backend_dispatch_pointer_event(app.backend, &m);
+        struct wpe_input_pointer_event m = { wpe_input_pointer_event_type_motion, time, x, y, 0, 0, input->pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(view->backend, &m);
         break;
     }
     case DC_POINTER_BUTTON: {
         uint32_t button = e->pointer.button == DC_BUTTON_LEFT ? 1 : e->pointer.button == DC_BUTTON_RIGHT ? 2 : e->pointer.button == DC_BUTTON_MIDDLE ? 3 : 0;
-        if (!button) return;
+        if (!button) return -1;
         uint32_t bit = button == 1 ? wpe_input_pointer_modifier_button1 : button == 2 ? wpe_input_pointer_modifier_button2 : wpe_input_pointer_modifier_button3;
-        if (e->pointer.pressed) app.pointer_buttons |= bit; else app.pointer_buttons &= ~bit;
-        struct wpe_input_pointer_event b = { wpe_input_pointer_event_type_button, time, x, y, button, (uint32_t)e->pointer.pressed, app.pointer_buttons };
-        wpe_view_backend_dispatch_pointer_event(app.backend, &b);
+        if (e->pointer.pressed) input->pointer_buttons |= bit; else input->pointer_buttons &= ~bit;
+        struct wpe_input_pointer_event b = { wpe_input_pointer_event_type_button, time, x, y, button, (uint32_t)e->pointer.pressed, input->pointer_buttons };
+        wpe_view_backend_dispatch_pointer_event(view->backend, &b);
         break;
     }
     case DC_POINTER_SCROLL: {
         if (!isfinite(e->pointer.dx) || !isfinite(e->pointer.dy)) break;
         struct wpe_input_axis_2d_event a = {
             { (enum wpe_input_axis_event_type)(wpe_input_axis_event_type_motion_smooth | wpe_input_axis_event_type_mask_2d), time, x, y, 0, 0, 0 },
-            -e->pointer.dx * app.scale, -e->pointer.dy * app.scale,
+            -e->pointer.dx * pane->scale, -e->pointer.dy * pane->scale,
         };
-        wpe_view_backend_dispatch_axis_event(app.backend, &a.base);
+        wpe_view_backend_dispatch_axis_event(view->backend, &a.base);
         break;
     }
     case DC_POINTER_LEAVE:
     default:
         break;
     }
-    stir_after(0);
+    return 0;
 }

@@ -4,8 +4,10 @@
    are denied; file choosers are cancelled; downloads are refused; a certificate WebKit does not
    trust shows the error page naming the problem, unless an authority given with --tls-ca signed
    it (a page that would keep the user with
-   `beforeunload` is left: dialogs.c). Each is said once on stderr. */
-#include "diptych-web.h"
+   `beforeunload` is left: dialogs.c). Each is said once on stderr. (view.h) */
+#include "view.h"
+
+#include "files.h"
 
 #include <string.h>
 
@@ -88,7 +90,6 @@ static int trusted_by_given_ca(WebKitWebView *view, const char *uri, GTlsCertifi
 }
 
 static gboolean on_tls_errors(WebKitWebView *view, gchar *uri, GTlsCertificate *certificate, GTlsCertificateFlags errors, gpointer data) {
-    (void)data;
     if (trusted_by_given_ca(view, uri, certificate, errors)) return TRUE;
     const char *why = errors & G_TLS_CERTIFICATE_UNKNOWN_CA ? "its certificate is not signed by an authority this system trusts"
         : errors & G_TLS_CERTIFICATE_BAD_IDENTITY ? "its certificate is for another host"
@@ -97,15 +98,15 @@ static gboolean on_tls_errors(WebKitWebView *view, gchar *uri, GTlsCertificate *
         : errors & G_TLS_CERTIFICATE_REVOKED ? "its certificate was revoked" : "its certificate is not valid";
     GError *error = g_error_new(WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_FAILED, "the connection is not secure: %s", why);
     /* The error page, as for any load that failed (retried with back-off). */
-    show_load_error(view, uri, error);
+    web_view_show_load_error(data, uri, error);
     g_error_free(error);
     return TRUE;
 }
 
-void policy_attach(WebKitWebView *view) {
-    g_signal_connect(view, "create", G_CALLBACK(on_create), NULL);
-    g_signal_connect(view, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
-    g_signal_connect(view, "permission-request", G_CALLBACK(on_permission), NULL);
-    g_signal_connect(view, "run-file-chooser", G_CALLBACK(on_file_chooser), NULL);
-    g_signal_connect(view, "load-failed-with-tls-errors", G_CALLBACK(on_tls_errors), NULL);
+void policy_attach(struct web_view *view) {
+    g_signal_connect(view->webkit, "create", G_CALLBACK(on_create), NULL);
+    g_signal_connect(view->webkit, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
+    g_signal_connect(view->webkit, "permission-request", G_CALLBACK(on_permission), NULL);
+    g_signal_connect(view->webkit, "run-file-chooser", G_CALLBACK(on_file_chooser), NULL);
+    g_signal_connect(view->webkit, "load-failed-with-tls-errors", G_CALLBACK(on_tls_errors), view);
 }

@@ -3,8 +3,10 @@
    nothing new for READY_QUIET_MS of real time; at most READY_BOUND_MS after its load began (then
    said, and taken as ready). Until then the compositor's round trip waits, so `render` and a
    scenario capture the page drawn, not on its way. In a scenario the text caret is hidden (it
-   blinks on the wall clock). */
-#include "diptych-web.h"
+   blinks on the wall clock). (view.h) */
+#include "view.h"
+
+#include "sync.h"
 
 #define READY_QUIET_MS 500
 #define READY_BOUND_MS 10000
@@ -12,80 +14,86 @@
    stays within the compositor's round-trip timeout. */
 #define READY_AGAIN_MS 4500
 
-static struct {
-    int ready, ever_ready, answered, in_flight;
-    gint64 load_started_us;
-} page = { .load_started_us = 0 };
+int web_view_ready(const struct web_view *view) { return view->readiness.ready || !view->webkit; }
 
-int page_ready(void) { return page.ready || !app.view; }
-
-void ready_load_started(void) {
-    page.ready = 0;
-    page.load_started_us = g_get_monotonic_time();
+void web_view_load_started(struct web_view *view) {
+    view->readiness.ready = 0;
+    view->readiness.load_started_us = g_get_monotonic_time();
 }
 
 /* A round trip was answered: the compositor's first wait (the long one, for the page's first
    load) is over, whatever ended it (a dialog the page raised before it finished loading). */
-void ready_sync_answered(void) { page.answered = 1; }
+void web_view_sync_answered(struct web_view *view) { view->readiness.answered = 1; }
 
-/* How long from now a round trip may wait (µs since the monotonic epoch). Only the first may
-   wait out the first load's bound: the later ones are a scenario's frames, whose round trips
-   the compositor waits for less long (an app that misses one is not waited for again). */
-gint64 ready_sync_deadline(void) {
+/* Only the first round trip may wait out the first load's bound: the later ones are a
+   scenario's frames, whose round trips the compositor waits for less long (an app that misses
+   one is not waited for again). */
+gint64 web_view_sync_deadline(const struct web_view *view) {
     gint64 now = g_get_monotonic_time(), normal = now + SYNC_TIMEOUT_MS * 1000;
-    if (page.ready) return normal;
-    if (page.ever_ready || page.answered) return now + READY_AGAIN_MS * 1000;
-    gint64 bound = (page.load_started_us ? page.load_started_us : now) + (READY_BOUND_MS + 500) * 1000;
+    if (view->readiness.ready) return normal;
+    if (view->readiness.ever_ready || view->readiness.answered) return now + READY_AGAIN_MS * 1000;
+    gint64 started = view->readiness.load_started_us;
+    gint64 bound = (started ? started : now) + (READY_BOUND_MS + 500) * 1000;
     return bound > normal ? bound : normal;
 }
 
-/* Looked at every tick. */
-void ready_check(void) {
-    if (page.ready || !app.view) return;
-    gint64 now = g_get_monotonic_time();
-    if (!app.loaded) {
+int web_view_ready_check(struct web_view *view, gint64 last_frame_us) {
+    if (view->readiness.ready || !view->webkit) return WEB_READY_NOTHING;
+    gint64 now = g_get_monotonic_time(), started = view->readiness.load_started_us;
+    if (!view->loaded) {
         /* A load that never finishes (a resource that never comes): at the bound the page is
            shown as far as it got, and taken as ready. */
-        if (!page.load_started_us || now - page.load_started_us < READY_BOUND_MS * 1000) return;
-        say("%s has not finished loading %d s after its load began: shown as it is, taken as ready", app.shown_uri, READY_BOUND_MS / 1000);
-        app.loaded = 1;
-        app.loaded_us = now;
-        if (app.held && app.held->width == app.px_w && app.held->height == app.px_h && app.snapshotting >= app.nsnapshots) commit_live(app.held);
-        page.ready = page.ever_ready = 1;
-        answer_sync_if_done();
-        return;
+        if (!started || now - started < READY_BOUND_MS * 1000) return WEB_READY_NOTHING;
+        say("%s has not finished loading %d s after its load began: shown as it is, taken as ready", view->shown_uri, READY_BOUND_MS / 1000);
+        view->loaded = 1;
+        view->loaded_us = now;
+        view->readiness.ready = view->readiness.ever_ready = 1;
+        return WEB_READY_LOAD_BOUND;
     }
-    int quiet = now - app.last_frame_us >= READY_QUIET_MS * 1000 && now - app.loaded_us >= READY_QUIET_MS * 1000;
-    if ((quiet && page.in_flight <= 0) || now - page.load_started_us >= READY_BOUND_MS * 1000) {
-        if (!(quiet && page.in_flight <= 0))
-            say("%s is still %s %d s after its load began: taken as ready", app.shown_uri, page.in_flight > 0 ? "loading" : "drawing", READY_BOUND_MS / 1000);
-        page.ready = page.ever_ready = 1;
-        if (app.debug) say("ready");
-        answer_sync_if_done();
+    int quiet = now - last_frame_us >= READY_QUIET_MS * 1000 && now - view->loaded_us >= READY_QUIET_MS * 1000;
+    int in_flight = view->readiness.in_flight;
+    if ((quiet && in_flight <= 0) || now - started >= READY_BOUND_MS * 1000) {
+        if (!(quiet && in_flight <= 0))
+            say("%s is still %s %d s after its load began: taken as ready", view->shown_uri, in_flight > 0 ? "loading" : "drawing", READY_BOUND_MS / 1000);
+        view->readiness.ready = view->readiness.ever_ready = 1;
+        if (web_debug) say("ready");
+        return WEB_READY_NOW;
     }
+    return WEB_READY_NOTHING;
+}
+
+gint64 web_view_ready_due(const struct web_view *view, gint64 last_frame_us) {
+    if (view->readiness.ready || !view->webkit) return 0;
+    gint64 started = view->readiness.load_started_us, bound = started + READY_BOUND_MS * 1000;
+    if (!view->loaded) return started ? bound : 0;
+    /* (Quiet once neither a frame nor the load came for READY_QUIET_MS.) */
+    if (view->readiness.in_flight > 0) return bound;
+    gint64 quiet = MAX(last_frame_us, view->loaded_us) + READY_QUIET_MS * 1000;
+    return MIN(quiet, bound);
 }
 
 static void on_resource_finished(WebKitWebResource *resource, gpointer data) {
-    (void)resource; (void)data;
-    page.in_flight--;
+    (void)resource;
+    struct web_view *view = data;
+    if (--view->readiness.in_flight <= 0) web_hook_call(&view->resources_done);
 }
 
-static void on_resource_started(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
-    (void)view; (void)request; (void)data;
-    page.in_flight++;
+static void on_resource_started(WebKitWebView *webkit, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
+    (void)webkit; (void)request;
+    struct web_view *view = data;
+    view->readiness.in_flight++;
     /* ("finished" comes after "failed" too.) */
-    g_signal_connect(resource, "finished", G_CALLBACK(on_resource_finished), NULL);
+    g_signal_connect(resource, "finished", G_CALLBACK(on_resource_finished), view);
 }
 
-void ready_attach(WebKitWebView *view) { g_signal_connect(view, "resource-load-started", G_CALLBACK(on_resource_started), NULL); }
+void web_view_ready_attach(struct web_view *view) { g_signal_connect(view->webkit, "resource-load-started", G_CALLBACK(on_resource_started), view); }
 
 /* A scenario: the caret hidden (its blink would make two runs' captures differ). */
-void hide_caret(void) {
-    static int hidden;
-    if (hidden || !app.content) return;
-    hidden = 1;
+void web_view_hide_caret(struct web_view *view) {
+    if (view->caret_hidden || !view->content) return;
+    view->caret_hidden = 1;
     WebKitUserStyleSheet *sheet = webkit_user_style_sheet_new("*{caret-color:transparent !important}", WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
         WEBKIT_USER_STYLE_LEVEL_USER, NULL, NULL);
-    webkit_user_content_manager_add_style_sheet(app.content, sheet);
+    webkit_user_content_manager_add_style_sheet(view->content, sheet);
     webkit_user_style_sheet_unref(sheet);
 }

@@ -4,7 +4,8 @@
    serves a file: page's folders), and its console (console.*, errors, unhandled rejections) on
    stderr and in the event log. */
 #define _GNU_SOURCE
-#include "diptych-web.h"
+#include "state.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,8 +57,8 @@ static char *data_directory(void) {
 
 /* The page's web context: kept in its data directory (made, and held: a directory another
    client holds is refused), or ephemeral. */
-WebKitWebContext *make_context(void) {
-    if (!web_options.name) web_options.name = app.role == DC_SECONDARY ? "web-secondary" : "web-primary";
+WebKitWebContext *make_context(int role) {
+    if (!web_options.name) web_options.name = role == DC_SECONDARY ? "web-secondary" : "web-primary";
     char *dir = data_directory();
     if (!dir) return webkit_web_context_new_ephemeral();
     char *lock = g_strdup_printf("%s/.diptych-web.lock", dir);
@@ -75,7 +76,7 @@ WebKitWebContext *make_context(void) {
             say("the data directory %s is in use by another web client: give this one its own (--data-dir or --name)", dir);
             exit(1);
         }
-        if (tries == 1 && app.debug) say("the data directory %s is held; waiting for its client to go", dir);
+        if (tries == 1 && web_debug) say("the data directory %s is held; waiting for its client to go", dir);
         g_usleep(50000);
     }
     /* (The lock is held as long as the client runs: the descriptor stays open.) */
@@ -85,7 +86,7 @@ WebKitWebContext *make_context(void) {
     WebKitWebContext *context = webkit_web_context_new_with_website_data_manager(manager);
     g_object_unref(manager);
     webkit_cookie_manager_set_persistent_storage(webkit_web_context_get_cookie_manager(context), cookies, WEBKIT_COOKIE_PERSISTENT_STORAGE_SQLITE);
-    if (app.debug) say("data directory %s", dir);
+    if (web_debug) say("data directory %s", dir);
     g_free(cache);
     g_free(cookies);
     g_free(dir);
@@ -95,8 +96,8 @@ WebKitWebContext *make_context(void) {
 /* WebKit's own access to local files is off: a file: page is served by files.c, from its
    folders only. --allow-file-access turns it on for a plain file: page (its scripts may then read
    any file the kiosk user can: unsafe). Universal access is never on. */
-void apply_file_access(WebKitSettings *settings) {
-    int allow = web_options.file_access > 0 && g_str_has_prefix(app.uri, "file:");
+void apply_file_access(WebKitSettings *settings, const char *uri) {
+    int allow = web_options.file_access > 0 && g_str_has_prefix(uri, "file:");
     webkit_settings_set_allow_file_access_from_file_urls(settings, allow);
     webkit_settings_set_allow_universal_access_from_file_urls(settings, FALSE);
 }
@@ -115,17 +116,16 @@ const char *console_script =
     "addEventListener('error',function(e){if(e.message)h.postMessage({level:'error',text:String(e.message).slice(0,4096),source:(e.filename||'')+':'+(e.lineno||0)});});"
     "addEventListener('unhandledrejection',function(e){h.postMessage({level:'error',text:('Unhandled rejection: '+text(e.reason)).slice(0,4096),source:''});});})();";
 
-void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
-    (void)manager; (void)data;
-    static gint64 second;
-    static int lines, dropped;
+void on_console_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer console) {
+    (void)manager;
+    struct web_console *c = console;
     gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
-    if (now != second) {
-        if (dropped) fprintf(stderr, "diptych-web[%s]: %d console lines left out (more than %d a second)\n", web_options.name, dropped, CONSOLE_PER_SECOND);
-        second = now;
-        lines = dropped = 0;
+    if (now != c->second) {
+        if (c->dropped) fprintf(stderr, "diptych-web[%s]: %d console lines left out (more than %d a second)\n", web_options.name, c->dropped, CONSOLE_PER_SECOND);
+        c->second = now;
+        c->lines = c->dropped = 0;
     }
-    if (++lines > CONSOLE_PER_SECOND) { dropped++; return; }
+    if (++c->lines > CONSOLE_PER_SECOND) { c->dropped++; return; }
     JSCValue *v = webkit_javascript_result_get_js_value(result);
     if (!jsc_value_is_object(v)) return;
     JSCValue *level = jsc_value_object_get_property(v, "level"), *text = jsc_value_object_get_property(v, "text"),

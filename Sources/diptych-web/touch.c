@@ -10,8 +10,8 @@
      a canvas: WPE 2.38 does not read the property, and once it scrolls it stops telling the
      page the finger's moves);
    - turns a touch the compositor cancelled (palm rejection, an edge swipe) into `touchcancel`
-     and `pointercancel`, and the click WebKit would make of it into nothing. */
-#include "diptych-web.h"
+     and `pointercancel`, and the click WebKit would make of it into nothing. (touch.h) */
+#include "touch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -52,30 +52,26 @@ const char *touch_script =
     "D.cancel=function(id){D.cancelled[id]=1;};"
     "D.setPen=function(down,pressure,tx,ty){D.pen={down:down,pressure:pressure,tiltX:tx,tiltY:ty};};})();";
 
-static void run(const char *source) {
-    if (app.view) webkit_web_view_run_javascript_in_world(app.view, source, SCRIPT_WORLD, NULL, NULL, NULL);
+static void run(WebKitWebView *webkit, const char *source) {
+    if (webkit) webkit_web_view_run_javascript_in_world(webkit, source, SCRIPT_WORLD, NULL, NULL, NULL);
 }
 
-/* Touch `id` was cancelled: its end is the page's `touchcancel`, and makes no click. (Said
-   before WebKit gets the end: the two reach the web process in order.) */
-void touch_cancelled(int32_t id) {
+/* (Said before WebKit gets the end: the two reach the web process in order.) */
+void web_touch_cancelled(WebKitWebView *webkit, int32_t id) {
     char source[96];
     snprintf(source, sizeof source, "window.__diptychTouch&&__diptychTouch.cancel(%d)", (int)id);
-    run(source);
+    run(webkit, source);
 }
 
-/* The pen's state before WebKit gets its event as the mouse's: the page sees pointerType "pen"
-   with this pressure and tilt (told when it changes by a step worth seeing). */
-void touch_pen(int down, double pressure, double tilt_x, double tilt_y) {
-    static int last_down = -1;
-    static double last_pressure = -1, last_tx, last_ty;
-    if (down == last_down && fabs(pressure - last_pressure) < 0.02 && fabs(tilt_x - last_tx) < 1 && fabs(tilt_y - last_ty) < 1) return;
-    last_down = down;
-    last_pressure = pressure;
-    last_tx = tilt_x;
-    last_ty = tilt_y;
+/* (Told when it changes by a step worth seeing.) */
+void web_touch_pen(struct web_pen_told *told, WebKitWebView *webkit, int down, double pressure, double tilt_x, double tilt_y) {
+    if (down == told->down && fabs(pressure - told->pressure) < 0.02 && fabs(tilt_x - told->tilt_x) < 1 && fabs(tilt_y - told->tilt_y) < 1) return;
+    told->down = down;
+    told->pressure = pressure;
+    told->tilt_x = tilt_x;
+    told->tilt_y = tilt_y;
     char source[160];
     snprintf(source, sizeof source, "window.__diptychTouch&&__diptychTouch.setPen(%d,%.3f,%.1f,%.1f)", down, isfinite(pressure) ? pressure : 0,
              isfinite(tilt_x) ? tilt_x : 0, isfinite(tilt_y) ? tilt_y : 0);
-    run(source);
+    run(webkit, source);
 }

@@ -5,9 +5,8 @@
    no size or of opacity 0) and either audible (not muted, its volume above 0) or large (at least
    a quarter of the viewport). An invisible, muted or tiny looping video does not keep the screen
    on for ever. When none is left (paused, ended, gone, hidden, or the page navigated) it lets
-   go. */
-#include "diptych-web.h"
-#include "event-log.h"
+   go. (view.h) */
+#include "view.h"
 
 /* In diptych-web's own world: media events do not bubble, so they are caught on their way
    down (capture) at the document. What plays is judged again on play, pause, volumechange,
@@ -29,18 +28,18 @@ const char *video_script =
     "addEventListener('resize',judge);document.addEventListener('scroll',judge,true);"
     "})();";
 
-void set_idle_inhibit(int on) {
+void web_view_idle_inhibit(struct web_view *view, int on) {
     on = on ? 1 : 0;
-    if (on == app.inhibiting || !app.dc) return;
-    app.inhibiting = on;
-    dc_idle_inhibit(app.dc, on);
+    if (on == view->inhibiting || !view->dc) return;
+    view->inhibiting = on;
+    dc_idle_inhibit(view->dc, on);
     GString *line = log_start("idleInhibit");
     g_string_append_printf(line, ",\"on\":%s", on ? "true" : "false");
     log_line(line);
 }
 
-void on_video_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
-    (void)manager; (void)data;
+void on_video_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer view) {
+    (void)manager;
     JSCValue *v = webkit_javascript_result_get_js_value(result);
-    set_idle_inhibit(jsc_value_is_number(v) && jsc_value_to_int32(v) == 1);
+    web_view_idle_inhibit(view, jsc_value_is_number(v) && jsc_value_to_int32(v) == 1);
 }

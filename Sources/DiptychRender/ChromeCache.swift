@@ -13,7 +13,7 @@ import DiptychText
 /// picture the screen no longer shows (the keyboard's labels once it is gone, a placeholder's
 /// name) goes `keepMilliseconds` after it was last drawn, so the memory of a transient comes
 /// back. Confined to the thread that draws.
-public final class ChromeCache {
+public final class ChromeCache: Timed {
     private struct Key: Hashable {
         var chrome: Chrome?
         var corner: Int
@@ -55,6 +55,7 @@ public final class ChromeCache {
     /// When the next sweep is due (the compositor's clock), if one is: set by a frame drawn,
     /// cleared by a sweep that leaves only what the screen shows.
     public private(set) var nextSweep: UInt64?
+    public var nextDeadline: UInt64? { nextSweep }
     /// Draws text (FreeType); without one, text is drawn in the bitmap font.
     public let typesetter: Typesetter?
 

@@ -7,7 +7,7 @@ import DiptychCore
 import DiptychLinux
 import DiptychWire
 
-final class ClientRegistry {
+final class ClientRegistry: Timed {
     /// Oldest first. A compositor has a few apps (two on screen, at most `helloWaitLimit`
     /// waiting to say hello): looked up by a walk, in the order they came. Changed only by
     /// assigning a new list (an app comes or goes), so no change holds the list across a call
@@ -37,7 +37,7 @@ final class ClientRegistry {
 
     /// When the next idle buffer lets its pages go (monotonic ms, the compositor's clock when
     /// live), if any holds them.
-    var nextPageDrop: UInt64? { sessions.compactMap(\.buffers.nextPageDrop).min() }
+    var nextDeadline: UInt64? { sessions.compactMap(\.buffers.nextPageDrop).min() }
 
     /// Lets the pages of buffers no place has read for a while go (`BufferTable.idleHold`).
     func dropIdlePages() {

@@ -115,7 +115,7 @@ extension Compositor {
             let peer = try? UnixSocket.peerCredentials(fd.rawValue)
             // Only the compositor's own user spends its budget (another user is refused below,
             // and cannot make the listener rest for it).
-            if let uid = peer?.uid, uid == getuid(), !connectBudget.take(uid, at: now) {
+            if let uid = peer?.uid, uid == getuid(), !admission.connectBudget.take(uid, at: now) {
                 refuseOverBudget(fd, uid: uid, listener: listener, at: now)
                 continue
             }
@@ -132,7 +132,7 @@ extension Compositor {
                 session.fail(ProtocolError(.badState, "connections from uid \(peer.map { String($0.uid) } ?? "unknown") are refused; this compositor runs as uid \(getuid())"))
                 continue
             }
-            if let oldest = helloGate.connected(id.rawValue, at: now) {
+            if let oldest = admission.helloGate.connected(id.rawValue, at: now) {
                 clients[ClientID(rawValue: oldest)]?.fail(ProtocolError(.badState, "more than \(Self.helloWaitLimit) connections are waiting to say hello: the oldest is closed"))
             }
         }
@@ -147,7 +147,7 @@ extension Compositor {
         _ = try? UnixSocket.send(fd.rawValue, ArraySlice(ServerEvent.error(error).encoded()), nonBlocking: true)
         fd.close()
         warnLimited("connect-budget", "connections refused: a user connects too often", ["client.uid": "\(uid)"])
-        if listener.pause(at: now, until: connectBudget.nextToken(uid, at: now)) { loop.remove(listener.socket.rawValue) }
+        if listener.pause(at: now, until: admission.connectBudget.nextToken(uid, at: now)) { loop.remove(listener.socket.rawValue) }
     }
 
     /// The descriptor table is full: one connection is taken and closed (see `Listener.shed`),
@@ -187,12 +187,12 @@ extension Compositor {
     }
 
     /// Connections that have not said hello (launched apps aside), oldest first.
-    var helloWaiting: [ClientSession] { helloGate.ids.compactMap { clients[ClientID(rawValue: $0)] } }
+    var helloWaiting: [ClientSession] { admission.helloGate.ids.compactMap { clients[ClientID(rawValue: $0)] } }
 
     /// Closes connections that did not say hello in time, and watches a rested listener again.
     func enforceHelloDeadlines() {
         let now = policyClock.milliseconds
-        for id in helloGate.overdue(at: now) {
+        for id in admission.helloGate.overdue(at: now) {
             clients[ClientID(rawValue: id)]?.fail(ProtocolError(.badState, "no hello within \(Self.helloTimeout) ms of connecting"))
         }
         if let listener, listener.restOver(at: now) {
@@ -204,7 +204,7 @@ extension Compositor {
 
     /// The next time a connection's hello is due or the listener comes back (monotonic ms).
     var nextConnectionDeadline: UInt64? {
-        [helloGate.nextDeadline, listener?.pausedUntil].compactMap { $0 }.min()
+        [admission.nextDeadline, listener?.pausedUntil].compactMap { $0 }.min()
     }
 
     /// Logs a warning of a kind that could repeat without bound: a few per ten seconds, then

@@ -167,7 +167,7 @@ extension Compositor {
     /// the old and new pictures turned into the turn's frame (the fade operation scales it up
     /// over the output).
     private func drawTurn(_ t: (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8)), graph: SceneGraph) {
-        guard let turn = fadePictures?.turn else { return }
+        guard let turn = main.fadePictures?.turn else { return }
         let fresh = turn.fresh
         let reduce = AffineTransform(a: Double(fresh.width) / Double(geometry.panel.width), b: 0, c: 0, d: Double(fresh.height) / Double(geometry.panel.height), tx: 0, ty: 0)
         if t.new.opacity > 0 {

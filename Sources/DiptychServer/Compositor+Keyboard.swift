@@ -29,7 +29,7 @@ public struct KeyRepeat: Equatable, Sendable {
 /// The keyboard's state between keys: the keymap, the keys the focused app was told went
 /// down (only those are told coming up), the shortcut keys held (never told), and the key
 /// repeating.
-struct KeyInput {
+final class KeyInput: Timed {
     /// nil: no keymap could be made (no xkb data on the system) and none was asked for: keys
     /// are not handled.
     let keymap: Keyboard?
@@ -45,35 +45,36 @@ struct KeyInput {
     }
 
     /// A new focus: nothing is down for it, nothing repeats.
-    mutating func focusChanged() {
+    func focusChanged() {
         toldDown.removeAll()
         repeating = nil
     }
 
-    mutating func shortcut(_ keycode: UInt32) { shortcutKeys.insert(keycode) }
-    mutating func endShortcut(_ keycode: UInt32) -> Bool { shortcutKeys.remove(keycode) != nil }
+    func shortcut(_ keycode: UInt32) { shortcutKeys.insert(keycode) }
+    func endShortcut(_ keycode: UInt32) -> Bool { shortcutKeys.remove(keycode) != nil }
 
     /// A key told to the focused app went down at `now` (it repeats if the keymap says so).
-    mutating func toldPressed(_ keycode: UInt32, _ result: KeyResult, at now: UInt64) {
+    func toldPressed(_ keycode: UInt32, _ result: KeyResult, at now: UInt64) {
         toldDown.insert(keycode)
         if repetition.rate > 0, keymap?.repeats(keycode) == true { repeating = (keycode, result, now + UInt64(repetition.delay)) }
     }
 
     /// Whether a key coming up was told going down (and is told now).
-    mutating func toldReleased(_ keycode: UInt32) -> Bool {
+    func toldReleased(_ keycode: UInt32) -> Bool {
         if repeating?.keycode == keycode { repeating = nil }
         return toldDown.remove(keycode) != nil
     }
 
     /// The repeat due at `now`, if one is: one a turn however late the loop is (a stalled
     /// loop never bursts repeats), the next a period after it.
-    mutating func dueRepeat(at now: UInt64) -> (keycode: UInt32, result: KeyResult)? {
+    func dueRepeat(at now: UInt64) -> (keycode: UInt32, result: KeyResult)? {
         guard let r = repeating, now >= r.next else { return nil }
         repeating?.next = max(r.next, now) + UInt64(1000 / max(1, repetition.rate))
         return (r.keycode, r.result)
     }
 
-    var nextRepeat: UInt64? { repeating?.next }
+    /// When the key repeating next repeats (compositor ms).
+    var nextDeadline: UInt64? { repeating?.next }
 }
 
 /// The keysyms of the compositor's shortcuts (xkbcommon's values).

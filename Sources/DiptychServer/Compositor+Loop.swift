@@ -168,7 +168,7 @@ extension Compositor {
             }
             return false
         }
-        if !admitsAtHello {
+        if !admission.atHello {
             let spoke = try run(timeoutMilliseconds: timeoutMilliseconds) { lost() || launchedAppsHaveSpoken }
             if let failure { throw CompositorError(failure) }
             if !spoke { throw CompositorError("app \(silentApps) did not say hello within \(Double(timeoutMilliseconds) / 1000) s") }
@@ -240,18 +240,18 @@ extension Compositor {
 }
 
 /// Handlers of descriptors watched for the compositor's caller, by watch number.
-struct Watchers {
+final class Watchers {
     private var handlers: [UInt64: (descriptor: Int32, call: () -> Void)] = [:]
     private var next: UInt64 = 1
 
     /// Keeps `handler` for `descriptor`; its watch number.
-    mutating func add(_ handler: @escaping () -> Void, descriptor: Int32) -> UInt64 {
+    func add(_ handler: @escaping () -> Void, descriptor: Int32) -> UInt64 {
         defer { next += 1 }
         handlers[next] = (descriptor, handler)
         return next
     }
 
-    mutating func remove(_ n: UInt64) { handlers[n] = nil }
+    func remove(_ n: UInt64) { handlers[n] = nil }
 
     /// The watch number of `descriptor`, if it is watched.
     func number(of descriptor: Int32) -> UInt64? { handlers.first { $0.value.descriptor == descriptor }?.key }
@@ -261,7 +261,7 @@ struct Watchers {
 
 /// The input sources and their translators to panel pixels, and the time spent reading them
 /// since the last frame.
-struct InputSources {
+final class InputSources {
     private var sources: [(source: any InputSource, translator: InputTranslator)] = []
     private var spentTime = (milliseconds: 0.0, events: false)
 
@@ -274,11 +274,11 @@ struct InputSources {
 
     var count: Int { sources.count }
 
-    mutating func add(_ source: any InputSource, translator: InputTranslator) { sources.append((source, translator)) }
+    func add(_ source: any InputSource, translator: InputTranslator) { sources.append((source, translator)) }
 
     /// Everything source `index` has now, translated, each with its device's time in
     /// milliseconds (if it has one).
-    mutating func read(_ index: Int) -> [(Event, Double?)] {
+    func read(_ index: Int) -> [(Event, Double?)] {
         guard sources.indices.contains(index) else { return [] }
         var out: [(Event, Double?)] = []
         for raw in sources[index].source.read() {
@@ -292,13 +292,13 @@ struct InputSources {
         return out
     }
 
-    mutating func spent(_ milliseconds: Double) {
+    func spent(_ milliseconds: Double) {
         spentTime.milliseconds += milliseconds
         spentTime.events = true
     }
 
     /// The time spent since the last call, and whether there was any input.
-    mutating func takeSpent() -> (milliseconds: Double, hadInput: Bool) {
+    func takeSpent() -> (milliseconds: Double, hadInput: Bool) {
         defer { spentTime = (0, false) }
         return (spentTime.milliseconds, spentTime.events)
     }

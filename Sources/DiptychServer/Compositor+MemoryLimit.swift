@@ -61,7 +61,7 @@ final class MemorySampler: Sendable {
 
 /// When the apps' memory is sampled next, and the apps found past their limits (with when they
 /// are restarted at the latest).
-struct MemoryWatch {
+final class MemoryWatch {
     /// The most each role's app tree may hold (bytes).
     var limits: [Role: Int] = [:]
     var nextSample: UInt64?

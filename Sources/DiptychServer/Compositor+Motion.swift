@@ -27,14 +27,14 @@ extension Compositor {
     /// Begins a cross-fade from `picture` (what the output showed), for `milliseconds`.
     func beginFade(from picture: PixelImage, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
         desk.beginFade(at: now, milliseconds: milliseconds)
-        fadePictures = CrossFadePictures(old: picture)
+        main.fadePictures = CrossFadePictures(old: picture)
     }
 
     /// The fade's operation for the frame drawn now, if a rotation is fading (its pictures go
     /// when it ends).
     func fadeOperation() -> RenderOperation? {
-        guard let alpha = desk.fadeAlpha(at: now), let pictures = fadePictures else {
-            fadePictures = nil
+        guard let alpha = desk.fadeAlpha(at: now), let pictures = main.fadePictures else {
+            main.fadePictures = nil
             return nil
         }
         return pictures.operation(alpha: alpha, panel: geometry.panel)

@@ -35,7 +35,7 @@ extension Compositor {
                 if desk.keyboard?.keyboard != before { scheduleFrame() }
                 // A pane moved or came (a Slide Over, an arrangement): its app hears where the
                 // keyboard is in its new frame.
-                if !keyboardAside, restingPanes != keyboardNews.toldPanes { tellKeyboardFrame() }
+                if !textRelay.aside, restingPanes != textRelay.toldPanes { tellKeyboardFrame() }
             } else {
                 hideKeyboard()
             }
@@ -45,7 +45,7 @@ extension Compositor {
         if alertField == nil {
             guard let tap = desk.lastTap, tap.app == focused.app, now >= tap.at, now - tap.at <= KeyboardRules.enableAfterTap else { return }
         }
-        desk.showKeyboard(for: focused.app, state: state, bar: hardwareKeyboard != nil, now: now)
+        desk.showKeyboard(for: focused.app, state: state, bar: textRelay.hardwareKeyboard != nil, now: now)
         desk.consumeTap()
         scheduleFrame()
         tellKeyboardFrame()
@@ -55,9 +55,9 @@ extension Compositor {
     /// The keyboard steps aside while a divider drag, a Slide Over swipe or a rotation runs,
     /// and slides in again after (the apps hear both).
     func keyboardStepsAside() {
-        guard let k = desk.keyboard, !k.isHiding, desk.keyboardSuspended != keyboardAside else { return }
-        keyboardAside = desk.keyboardSuspended
-        if !keyboardAside { desk.keyboardReturns(now: now) }
+        guard let k = desk.keyboard, !k.isHiding, desk.keyboardSuspended != textRelay.aside else { return }
+        textRelay.aside = desk.keyboardSuspended
+        if !textRelay.aside { desk.keyboardReturns(now: now) }
         scheduleFrame()
         tellKeyboardFrame()
     }
@@ -66,7 +66,7 @@ extension Compositor {
     func hideKeyboard() {
         guard let k = desk.keyboard, !k.isHiding else { return }
         desk.hideKeyboard(now: now)
-        keyboardAside = false
+        textRelay.aside = false
         desk.consumeTap()
         scheduleFrame()
         tellKeyboardFrame()
@@ -86,33 +86,24 @@ extension Compositor {
     /// a turn.
     func tellKeyboardFrame() {
         let k = desk.keyboard
-        let screen = k.map { $0.isHiding || keyboardAside ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
+        let screen = k.map { $0.isHiding || textRelay.aside ? Rect(x: 0, y: 0, width: 0, height: 0) : $0.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation) }
             ?? Rect(x: 0, y: 0, width: 0, height: 0)
         let panes = restingPanes
-        keyboardNews.toldPanes = screen.width == 0 ? [:] : panes
+        textRelay.toldPanes = screen.width == 0 ? [:] : panes
         for (app, pane) in panes {
             let hidden = screen.width == 0
             let frame = hidden ? screen : Rect(x: screen.x - pane.x, y: screen.y - pane.y, width: screen.width, height: screen.height)
             let told = KeyboardFrame(frame: frame, screenFrame: screen, duration: UInt32(KeyboardPresence.slideMilliseconds), local: app == k?.owner)
             // The first of a turn goes at once (in order with what else the app is sent); later
             // ones wait for the turn's end, the newest replacing the one before.
-            if keyboardNews.sentThisTurn.insert(app).inserted {
-                keyboardNews.pending[app] = nil
-                if let c = session(app) { send(.keyboardFrame(told), to: c) }
-            } else {
-                keyboardNews.pending[app] = told
-            }
+            if textRelay.tell(app, told), let c = session(app) { send(.keyboardFrame(told), to: c) }
         }
     }
 
     /// Sends each app the newest keyboard frame it is owed (those held since the first of the
     /// turn), at the end of the turn.
     func sendKeyboardNews() {
-        keyboardNews.sentThisTurn.removeAll()
-        guard !keyboardNews.pending.isEmpty else { return }
-        let pending = keyboardNews.pending
-        keyboardNews.pending = [:]
-        for (app, frame) in pending.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (app, frame) in textRelay.endTurn() {
             if let c = session(app) { send(.keyboardFrame(frame), to: c) }
         }
     }
@@ -137,7 +128,7 @@ extension Compositor {
             hideKeyboard()
         case .showKeys:
             // The keys are back until a hardware keyboard types again; the apps hear the new frame.
-            hardwareKeyboard = nil
+            textRelay.hardwareKeyboard = nil
             tellKeyboardFrame()
         }
         scheduleFrame()
@@ -148,14 +139,14 @@ extension Compositor {
     func hardwareKeyTyped(_ result: KeyResult, on device: String) {
         let edits: Set<UInt32> = [0xFF08, 0xFF09, 0xFF0D, 0xFF8D, 0xFFFF, 0xFF51, 0xFF52, 0xFF53, 0xFF54]
         guard !result.text.isEmpty || edits.contains(result.keysym) else { return }
-        hardwareKeyboard = device
+        textRelay.hardwareKeyboard = device
         keyboardShows(bar: true)
     }
 
     /// An input device went: if it was the keyboard that typed, the keys come back.
     func inputDeviceRemoved(_ device: String) {
-        guard device == hardwareKeyboard else { return }
-        hardwareKeyboard = nil
+        guard device == textRelay.hardwareKeyboard else { return }
+        textRelay.hardwareKeyboard = nil
         keyboardShows(bar: false)
     }
 
@@ -238,15 +229,6 @@ extension Compositor {
             ($0.label, Rect(x: rest.x + $0.frame.x, y: rest.y + $0.frame.y, width: $0.frame.width, height: $0.frame.height))
         }
     }
-}
-
-/// What the apps were told of the keyboard's frame: the panes (each app's, in points) it was
-/// last told for (a pane that moves or comes while it shows hears it again), the apps told this
-/// turn, and the frame each is owed at the end of the turn (newest wins).
-struct KeyboardNews {
-    var toldPanes: [AppID: Rect] = [:]
-    var sentThisTurn: Set<AppID> = []
-    var pending: [AppID: KeyboardFrame] = [:]
 }
 
 /// The keyboard as a frame drew it (`frames.json`'s `keyboard`).

@@ -17,7 +17,7 @@ enum MenuArrival {
 }
 
 /// What the compositor keeps of the apps' menu and alert requests.
-struct PresentationRequests {
+final class PresentationRequests {
     /// How many menus and alerts an app may show: `burst` at once, `perSecond` after (more are
     /// refused `rate`): what one app makes the compositor show, move (an alert's field moves the
     /// keyboard) and tell the other app is bounded.

@@ -102,11 +102,4 @@ extension Compositor {
             }
         }
     }
-
-    /// When a replaced app is to be killed if it has not exited (monotonic ms).
-    var nextReplacementDeadline: UInt64? {
-        launcher.apps.compactMap { app in
-            if case .retired(let since) = app.standing { since + Supervision.closeGrace } else { nil }
-        }.min()
-    }
 }

@@ -29,11 +29,11 @@ extension Compositor {
             guard c.name == nil else { throw ProtocolError(.badState, "hello was already sent") }
             // What a client sends is escaped before it reaches a log line.
             c.hello(name: name, requiresFullScreen: requiresFullScreen)
-            helloGate.left(c.id.rawValue)
+            admission.helloGate.left(c.id.rawValue)
             logger.debug("hello", metadata: ["client.id": "\(c.id)", "client.name": "\(name.escapedForLog)"])
             // An app that connected by itself comes in without the keyboard (the user gives it
             // with a tap); one the compositor launched comes in as the operator set it up.
-            if admitsAtHello, let effects = join(c) { apply(effects, byUser: c.launchRole != nil) }
+            if admission.atHello, let effects = join(c) { apply(effects, byUser: c.launchRole != nil) }
         case .ack(let serial):
             try c.acknowledge(serial)
         case .createBuffer(let id, let layout):
@@ -110,14 +110,14 @@ extension Compositor {
         }
         // All of a user's apps share one allowance (4 at once, then 1 a second), so apps that
         // connect, set an icon and leave cannot make the loop scale icons without end.
-        guard iconBudget.take(c.connection.credentials?.uid ?? getuid(), at: now) else {
+        guard admission.iconBudget.take(c.connection.credentials?.uid ?? getuid(), at: now) else {
             refuse(c, request: "setIcon", reason: "rate", "this user's apps set icons more than once a second", releasing: buffer.uses == 0 ? id : nil)
             return
         }
         let scale = desk.shell.profile.scale
         let side = ChromeStyle.iconPoints * scale
         let icon = p.icon(side: side, corner: ChromeStyle.iconCornerRadius * scale)
-        iconsTaken += 1
+        admission.iconsTaken += 1
         c.setIcon(icon, ref: ImageRef(id: clients.newImageID(), width: side, height: side), at: now)
         if buffer.uses == 0 { c.send(.release(buffer: id)) }
     }

@@ -10,7 +10,7 @@ import DiptychLinux
 import DiptychOutput
 
 /// The screen's power: its rules and state, how it blanks, and the gesture that woke it.
-struct ScreenState {
+final class ScreenState {
     var power = ScreenPower()
     var mode = BlankMode.dpms
     var gesture = WakeGesture()

@@ -46,7 +46,7 @@ extension Compositor {
         for fd in backend.eventDescriptors where !self.backend.eventDescriptors.contains(fd) {
             try loop.add(fd, token: LoopToken.output(fd).rawValue)
         }
-        secondScreen = SecondScreen(backend: backend, logical: geometry.logical)
+        secondScreenChanged(SecondScreen(backend: backend, logical: geometry.logical))
         updateSecondScreen()
     }
 

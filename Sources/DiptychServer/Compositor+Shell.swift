@@ -77,7 +77,7 @@ extension Compositor {
     func sendConfigures() {
         desk.notePanes()
         let waitingForNewcomer = newcomerDrawing != nil
-        deferredConfigures = false
+        admission.deferredConfigures = false
         for c in clients.inOrder where c.admitted {
             guard let pane = desk.shell.pane(of: c.app) else { continue }
             // The secondary is also re-told when only the arrangement changed (a Slide Over
@@ -85,7 +85,7 @@ extension Compositor {
             // pane under a Slide Over that comes or goes is the same: nothing to tell it.
             if let previous = c.configure, previous.pane == pane, previous.arrangement == layout.arrangement || pane.role == .primary { continue }
             if waitingForNewcomer && c.commits > 0 {
-                deferredConfigures = true
+                admission.deferredConfigures = true
                 continue
             }
             c.sendConfigure(Configure(
@@ -102,7 +102,7 @@ extension Compositor {
 
     /// Sends the configures held back for a newcomer once it has drawn, left, or had its time.
     func sendDeferredConfigures() {
-        if deferredConfigures && newcomerDrawing == nil { sendConfigures() }
+        if admission.deferredConfigures && newcomerDrawing == nil { sendConfigures() }
     }
 
     /// Sends `didBecomeActive` once the app has drawn its configure (or had 250 ms) and the
@@ -152,8 +152,10 @@ extension Compositor {
     /// no such wake-ups).
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
-        return [desk.nextDeadline(after: now), nextConnectionDeadline, nextSupervisionDeadline, deferredConfigures ? newcomerDrawing : nil, keys.nextRepeat, cursorHides,
-                desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline, clients.nextPageDrop, renderer.chrome.nextSweep]
+        // The owners that keep their own deadlines, and those the compositor works out.
+        let owners: [any Timed] = [supervision, keys, clients, renderer.chrome]
+        return ([owners.earliestDeadline, desk.nextDeadline(after: now), nextConnectionDeadline, admission.deferredConfigures ? newcomerDrawing : nil, cursorHides,
+                 desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline] as [UInt64?])
             .compactMap { $0 }.min()
     }
 
@@ -239,8 +241,8 @@ extension Compositor {
         // How far the logical screen turned on the panel (the panel itself turns with it when
         // the output follows the logical screen, as headless).
         func angle(_ t: AffineTransform) -> Double { atan2(t.b, t.a) }
-        if let old = fadePictures?.old, let fit = desk.fitFade(old: Size(width: old.width, height: old.height), to: geometry.panel, turning: turning ? angle(geometry.transform) - angle(before) : nil) {
-            fadePictures?.fit(transform: fit.transform, turnInto: fit.turnInto)
+        if let old = main.fadePictures?.old, let fit = desk.fitFade(old: Size(width: old.width, height: old.height), to: geometry.panel, turning: turning ? angle(geometry.transform) - angle(before) : nil) {
+            main.fadePictures?.fit(transform: fit.transform, turnInto: fit.turnInto)
         }
         apply(effects)
     }

@@ -20,7 +20,7 @@ public enum BatterySource: Equatable, Sendable {
 /// What the status bar shows, kept between frames: the local time until its minute changes,
 /// the virtual clock's minute, the battery for a minute, and the bar's nodes as last laid out
 /// (laid out again only when what it shows changes).
-struct StatusBarCache {
+final class StatusBarCache {
     private var wall: (text: String, until: UInt64)?
     private var virtual: (minute: UInt64, text: String)?
     private var battery: (percent: Int?, until: UInt64)?
@@ -30,7 +30,7 @@ struct StatusBarCache {
 
     /// The clock's text: `fixed`, the virtual clock (from 09:41) in a scenario, else the local
     /// time.
-    private mutating func clockText(fixed: String?, virtualTime: (milliseconds: UInt64, startMinutes: Int)?) -> String {
+    private func clockText(fixed: String?, virtualTime: (milliseconds: UInt64, startMinutes: Int)?) -> String {
         if let fixed { return fixed }
         guard let virtualTime else { return wallClock().text }
         let minute = virtualTime.milliseconds / 60_000
@@ -41,7 +41,7 @@ struct StatusBarCache {
     }
 
     /// The local time and when its minute ends (monotonic ms).
-    mutating func wallClock() -> (text: String, until: UInt64) {
+    func wallClock() -> (text: String, until: UInt64) {
         let now = MonotonicClock.milliseconds
         if let c = wall, now < c.until { return c }
         let local = WallClock.localMinute
@@ -51,7 +51,7 @@ struct StatusBarCache {
     }
 
     /// The battery's charge from `source`, the system's read at most once a minute.
-    private mutating func batteryPercent(_ source: BatterySource) -> Int? {
+    private func batteryPercent(_ source: BatterySource) -> Int? {
         switch source {
         case .none: return nil
         case .fixed(let p): return p
@@ -67,7 +67,7 @@ struct StatusBarCache {
     /// The bar showing `style`, `title`, the clock (see `clockText`) and the battery from
     /// `battery`, as nodes on a screen `width` points wide at `scale`, and their generation (the
     /// same as long as the bar is laid out the same).
-    mutating func layer(
+    func layer(
         style: StatusBarStyle, trailing: (style: StatusBarStyle, from: Int)?, title: String, fixedTime: String?, virtualTime: (milliseconds: UInt64, startMinutes: Int)?,
         battery source: BatterySource, width: Int, scale: Int, metrics: any TextMetrics
     ) -> (nodes: [SceneNode], generation: UInt64) {
@@ -100,7 +100,7 @@ extension Compositor {
         // screen and over a Slide Over (which floats below the bar) it lies on the primary.
         let bar = desk.statusBarPlaces
         let trailing = bar.secondaryFrom.map { (style: barStyle(of: session(.secondary), primary: false), from: $0 * scale) }
-        return statusBarCache.layer(
+        return main.statusBar.layer(
             style: barStyle(of: session(.primary), primary: true), trailing: trailing,
             title: configuration.statusBarTitle ?? bar.deviceTitle ?? "",
             fixedTime: configuration.statusBarTime, virtualTime: virtualTime.map { ($0, configuration.clock?.minute ?? 9 * 60 + 41) }, battery: configuration.battery,
@@ -112,7 +112,7 @@ extension Compositor {
         guard configuration.statusBar, configuration.statusBarTime == nil, virtualTime == nil,
             barStyle(of: session(.primary), primary: true) != .hidden
         else { return nil }
-        return statusBarCache.wallClock().until
+        return main.statusBar.wallClock().until
     }
 
     /// The style of the bar over `c`'s pane: what it asked for, else the one with the better

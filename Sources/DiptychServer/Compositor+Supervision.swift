@@ -27,7 +27,7 @@ struct Supervised {
 /// The launched apps kept to be relaunched, and the policy: what a launched app leaves behind
 /// when it goes (its place as a placeholder), when it is due again, when a process that closed
 /// its connection is stopped. Its state is its own; time is given.
-struct Supervision {
+final class Supervision: Timed {
     /// The apps' processes.
     let launcher = AppLauncher()
     let policy: RelaunchPolicy
@@ -42,6 +42,8 @@ struct Supervision {
     static let candidateTimeout: UInt64 = 10_000
     /// When the apps' orphans (adopted by the compositor) were last reaped.
     var orphansReapedAt: UInt64 = 0
+    /// Relaunches by role (the apps that came back after exiting, or were restarted).
+    var relaunchesByRole: [Role: Int] = [:]
 
     /// An app started to take a role's place (make-before-break): until it says hello the old
     /// app stays; `answer` is told how it went (nil: it took the place).
@@ -59,7 +61,7 @@ struct Supervision {
     init(policy: RelaunchPolicy) { self.policy = policy }
 
     /// An app was launched (again) for `role` at `now`.
-    mutating func launched(_ arguments: [String], role: Role, label: String, eventLog: String?, at now: UInt64) {
+    func launched(_ arguments: [String], role: Role, label: String, eventLog: String?, at now: UInt64) {
         if apps[role] == nil {
             apps[role] = Supervised(arguments: arguments, label: label, eventLog: eventLog, schedule: RelaunchSchedule(startedAt: now))
         } else {
@@ -67,13 +69,13 @@ struct Supervision {
         }
     }
 
-    mutating func shutDown() { shuttingDown = true }
+    func shutDown() { shuttingDown = true }
 
     /// When the apps whose connections are open were last asked whether they exited.
     private var exitChecked: UInt64?
 
     /// Whether a second has passed since the apps were last asked whether they exited (taken).
-    mutating func exitCheckDue(at now: UInt64) -> Bool {
+    func exitCheckDue(at now: UInt64) -> Bool {
         if let last = exitChecked, now < last + 1000 { return false }
         exitChecked = now
         return true
@@ -83,16 +85,16 @@ struct Supervision {
     var relaunches: Bool { policy != .never || !restarting.isEmpty }
 
     /// The operator is ending `role`'s app to have it start again at once.
-    mutating func restartRequested(_ role: Role) { restarting.insert(role) }
+    func restartRequested(_ role: Role) { restarting.insert(role) }
 
-    mutating func addCandidate(_ c: Candidate, for role: Role) { candidates[role] = c }
+    func addCandidate(_ c: Candidate, for role: Role) { candidates[role] = c }
 
     /// The candidate for `role`, taken (it said hello, or failed).
-    mutating func takeCandidate(_ role: Role) -> Candidate? { candidates.removeValue(forKey: role) }
+    func takeCandidate(_ role: Role) -> Candidate? { candidates.removeValue(forKey: role) }
 
     /// The candidate took `role`'s place at `now`: its command is the role's relaunch command
     /// from now on; the placeholder of the app it replaced, if any, is returned.
-    mutating func replaced(_ role: Role, by c: Candidate, at now: UInt64) -> AppID? {
+    func replaced(_ role: Role, by c: Candidate, at now: UInt64) -> AppID? {
         let ghost = apps[role]?.ghost
         restarting.remove(role)
         apps[role] = Supervised(arguments: c.arguments, label: c.label, eventLog: c.eventLog, schedule: RelaunchSchedule(startedAt: now))
@@ -104,7 +106,7 @@ struct Supervision {
     /// A launched app's connection ended at `now`. With relaunching on, an app on screen keeps
     /// its place (shown as `placeholder`) until it is known whether it comes back; returns
     /// whether the shell is to be left as it is.
-    mutating func sessionEnded(role: Role?, app: AppID, onScreen: Bool, placeholder: AppContent, at now: UInt64) -> Bool {
+    func sessionEnded(role: Role?, app: AppID, onScreen: Bool, placeholder: AppContent, at now: UInt64) -> Bool {
         guard let role, policy != .never || restarting.contains(role), var s = apps[role], !shuttingDown else { return false }
         s.closedAt = now
         if onScreen {
@@ -122,7 +124,7 @@ struct Supervision {
 
     /// The app for `role` exited with `status` at `now`: the back-off before its relaunch, or
     /// nil when it is not relaunched (it is forgotten; its placeholder's app, if any, given).
-    mutating func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?, restarted: Bool)? {
+    func ended(_ role: Role, status: Int32, at now: UInt64) -> (label: String, relaunchIn: UInt64?, attempt: Int, ghost: AppID?, restarted: Bool)? {
         guard var s = apps[role] else { return nil }
         if restarting.remove(role) != nil, !shuttingDown {
             s.schedule.restarted(at: now)
@@ -140,7 +142,7 @@ struct Supervision {
     }
 
     /// The relaunches due at `now`, by role (each taken: it is not due again until it ends).
-    mutating func takeDue(at now: UInt64) -> [(role: Role, app: Supervised)] {
+    func takeDue(at now: UInt64) -> [(role: Role, app: Supervised)] {
         var due: [(Role, Supervised)] = []
         for (role, s) in apps.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where apps[role]?.schedule.takeDue(at: now) == true {
             due.append((role, s))
@@ -149,19 +151,21 @@ struct Supervision {
     }
 
     /// A relaunch for `role` could not start.
-    mutating func launchFailed(_ role: Role, at now: UInt64) { apps[role]?.schedule.launchFailed(at: now) }
+    func launchFailed(_ role: Role, at now: UInt64) { apps[role]?.schedule.launchFailed(at: now) }
 
     /// The placeholder holding `role`'s place, taken by the app that came back (nil: none).
-    mutating func takeGhost(_ role: Role) -> AppID? {
+    func takeGhost(_ role: Role) -> AppID? {
         guard let ghost = apps[role]?.ghost else { return nil }
         apps[role]?.ghost = nil
         apps[role]?.ghostContent = nil
         return ghost
     }
 
-    /// The next relaunch or stop of a launched app (monotonic ms).
+    /// The next relaunch or stop of a launched app, or kill of a replaced one that has not
+    /// exited (monotonic ms).
     var nextDeadline: UInt64? {
-        (apps.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] } + candidates.values.map(\.deadline)).compactMap { $0 }.min()
+        let retired = launcher.apps.compactMap { app in if case .retired(let since) = app.standing { since + Self.closeGrace } else { nil } }
+        return (apps.values.flatMap { [$0.schedule.due, $0.closedAt.map { $0 + Self.closeGrace }] } + candidates.values.map(\.deadline) + retired).compactMap { $0 }.min()
     }
 }
 
@@ -219,7 +223,7 @@ extension Compositor {
             ])
         }
         for (role, s) in supervision.takeDue(at: now) {
-            relaunchesByRole[role, default: 0] += 1
+            supervision.relaunchesByRole[role, default: 0] += 1
             do { try launch(s.arguments, role: role, label: s.label, eventLog: s.eventLog) } catch {
                 logger.warning("system error: cannot relaunch an app", metadata: ["client.app": "\(s.label)", "error": "\(error)"])
                 supervision.launchFailed(role, at: now)
@@ -233,6 +237,6 @@ extension Compositor {
         return desk.replace(ghost, with: c.app, requiresFullScreen: c.requiresFullScreen)
     }
 
-    /// The next relaunch or stop of a launched app (monotonic ms).
-    var nextSupervisionDeadline: UInt64? { [supervision.nextDeadline, nextReplacementDeadline].compactMap { $0 }.min() }
+    /// The next relaunch or stop of a launched app, or kill of a replaced one that has not
+    /// exited (monotonic ms).
 }

@@ -15,15 +15,15 @@ extension Compositor {
         case .taken:
             // Looked at in the next tick: not in the middle of the round trip, where another
             // app's requests come in any order (what the apps hear stays deterministic).
-            textInputChanged = true
+            textRelay.changed = true
         }
     }
 
     /// Looks at the apps' text input changed since the last look (the keyboard shows, follows
     /// or hides): at each tick, and where a scenario waits for the keyboard.
     public func takeTextInput() {
-        guard textInputChanged else { return }
-        textInputChanged = false
+        guard textRelay.changed else { return }
+        textRelay.changed = false
         keyboardMayChange()
     }
 

@@ -101,7 +101,10 @@ public struct CompositorError: Error, CustomStringConvertible {
 /// screen comes from when the card's connectors change, and, for measurements, who is told of
 /// every commit (the app and its stamp) and of every frame that reached the main screen (the
 /// stamp of the newest commit it shows, and its vblank in monotonic ns).
-public struct CompositorHooks {
+public final class CompositorHooks {
+    /// Who records frames (the live figures, a scenario's or the profiler's records), told
+    /// what each frame did; nil: nobody.
+    public weak var frameObserver: (any FrameObserver)?
     /// Switches the console to a VT (Ctrl+Alt+Fn).
     public var switchVT: ((Int) -> Void)?
     /// Looks for a second screen (the DRM backend's second connector); nil when there is none.
@@ -126,16 +129,19 @@ public final class Compositor {
     /// The main screen: its backend, damage and frames.
     let main: Output
     /// What the host gives: VT switches, second screens, observers of commits and frames.
-    public var hooks = CompositorHooks()
+    public let hooks = CompositorHooks()
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
     func scheduleFrame() { main.wantsFrame = true }
     /// Frames the live loop found wanted though none was asked for (debug builds look on every
     /// idle turn): a place that changes the picture without `scheduleFrame`. Zero, or a bug.
-    public internal(set) var unscheduledFrames = 0
+    public var unscheduledFrames: Int { main.unscheduledFrames }
     /// Who records frames (the live figures, a scenario's or the profiler's records), told
     /// what each frame did; nil: nobody.
-    public weak var frameObserver: (any FrameObserver)?
+    public var frameObserver: (any FrameObserver)? {
+        get { hooks.frameObserver }
+        set { hooks.frameObserver = newValue }
+    }
     /// What the last frame drawn repainted since the one before (nil: everything).
     public var lastFrameDamage: Region? { main.drawing }
     /// The configured layout.
@@ -162,16 +168,15 @@ public final class Compositor {
     public let policyClock = PolicyClock()
     /// Admit apps to the shell as soon as they say hello. When false, they wait for
     /// `admitWaitingApps()`, so a start-up does not depend on which app spoke first.
-    public var admitsAtHello = true
+    public var admitsAtHello: Bool {
+        get { admission.atHello }
+        set { admission.atHello = newValue }
+    }
     /// How long an app may take to draw for a configure before it is activated anyway.
     public static let activationTimeout: UInt64 = 250
     /// How long the apps on screen keep their configures for an app that joined and has not
     /// drawn yet (milliseconds).
     public static let newcomerWait: UInt64 = 500
-    /// Whether configures are held back for a newcomer (sent when it draws, leaves or its
-    /// `newcomerWait` runs out).
-    var deferredConfigures = false
-
     let loop: Epoll
     /// Wakes the loop at a wanted frame's deadline (nanosecond precision, as epoll's timeout
     /// has not).
@@ -179,16 +184,13 @@ public final class Compositor {
     /// The socket apps that connect themselves use, if listening, and the connections on it
     /// that have not said hello yet.
     let listener: Listener?
-    var helloGate = HelloGate(limit: Compositor.helloWaitLimit, timeout: Compositor.helloTimeout)
-    /// How often each user's apps together may set an icon (a new session has no fresh
-    /// allowance: connecting, setting an icon and leaving over and over is bounded too).
-    var iconBudget = ConnectBudget(burst: 4, perSecond: 1)
+    /// Who gets in, and when: the hello deadlines, the budgets, admission at hello, the
+    /// configures held for a newcomer (`Admission.swift`).
+    let admission: Admission
     /// Launched apps relaunched so far (after they exited or crashed).
     public var relaunches: Int { relaunchesByRole.values.reduce(0, +) }
     /// Icons scaled so far (each costs the loop a downscale).
-    var iconsTaken = 0
-    /// How often each user's processes may connect.
-    var connectBudget: ConnectBudget
+    var iconsTaken: Int { admission.iconsTaken }
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer
@@ -201,48 +203,42 @@ public final class Compositor {
     /// Frames presented so far.
     public var frameCount: Int { Int(main.frames) }
     /// Descriptors watched for the caller (signals, the seat).
-    var watchers = Watchers()
+    let watchers = Watchers()
     /// The input sources and what reading them cost since the last frame.
-    var input = InputSources()
-    /// The status bar's clock, battery and layout, kept between frames.
-    var statusBarCache = StatusBarCache()
-    /// The second physical screen, if there is one.
-    var secondScreen: SecondScreen?
-    /// Whether the keyboard stepped aside (a divider drag, a Slide Over swipe, a rotation) at
-    /// the last look.
-    var keyboardAside = false
-    /// The device (libinput's name for it, `event5`) of the keyboard with letter keys that
-    /// typed last: the on-screen keyboard shows only its shortcut bar until that device goes or
-    /// the bar's key is tapped.
-    var hardwareKeyboard: String?
-    /// What the apps were told of the keyboard's frame, and what they are told at the end of
-    /// this turn (one `keyboardFrame` an app a turn, the newest).
-    var keyboardNews = KeyboardNews()
+    let input = InputSources()
+    /// The second physical screen, if there is one (attached and let go in
+    /// `Compositor+SecondScreen.swift`, through `secondScreenChanged`).
+    private(set) var secondScreen: SecondScreen?
+    /// Text input between turns: whether the keyboard stepped aside, the hardware keyboard
+    /// that typed last, what the apps were told of the keyboard's frame (one `keyboardFrame` an
+    /// app a turn, the newest), whether an app's text input changed.
+    let textRelay = TextInputRelay()
     /// The apps' menu and alert requests: pieces still coming, the panes they came in, the
     /// rate they may come at, their layouts.
-    var presentationRequests = PresentationRequests()
-    /// An app's text input changed since the last tick (the keyboard looks again then).
-    var textInputChanged = false
-    /// The pictures of the cross-fade or turn the desk runs, if one does.
-    var fadePictures: CrossFadePictures?
-    /// The launched apps, kept to be relaunched (`Compositor+Supervision.swift`).
-    var supervision: Supervision
+    let presentationRequests = PresentationRequests()
+    /// The launched apps, kept to be relaunched, the candidates of `set-app`, the relaunch
+    /// counts (`Compositor+Supervision.swift`).
+    let supervision: Supervision
     /// Whether the screen is blank, and the gesture that woke it.
-    var screen = ScreenState()
-    var memoryWatch = MemoryWatch()
+    let screen = ScreenState()
+    /// The apps' memory: when it is sampled next, the apps past their limits.
+    let memoryWatch = MemoryWatch()
     /// Relaunches by role (the apps that came back after exiting, or were restarted).
-    public internal(set) var relaunchesByRole: [Role: Int] = [:]
+    public var relaunchesByRole: [Role: Int] { supervision.relaunchesByRole }
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
-    var keys: KeyInput
+    let keys: KeyInput
     /// Log lines that could repeat without bound, held to a few per kind.
-    var logLimiter = LogLimiter()
+    let logLimiter = LogLimiter()
+
+    /// The second screen came or went (`Compositor+SecondScreen.swift`).
+    func secondScreenChanged(_ s: SecondScreen?) { secondScreen = s }
 
     /// A compositor on `backend` (a panel: the logical screen is fitted to it), or on a new
     /// headless backend that follows the logical screen (or `emulateOn`).
     public init(configuration: CompositorConfiguration, backend: (any OutputBackend)? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        connectBudget = ConnectBudget(burst: max(1, configuration.connectBurst), perSecond: max(1, configuration.connectsPerSecond))
+        admission = Admission(connectBudget: ConnectBudget(burst: max(1, configuration.connectBurst), perSecond: max(1, configuration.connectsPerSecond)))
         _ = try LayoutEngine.layout(profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement)
         var shell = Shell(
             profile: configuration.profile, orientation: configuration.orientation, arrangement: configuration.arrangement,
@@ -409,7 +405,7 @@ public final class Compositor {
             warnLimited("violation", "client error: protocol violation, disconnecting", ["client.id": "\(c.id)", "client.app": "\(c.label)", "error.code": "\(error.code.name)", "error.message": "\(error.message)"])
         }
         clients.remove(c, end)
-        helloGate.left(c.id.rawValue)
+        admission.helloGate.left(c.id.rawValue)
         // Its pane shows its placeholder, or the partner takes the screen.
         scheduleFrame()
         desk.forgetActivation(c.id)

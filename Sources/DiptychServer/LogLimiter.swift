@@ -5,7 +5,7 @@
 
 /// Rate limits for log lines by kind. Keys are the compositor's own fixed strings, never what
 /// a client sent, so the table stays small.
-struct LogLimiter {
+final class LogLimiter {
     /// Lines of one kind let through per window.
     static let perWindow = 5
     /// The window, in milliseconds.
@@ -15,7 +15,7 @@ struct LogLimiter {
 
     /// Whether a line of `kind` may be written at `now` (monotonic ms), and how many of its
     /// kind were held back in the window that just closed (to be said with it).
-    mutating func allow(_ kind: String, now: UInt64) -> (allowed: Bool, held: Int) {
+    func allow(_ kind: String, now: UInt64) -> (allowed: Bool, held: Int) {
         var k = kinds[kind] ?? (now, 0, 0)
         var held = 0
         if now >= k.start + Self.window {

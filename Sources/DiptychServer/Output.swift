@@ -8,6 +8,7 @@
 import DiptychCore
 import DiptychImage
 import DiptychOutput
+import DiptychRender
 import DiptychLinux
 
 /// A screen. Confined to the compositor's thread.
@@ -26,6 +27,13 @@ final class Output {
     var wantsFrame = true
     /// When frames are composed: its refresh, the vblank it last presented at, the window.
     var schedule: RepaintSchedule
+    /// The pictures of the cross-fade or turn running on it, if one does (the main screen's).
+    var fadePictures: CrossFadePictures?
+    /// The status bar's clock, battery and layout, kept between frames (the main screen's).
+    var statusBar = StatusBarCache()
+    /// Frames the live loop found wanted though none was asked for (debug builds look on every
+    /// idle turn): a place that changes the picture without `scheduleFrame`. Zero, or a bug.
+    var unscheduledFrames = 0
     /// The scene of the last frame drawn (what a mirror shows), and the commit stamp it was laid
     /// out at: apps whose last commit is no later are shown by it.
     private(set) var shownGraph: SceneGraph?

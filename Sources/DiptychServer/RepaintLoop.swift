@@ -89,7 +89,7 @@ public final class RepaintLoop {
     private func unscheduledFrame() -> Bool {
         #if DEBUG
         guard compositor.wantedFrame() != nil else { return false }
-        compositor.unscheduledFrames += 1
+        compositor.main.unscheduledFrames += 1
         return true
         #else
         return false

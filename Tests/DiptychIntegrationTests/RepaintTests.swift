@@ -177,7 +177,7 @@ struct RepaintTests {
         let f = try Fixture(arrangement: .full)
         // (Connected here in one blocking burst, past a user's connection budget: not what is
         // tested here, so it is lifted.)
-        f.compositor.connectBudget = ConnectBudget(burst: 1000, perSecond: 1000)
+        f.compositor.admission.connectBudget = ConnectBudget(burst: 1000, perSecond: 1000)
         let count = Compositor.protocolErrorLimit + 6
         var sockets: [SharedDescriptor] = []
         for i in 0..<count {

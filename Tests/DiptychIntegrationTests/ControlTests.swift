@@ -13,38 +13,6 @@ import DiptychTestSupport
 import Glibc
 import Testing
 
-/// A kiosk on the headless backend: a pattern as the primary and notes as the secondary, the
-/// status bar off (a screenshot is then the same whatever the time).
-final class Kiosk {
-    let dir: String
-    let process: ChildProcess
-    var control: String { "\(dir)/sock.ctl" }
-
-    /// `apps` false: none given as flags (a configuration file names them).
-    init(primary: String = "pattern:#123456", apps: Bool = true, flags: [String] = [], directory: String? = nil, environment: [String: String] = [:]) throws {
-        dir = directory ?? Harness.temporaryDirectory("ctl")
-        process = try ChildProcess(
-            arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--out", dir]
-                + (apps ? ["--primary", primary, "--secondary", "notes"] : []) + flags,
-            environment: ["DIPTYCH_SOCKET": "\(dir)/sock"].merging(environment) { $1 })
-        for _ in 0..<2000 where !Files.exists(control) { usleep(5000) }
-    }
-
-    func ctl(_ words: [String]) throws -> Harness.Result {
-        try Harness.run([Harness.diptych, "ctl", "--socket", control] + words, timeoutMilliseconds: 20_000)
-    }
-
-    func status() throws -> JSONValue { try JSONValue.parse(try ctl(["status", "--json"]).stdout) }
-
-    func waitUntil(_ done: () throws -> Bool) rethrows -> Bool {
-        for _ in 0..<2000 { if try done() { return true }; usleep(5000) }
-        return false
-    }
-
-    /// (Time to end its apps and what they left behind: nothing outlives the test.)
-    deinit { process.terminate(graceMilliseconds: 5000) }
-}
-
 struct ControlTests {
     @Test func statusScreenshotStatsOrientationAndRestart() throws {
         let k = try Kiosk()

@@ -8,37 +8,6 @@ import DiptychTestSupport
 import Glibc
 import Testing
 
-/// A datagram socket bound at `path`, as systemd's notification socket.
-private final class NotifySocket {
-    let fd: Int32
-    let path: String
-    init(path: String) throws {
-        self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let r = withUnsafePointer(to: &addr) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(r == 0)
-    }
-
-    /// The messages that arrive within `milliseconds`.
-    func messages(within milliseconds: Int) -> [String] {
-        var out: [String] = []
-        let deadline = MonotonicClock.milliseconds + UInt64(milliseconds)
-        while MonotonicClock.milliseconds < deadline {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, Int32(deadline - MonotonicClock.milliseconds)) > 0 else { break }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n > 0 { out.append(String(decoding: buffer[..<n], as: UTF8.self)) }
-        }
-        return out
-    }
-
-    deinit { close(fd) }
-}
-
 struct ServiceManagerTests {
     @Test func readyWatchdogReloadingAndStoppingAreSaid() throws {
         let dir = Harness.temporaryDirectory("notify")

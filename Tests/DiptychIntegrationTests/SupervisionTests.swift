@@ -29,16 +29,6 @@ func eventCount(_ path: String, _ name: String) -> Int {
     return text.split(separator: "\n").filter { $0.contains("\"event\":\"\(name)\"") }.count
 }
 
-/// Waits up to `seconds` for `condition`.
-func eventually(seconds: Double = 15, _ condition: () -> Bool) -> Bool {
-    let deadline = MonotonicClock.milliseconds + UInt64(seconds * 1000)
-    while MonotonicClock.milliseconds < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
-
 struct SupervisionTests {
     @Test func aKilledAppIsRelaunchedInItsPlaceAndTheOtherIsUndisturbed() throws {
         let v = try Victim(arguments: ["--secondary", "pattern:#0000AA"])

@@ -215,10 +215,7 @@ struct WebAppTests {
             arguments: [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--primary", markets, "--out", dir],
             environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "XDG_STATE_HOME": dir])
         defer { compositor.terminate() }
-        func waitFor(_ what: () -> Bool) -> Bool {
-            for _ in 0..<1500 { if what() { return true }; usleep(20_000) }
-            return false
-        }
+        func waitFor(_ what: () -> Bool) -> Bool { eventually(seconds: 30, what) }
         #expect(waitFor { titles("\(dir)/events-primary.jsonl").count >= 1 })
         func children(of pid: Int32) -> [Int32] {
             // Every thread's children (a process started from another thread is its child).

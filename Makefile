@@ -158,14 +158,9 @@ check-protocol:
 check-pure:
 	@bash Tests/Tools/check-pure.sh
 
+# Every stage timed, with the table of their times at the end (Tests/Tools/test-stages.sh).
 test: deps check-pure check-protocol
-	$(SWIFT) build --build-tests
-	@$(MAKE) --no-print-directory web
-	$(SWIFT) test --skip-build
-	bash Tests/Tools/arm64-check.sh
-	bash Tests/Tools/install-test.sh
-	FUZZ_SECONDS=15 bash Tests/Fuzz/run.sh
-	bash Tests/VM/vm-test.sh
+	@SWIFT=$(SWIFT) bash Tests/Tools/test-stages.sh
 
 # The area-average kernels on every path against the scalar one (natively and, NEON, under
 # qemu-aarch64), instructions per pixel on ARM64, and the C client library run under qemu.

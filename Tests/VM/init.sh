@@ -15,6 +15,14 @@ echo "VM: kernel $(uname -r)"
 for i in $(seq 1 100); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
 ls -l /dev/dri /dev/uinput || echo "VM: missing devices"
 export HOME=/tmp XDG_RUNTIME_DIR=/tmp/runtime LIBINPUT_QUIRKS_DIR=/usr/share/libinput
+# Waits for a condition, not a clock: up to $1 tenths of a second for the command after it to
+# succeed (said in the log when it never does; the host's checks then fail on what follows).
+until_ok() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done; echo "VM: waited in vain for: $*"; return 1; }
+kms() { /bin/diptych-test-tools kms-state --card /dev/dri/card0 2>&1; }
+# The CRTCs differ from those a file recorded (the compositor took them, or gave them up).
+crtc_differs() { [ "$(kms)" != "$(cat "$1")" ]; }
+connected() { [ "$(cat "$1")" = connected ]; }
+blanked() { /bin/diptych ctl status --json 2>/dev/null | grep -q "\"blanked\":$1"; }
 mkdir -p -m 0700 /tmp/runtime
 # The test pen reports raw positions: no smoothing, as a scripted replay needs.
 mkdir -p /etc/libinput
@@ -23,7 +31,7 @@ printf '[Diptych test pen]\nMatchUdevType=tablet\nAttrTabletSmoothing=0\n' > /et
 # hotplug path.
 second=/sys/class/drm/card0-Virtual-2/status
 echo on > "$second" || echo "VM: cannot force $second on"
-sleep 1
+until_ok 50 connected "$second"
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-before.txt
 for s in drag palm keys shortcut; do
   /bin/diptych-test-tools play /vm/$s.json --card /dev/dri/card0 --mode 1024x768 \
@@ -43,7 +51,7 @@ echo $? > /out/drag-run.rc
 DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --mode 1024x768 --device ipad --primary 'pattern:#336699' --status-bar off \
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
-sleep 4
+until_ok 300 crtc_differs /out/crtc-before.txt
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-during.txt 2>&1
 # Hotplug: force the connector off and on again (a real kernel hotplug uevent each time).
 status=$(ls -d /sys/class/drm/card0-*/status | head -1)
@@ -63,7 +71,8 @@ power() { echo 0 > /out/sync/power/$1.png.ready; while [ ! -e /out/sync/power/$1
 sleep 2
 /bin/diptych ctl screenshot /out/ctl-shot.png > /out/ctl.stdout 2>&1; echo $? > /out/ctl-shot.rc
 power shown
-/bin/diptych ctl blank >> /out/ctl.stdout 2>&1; sleep 1
+/bin/diptych ctl blank >> /out/ctl.stdout 2>&1
+until_ok 50 blanked true
 /bin/diptych ctl status --json > /out/ctl-blank-status.json 2>&1
 power blank
 /bin/diptych ctl wake >> /out/ctl.stdout 2>&1; sleep 2
@@ -80,7 +89,8 @@ echo $? > /out/latency.rc
 
 # The kiosk session: seatd for the seat, the compositor as uid 1000 with no access to the
 # device nodes of its own, a VT switch away and back, an app killed and relaunched.
-echo off > "$second"; sleep 1
+echo off > "$second"
+until_ok 50 sh -c "[ \"\$(cat $second)\" != connected ]"
 ls -l /dev/dri/card0 > /out/kiosk-devices.txt
 seatd -g video > /out/seatd.log 2>&1 &
 seatd_pid=$!
@@ -108,16 +118,21 @@ sleep 5
 capture() { echo 0 > /out/sync/kiosk/$1.png.ready; while [ ! -e /out/sync/kiosk/$1.png.done ]; do sleep 0.2; done; }
 # (grep -c prints 0 itself when nothing matches; only a missing log gives nothing.)
 flips() { n=$(grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null); echo "${n:-0}"; }
-chvt 2; sleep 2
+chvt 2
+until_ok 100 crtc_differs /out/kiosk-crtc-during.txt
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
 a=$(flips); sleep 2; b=$(flips); echo $((b - a)) > /out/kiosk-flips-away.txt
-chvt 1; sleep 3
+chvt 1
+until_ok 100 crtc_differs /out/kiosk-crtc-away.txt
+b=$(flips); until_ok 100 sh -c "[ \$(grep -c '\"event\":\"frameDone\"' /out/kiosk/events-primary.jsonl) -gt $b ]"
 a=$(flips); sleep 1; b=$(flips); echo $((b - a)) > /out/kiosk-flips-back.txt
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-back.txt 2>&1
 capture back
 grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-before.txt
 for d in /proc/[0-9]*; do grep -q 993366 $d/cmdline 2>/dev/null && grep -q diptych-demo $d/cmdline 2>/dev/null && kill -9 ${d#/proc/}; done
-sleep 4
+# The relaunched secondary has drawn and been shown (a frameDone the killed one never had).
+shown2() { n=$(grep -c '"event":"frameDone"' /out/kiosk/events-secondary.jsonl 2>/dev/null); echo "${n:-0}"; }
+s=$(shown2); until_ok 150 sh -c "[ \$(grep -c '\"event\":\"frameDone\"' /out/kiosk/events-secondary.jsonl) -gt $s ]"
 grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-after.txt
 capture relaunched
 kill -TERM $kpid

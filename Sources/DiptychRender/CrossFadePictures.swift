@@ -55,7 +55,7 @@ public struct TurnPictures {
     public var fresh: PixelImage
     /// The reduced frame the two are turned into.
     public var frame: PixelImage
-    public static let reduction = 4
+    public static let reduction = MotionMetrics.turnReduction
 
     /// Turns the old picture and the new (drawn into `fresh` by then) into `frame`: each at its
     /// angle (radians) and opacity.

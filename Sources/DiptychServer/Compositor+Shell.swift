@@ -30,7 +30,7 @@ extension Compositor {
                 }
             case .lifecycle(let app, let event):
                 if let c = session(app) {
-                    desk.forgetActivation(c.id)
+                    desk.forgetActivation(c.app)
                     send(.lifecycle(event), to: c)
                     c.lifecycleSent(event)
                 }
@@ -38,7 +38,7 @@ extension Compositor {
                 sendConfigures()
             case .activateWhenDrawn(let app):
                 guard let c = session(app) else { continue }
-                desk.activateWhenDrawn(c.id, deadline: now + Compositor.activationTimeout)
+                desk.activateWhenDrawn(c.app, deadline: now + Compositor.activationTimeout)
                 activateIfDrawn(c)
             case .requestSnapshots(let app, let panes):
                 guard let c = session(app) else { continue }
@@ -108,7 +108,7 @@ extension Compositor {
     /// Sends `didBecomeActive` once the app has drawn its configure (or had 250 ms) and the
     /// panes have come to rest.
     func activateIfDrawn(_ c: ClientSession) {
-        if desk.activates(c.id, drawn: c.hasCommittedForConfigure, now: now) { send(.lifecycle(.didBecomeActive), to: c) }
+        if desk.activates(c.app, drawn: c.hasCommittedForConfigure, now: now) { send(.lifecycle(.didBecomeActive), to: c) }
     }
 
     /// Sends the activations whose 250 ms ran out, and times out a pen that stopped reporting.
@@ -135,8 +135,8 @@ extension Compositor {
         sendDeferredConfigures()
         if !t.pen.isEmpty { apply(t.pen) }
         // Nothing is activated while panes move (every frame of a settle).
-        for id in desk.waitingActivations(now: now) {
-            if let c = clients[id] { activateIfDrawn(c) }
+        for app in desk.waitingActivations(now: now) {
+            if let c = session(app) { activateIfDrawn(c) }
         }
         repeatKeys()
         clients.dropIdlePages()

@@ -408,7 +408,7 @@ public final class Compositor {
         admission.helloGate.left(c.id.rawValue)
         // Its pane shows its placeholder, or the partner takes the screen.
         scheduleFrame()
-        desk.forgetActivation(c.id)
+        desk.forgetActivation(c.app)
         // Its Picture in Picture window goes with it, and its hold on the screen.
         desk.closePiP(c.app)
         setIdleInhibit(c.app, false)

@@ -14,6 +14,8 @@ public enum MotionMetrics {
     public static let reducedFadeMilliseconds: UInt64 = 200
     /// A rotation's turn (iPadOS turns in about 400 ms).
     public static let turnMilliseconds: UInt64 = 400
+    /// How many times smaller each way a turn's pictures are drawn than the panel.
+    public static let turnReduction = 4
     /// The spring's natural frequency times the settle's duration: 8 leaves 0.3% of the
     /// distance at the end, which the normalisation below closes without a jump.
     static let stiffness = 8.0

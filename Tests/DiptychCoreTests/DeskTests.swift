@@ -3,7 +3,6 @@
 // the loop takes what it reports once.
 
 import DiptychCore
-@testable import DiptychServer
 import Testing
 
 struct DeskTests {

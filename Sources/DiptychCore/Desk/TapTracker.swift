@@ -6,13 +6,13 @@ import DiptychCore
 /// A finger's or the pen's contact with an app that moved at most `GestureMetrics.tapSlop` points before
 /// lifting: a tap (a scroll raises no keyboard; nor a mouse's click, which comes with a desk's
 /// keyboard).
-struct TapTracker {
+package struct TapTracker {
     /// Where each finger (by touch id) and the pen touched down, while down.
     private var starts: [Int64: (x: Double, y: Double)] = [:]
     private static let penKey = Int64.min
 
     /// The app the last tap among `effects` ended in, if one did.
-    mutating func tapEnded(in effects: [ShellEffect]) -> AppID? {
+    package mutating func tapEnded(in effects: [ShellEffect]) -> AppID? {
         var ended: AppID?
         for e in effects {
             switch e {

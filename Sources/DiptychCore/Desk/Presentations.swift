@@ -4,28 +4,28 @@
 
 import DiptychCore
 
-struct Presentations {
+package struct Presentations {
     /// Each app's menu or alert.
-    private(set) var shown: [AppID: Presentation] = [:]
+    package private(set) var shown: [AppID: Presentation] = [:]
     /// Where each was laid out last, in its app's pane (screen points).
     private var layouts: [AppID: (layout: Presentation.Layout, pane: RectD)] = [:]
 
-    var isEmpty: Bool { shown.isEmpty }
+    package var isEmpty: Bool { shown.isEmpty }
 
-    mutating func present(_ p: Presentation) {
+    package mutating func present(_ p: Presentation) {
         shown[p.owner] = p
         layouts[p.owner] = nil
     }
 
     /// Takes `app`'s presentation away.
     @discardableResult
-    mutating func remove(_ app: AppID) -> Presentation? {
+    package mutating func remove(_ app: AppID) -> Presentation? {
         layouts[app] = nil
         return shown.removeValue(forKey: app)
     }
 
     /// Where `app`'s presentation is drawn now (the compositor lays it out with its fonts).
-    mutating func laidOut(_ app: AppID, _ layout: Presentation.Layout, pane: RectD) {
+    package mutating func laidOut(_ app: AppID, _ layout: Presentation.Layout, pane: RectD) {
         guard shown[app] != nil else { return }
         layouts[app] = (layout, pane)
         shown[app]?.clampScroll(layout)
@@ -35,7 +35,7 @@ struct Presentations {
     /// the presentation away. `under`: the app whose pane is topmost where it went down: only
     /// that app's presentation may take it (a primary's alert never takes a touch on the Slide
     /// Over above it).
-    mutating func touch(_ c: Contact, phase: TouchPhase, x: Double, y: Double, under: AppID?) -> [ShellEffect]? {
+    package mutating func touch(_ c: Contact, phase: TouchPhase, x: Double, y: Double, under: AppID?) -> [ShellEffect]? {
         for app in shown.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             if phase == .down, app != under { continue }
             guard var p = shown[app], let l = layouts[app] else { continue }
@@ -51,7 +51,7 @@ struct Presentations {
     }
 
     /// Text the keyboard typed into `app`'s alert field (false: it has none).
-    mutating func type(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? {
+    package mutating func type(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? {
         guard var p = shown[app], p.takesText else { return nil }
         switch output {
         case .commit(let text): p.type(text)

@@ -9,7 +9,7 @@ extension Desk {
     /// What a frame at `now` shows of the desk, read in one look: the panes as drawn, the
     /// Picture in Picture windows' frames bottom to top (in the logical screen below
     /// `pipTopInset`), and the device and orientation they are laid out for.
-    func presentation(at now: UInt64, pipTopInset: Int) -> DeskPresentation {
+    package func presentation(at now: UInt64, pipTopInset: Int) -> DeskPresentation {
         DeskPresentation(
             panes: shell.presentation(at: now), windows: pip.shown(in: pipSpace(topInset: pipTopInset), at: now),
             profile: shell.profile, orientation: shell.orientation)
@@ -17,11 +17,11 @@ extension Desk {
 
     /// The app in `role`, if any (asked of the desk, which holds the shell in place, rather
     /// than of a copy of the shell).
-    func app(_ role: Role) -> AppID? { shell.app(role) }
+    package func app(_ role: Role) -> AppID? { shell.app(role) }
 
     /// What the status bar lies over, read in one look: where the secondary's part begins
     /// (points; nil unless a Split View pane reaches under the bar) and the device's title.
-    var statusBarPlaces: (secondaryFrom: Int?, deviceTitle: String?) {
+    package var statusBarPlaces: (secondaryFrom: Int?, deviceTitle: String?) {
         guard shell.arrangement != .full, let pane = shell.layout.pane(.secondary), pane.frame.minY < StatusBar.height else {
             return (nil, shell.profile.title)
         }
@@ -31,7 +31,7 @@ extension Desk {
     /// Where the Picture in Picture windows live: the logical screen below `topInset`.
     /// While the on-screen keyboard shows, the space ends above it: a window in a bottom
     /// corner moves up out of its way, as iPadOS's does.
-    func pipSpace(topInset: Int) -> PiPSpace {
+    package func pipSpace(topInset: Int) -> PiPSpace {
         var screen = shell.layout.screen
         if let k = keyboard, !k.isHiding, !keyboardSuspended {
             screen.height = k.restFrame(screen: screen, orientation: shell.orientation).y
@@ -40,18 +40,18 @@ extension Desk {
     }
 
     /// The panes as drawn at `now`.
-    func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }
+    package func presentedPanes(at now: UInt64) -> [PresentedPane] { shell.presentation(at: now) }
 
     /// Whether something moves by itself at `now`: panes or a window settling, or a cross-fade.
-    func isAnimating(at now: UInt64) -> Bool {
+    package func isAnimating(at now: UInt64) -> Bool {
         fade != nil || shell.isSettling(at: now) || pip.isSettling(at: now) || keyboard?.isMoving(at: now) == true
     }
 
     /// Whether the screen is in motion at `now`: moving by itself, or following a finger.
-    func isInMotion(at now: UInt64) -> Bool { isAnimating(at: now) || shell.isFollowingFinger || pip.isHeld }
+    package func isInMotion(at now: UInt64) -> Bool { isAnimating(at: now) || shell.isFollowingFinger || pip.isHeld }
 
     /// What moves at `now`: "fade", "settle", "follow"; nil when the screen is still.
-    func motionKind(at now: UInt64) -> String? {
+    package func motionKind(at now: UInt64) -> String? {
         if fade != nil { return "fade" }
         if shell.isSettling(at: now) || pip.isSettling(at: now) { return "settle" }
         if shell.isFollowingFinger || pip.isHeld { return "follow" }

@@ -10,45 +10,44 @@
 // copyable: the compositor reads it in place, never a copy of all of it.
 
 import DiptychCore
-import DiptychRender
 
-struct Desk: ~Copyable {
+package struct Desk: ~Copyable {
     /// The multitasking state: roles, arrangement, gestures.
-    private(set) var shell: Shell
+    package private(set) var shell: Shell
     /// Which finger touches get through while a pen is in use.
-    private(set) var palm: PalmRejection
+    package private(set) var palm: PalmRejection
     /// The Picture in Picture windows.
-    private(set) var pip = PictureInPicture()
+    package private(set) var pip = PictureInPicture()
     /// The old orientation's last frame fading out, if a rotation is in progress.
-    private(set) var fade: CrossFade?
+    package private(set) var fade: CrossFade?
     /// The touches holding a Picture in Picture window.
     private var pipTouches: Set<Contact> = []
     /// Apps to activate once they have drawn, with the time they are activated anyway.
-    private var pendingActivation: [ClientID: UInt64] = [:]
+    private var pendingActivation: [AppID: UInt64] = [:]
     private var lastPen = (x: 0.0, y: 0.0)
     private var lastTouch: [Int32: (x: Double, y: Double)] = [:]
     /// The pen went down on a window: its stroke reaches no app.
     private var penOnWindow = false
     /// The pen's end and barrel buttons, as the input being handled reports them.
-    private(set) var penTool: PenTool = .pen
-    private(set) var penButtons: PenButtons = []
+    package private(set) var penTool: PenTool = .pen
+    package private(set) var penButtons: PenButtons = []
     /// The app that has the keyboard: the one last touched, tapped or clicked, or a Slide
     /// Over that came in.
-    private(set) var focus: AppID?
+    package private(set) var focus: AppID?
     /// The pointer, when a mouse or trackpad is used (changed through the entry points below).
-    private(set) var pointer = PointerState()
+    package private(set) var pointer = PointerState()
     /// Whether a Slide Over showed when the focus was last looked at.
     private var slideOverShown = false
     /// The on-screen keyboard, while it shows or slides away.
-    private(set) var keyboard: KeyboardPresence?
+    package private(set) var keyboard: KeyboardPresence?
     /// The app the last tap ended in, and when (the keyboard shows for a field enabled up to
     /// `KeyboardRules.enableAfterTap` ms later).
-    private(set) var lastTap: (app: AppID, at: UInt64)?
+    package private(set) var lastTap: (app: AppID, at: UInt64)?
     private var taps = TapTracker()
     /// The apps' menus and alerts (they take the contacts that are theirs).
-    private(set) var presented = Presentations()
+    package private(set) var presented = Presentations()
 
-    init(shell: Shell, palm: PalmRejection) {
+    package init(shell: Shell, palm: PalmRejection) {
         self.shell = shell
         self.palm = palm
         pip.reduceMotion = shell.reduceMotion
@@ -57,7 +56,7 @@ struct Desk: ~Copyable {
     // MARK: - Input
 
     /// Gives the keyboard to `app` (nil: nobody); the app that had it, if it changed.
-    mutating func setFocus(_ app: AppID?) -> (lost: AppID?, gained: AppID?)? {
+    package mutating func setFocus(_ app: AppID?) -> (lost: AppID?, gained: AppID?)? {
         guard app != focus else { return nil }
         defer { focus = app }
         return (focus, app)
@@ -67,7 +66,7 @@ struct Desk: ~Copyable {
     /// in takes it (not one that came in because an app connected: focus comes only from the
     /// user, as xdg-activation asks for a token); an app no longer on screen loses it to the
     /// primary; with nobody focused, the primary takes it.
-    mutating func focusAfterChange(byUser: Bool) -> AppID? {
+    package mutating func focusAfterChange(byUser: Bool) -> AppID? {
         let slideOver = shell.arrangement == .slideOver
         defer { slideOverShown = slideOver }
         if byUser && slideOver && !slideOverShown, let s = shell.secondary { return s }
@@ -76,14 +75,14 @@ struct Desk: ~Copyable {
     }
 
     /// Super+\ and Super+←/→ (see `Shell.toggleSlideOver`, `Shell.moveDivider`).
-    mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] { shell.toggleSlideOver(now: now) }
-    mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] { shell.moveDivider(towardsLeading: towardsLeading, now: now) }
-    mutating func arrange(_ a: Arrangement, now: UInt64) -> Result<[ShellEffect], Shell.ArrangeRefusal> { shell.arrange(a, now: now) }
+    package mutating func toggleSlideOver(now: UInt64) -> [ShellEffect] { shell.toggleSlideOver(now: now) }
+    package mutating func moveDivider(towardsLeading: Bool, now: UInt64) -> [ShellEffect] { shell.moveDivider(towardsLeading: towardsLeading, now: now) }
+    package mutating func arrange(_ a: Arrangement, now: UInt64) -> Result<[ShellEffect], Shell.ArrangeRefusal> { shell.arrange(a, now: now) }
 
     /// The pointer's left button as the contact `.pointer`: it reaches gestures and windows as
     /// a finger does (an app under it gets pointer events: `ShellEffect.pointer`), never held
     /// off by palm rejection (a mouse is no palm).
-    mutating func pointerContact(phase: TouchPhase, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+    package mutating func pointerContact(phase: TouchPhase, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         let (x, y) = (pointer.x, pointer.y)
         if let typed = keyboardTouch(.pointer, phase: phase, x: x, y: y, now: now) { return typed }
         if let taken = pipTouch(.pointer, phase: phase, x: x, y: y, now: now, space: space) { return taken }
@@ -96,7 +95,7 @@ struct Desk: ~Copyable {
     /// The pointer moved to `x`, `y` (kept on the screen) at `now`: whether the cursor showed
     /// before, and whether its rectangle changed.
     /// `time`: the device's time of the motion (ms), which the apps' events carry.
-    mutating func movePointer(toX x: Double, y: Double, now: UInt64, time: Double) -> (wasShown: Bool, moved: Bool) {
+    package mutating func movePointer(toX x: Double, y: Double, now: UInt64, time: Double) -> (wasShown: Bool, moved: Bool) {
         let wasShown = pointer.shows(at: now), before = pointer.cursorRect
         let size = shell.layout.screen
         pointer.move(toX: x, y: y, within: Size(width: size.width, height: size.height), at: now)
@@ -105,48 +104,48 @@ struct Desk: ~Copyable {
     }
 
     /// A button went down or up.
-    mutating func pointerButton(_ code: UInt32, pressed: Bool) { pointer.button(code, pressed: pressed) }
+    package mutating func pointerButton(_ code: UInt32, pressed: Bool) { pointer.button(code, pressed: pressed) }
 
     /// The app a held button goes to until the last button comes up (nil: none).
-    mutating func grabPointer(_ app: AppID?) { pointer.grab = app }
+    package mutating func grabPointer(_ app: AppID?) { pointer.grab = app }
 
     /// The app the pointer is over now (it had `enter`).
-    mutating func pointerOver(_ app: AppID?) { pointer.over = app }
+    package mutating func pointerOver(_ app: AppID?) { pointer.over = app }
 
     /// Takes the motion the apps were not told yet: its time, if there was any.
-    mutating func takePointerMotion() -> Double? {
+    package mutating func takePointerMotion() -> Double? {
         defer { pointer.motionPending = nil }
         return pointer.motionPending
     }
 
     /// When the cursor shows (always: from the screen's centre).
-    mutating func setCursorMode(_ mode: CursorMode) {
+    package mutating func setCursorMode(_ mode: CursorMode) {
         pointer.mode = mode
         if mode == .always { pointer.center(in: shell.layout.screen) }
     }
 
     /// A touch or the pen was used: the cursor hides until the pointer moves again.
-    mutating func pointerTouched() { pointer.touched() }
+    package mutating func pointerTouched() { pointer.touched() }
 
     /// The cursor shows on the output now, or not (drawn into a frame, or on the cursor plane).
-    mutating func cursorDrawn(showing: Bool) { pointer.drawnShowing = showing }
+    package mutating func cursorDrawn(showing: Bool) { pointer.drawnShowing = showing }
 
     /// The output's cursor plane refused the cursor: it is drawn into the frames from now on.
-    mutating func cursorPlaneRefused() { pointer.planeRefused = true }
+    package mutating func cursorPlaneRefused() { pointer.planeRefused = true }
 
     /// The cursor was put on the cursor plane: whether for the first time.
-    mutating func cursorPlaneUsed() -> Bool {
+    package mutating func cursorPlaneUsed() -> Bool {
         defer { pointer.planeUsed = true }
         return !pointer.planeUsed
     }
 
     /// Whether the cursor would be drawn into a frame at `now`: it shows, and not on a plane.
-    func cursorInFrames(at now: UInt64, onPlane: Bool) -> Bool { !onPlane && pointer.shows(at: now) }
+    package func cursorInFrames(at now: UInt64, onPlane: Bool) -> Bool { !onPlane && pointer.shows(at: now) }
 
     /// A finger in points of the logical screen, or nil when palm rejection held it off. A
     /// touch on a Picture in Picture window reaches no app nor gesture (its effects are the
     /// window's: a control's action).
-    mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
+    package mutating func touch(id: Int32, phase: TouchPhase, x: Double, y: Double, now: UInt64, space: PiPSpace) -> [ShellEffect]? {
         lastTouch[id] = phase == .up || phase == .cancel ? nil : (x, y)
         guard palm.touch(id: id, phase: phase, now: now) == .deliver else { return nil }
         if let typed = keyboardTouch(.finger(id), phase: phase, x: x, y: y, now: now) { return typed }
@@ -171,16 +170,16 @@ struct Desk: ~Copyable {
 
     // MARK: - Menus and alerts (see `Presentations`)
 
-    mutating func present(_ p: Presentation) { presented.present(p) }
-    mutating func removePresentation(of app: AppID) -> Presentation? { presented.remove(app) }
-    mutating func presentationLaidOut(_ app: AppID, _ l: Presentation.Layout, pane: RectD) { presented.laidOut(app, l, pane: pane) }
-    mutating func presentationTyped(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? { presented.type(output, for: app) }
+    package mutating func present(_ p: Presentation) { presented.present(p) }
+    package mutating func removePresentation(of app: AppID) -> Presentation? { presented.remove(app) }
+    package mutating func presentationLaidOut(_ app: AppID, _ l: Presentation.Layout, pane: RectD) { presented.laidOut(app, l, pane: pane) }
+    package mutating func presentationTyped(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? { presented.type(output, for: app) }
 
     // MARK: - The on-screen keyboard
 
     /// Raises the keyboard for `app`'s field of `state` (or updates the one it has): only its
     /// shortcut bar when `bar` (a hardware keyboard types).
-    mutating func showKeyboard(for app: AppID, state: TextInputState, bar: Bool, now: UInt64) {
+    package mutating func showKeyboard(for app: AppID, state: TextInputState, bar: Bool, now: UInt64) {
         if var k = keyboard, k.owner == app, !k.isHiding {
             k.update(state)
             keyboard = k
@@ -191,43 +190,43 @@ struct Desk: ~Copyable {
     }
 
     /// The keyboard shows only its shortcut bar (`bar`), or its keys again.
-    mutating func keyboardShows(bar: Bool) { keyboard?.show(bar: bar) }
+    package mutating func keyboardShows(bar: Bool) { keyboard?.show(bar: bar) }
 
     /// The field of the keyboard's app changed (its caret, its text, its purpose).
-    mutating func updateKeyboard(_ state: TextInputState) { keyboard?.update(state) }
+    package mutating func updateKeyboard(_ state: TextInputState) { keyboard?.update(state) }
 
     /// Slides the keyboard away.
-    mutating func hideKeyboard(now: UInt64) { keyboard?.hide(at: now) }
+    package mutating func hideKeyboard(now: UInt64) { keyboard?.hide(at: now) }
 
     /// The last tap has raised the keyboard, or the keyboard went: it raises nothing more.
-    mutating func consumeTap() { lastTap = nil }
+    package mutating func consumeTap() { lastTap = nil }
 
     /// Whether the keyboard steps aside now: while a divider drag, a Slide Over swipe or a
     /// rotation runs (it comes back after, if still wanted).
-    var keyboardSuspended: Bool { shell.isFollowingFinger || fade != nil }
+    package var keyboardSuspended: Bool { shell.isFollowingFinger || fade != nil }
 
     /// The keyboard came back after stepping aside: it slides in again from `now`.
-    mutating func keyboardReturns(now: UInt64) {
+    package mutating func keyboardReturns(now: UInt64) {
         guard let k = keyboard, !k.isHiding else { return }
         keyboard = KeyboardPresence(resuming: k, at: now)
     }
 
     /// What a held delete key gives at `now` (see `KeyboardPresence.repeats`), for its app.
-    mutating func keyboardRepeats(now: UInt64) -> [ShellEffect] {
+    package mutating func keyboardRepeats(now: UInt64) -> [ShellEffect] {
         guard var k = keyboard, !keyboardSuspended else { return [] }
         defer { keyboard = k }
         return k.repeats(at: now, screen: shell.layout.screen, orientation: shell.orientation).map { .keyboard(k.owner, $0) }
     }
 
     /// Forgets a keyboard that has slid all the way out.
-    mutating func pruneKeyboard(now: UInt64) {
+    package mutating func pruneKeyboard(now: UInt64) {
         if keyboard?.isGone(at: now) == true { keyboard = nil }
     }
 
     /// A pen sample in points of the logical screen. A pen arriving cancels every finger touch
     /// in progress (apps get `cancel`; a gesture ends where it began); the pen goes to the app
     /// under it and never starts a gesture; a stroke that starts on a window draws nothing.
-    mutating func pen(
+    package mutating func pen(
         phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, tool: PenTool, buttons: PenButtons,
         now: UInt64, space: PiPSpace
     ) -> [ShellEffect] {
@@ -273,12 +272,12 @@ struct Desk: ~Copyable {
     }
 
     /// The fingers on the screen, where each last was.
-    var touchesDown: [(id: Int32, x: Double, y: Double)] {
+    package var touchesDown: [(id: Int32, x: Double, y: Double)] {
         lastTouch.sorted { $0.key < $1.key }.map { ($0.key, $0.value.x, $0.value.y) }
     }
 
     /// What time does at `now`, for the shell, the pen, the windows and the pointer.
-    mutating func tick(now: UInt64) -> Tick {
+    package mutating func tick(now: UInt64) -> Tick {
         var t = Tick(shell: shell.tick(now: now))
         _ = pip.prune(at: now)
         if palm.tick(now: now) {
@@ -291,13 +290,13 @@ struct Desk: ~Copyable {
 
     // MARK: - The shell's changes
 
-    mutating func add(_ app: AppID, preferring role: Role, requiresFullScreen: Bool) -> [ShellEffect] {
+    package mutating func add(_ app: AppID, preferring role: Role, requiresFullScreen: Bool) -> [ShellEffect] {
         shell.add(app, preferring: role, requiresFullScreen: requiresFullScreen)
     }
 
-    mutating func remove(_ app: AppID) -> [ShellEffect] { shell.remove(app) }
+    package mutating func remove(_ app: AppID) -> [ShellEffect] { shell.remove(app) }
 
-    mutating func replace(_ old: AppID, with app: AppID, requiresFullScreen: Bool) -> [ShellEffect] {
+    package mutating func replace(_ old: AppID, with app: AppID, requiresFullScreen: Bool) -> [ShellEffect] {
         // The keyboard stays with the place the user gave it to: the app that takes it.
         let keepsFocus: [ShellEffect] = focus == old ? [.focusByUser(app)] : []
         return shell.replace(old, with: app, requiresFullScreen: requiresFullScreen) + keepsFocus
@@ -305,12 +304,12 @@ struct Desk: ~Copyable {
 
     /// Rotates the logical screen or changes the device, windows coming to rest in their corners
     /// of the new screen.
-    mutating func rotate(to orientation: Orientation) -> [ShellEffect] {
+    package mutating func rotate(to orientation: Orientation) -> [ShellEffect] {
         _ = pip.rest()
         return shell.rotate(to: orientation)
     }
 
-    mutating func changeProfile(to profile: DeviceProfile) -> [ShellEffect] {
+    package mutating func changeProfile(to profile: DeviceProfile) -> [ShellEffect] {
         _ = pip.rest()
         return shell.changeProfile(to: profile)
     }
@@ -319,59 +318,59 @@ struct Desk: ~Copyable {
 
     /// `app` is activated once it has drawn its configure and the panes are at rest, or at
     /// `deadline` whatever it drew.
-    mutating func activateWhenDrawn(_ app: ClientID, deadline: UInt64) { pendingActivation[app] = deadline }
+    package mutating func activateWhenDrawn(_ app: AppID, deadline: UInt64) { pendingActivation[app] = deadline }
 
     /// `app` heard another lifecycle event, or went away: it is no longer waited for.
-    mutating func forgetActivation(_ app: ClientID) { pendingActivation[app] = nil }
+    package mutating func forgetActivation(_ app: AppID) { pendingActivation[app] = nil }
 
     /// Whether `app` is activated now (it has `drawn`, or its time ran out, and nothing moves);
     /// it is no longer waited for then.
-    mutating func activates(_ app: ClientID, drawn: Bool, now: UInt64) -> Bool {
+    package mutating func activates(_ app: AppID, drawn: Bool, now: UInt64) -> Bool {
         guard let deadline = pendingActivation[app], !shell.isMoving(at: now), drawn || now >= deadline else { return false }
         pendingActivation[app] = nil
         return true
     }
 
     /// The apps waiting to be activated, in the order they came (by id), while nothing moves.
-    func waitingActivations(now: UInt64) -> [ClientID] {
+    package func waitingActivations(now: UInt64) -> [AppID] {
         guard !pendingActivation.isEmpty, !shell.isMoving(at: now) else { return [] }
         return pendingActivation.keys.sorted { $0.rawValue < $1.rawValue }
     }
 
-    var activationPending: Bool { !pendingActivation.isEmpty }
+    package var activationPending: Bool { !pendingActivation.isEmpty }
 
     /// The next time something of the desk falls due (an activation, a gesture's time-out, a
     /// window's controls hiding) after `now`.
-    func nextDeadline(after now: UInt64) -> UInt64? {
+    package func nextDeadline(after now: UInt64) -> UInt64? {
         [pendingActivation.values.min(), shell.nextDeadline, pip.controlsDeadline(after: now)].compactMap { $0 }.min()
     }
 
     // MARK: - Picture in Picture
 
     /// Opens or updates `app`'s window; opening, it grows out of `source` (points).
-    mutating func showPiP(_ app: AppID, bufferSize: Size, playing: Bool, from source: Rect?, now: UInt64) {
+    package mutating func showPiP(_ app: AppID, bufferSize: Size, playing: Bool, from source: Rect?, now: UInt64) {
         pip.show(app, bufferSize: bufferSize, playing: playing, from: source, at: now)
     }
 
     /// Closes `app`'s window (shrinking into `into`, points, when given); whether it had one.
     @discardableResult
-    mutating func closePiP(_ app: AppID, into: Rect? = nil, space: PiPSpace? = nil, now: UInt64 = 0) -> Bool {
+    package mutating func closePiP(_ app: AppID, into: Rect? = nil, space: PiPSpace? = nil, now: UInt64 = 0) -> Bool {
         pip.close(app, into: into, in: space, at: now)
     }
 
     /// Brings `app` (a window's) back on screen as the primary (see `Shell.restore`).
-    mutating func restore(_ app: AppID, now: UInt64) -> [ShellEffect] { shell.restore(app, now: now) }
+    package mutating func restore(_ app: AppID, now: UInt64) -> [ShellEffect] { shell.restore(app, now: now) }
 
     /// Where the shell's apps' panes were last laid out (points): a window opened by an app
     /// that has just left the screen grows out of where its video was. At most two: the
     /// primary's and the secondary's (an app that went away is forgotten).
-    private(set) var lastPanes: [AppID: Rect] = [:]
+    package private(set) var lastPanes: [AppID: Rect] = [:]
 
     /// Where `app`'s pane is (points), or where it last was if the app left the screen.
-    func paneFrame(of app: AppID) -> Rect? { shell.pane(of: app)?.frame ?? lastPanes[app] }
+    package func paneFrame(of app: AppID) -> Rect? { shell.pane(of: app)?.frame ?? lastPanes[app] }
 
     /// Notes where the shown apps' panes are now.
-    mutating func notePanes() {
+    package mutating func notePanes() {
         let apps = [shell.primary, shell.secondary].compactMap { $0 }
         lastPanes = lastPanes.filter { apps.contains($0.key) }
         for a in apps {
@@ -383,13 +382,13 @@ struct Desk: ~Copyable {
 
     /// Starts a cross-fade now (from what the output shows, which the renderer keeps), before
     /// the geometry changes. (`milliseconds`: how long it takes.)
-    mutating func beginFade(at now: UInt64, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
+    package mutating func beginFade(at now: UInt64, milliseconds: UInt64 = MotionMetrics.fadeMilliseconds) {
         fade = CrossFade(start: now, duration: milliseconds)
     }
 
     /// Fits the fading frame, of `old` pixels, to a panel of `panel` after a geometry change
     /// (see `CrossFade.fit`); nil, and no fade any more, when it does not fit.
-    mutating func fitFade(old: Size, to panel: Size, turning: Double? = nil) -> (transform: AffineTransform?, turnInto: Size?)? {
+    package mutating func fitFade(old: Size, to panel: Size, turning: Double? = nil) -> (transform: AffineTransform?, turnInto: Size?)? {
         guard var f = fade else { return nil }
         let fit = f.fit(old: old, to: panel, turning: turning)
         fade = fit == nil ? nil : f
@@ -397,11 +396,11 @@ struct Desk: ~Copyable {
     }
 
     /// How far a turn is at `now` (see `CrossFade.turn`).
-    func turn(at now: UInt64) -> (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? { fade?.turn(at: now) }
+    package func turn(at now: UInt64) -> (old: (angle: Double, opacity: UInt8), new: (angle: Double, opacity: UInt8))? { fade?.turn(at: now) }
 
     /// The old frame's opacity in a frame at `now` (see `CrossFade.alpha`); the fade ends once
     /// it has run its course.
-    mutating func fadeAlpha(at now: UInt64) -> UInt8? {
+    package mutating func fadeAlpha(at now: UInt64) -> UInt8? {
         guard let alpha = fade?.alpha(at: now) else {
             fade = nil
             return nil

@@ -164,21 +164,8 @@ extension Compositor {
         guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
         let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
         let (frame, opacity) = k.frame(screen: screen, orientation: orientation, at: now, reduceMotion: configuration.reduceMotion)
-        let look = keyboardAppearance == .dark ? KeyboardLook.dark : KeyboardLook.light
-        func px(_ r: Rect) -> Rect { Rect(x: (frame.x + r.x) * scale, y: (frame.y + r.y) * scale, width: r.width * scale, height: r.height * scale) }
-        let whole = px(Rect(x: 0, y: 0, width: frame.width, height: frame.height))
-        var nodes = [SceneNode(key: .keyboard, content: .solid(look.background), imageRect: whole, clip: whole, opacity: opacity)]
-        let pressed = Set(k.pressed.values)
-        for (i, key) in k.keys(screen: screen, orientation: orientation).enumerated() {
-            let r = px(key.frame)
-            let down = pressed.contains(i)
-            let fill = key.function != down ? look.function : look.character
-            nodes.append(SceneNode(key: .keyboardKey(i), content: .chrome(.roundedRect(fill, corner: KeyboardMetrics.cornerRadius * scale)), imageRect: r, clip: r, opacity: opacity))
-            guard !key.label.isEmpty, key.action != .space else { continue }
-            let size = key.label.count == 1 ? KeyboardMetrics.characterSize : KeyboardMetrics.wordSize
-            nodes.append(SceneNode(key: .keyboardLabel(i), content: .chrome(.text(key.label, look.label, pixelSize: size * scale)), imageRect: r, clip: r, opacity: opacity))
-        }
-        return nodes
+        let painter = KeyboardPainter(scale: scale, appearance: keyboardAppearance)
+        return painter.nodes(frame: frame, keys: k.keys(screen: screen, orientation: orientation), pressed: Set(k.pressed.values), opacity: opacity)
     }
 
     /// Light or dark: after the focused app's status bar style (light text over a dark app: a
@@ -248,13 +235,3 @@ public struct KeyboardRecord: Sendable, Equatable {
     }
 }
 
-/// The keyboard's colours: light (white keys on light grey) and dark.
-struct KeyboardLook {
-    var background: RGB, character: RGB, function: RGB, label: RGB
-    static let light = KeyboardLook(
-        background: RGB(red: 0xD1, green: 0xD4, blue: 0xD9), character: RGB(red: 0xFF, green: 0xFF, blue: 0xFF),
-        function: RGB(red: 0xAB, green: 0xB0, blue: 0xBA), label: RGB(red: 0, green: 0, blue: 0))
-    static let dark = KeyboardLook(
-        background: RGB(red: 0x2A, green: 0x2A, blue: 0x2C), character: RGB(red: 0x6B, green: 0x6B, blue: 0x6E),
-        function: RGB(red: 0x47, green: 0x47, blue: 0x4A), label: RGB(red: 0xFF, green: 0xFF, blue: 0xFF))
-}

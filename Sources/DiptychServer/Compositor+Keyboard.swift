@@ -77,14 +77,6 @@ final class KeyInput: Timed {
     var nextDeadline: UInt64? { repeating?.next }
 }
 
-/// The keysyms of the compositor's shortcuts (xkbcommon's values).
-enum ShortcutKeysym {
-    static let backslash: UInt32 = 0x5C
-    static let left: UInt32 = 0xFF51
-    static let right: UInt32 = 0xFF53
-    /// XF86Switch_VT_1…12: what Ctrl+Alt+F1…F12 give in the standard keymaps.
-    static let switchVT = UInt32(0x1008_FE01)...UInt32(0x1008_FE0C)
-}
 
 extension Compositor {
     /// A key (evdev code) went down or up: a shortcut of the compositor's, or the focused
@@ -116,17 +108,17 @@ extension Compositor {
     /// The compositor's own shortcut `result` stands for, and what it does (empty: taken and
     /// nothing to do); nil for a key the focused app has.
     private func shortcut(_ result: KeyResult) -> [ShellEffect]? {
-        if ShortcutKeysym.switchVT.contains(result.keysym) {
-            let vt = Int(result.keysym - ShortcutKeysym.switchVT.lowerBound) + 1
+        if Keysym.switchVT.contains(result.keysym) {
+            let vt = Int(result.keysym - Keysym.switchVT.lowerBound) + 1
             logger.info("switching to VT \(vt)")
             hooks.switchVT?(vt)
             return []
         }
         guard result.modifiers.contains(.logo) else { return nil }
         switch result.keysym {
-        case ShortcutKeysym.backslash: return desk.toggleSlideOver(now: now)
-        case ShortcutKeysym.left: return desk.moveDivider(towardsLeading: true, now: now)
-        case ShortcutKeysym.right: return desk.moveDivider(towardsLeading: false, now: now)
+        case Keysym.backslash: return desk.toggleSlideOver(now: now)
+        case Keysym.left: return desk.moveDivider(towardsLeading: true, now: now)
+        case Keysym.right: return desk.moveDivider(towardsLeading: false, now: now)
         default: return nil
         }
     }

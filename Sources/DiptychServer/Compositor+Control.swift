@@ -49,12 +49,30 @@ extension Compositor {
         return pages * MemoryMapping.pageSize
     }
 
-    /// The scene as it is now, composited again into memory at the panel's size, without the
-    /// pointer's cursor: the main screen (1), or the second screen (2: its holder's buffer, or
-    /// the main screen mirrored, fitted to it); nil when there is no such screen.
+    /// The size in pixels of screen `screen` (1 the main screen's panel, 2 the second screen),
+    /// nil when there is no such screen.
+    public func screenSize(_ screen: Int) -> Size? {
+        if screen == 1 { return geometry.panel }
+        guard screen == 2, let s = secondScreen, s.backend.isConnected else { return nil }
+        return s.backend.size
+    }
+
+    /// The scene as it is now, composited again straight into `image` (of `screenSize`'s size:
+    /// a screenshot's memfd), without the pointer's cursor: the main screen (1), or the second
+    /// screen (2: its holder's buffer, or the main screen mirrored, fitted to it). False when
+    /// there is no such screen or `image` is not its size.
+    public func screenshot(screen: Int, into image: PixelImage) -> Bool {
+        guard let size = screenSize(screen), size == Size(width: image.width, height: image.height) else { return false }
+        if screen == 2 { return secondScreenImage(into: image) }
+        compose(sceneGraph(cursor: false), transform: geometry.transform, into: image)
+        return true
+    }
+
+    /// A screenshot into an image of its own (see `screenshot(screen:into:)`).
     public func screenshot(screen: Int) -> PixelImage? {
-        if screen == 1 { return drawWholeFrame(cursor: false) }
-        return screen == 2 ? secondScreenImage() : nil
+        guard let size = screenSize(screen) else { return nil }
+        let image = PixelImage(width: size.width, height: size.height)
+        return screenshot(screen: screen, into: image) ? image : nil
     }
 }
 

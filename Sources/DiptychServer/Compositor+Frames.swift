@@ -56,7 +56,7 @@ extension Compositor {
     /// damage tracker's), if that frame showed it live (not a snapshot). A surface that moved or
     /// appeared since is repainted whole by the next frame's diff anyway.
     func liveNode(of c: ClientSession) -> SceneNode? {
-        main.damage.lastScene.layers.lazy.flatMap(\.nodes).first { $0.key == .surface(c.app) && $0.live }
+        main.lastScene.layers.lazy.flatMap(\.nodes).first { $0.key == .surface(c.app) && $0.live }
     }
 
     /// Whether something waits to be shown: an app committed since the last frame, the scene
@@ -67,7 +67,7 @@ extension Compositor {
     /// The scene of the frame that waits to be shown, if one does (see `needsRepaint`).
     func wantedFrame() -> SceneGraph? {
         let graph = sceneGraph()
-        return framePending(graph) || main.damage.wouldRepaint(graph) || fade != nil ? graph : nil
+        return framePending(graph) || main.wouldRepaint(graph) || fade != nil ? graph : nil
     }
 
     /// Whether an app waits for a frame that shows its commit.
@@ -83,8 +83,8 @@ extension Compositor {
     private func takeFrame() -> (graph: SceneGraph, damage: Region?) {
         let graph = sceneGraph()
         // A cross-fade repaints the whole output while it runs, and once more when it ends.
-        if fade != nil { main.damage.invalidate() }
-        return (graph, main.damage.take(graph))
+        if fade != nil { main.invalidate() }
+        return (graph, main.takeDamage(graph))
     }
 
     // MARK: - The repaint path
@@ -155,9 +155,9 @@ extension Compositor {
         // The desk learns whether the frame shows the cursor (it hides by time: a frame then).
         if !cursorOnPlane { desk.cursorDrawn(showing: graph.layers.contains { $0.kind == .cursor }) }
         let (target, repaint) = main.beginFrame(changed: frameDamage)
-        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: geometry.transform, outputSize: geometry.panel, damage: repaint)
         let turn = desk.turn(at: now)
-        var (ops, stats) = turn == nil ? renderer.plan(scene) : ([], RenderStats())
+        let (scene, planned, stats) = composition(graph, transform: geometry.transform, size: geometry.panel, damage: repaint, planned: turn == nil)
+        var ops = planned
         if let turn { drawTurn(turn, graph: graph) }
         if let op = fadeOperation() { ops.append(op) }
         return Frame(scene: scene, damage: frameDamage, target: target, operations: ops, graph: graph, stats: stats, commits: clients.commitCount)
@@ -170,14 +170,41 @@ extension Compositor {
         guard let turn = main.fadePictures?.turn else { return }
         let fresh = turn.fresh
         let reduce = AffineTransform(a: Double(fresh.width) / Double(geometry.panel.width), b: 0, c: 0, d: Double(fresh.height) / Double(geometry.panel.height), tx: 0, ty: 0)
-        if t.new.opacity > 0 {
-            renderer.render(Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: reduce.concatenating(geometry.transform), outputSize: Size(width: fresh.width, height: fresh.height)), into: fresh)
-        }
+        if t.new.opacity > 0 { compose(graph, transform: reduce.concatenating(geometry.transform), into: fresh) }
         turn.draw(old: t.old, new: t.new)
     }
 
     /// How far the old picture of a rotation has turned now, in degrees (nil: no turn runs).
     public var turnDegrees: Double? { desk.turn(at: now).map { $0.old.angle * 180 / .pi } }
+
+    /// The one composition every picture of the scene goes through: a frame of either screen,
+    /// a turn's reduced frame, both screenshots, a measurement. `graph` with the apps' pixels and
+    /// the chrome, seen through `transform` on a target of `size`, only `damage` of it (nil:
+    /// all); the pixman operations that draw it (none when not `planned`: a turn draws its
+    /// own).
+    func composition(_ graph: SceneGraph, transform: AffineTransform, size: Size, damage: Region? = nil, planned: Bool = true)
+        -> (scene: Scene, operations: [RenderOperation], stats: RenderStats)
+    {
+        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: transform, outputSize: size, damage: damage)
+        guard planned else { return (scene, [], RenderStats()) }
+        let (operations, stats) = renderer.plan(scene)
+        return (scene, operations, stats)
+    }
+
+    /// Draws `graph` into `target` now (`composition` then the operations replayed): with
+    /// `pixmanOnly`, pixman's bilinear where the box filter would be; `kernel`: the
+    /// area-average kernel's path.
+    func compose(_ graph: SceneGraph, transform: AffineTransform, into target: PixelImage, damage: Region? = nil, pixmanOnly: Bool = false, kernel: BoxKernel? = nil) {
+        let planned = composition(graph, transform: transform, size: Size(width: target.width, height: target.height), damage: damage)
+        PixmanRenderer.replay(planned.operations, into: target, pixmanOnly: pixmanOnly, kernel: kernel)
+    }
+
+    /// Draws `graph` into an output's buffer for a frame (its damage only; what needs the
+    /// buffer read back composed in its shadow when it has one).
+    func compose(_ graph: SceneGraph, transform: AffineTransform, into target: FrameTarget, damage: Region?) {
+        let planned = composition(graph, transform: transform, size: Size(width: target.image.width, height: target.image.height), damage: damage)
+        PixmanRenderer.replay(planned.operations, into: target)
+    }
 
     /// The pixels a node of the scene shows, if it shows an app's image that is still held.
     func pixels(of node: SceneNode) -> PixelImage? {
@@ -191,7 +218,7 @@ extension Compositor {
     /// this one wants the frame too.
     private func present() -> PresentResult {
         let result = main.present()
-        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.wantsFrame = true }
+        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.wantFrame() }
         guard case .presented(let shown) = result else { return result }
         let atFlip = virtualTime == nil && backend.reportsPresentation
         if atFlip { main.awaitFlip(telling: []) } else { hooks.onFrameShown?(main.shownCommits, MonotonicClock.nanoseconds) }
@@ -225,11 +252,9 @@ extension Compositor {
     /// with `pixmanOnly`, pixman's bilinear as before the box filter), or at the logical size
     /// unscaled (`logical`); `kernel`: the area-average kernel's path (the current one).
     public func drawWholeFrame(logical: Bool = false, pixmanOnly: Bool = false, kernel: BoxKernel? = nil, cursor: Bool = true) -> PixelImage {
-        let graph = sceneGraph(cursor: cursor)
         let size = logical ? geometry.logical : geometry.panel
-        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: logical ? .identity : geometry.transform, outputSize: size)
         let image = PixelImage(width: size.width, height: size.height)
-        PixmanRenderer.replay(renderer.plan(scene).operations, into: image, pixmanOnly: pixmanOnly, kernel: kernel)
+        compose(sceneGraph(cursor: cursor), transform: logical ? .identity : geometry.transform, into: image, pixmanOnly: pixmanOnly, kernel: kernel)
         return image
     }
 
@@ -244,12 +269,12 @@ extension Compositor {
 
     /// The repaint window of the main output: how far ahead of its vblank frames are composed.
     public var repaintWindow: RepaintWindow {
-        get { main.schedule.window }
-        set { main.schedule.window = newValue }
+        get { main.repaintWindow }
+        set { main.repaintWindow = newValue }
     }
 
     /// The window in effect now, in milliseconds (0: off).
-    public var repaintWindowMilliseconds: Double { Double(main.schedule.windowNanoseconds) / 1_000_000 }
+    public var repaintWindowMilliseconds: Double { Double(main.windowNanoseconds) / 1_000_000 }
 
     /// Frames composed at a deadline so far: those on screen by the vblank they aimed at, and
     /// those later.

@@ -88,8 +88,7 @@ extension Compositor {
             if !flip.apps.isEmpty { tellFrameShown(to: flip.apps, at: time / 1_000_000) }
         }
         for e in events where e == .reconnected {
-            main.damage.invalidate()
-            scheduleFrame()
+            main.redraw()
         }
         // A hotplug may concern the second screen: it is looked for, or re-read.
         if events.contains(.connectorsChanged) { connectorsChanged() }

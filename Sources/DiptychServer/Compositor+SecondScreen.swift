@@ -74,8 +74,7 @@ extension Compositor {
             send(.screenDisconnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: old)
         }
         s.owner = wanted?.id
-        s.output.damage.invalidate()
-        s.output.wantsFrame = true
+        s.output.redraw()
         if let wanted {
             send(.screenConnected(screen: SecondScreen.number, pixelWidth: size.width, pixelHeight: size.height), to: wanted)
             logger.debug("second screen given to the primary", metadata: ["client.app": "\(wanted.label)", "screen.size": "\(size)"])
@@ -96,13 +95,13 @@ extension Compositor {
         }
         let before = c.screenSurface?.image.ref
         c.showOnScreen(hold(buffer), damage: bufferDamage, stamp: clients.stampCommit())
-        s.output.wantsFrame = true
+        s.output.wantFrame()
         // The screen showed a buffer of this size: what the commit damaged; else (a new size,
         // or the first buffer after mirroring) all of it.
         if let before, let now = c.screenSurface, before.width == now.image.ref.width, before.height == now.image.ref.height {
-            s.output.damage.commit(bufferDamage, at: SecondScreen.scene(of: now, app: c.app).nodes[0])
+            s.output.commitDamage(bufferDamage, at: SecondScreen.scene(of: now, app: c.app).nodes[0])
         } else {
-            s.output.damage.invalidate()
+            s.output.invalidate()
         }
     }
 
@@ -118,15 +117,14 @@ extension Compositor {
         }
         guard c.screenSurface != nil else { return }
         c.dropScreenSurface()
-        s.output.damage.invalidate()
-        s.output.wantsFrame = true
+        s.output.redraw()
     }
 
     /// A commit to a surface the main screen shows at `node`: the main screen's damage, and a
     /// mirroring second screen's.
     func damageCommit(_ bufferDamage: [Rect], at node: SceneNode) {
-        main.damage.commit(bufferDamage, at: node)
-        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.damage.commit(bufferDamage, at: node) }
+        main.commitDamage(bufferDamage, at: node)
+        if let s = secondScreen, screenHolder?.screenSurface == nil { s.output.commitDamage(bufferDamage, at: node) }
     }
 
     /// The second screen's frame, when it wants one and can take it: its holder's buffer
@@ -147,15 +145,14 @@ extension Compositor {
         }
         let fit = SecondScreen.fit(graph.size, into: s.backend.size)
         if s.output.geometry != fit { s.output.show(geometry: fit) }
-        let damage = s.output.damage.take(graph)
+        let damage = s.output.takeDamage(graph)
         let waiting = holder.map { $0.screen.frameDonePending } ?? false
         if let damage, damage.isEmpty, !waiting { return false }
         let (target, repaint) = s.output.beginFrame(changed: damage)
-        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: fit.transform, outputSize: s.backend.size, damage: repaint)
-        PixmanRenderer.replay(renderer.plan(scene).operations, into: target)
+        compose(graph, transform: fit.transform, into: target, damage: repaint)
         s.output.composited(graph, commits: clients.commitCount)
         guard case .presented(let shown) = s.output.present() else {
-            s.output.wantsFrame = true
+            s.output.wantFrame()
             return false
         }
         if let holder, holder.screenFrameShown(laidOut: s.output.shownCommits) {
@@ -164,16 +161,14 @@ extension Compositor {
         return true
     }
 
-    /// The second screen as it is now composited again into memory (its holder's buffer, or the
-    /// main screen mirrored, fitted to it; no cursor), or nil without one.
-    func secondScreenImage() -> PixelImage? {
-        guard let s = secondScreen, s.backend.isConnected else { return nil }
+    /// The second screen as it is now composited again into `image` (its holder's buffer, or
+    /// the main screen mirrored, fitted to it; no cursor): false without one, or when `image` is
+    /// not its size.
+    func secondScreenImage(into image: PixelImage) -> Bool {
+        guard let s = secondScreen, s.backend.isConnected, s.backend.size == Size(width: image.width, height: image.height) else { return false }
         let graph = screenHolder.flatMap { h in h.screenSurface.map { SecondScreen.scene(of: $0, app: h.app) } } ?? sceneGraph(cursor: false)
-        let fit = SecondScreen.fit(graph.size, into: s.backend.size)
-        let scene = Scene(graph, images: pixels(of:), chrome: renderer.chrome, transform: fit.transform, outputSize: s.backend.size)
-        let image = PixelImage(width: s.backend.size.width, height: s.backend.size.height)
-        PixmanRenderer.replay(renderer.plan(scene).operations, into: image)
-        return image
+        compose(graph, transform: SecondScreen.fit(graph.size, into: s.backend.size).transform, into: image)
+        return true
     }
 
     /// Waits until the second screen's last frame is on it (its flip completed), for a
@@ -189,8 +184,7 @@ extension Compositor {
         for e in events {
             switch e {
             case .reconnected, .disconnected:
-                s.output.damage.invalidate()
-                s.output.wantsFrame = true
+                s.output.redraw()
             case .frameDone(let time): s.output.shown(at: time)
             case .connectorsChanged: break
             }

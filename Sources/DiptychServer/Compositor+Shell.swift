@@ -250,10 +250,8 @@ extension Compositor {
     /// Redraws the whole output (and the second screen) at the next frame (after the output
     /// came back).
     public func redrawAll() {
-        scheduleFrame()
-        main.damage.invalidate()
-        secondScreen?.output.damage.invalidate()
-        secondScreen?.output.wantsFrame = true
+        main.redraw()
+        secondScreen?.output.redraw()
     }
 
     /// Lifts every finger on the screen where it last was (the session went to another VT: a
@@ -296,6 +294,6 @@ extension Compositor {
             logger.warning("the output cannot take the new size", metadata: ["output.size": "\(backend.size)", "wanted": "\(geometry.panel)"])
         }
         // A mirroring second screen is refitted at its next frame.
-        secondScreen?.output.wantsFrame = true
+        secondScreen?.output.wantFrame()
     }
 }

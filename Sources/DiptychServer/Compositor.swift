@@ -132,7 +132,7 @@ public final class Compositor {
     public let hooks = CompositorHooks()
     /// Asks for a frame: something changed the picture (a commit, the layout, input, the
     /// output). The live loop draws it as soon as the output can take it.
-    func scheduleFrame() { main.wantsFrame = true }
+    func scheduleFrame() { main.wantFrame() }
     /// Frames the live loop found wanted though none was asked for (debug builds look on every
     /// idle turn): a place that changes the picture without `scheduleFrame`. Zero, or a bug.
     public var unscheduledFrames: Int { main.unscheduledFrames }

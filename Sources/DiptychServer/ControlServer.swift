@@ -44,9 +44,13 @@ public final class ControlServer {
     public struct Handlers {
         public typealias Answer = (Result<String, ControlError>) -> Void
         public var command: (_ words: [String], _ answer: @escaping Answer) -> Void
-        public var screenshot: (_ screen: Int) -> PixelImage?
-        public init(command: @escaping ([String], @escaping Answer) -> Void, screenshot: @escaping (Int) -> PixelImage?) {
+        /// A screen's size in pixels (nil: no such screen).
+        public var screenSize: (_ screen: Int) -> Size?
+        /// Draws a screen into an image of its size (false: it could not).
+        public var screenshot: (_ screen: Int, _ into: PixelImage) -> Bool
+        public init(command: @escaping ([String], @escaping Answer) -> Void, screenSize: @escaping (Int) -> Size?, screenshot: @escaping (Int, PixelImage) -> Bool) {
             self.command = command
+            self.screenSize = screenSize
             self.screenshot = screenshot
         }
     }
@@ -244,24 +248,29 @@ public final class ControlServer {
                 reply(fd, ["ok": .bool(false), "error": .string(why)])
                 return drop(fd)
             }
-            guard let image = handlers.screenshot(screen) else {
+            guard let size = handlers.screenSize(screen) else {
                 reply(fd, ["ok": .bool(false), "error": .string("there is no screen \(screen)")])
                 return drop(fd)
             }
+            // Composited straight into the memfd the reader maps: no copy of the frame.
+            let stride = size.width * 4, length = stride * size.height
             do {
-                let length = image.stride * image.height
                 let memfd = try FileDescriptor.memfd(name: "diptych-screenshot", size: length)
                 let map = try MemoryMapping(fd: memfd, length: length, writable: true)
-                map.withUnsafeMutableBytes { dst in dst.copyMemory(from: UnsafeRawBufferPointer(start: image.bytes, count: length)) }
+                let image = PixelImage(mapping: map, offset: 0, width: size.width, height: size.height, stride: stride, format: .xrgb8888)
+                guard handlers.screenshot(screen, image) else {
+                    reply(fd, ["ok": .bool(false), "error": .string("there is no screen \(screen)")])
+                    return drop(fd)
+                }
                 try memfd.addSeals([.shrink, .grow, .seal])
-                reply(fd, ["ok": .bool(true), "width": .int(image.width), "height": .int(image.height), "stride": .int(image.stride)], descriptor: memfd.rawValue)
+                reply(fd, ["ok": .bool(true), "width": .int(size.width), "height": .int(size.height), "stride": .int(stride)], descriptor: memfd.rawValue)
             } catch {
                 return fail(fd, "cannot share the screenshot: \(error)")
             }
             // Kept open until its reader took the answer (or went): its bytes count till then.
             if let c = connections.removeValue(forKey: fd) {
                 compositor.unwatch(fd)
-                unreadScreenshots[fd] = (c.fd, image.stride * image.height, MonotonicClock.milliseconds)
+                unreadScreenshots[fd] = (c.fd, length, MonotonicClock.milliseconds)
             }
             return
         }

@@ -15,7 +15,7 @@ import DiptychLinux
 final class Output {
     let backend: any OutputBackend
     /// What changed on it since the frame on screen, in its pixels.
-    var damage: DamageTracker
+    private var damage: DamageTracker
     /// The damage of the frames presented lately, oldest first.
     private(set) var history: [Region?] = []
     /// What the frame being drawn repaints since the frame on screen (nil: everything).
@@ -24,9 +24,9 @@ final class Output {
     private(set) var frames: UInt64 = 0
     /// Something changed its picture since its last frame was drawn (frames are asked for,
     /// not polled: the live loop draws an output only when this is set and it is ready).
-    var wantsFrame = true
+    private(set) var wantsFrame = true
     /// When frames are composed: its refresh, the vblank it last presented at, the window.
-    var schedule: RepaintSchedule
+    private var schedule: RepaintSchedule
     /// The pictures of the cross-fade or turn running on it, if one does (the main screen's).
     var fadePictures: CrossFadePictures?
     /// The status bar's clock, battery and layout, kept between frames (the main screen's).
@@ -111,6 +111,45 @@ final class Output {
         deadline = d
         return d
     }
+
+    /// Asks for a frame: something changed its picture.
+    func wantFrame() { wantsFrame = true }
+
+    /// Asks for a whole frame: everything is repainted (it came back, it turned, the picture
+    /// may differ anywhere).
+    func redraw() {
+        damage.invalidate()
+        wantsFrame = true
+    }
+
+    /// Everything is repainted at the next frame, whenever that is asked for.
+    func invalidate() { damage.invalidate() }
+
+    /// What changed since the frame on screen if `graph` were shown now, taken: the next
+    /// diff starts from `graph` (nil: everything).
+    func takeDamage(_ graph: SceneGraph) -> Region? { damage.take(graph) }
+
+    /// Whether showing `graph` would repaint anything.
+    func wouldRepaint(_ graph: SceneGraph) -> Bool { damage.wouldRepaint(graph) }
+
+    /// The scene the damage was last taken against.
+    var lastScene: SceneGraph { damage.lastScene }
+
+    /// A commit's damage (buffer pixels) at `node`, as the output sees it.
+    func commitDamage(_ bufferDamage: [Rect], at node: SceneNode) { damage.commit(bufferDamage, at: node) }
+
+    /// Rectangles of damage waiting for the next frame (a bound the tests read).
+    var pendingDamageRectangles: Int { damage.pendingRectangles }
+
+    /// Time spent composing a frame (ns), which the repaint window learns from.
+    func worked(_ nanoseconds: UInt64) { schedule.worked(nanoseconds) }
+
+    /// The repaint window: how far ahead of its vblank frames are composed.
+    var repaintWindow: RepaintWindow {
+        get { schedule.window }
+        set { schedule.window = newValue }
+    }
+    var windowNanoseconds: UInt64 { schedule.windowNanoseconds }
 
     /// The chrome the screen shows (pictures of the last frame drawn).
     var shownChrome: [(chrome: Chrome, size: Size)] {

@@ -65,7 +65,7 @@ public final class RepaintLoop {
                 main.drew()
                 let b0 = MonotonicClock.nanoseconds
                 if let report = compositor.drawWantedFrame() {
-                    main.schedule.worked(MonotonicClock.nanoseconds - b0)
+                    main.worked(MonotonicClock.nanoseconds - b0)
                     if report.result == .dropped { framesDropped += 1 } else { framesDrawn += 1 }
                     // An output without presentation events is paced by the refresh interval, and
                     // a dropped frame is retried after one.

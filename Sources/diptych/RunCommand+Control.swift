@@ -23,7 +23,8 @@ extension RunCommand {
                 if words[0] == "reload" { return answer(reload.reload()) }
                 answer(Self.carryOut(words, compositor, repaint: repaint, uptime: Double(MonotonicClock.milliseconds - started) / 1000))
             },
-            screenshot: { compositor.screenshot(screen: $0) })
+            screenSize: { compositor.screenSize($0) },
+            screenshot: { compositor.screenshot(screen: $0, into: $1) })
         do {
             return try ControlServer(path: path, group: group, compositor: compositor, handlers: handlers, logger: logger)
         } catch {

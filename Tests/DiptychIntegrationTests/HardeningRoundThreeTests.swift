@@ -34,7 +34,7 @@ struct HardeningRoundThreeTests {
         let framesBefore = f.count("frameDone", in: "good.jsonl")
         // Frames as fast as the loop turns: the pending damage is looked at before each.
         let flooded = try f.compositor.run(timeoutMilliseconds: 120_000) {
-            most = max(most, f.compositor.main.damage.pendingRectangles)
+            most = max(most, f.compositor.main.pendingDamageRectangles)
             f.compositor.repaint()
             return (f.compositor.session(.secondary)?.commits ?? 0) >= 1501
         }

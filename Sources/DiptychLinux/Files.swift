@@ -147,7 +147,7 @@ extension Files {
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
         if !made { throw SystemError("mkdtemp in \(base)") }
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The names in folder `path` (without `.` and `..`), in the order the system gives them.

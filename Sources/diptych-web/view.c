@@ -60,50 +60,41 @@ char *web_view_classes_script(const struct web_view *view, const struct web_pane
     return source;
 }
 
+/* Adds a script run at the start of every document: in the top frame or all frames, in the
+   page's world (`world` NULL) or diptych-web's own, in the frames `allow` names (NULL: all). */
+static void add_script(struct web_view *view, const char *source, WebKitUserContentInjectedFrames frames, const char *world,
+                       const char *const *allow) {
+    WebKitUserScript *script = world
+        ? webkit_user_script_new_for_world(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, world, allow, NULL)
+        : webkit_user_script_new(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, allow, NULL);
+    webkit_user_content_manager_add_script(view->content, script);
+    webkit_user_script_unref(script);
+}
+
 /* The user script that sets the classes before the page's own scripts (on every load), and the
    stylesheet that hides the overlay scrollbars (they animate for seconds after every scroll). */
 void web_view_install_user_content(struct web_view *view, const struct web_pane *pane, double band_top) {
     webkit_user_content_manager_remove_all_scripts(view->content);
     char *source = web_view_classes_script(view, pane, band_top);
-    WebKitUserScript *script = webkit_user_script_new(
-        source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, NULL, NULL);
     g_free(source);
     /* The page's console to stderr and the event log (state.c), in the page's world. */
-    script = webkit_user_script_new(console_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, console_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, NULL, NULL);
     /* Touch as an iPad's pages expect it (touch.c), in every frame. */
-    script = webkit_user_script_new_for_world(touch_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
-        SCRIPT_WORLD, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, touch_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, SCRIPT_WORLD, NULL);
     /* Whether the page covers the status bar, and the band's colour, from the same world. */
-    script = webkit_user_script_new_for_world(band_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
-        SCRIPT_WORLD, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, band_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, SCRIPT_WORLD, NULL);
     /* Whether a video plays (video.c), from diptych-web's own world. */
-    script = webkit_user_script_new_for_world(video_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
-        SCRIPT_WORLD, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, video_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, SCRIPT_WORLD, NULL);
     /* A served file: page's media, played from the loopback listener (files.c): in the served
        page's frames only (the script holds the listener's secret). */
     char *media = is_served_uri(view->uri) ? media_script() : NULL;
     if (media) {
-        script = webkit_user_script_new_for_world(media, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, media_script_frames(), NULL);
-        webkit_user_content_manager_add_script(view->content, script);
-        webkit_user_script_unref(script);
+        add_script(view, media, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, SCRIPT_WORLD, media_script_frames());
         g_free(media);
     }
     /* What the focused element says of its keyboard, from diptych-web's own world. */
-    script = webkit_user_script_new_for_world(text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-        WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, SCRIPT_WORLD, NULL, NULL);
-    webkit_user_content_manager_add_script(view->content, script);
-    webkit_user_script_unref(script);
+    add_script(view, text_input_script, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, SCRIPT_WORLD, NULL);
 }
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Diptych VM test: boots Debian's current kernel under qemu (TCG) with a small initramfs
-# holding static `diptych` and `diptych-demo`, drives scenarios through uinput devices and
-# real libinput onto virtio-gpu KMS, reads the screen back with qemu's screendump, and checks:
-# modeset and page flips, readback equal to the headless render of the same scenario, the
+# holding the debug build's `diptych` and `diptych-demo` (and the Swift runtime they link),
+# drives scenarios through uinput devices and real libinput onto virtio-gpu KMS, reads the
+# screen back with qemu's screendump, and checks: modeset and page flips, readback equal to the headless render of the same scenario, the
 # apps' event logs, palm rejection through real devices, SIGTERM restoring the CRTC, and a
 # second screen on virtio-gpu's second output (both modes set, both heads read back, unplug
 # and replug of the second connector).
@@ -41,12 +41,11 @@ if [ ! -f "$KDIR/boot/vmlinuz-$KVER" ]; then
   dpkg -x "$KDIR"/deb/*.deb "$KDIR"
 fi
 
-# 3. Static binaries (their own build folder, so the normal build is untouched).
-step "building static binaries"
-swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych >/dev/null
-swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych-demo >/dev/null
-swift build --static-swift-stdlib --scratch-path "$WORK/swift" --product diptych-test-tools >/dev/null
-BIN=$(swift build --static-swift-stdlib --scratch-path "$WORK/swift" --show-bin-path)
+# 3. The binaries the suite built (make test's debug build; built here when run alone), with
+# the Swift runtime they link copied into the initramfs beside the other libraries.
+step "taking the debug build's binaries"
+for p in diptych diptych-demo diptych-test-tools; do swift build --product $p >/dev/null; done
+BIN=$(swift build --show-bin-path)
 
 # 4. The initramfs.
 step "making the initramfs"

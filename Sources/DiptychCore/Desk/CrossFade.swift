@@ -4,7 +4,6 @@
 // Its pixels are the renderer's (`CrossFadePictures`), drawn `MotionMetrics.turnReduction`
 // times smaller for a turn.
 
-import DiptychCore
 
 /// A cross-fade of the old orientation's last frame over the new one, or its turn into it:
 /// when it began, how long it takes, and the angle a turn turns through.

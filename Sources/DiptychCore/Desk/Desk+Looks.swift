@@ -3,7 +3,6 @@
 // windows, the status bar's places, the Picture in Picture space, whether and how the screen is
 // in motion. (The desk's state changes only in Desk.swift.)
 
-import DiptychCore
 
 extension Desk {
     /// What a frame at `now` shows of the desk, read in one look: the panes as drawn, the

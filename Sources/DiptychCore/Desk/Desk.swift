@@ -9,7 +9,6 @@
 // state is its own: nothing outside this file changes it but through these entry points. Not
 // copyable: the compositor reads it in place, never a copy of all of it.
 
-import DiptychCore
 
 package struct Desk: ~Copyable {
     /// The multitasking state: roles, arrangement, gestures.

@@ -2,7 +2,6 @@
 // What the desk reports in one look: a turn of the loop (`Desk.tick`) and what a frame shows
 // (`Desk.presentation`).
 
-import DiptychCore
 
 extension Desk {
     /// What a turn of the loop at `now` brings, looked at once.

@@ -3,7 +3,6 @@
 // shows, the button held, and which app it is over. A value the desk owns; the compositor
 // turns its changes into `pointer` events and a cursor in the scene.
 
-import DiptychCore
 
 /// When the pointer's cursor shows (`--cursor`, the kiosk's `cursor` key).
 public enum CursorMode: String, Sendable, CaseIterable {

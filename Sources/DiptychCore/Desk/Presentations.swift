@@ -2,7 +2,6 @@
 // The menus and alerts shown for apps (at most one an app), with where each was last laid out:
 // the desk hands them the contacts that are theirs before the shell sees any.
 
-import DiptychCore
 
 package struct Presentations {
     /// Each app's menu or alert.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Which contacts were taps, as the on-screen keyboard's show rule counts them.
 
-import DiptychCore
 
 /// A finger's or the pen's contact with an app that moved at most `GestureMetrics.tapSlop` points before
 /// lifting: a tap (a scroll raises no keyboard; nor a mouse's click, which comes with a desk's

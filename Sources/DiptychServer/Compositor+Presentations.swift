@@ -24,8 +24,6 @@ final class PresentationRequests {
     static let burst = 10, perSecond = 5
     /// Menus whose pieces are still coming, by app.
     var arriving: [AppID: MenuArrival] = [:]
-    /// Each shown menu's or alert's pane as it was when it came (a menu goes when its pane changes).
-    var panes: [AppID: Rect] = [:]
     /// Each app's presentations left (keyed by the app's number).
     var budget = ConnectBudget(burst: burst, perSecond: perSecond)
     /// Each presentation's last layout and what it was laid out for: text an app supplies is
@@ -104,7 +102,6 @@ extension Compositor {
         }
         desk.present(Presentation(owner: c.app, content: content))
         presentationRequests.layouts[c.app] = nil
-        presentationRequests.panes[c.app] = desk.paneFrame(of: c.app)
         // The keyboard focus stays where the user put it: an alert of an app that has it takes
         // its keys (Return, Escape, its field's typing); one of an app without it shows in its
         // pane without keys until the user touches it (as xdg-activation gives focus only for
@@ -115,7 +112,6 @@ extension Compositor {
 
     /// What the user did with an app's menu or alert: the app hears it.
     func presentationAnswered(_ answer: PresentationAnswer, of app: AppID) {
-        presentationRequests.panes[app] = nil
         if let c = session(app) {
             switch answer {
             case .chosen(let id, let index): send(.menuChosen(id: id, index: UInt32(index)), to: c)
@@ -132,12 +128,11 @@ extension Compositor {
         guard !desk.presented.isEmpty else { return }
         for (app, p) in desk.presented.shown.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let pane = desk.shell.pane(of: app)?.frame
-            let moved = pane != presentationRequests.panes[app] || desk.shell.isFollowingFinger
+            let moved = pane != desk.presented.panes[app] || desk.shell.isFollowingFinger
             guard session(app) == nil || pane == nil || (moved && !p.isAlert) else { continue }
             desk.removePresentation(of: app)
             presentationAnswered(.dismissed(id: p.id), of: app)
         }
-        for app in presentationRequests.panes.keys where desk.presented.shown[app] == nil { presentationRequests.panes[app] = nil }
         for app in presentationRequests.layouts.keys where desk.presented.shown[app] == nil { presentationRequests.layouts[app] = nil }
         for app in presentationRequests.arriving.keys where session(app) == nil { presentationRequests.arriving[app] = nil }
     }

@@ -169,7 +169,7 @@ package struct Desk: ~Copyable {
 
     // MARK: - Menus and alerts (see `Presentations`)
 
-    package mutating func present(_ p: Presentation) { presented.present(p) }
+    package mutating func present(_ p: Presentation) { presented.present(p, in: paneFrame(of: p.owner)) }
     package mutating func removePresentation(of app: AppID) -> Presentation? { presented.remove(app) }
     package mutating func presentationLaidOut(_ app: AppID, _ l: Presentation.Layout, pane: RectD) { presented.laidOut(app, l, pane: pane) }
     package mutating func presentationTyped(_ output: KeyboardOutput, for app: AppID) -> [ShellEffect]? { presented.type(output, for: app) }

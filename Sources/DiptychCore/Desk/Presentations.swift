@@ -8,18 +8,22 @@ package struct Presentations {
     package private(set) var shown: [AppID: Presentation] = [:]
     /// Where each was laid out last, in its app's pane (screen points).
     private var layouts: [AppID: (layout: Presentation.Layout, pane: RectD)] = [:]
+    /// The pane each came in (screen points): a menu goes when its pane changes.
+    package private(set) var panes: [AppID: Rect] = [:]
 
     package var isEmpty: Bool { shown.isEmpty }
 
-    package mutating func present(_ p: Presentation) {
+    package mutating func present(_ p: Presentation, in pane: Rect?) {
         shown[p.owner] = p
         layouts[p.owner] = nil
+        panes[p.owner] = pane
     }
 
     /// Takes `app`'s presentation away.
     @discardableResult
     package mutating func remove(_ app: AppID) -> Presentation? {
         layouts[app] = nil
+        panes[app] = nil
         return shown.removeValue(forKey: app)
     }
 

@@ -11,7 +11,7 @@ import DiptychText
 
 /// Chrome pictures by description and size. Bounded in bytes (`byteLimit`), and swept: a
 /// picture the screen no longer shows (the keyboard's labels once it is gone, a placeholder's
-/// name) goes `keepMilliseconds` after it was last drawn, so the memory of a transient comes
+/// name) goes one to two `keepMilliseconds` after it was last drawn, so the memory of a transient comes
 /// back. Confined to the thread that draws.
 public final class ChromeCache: Timed {
     private struct Key: Hashable {

@@ -137,8 +137,7 @@ extension Compositor {
     /// A hardware key went down on `device` (a keyboard with letter keys): one that types or
     /// edits swaps the on-screen keyboard for its shortcut bar.
     func hardwareKeyTyped(_ result: KeyResult, on device: String) {
-        let edits: Set<UInt32> = [0xFF08, 0xFF09, 0xFF0D, 0xFF8D, 0xFFFF, 0xFF51, 0xFF52, 0xFF53, 0xFF54]
-        guard !result.text.isEmpty || edits.contains(result.keysym) else { return }
+        guard !result.text.isEmpty || Keysym.editing.contains(result.keysym) else { return }
         textRelay.hardwareKeyboard = device
         keyboardShows(bar: true)
     }

@@ -236,7 +236,4 @@ extension Compositor {
         guard let role = c.launchRole, let ghost = supervision.takeGhost(role) else { return nil }
         return desk.replace(ghost, with: c.app, requiresFullScreen: c.requiresFullScreen)
     }
-
-    /// The next relaunch or stop of a launched app, or kill of a replaced one that has not
-    /// exited (monotonic ms).
 }

@@ -213,8 +213,8 @@ public final class Compositor {
     /// that typed last, what the apps were told of the keyboard's frame (one `keyboardFrame` an
     /// app a turn, the newest), whether an app's text input changed.
     let textRelay = TextInputRelay()
-    /// The apps' menu and alert requests: pieces still coming, the panes they came in, the
-    /// rate they may come at, their layouts.
+    /// The apps' menu and alert requests: pieces still coming, the rate they may come at,
+    /// their layouts (the panes they came in are the desk's).
     let presentationRequests = PresentationRequests()
     /// The launched apps, kept to be relaunched, the candidates of `set-app`, the relaunch
     /// counts (`Compositor+Supervision.swift`).

@@ -22,7 +22,7 @@
  *   <meta name="apple-mobile-web-app-status-bar-style"> or a dark theme-color -> statusBarStyle
  *   a focused text field      -> textInput (WebKit's input-method context: purpose, hints, caret,
  *                                the text before it; search and enterkeyhint read by a script)
- *   textCommit / textDelete   -> the context's committed / delete-surrounding (text-input.c)
+ *   textCommit / textDelete   -> the context's committed / delete-surrounding (field.c)
  *   keyboardFrame (local)     -> the page panned up while the keyboard covers the caret
  *   a file: page              -> served by diptych-web itself from its folders, nothing outside
  *                                them (files.c); --allow-file-access: plain file: (unsafe)

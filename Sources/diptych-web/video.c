@@ -36,6 +36,7 @@ void web_view_idle_inhibit(struct web_view *view, int on) {
     GString *line = log_start("idleInhibit");
     g_string_append_printf(line, ",\"on\":%s", on ? "true" : "false");
     log_line(line);
+    g_string_free(line, TRUE);
 }
 
 void on_video_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer view) {

@@ -89,7 +89,9 @@ struct ProfileCommand: ParsableCommand {
                 return
             }
             if workload == .memory {
-                if trace != nil || plot != nil || present != .memory { throw UsageError("--trace, --plot and --present do not apply to the memory workload") }
+                if trace != nil || plot != nil || present != .memory || card != nil || mode != nil || frames != 300 {
+                    throw UsageError("--trace, --plot, --present, --card, --mode and --frames do not apply to the memory workload")
+                }
                 let result: MemoryBenchResult
                 do {
                     result = try MemoryBenchmark.run(rounds: 3, logger: logger) { demo in

@@ -13,7 +13,7 @@ for f in $(find Sources/DiptychCore Sources/DiptychWire -name '*.swift'); do
   grep -v '^import DiptychCore$' "$f" > "$WORK/src/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
 for t in Wire Scenario; do
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name DiptychFuzz \
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name DiptychFuzz -package-name diptych \
     "$WORK"/src/*.swift "Tests/Fuzz/${t}Fuzz.swift" -o "$WORK/fuzz-$(echo $t | tr A-Z a-z)" 2>&1 | grep -v warning || true
   [ -x "$WORK/fuzz-$(echo $t | tr A-Z a-z)" ] || { echo "fuzz: cannot build the $t target" >&2; exit 1; }
 done

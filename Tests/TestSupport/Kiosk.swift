@@ -27,6 +27,12 @@ public final class Kiosk {
             environment: ["DIPTYCH_SOCKET": "\(dir)/sock", "NOTIFY_SOCKET": notify.path].merging(environment) { $1 })
         self.process = process
         ready = notify.wait(for: "READY=1", milliseconds: 30_000) { process.poll() == nil }
+        // One that exited is the test's to look at (its status, its stderr); one still running
+        // and not ready is a failure here, named.
+        if !ready && process.poll() == nil {
+            process.terminate(graceMilliseconds: 2000)
+            throw KioskError("the kiosk in \(dir) did not say READY=1 within 30 s")
+        }
     }
 
     /// `diptych ctl` run with `words` (the command line under test).
@@ -55,9 +61,15 @@ public final class Kiosk {
         return try JSONValue.parse(reply["output"]?.stringValue ?? "{}")
     }
 
-    /// Whether `done` holds within 10 s.
-    public func waitUntil(_ done: () throws -> Bool) rethrows -> Bool { try eventually(seconds: 10, done) }
+    /// Whether `done` holds within 20 s.
+    public func waitUntil(_ done: () throws -> Bool) rethrows -> Bool { try eventually(seconds: 20, done) }
 
     /// (Time to end its apps and what they left behind: nothing outlives the test.)
     deinit { process.terminate(graceMilliseconds: 5000) }
+}
+
+/// A kiosk that did not start.
+public struct KioskError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

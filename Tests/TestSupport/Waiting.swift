@@ -45,7 +45,8 @@ public final class NotifySocket {
         let deadline = MonotonicClock.milliseconds + UInt64(milliseconds)
         while MonotonicClock.milliseconds < deadline {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, Int32(deadline - MonotonicClock.milliseconds)) > 0 else { break }
+            let now = MonotonicClock.milliseconds
+            guard now < deadline, poll(&p, 1, Int32(deadline - now)) > 0 else { break }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let n = recv(fd, &buffer, buffer.count, 0)
             if n > 0 { out.append(String(decoding: buffer[..<n], as: UTF8.self)) }
@@ -60,7 +61,8 @@ public final class NotifySocket {
         let deadline = MonotonicClock.milliseconds + UInt64(milliseconds)
         while MonotonicClock.milliseconds < deadline && alive() {
             // In slices, to see a process that exits without saying it.
-            let slice = Int(min(100, deadline - MonotonicClock.milliseconds))
+            let now = MonotonicClock.milliseconds
+            let slice = Int(min(100, deadline > now ? deadline - now : 0))
             if messages(within: slice, until: line).contains(where: { $0.split(separator: "\n").contains(Substring(line)) }) { return true }
         }
         return false

@@ -29,8 +29,13 @@ table() {
 stage "debug build with the tests, and diptych-web" sh -c "$SWIFT build --build-tests && make --no-print-directory web"
 stage "the Swift suites" $SWIFT test --skip-build
 # No test leaves a process behind (an app, a compositor, a WebKit process): what the suites
-# started from this checkout's build is gone within 10 s of their end.
-leftovers() { pgrep -af "$PWD/\.build/" | grep -v -e pgrep -e test-stages; }
+# started from this checkout (its build, its test tools) and any WebKit process are gone within
+# 10 s of their end.
+ROOT=$(pwd -P)
+leftovers() {
+  ps -eo pid=,args= | grep -F -e "$ROOT/.build/" -e "$ROOT/Tests/" -e "wpe-webkit-1.1/WPE" \
+    | grep -v -e "^ *$$ " -e "grep -F" -e "ps -eo" -e "test-stages"
+}
 nothing_left() {
   for _ in $(seq 1 100); do leftovers >/dev/null || return 0; sleep 0.1; done
   echo "make test: processes left behind by the suites:" >&2; leftovers >&2; return 1

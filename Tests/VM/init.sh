@@ -22,6 +22,9 @@ kms() { /bin/diptych-test-tools kms-state --card /dev/dri/card0 2>&1; }
 # The CRTCs differ from those a file recorded (the compositor took them, or gave them up).
 crtc_differs() { [ "$(kms)" != "$(cat "$1")" ]; }
 connected() { [ "$(cat "$1")" = connected ]; }
+disconnected() { ! connected "$1"; }
+# The compositor's loop answers its control socket.
+serving() { /bin/diptych ctl status --json > /dev/null 2>&1; }
 blanked() { /bin/diptych ctl status --json 2>/dev/null | grep -q "\"blanked\":$1"; }
 mkdir -p -m 0700 /tmp/runtime
 # The test pen reports raw positions: no smoothing, as a scripted replay needs.
@@ -52,6 +55,7 @@ DIPTYCH_LOG_LEVEL=debug /bin/diptych run --backend drm --card /dev/dri/card0 --m
     > /out/sigterm.stdout 2> /out/sigterm.stderr &
 pid=$!
 until_ok 300 crtc_differs /out/crtc-before.txt
+until_ok 100 serving
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-during.txt 2>&1
 # Hotplug: force the connector off and on again (a real kernel hotplug uevent each time).
 status=$(ls -d /sys/class/drm/card0-*/status | head -1)
@@ -90,7 +94,7 @@ echo $? > /out/latency.rc
 # The kiosk session: seatd for the seat, the compositor as uid 1000 with no access to the
 # device nodes of its own, a VT switch away and back, an app killed and relaunched.
 echo off > "$second"
-until_ok 50 sh -c "[ \"\$(cat $second)\" != connected ]"
+until_ok 50 disconnected "$second"
 ls -l /dev/dri/card0 > /out/kiosk-devices.txt
 seatd -g video > /out/seatd.log 2>&1 &
 seatd_pid=$!
@@ -118,13 +122,14 @@ sleep 5
 capture() { echo 0 > /out/sync/kiosk/$1.png.ready; while [ ! -e /out/sync/kiosk/$1.png.done ]; do sleep 0.2; done; }
 # (grep -c prints 0 itself when nothing matches; only a missing log gives nothing.)
 flips() { n=$(grep -c '"event":"frameDone"' /out/kiosk/events-primary.jsonl 2>/dev/null); echo "${n:-0}"; }
+more_flips() { [ "$(flips)" -gt "$1" ]; }
 chvt 2
 until_ok 100 crtc_differs /out/kiosk-crtc-during.txt
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-away.txt 2>&1
 a=$(flips); sleep 2; b=$(flips); echo $((b - a)) > /out/kiosk-flips-away.txt
 chvt 1
 until_ok 100 crtc_differs /out/kiosk-crtc-away.txt
-b=$(flips); until_ok 100 sh -c "[ \$(grep -c '\"event\":\"frameDone\"' /out/kiosk/events-primary.jsonl) -gt $b ]"
+b=$(flips); until_ok 100 more_flips "$b"
 a=$(flips); sleep 1; b=$(flips); echo $((b - a)) > /out/kiosk-flips-back.txt
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/kiosk-crtc-back.txt 2>&1
 capture back
@@ -132,7 +137,8 @@ grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-prima
 for d in /proc/[0-9]*; do grep -q 993366 $d/cmdline 2>/dev/null && grep -q diptych-demo $d/cmdline 2>/dev/null && kill -9 ${d#/proc/}; done
 # The relaunched secondary has drawn and been shown (a frameDone the killed one never had).
 shown2() { n=$(grep -c '"event":"frameDone"' /out/kiosk/events-secondary.jsonl 2>/dev/null); echo "${n:-0}"; }
-s=$(shown2); until_ok 150 sh -c "[ \$(grep -c '\"event\":\"frameDone\"' /out/kiosk/events-secondary.jsonl) -gt $s ]"
+more_shown2() { [ "$(shown2)" -gt "$1" ]; }
+s=$(shown2); until_ok 150 more_shown2 "$s"
 grep -c '"event":"configure"' /out/kiosk/events-primary.jsonl > /out/kiosk-primary-configures-after.txt
 capture relaunched
 kill -TERM $kpid

@@ -44,8 +44,9 @@ fi
 # 3. The binaries the suite built (make test's debug build; built here when run alone), with
 # the Swift runtime they link copied into the initramfs beside the other libraries.
 step "taking the debug build's binaries"
-for p in diptych diptych-demo diptych-test-tools; do swift build --product $p >/dev/null; done
-BIN=$(swift build --show-bin-path)
+SWIFT=${SWIFT:-swift}
+for p in diptych diptych-demo diptych-test-tools; do $SWIFT build --product $p >/dev/null; done
+BIN=$($SWIFT build --show-bin-path)
 
 # 4. The initramfs.
 step "making the initramfs"

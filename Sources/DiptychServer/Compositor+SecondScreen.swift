@@ -161,11 +161,10 @@ extension Compositor {
         return true
     }
 
-    /// The second screen as it is now composited again into `image` (its holder's buffer, or
-    /// the main screen mirrored, fitted to it; no cursor): false without one, or when `image` is
-    /// not its size.
+    /// The second screen as it is now composited again into `image`, of its size (its holder's
+    /// buffer, or the main screen mirrored, fitted to it; no cursor): false without one.
     func secondScreenImage(into image: PixelImage) -> Bool {
-        guard let s = secondScreen, s.backend.isConnected, s.backend.size == Size(width: image.width, height: image.height) else { return false }
+        guard let s = secondScreen, s.backend.isConnected else { return false }
         let graph = screenHolder.flatMap { h in h.screenSurface.map { SecondScreen.scene(of: $0, app: h.app) } } ?? sceneGraph(cursor: false)
         compose(graph, transform: SecondScreen.fit(graph.size, into: s.backend.size).transform, into: image)
         return true

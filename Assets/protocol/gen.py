@@ -3,7 +3,10 @@
 """The tables of the protocol that are data, generated from diptych-protocol.json (as
 wayland-scanner does from its XML): the C header's version, opcodes, enumerations, limits and
 error names, the Python module's, and one golden message a request and an event (its example's
-bytes, Assets/protocol/golden/NAME.bin), which the Swift, C and Python decoders are tested on. The C structs stay hand-written (they are the library's
+bytes, Assets/protocol/golden/NAME.bin), which the Swift, C and Python decoders are tested on;
+for a message whose layout was different in an older served version (a field with its own
+"since"), also that version's bytes (golden/vN/NAME.bin), which the Swift codec reads and writes
+as the compositor does for an app of that version. The C structs stay hand-written (they are the library's
 ABI); so does the Swift codec (checked against the same description by the tests). Also the
 client libraries' small bitmap font (Assets/font/diptych-5x7.txt) as a table for each of the
 three, so that text an app draws with it is the same pixels in every language.
@@ -74,7 +77,7 @@ def c_header(p):
         what = "bits" if e.get("bits") else "values"
         out.append(f"/* {key}: its {what} on the wire. */")
         out.append(f"enum {e['c']} {{")
-        out += [f"    {e['prefix']}{upper(n)} = {hex(v) if v >= 256 else v}," for v, n in e["values"]]
+        out += [f"    {e['prefix']}{upper(n)} = {hex(v) if v >= 256 else v}," for v, n, *_ in e["values"]]
         out += ["};"]
     out.append("")
     for key, e in p["enums"].items():
@@ -116,7 +119,7 @@ def python_module(p):
     for key, e in p["enums"].items():
         base = "IntFlag" if e.get("bits") else "IntEnum"
         out += ["", "", f"class {e.get('python', pascal(key))}({base}):", f'    """{key} on the wire."""', ""]
-        out += [f"    {upper(n)} = {v}" for v, n in e["values"]]
+        out += [f"    {upper(n)} = {v}" for v, n, *_ in e["values"]]
     out += ["", "", "class ErrorCode(IntEnum):", '    """The error event\'s codes (a reserved one is never sent)."""', ""]
     out += [f"    {upper(err[1])} = {err[0]}" for err in p["errors"]]
     out += ["", "", "ERROR_NAMES = {"] + [f"    {err[0]}: \"{err[1]}\"," for err in p["errors"]] + ["}"]
@@ -126,12 +129,21 @@ def python_module(p):
     return "\n".join(out)
 
 
-def encode(p, message):
-    """A message's example as the bytes on the wire: the header, then each field (little-endian,
-    no padding), as the description's types say."""
+def since(field):
+    """The first version a field is on the wire in: its own "since" (its third element), else 0
+    (as old as its message)."""
+    return field[2] if len(field) > 2 else 0
+
+
+def encode(p, message, version):
+    """A message's example as the bytes on the wire in protocol `version`: the header, then each
+    field that version has (little-endian, no padding), as the description's types say."""
     body = bytearray()
     example = message["example"]
-    for name, kind in message["fields"]:
+    for field in message["fields"]:
+        name, kind = field[0], field[1]
+        if since(field) > version:
+            continue
         v = example[name]
         if kind in ("u8", "u16", "u32", "i32", "u64", "f64"):
             body += struct.pack("<" + {"u8": "B", "u16": "H", "u32": "I", "i32": "i", "u64": "Q", "f64": "d"}[kind], v)
@@ -156,7 +168,7 @@ def encode(p, message):
             body += struct.pack("<5I", v["offset"], v["width"], v["height"], v["stride"], v["format"])
         else:
             raise SystemExit(f"gen.py: {message['name']}.{name}: unknown type {kind}")
-    return struct.pack("<IHH", 8 + len(body), p["version"], message["opcode"]) + bytes(body)
+    return struct.pack("<IHH", 8 + len(body), version, message["opcode"]) + bytes(body)
 
 
 def font_rows():
@@ -213,8 +225,12 @@ def generated():
     files = {C_HEADER: c_header(p), PYTHON: python_module(p)}
     files.update(font_files())
     # One golden message a request and an event, from its example: every decoder reads it.
+    # A message whose layout differs in an older served version: that version's bytes too.
     for m in p["requests"] + p["events"]:
-        files[f"{GOLDEN}/{m['name']}.bin"] = encode(p, m)
+        files[f"{GOLDEN}/{m['name']}.bin"] = encode(p, m, p["version"])
+        for version in range(max(m["since"], p["oldestServedVersion"]), p["version"]):
+            if any(since(f) > version for f in m["fields"]):
+                files[f"{GOLDEN}/v{version}/{m['name']}.bin"] = encode(p, m, version)
     return files
 
 

@@ -5,7 +5,7 @@
 #ifndef DIPTYCH_PROTOCOL_H
 #define DIPTYCH_PROTOCOL_H
 
-#define DC_PROTOCOL_VERSION 8
+#define DC_PROTOCOL_VERSION 9
 
 #define DC_MESSAGE_BYTES_MAX 65536
 #define DC_STRING_BYTES_MAX 4096
@@ -65,6 +65,7 @@ enum dc_event_type {
     DC_MENU_CHOSEN = 120,
     DC_ALERT_ANSWERED = 121,
     DC_DISMISSED = 122,
+    DC_TEXT_INPUT_DISMISSED = 123,
 };
 
 /* role: its values on the wire. */
@@ -182,6 +183,8 @@ enum dc_text_hint {
     DC_HINT_CAPITALIZE_WORDS = 4,
     DC_HINT_CAPITALIZE_ALL = 8,
     DC_HINT_NO_AUTOCORRECT = 16,
+    DC_HINT_HAS_PREVIOUS = 32,
+    DC_HINT_HAS_NEXT = 64,
 };
 /* returnKey: its values on the wire. */
 enum dc_return_key {
@@ -463,6 +466,7 @@ static inline const char *dc_event_name(int type) {
     case 120: return "menuChosen";
     case 121: return "alertAnswered";
     case 122: return "dismissed";
+    case 123: return "textInputDismissed";
     default: return (const char *)0;
     }
 }

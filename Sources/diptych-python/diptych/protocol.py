@@ -5,7 +5,7 @@ error codes with their names."""
 
 from enum import IntEnum, IntFlag
 
-PROTOCOL_VERSION = 8
+PROTOCOL_VERSION = 9
 MESSAGE_BYTES_MAX = 65536
 STRING_BYTES_MAX = 4096
 DAMAGE_RECTS_MAX = 256
@@ -66,6 +66,7 @@ class EventType(IntEnum):
     MENU_CHOSEN = 120
     ALERT_ANSWERED = 121
     DISMISSED = 122
+    TEXT_INPUT_DISMISSED = 123
 
 
 class Role(IntEnum):
@@ -216,6 +217,8 @@ class TextHint(IntFlag):
     CAPITALIZE_WORDS = 4
     CAPITALIZE_ALL = 8
     NO_AUTOCORRECT = 16
+    HAS_PREVIOUS = 32
+    HAS_NEXT = 64
 
 
 class ReturnKey(IntEnum):
@@ -325,6 +328,7 @@ EVENT_NAMES = {
     120: "menuChosen",
     121: "alertAnswered",
     122: "dismissed",
+    123: "textInputDismissed",
 }
 # Which enumeration each enumerated field of an event holds ('event.field' where a name is shared).
 FIELD_ENUMS = {

@@ -170,13 +170,15 @@ public final class Connection {
         try send(.statusBarStyle(style))
     }
 
-    /// Whether a field of the app takes text now, and how: with it enabled, a tap in the pane
-    /// raises the on-screen keyboard, whose typing arrives as `textCommit` and `textDelete`
-    /// (its return and delete as `key` events). Only the app with the keyboard focus may enable
-    /// it (else `refused`, reason `focus`). The connection sends the last state again after
-    /// each tap (at the next `nextEvent` once the tap's end was handed out), as the compositor's
-    /// show rule expects. A state the protocol cannot carry is a misuse.
-    public func setTextInput(_ state: TextInputState) throws(ClientError) {
+    /// Whether a field of the app takes text now, and how: the on-screen keyboard's typing
+    /// arrives as `textCommit` and `textDelete` (its return, delete, ‹ and › as `key` events).
+    /// An enable raises the keyboard when it names the input after which the app focused the
+    /// field: a tap it was handed (a touch's or the pen's `up`) with no tap since, or a key the
+    /// keyboard sent (‹ › return). `after`: that input's serial; 0 for a field the app focused
+    /// by itself (it raises no keyboard); nil (the default): the last tap's end or key press
+    /// this connection handed out. Only the app with the keyboard focus may enable it (else
+    /// `refused`, reason `focus`). A state the protocol cannot carry is a misuse.
+    public func setTextInput(_ state: TextInputState, after serial: UInt32? = nil) throws(ClientError) {
         let c = state.caret
         guard [c.x, c.y, c.width, c.height].allSatisfy(\.isFinite), c.width >= 0, c.height >= 0 else {
             throw .misuse("textInput caret (\(c.x), \(c.y), \(c.width), \(c.height)): it must be finite, of no negative size")
@@ -184,28 +186,20 @@ public final class Connection {
         guard state.surrounding.utf8.count <= TextInputState.surroundingLimit else {
             throw .misuse("textInput surrounding text of \(state.surrounding.utf8.count) bytes (at most \(TextInputState.surroundingLimit))")
         }
-        textInput = state
-        textInputAfterTap = false
-        try send(.textInput(state))
+        var t = state
+        t.serial = state.enabled ? serial ?? lastInput : 0
+        try send(.textInput(t))
     }
 
-    /// The last text input sent, and whether it goes again (a tap ended since).
-    private var textInput: TextInputState?
-    private var textInputAfterTap = false
+    /// The serial of the last tap's end (a touch's or the pen's `up`) or key press handed out.
+    private var lastInput: UInt32 = 0
 
-    /// After a tap's end was handed out, the text input goes again at the next call.
-    private func noteTap(_ event: ServerEvent?) {
+    private func noteInput(_ event: ServerEvent?) {
         switch event {
-        case .touch(_, .up, _, _, _)?, .pen(.up, _, _, _, _, _, _, _, _)?: textInputAfterTap = textInput != nil
-        case .pointer(.button, _, _, let button, false, _, _, _, _)? where button == PointerButton.left: textInputAfterTap = textInput != nil
+        case .touch(_, .up, _, _, _, let serial)?, .pen(.up, _, _, _, _, _, _, _, _, let serial)?, .key(_, _, _, .pressed, _, _, let serial)?:
+            lastInput = serial
         default: break
         }
-    }
-
-    private func resendTextInput() throws(ClientError) {
-        guard textInputAfterTap, let t = textInput else { return }
-        textInputAfterTap = false
-        try send(.textInput(t))
     }
 
     // MARK: - Buffers
@@ -345,12 +339,11 @@ public final class Connection {
     /// call (see `answersSync`).
     public func nextEvent() throws(ClientError) -> ServerEvent? {
         try answerSync()
-        try resendTextInput()
         while true {
             let event = pending.isEmpty ? try readEvent() : pending.removeFirst()
             if let event, try isSuperseded(event) { continue }
             noteSync(event)
-            noteTap(event)
+            noteInput(event)
             return event
         }
     }
@@ -359,12 +352,11 @@ public final class Connection {
     /// a closed connection apart). A superseded `configure` is skipped as by `nextEvent`.
     public func pollEvent() throws(ClientError) -> ServerEvent? {
         try answerSync()
-        try resendTextInput()
         while true {
             let event = pending.isEmpty ? try readEvent(blocking: false) : pending.removeFirst()
             if let event, try isSuperseded(event) { continue }
             noteSync(event)
-            noteTap(event)
+            noteInput(event)
             return event
         }
     }

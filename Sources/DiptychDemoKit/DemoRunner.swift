@@ -187,17 +187,17 @@ public struct DemoRunner {
             if options.noAck { return }
             waiting.append((serial, Canvas(frame: frame, pixelWidth: pw, pixelHeight: ph, horizontalSizeClass: hc), nil))
             if options.snapshotDelay == 0 { try answerSnapshots(now: nil) }
-        case .touch(let id, let phase, let x, let y, _):
+        case .touch(let id, let phase, let x, let y, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if model.touch(id: id, phase: phase, x: x, y: y, canvas: canvas) { try present() }
-        case .pen(let phase, let x, let y, let pressure, _, _, _, _, _):
+        case .pen(let phase, let x, let y, let pressure, _, _, _, _, _, _):
             guard let canvas, !(options.noAck && configured > 1) else { return }
             if let ms = options.penDots {
                 if phase == .down || phase == .motion { try dot(x: x, y: y, canvas: canvas, milliseconds: ms) }
                 return
             }
             if model.pen(phase: phase, x: x, y: y, pressure: pressure, canvas: canvas) { try present() }
-        case .key(_, let keysym, let text, let state, _, _):
+        case .key(_, let keysym, let text, let state, _, _, _):
             guard let canvas else { return }
             if model.key(keysym: keysym, text: text, state: state, canvas: canvas) { try present() }
         case .textCommit(let text):
@@ -206,7 +206,7 @@ public struct DemoRunner {
             if canvas != nil, model.lostKeyboardFocus() { try present() }
         case .keyboardFrame(let k):
             if canvas != nil, model.keyboard(k) { try present() }
-        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, _, _):
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, _, _, _):
             guard let canvas else { return }
             // The left button is a finger to every app: a click a tap, a drag a stroke or a
             // scroll, with the pointer's own touch id.

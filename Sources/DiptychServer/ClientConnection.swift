@@ -106,7 +106,7 @@ final class ClientConnection {
                     // Out of time (at least one message a turn): the rest waits.
                     if MonotonicClock.nanoseconds > deadline { budget = 0 }
                     messagesHandled += 1
-                    let message = try ClientMessage.decode(opcode: opcode, body: body)
+                    let message = try ClientMessage.decode(opcode: opcode, body: body, version: version)
                     guard message.since <= version else {
                         throw ProtocolError(.unsupportedVersion, "\(message.name) is a request of protocol version \(message.since); this app speaks version \(version)")
                     }

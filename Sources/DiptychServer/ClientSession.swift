@@ -94,6 +94,10 @@ final class ClientSession {
     private(set) var commits = 0
     /// Its text input, as taken (`TextInputGate`).
     private(set) var text = TextInputGate()
+    /// The serial of the last input event sent (protocol 9: one counter a connection, from 1).
+    private var inputSerial: UInt32 = 0
+    /// The serial of the last finger or pen lift sent.
+    private var contactEnd: UInt32 = 0
 
     /// A session on `socket`, watched by `loop`; `onClose` is told once, when it ends.
     init(id: ClientID, socket: consuming FileDescriptor, role: Role?, label: String, loop: Epoll, onClose: @escaping (ClientSession, SessionEnd) -> Void) {
@@ -150,8 +154,32 @@ final class ClientSession {
 
     /// Handles what the app sent (within the turn's bounds; see `ClientConnection.receive`).
     func receive(_ handle: (ClientMessage) throws(ProtocolError) -> Void) { connection.receive(helloSaid: name != nil, handle) }
-    /// Queues an event for the app (written once per turn of the loop).
-    func send(_ event: ServerEvent) { connection.send(event) }
+    /// Queues an event for the app (written once per turn of the loop). An input event is
+    /// stamped with the connection's next serial (protocol 9; its serial is returned, else 0).
+    @discardableResult
+    func send(_ event: ServerEvent) -> UInt32 {
+        guard event.serial != nil, connection.version >= ServerEvent.serialSince, isOpen else {
+            connection.send(event)
+            return 0
+        }
+        inputSerial = inputSerial == .max ? 1 : inputSerial + 1
+        connection.send(event.stamped(inputSerial))
+        switch event {
+        case .touch(_, .up, _, _, _, _), .pen(.up, _, _, _, _, _, _, _, _, _): contactEnd = inputSerial
+        default: break
+        }
+        return inputSerial
+    }
+
+    /// A tap ended in the app's pane (its last contact event was the tap's end): an enable may
+    /// name it (protocol 9).
+    func tapped() { if contactEnd != 0 { text.tapped(serial: contactEnd) } }
+    /// The on-screen keyboard sent the app a key that moves or submits, as `serial`.
+    func keyboardKeySent(serial: UInt32) { if serial != 0 { text.keyboardKeySent(serial: serial) } }
+    /// The keyboard showed for the app's enable.
+    func raisedKeyboard() { text.raisedKeyboard() }
+    /// The protocol version the app speaks.
+    var version: UInt16 { connection.version }
     /// Tells the app what it did wrong, then closes the session.
     func fail(_ error: ProtocolError) { connection.fail(error) }
     func close(reason: String) { connection.close(reason: reason) }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The on-screen keyboard as the compositor carries it out: it shows when the focused app has
-// text input on at the end of a tap in its pane (the enable may come up to 300 ms after the
-// tap), and hides on its dismiss key, when the app turns text input off, loses the focus or
+// The on-screen keyboard as the compositor carries it out: it shows when the focused app
+// enables text input naming the serial of a tap it was sent, or of a key the keyboard sent it
+// (‹ › return), with no later tap (protocol 9; an app of version 5 to 8: text input on at the
+// end of a tap in its pane, the enable up to 300 ms after the tap), and hides on its dismiss key, when the app turns text input off, loses the focus or
 // leaves the screen; every app on screen hears where it goes (`keyboardFrame`); what it types
 // goes to the app that raised it (`textCommit`; return and delete as `key` events); and it is
 // drawn docked at the bottom of the screen across both panes.
@@ -12,7 +13,8 @@ import DiptychWire
 
 /// When the keyboard shows.
 enum KeyboardRules {
-    /// How long after a tap's end a field's enable still raises the keyboard (ms).
+    /// How long after a tap's end a field's enable still raises the keyboard (ms), for an app
+    /// of protocol 5 to 8 (from 9 the enable names the tap's serial).
     static let enableAfterTap: UInt64 = 300
 }
 
@@ -43,13 +45,23 @@ extension Compositor {
         }
         guard let focused, wanted, let state, desk.shell.pane(of: focused.app) != nil else { return }
         if alertField == nil {
-            guard let tap = desk.lastTap, tap.app == focused.app, now >= tap.at, now - tap.at <= KeyboardRules.enableAfterTap else { return }
+            guard raisesKeyboard(focused) else { return }
         }
         desk.showKeyboard(for: focused.app, state: state, bar: textRelay.hardwareKeyboard != nil, now: now)
         desk.consumeTap()
+        if alertField == nil { focused.raisedKeyboard() }
         scheduleFrame()
         tellKeyboardFrame()
         logger.debug("keyboard shown", metadata: ["client.app": "\(focused.label)", "text.purpose": "\(state.purpose.name)"])
+    }
+
+    /// Whether `c`'s enabled field raises the keyboard now: from protocol 9 its enable names
+    /// the last tap it was sent (or a key of the keyboard's since); before, it came at most
+    /// `KeyboardRules.enableAfterTap` ms after a tap in its pane.
+    private func raisesKeyboard(_ c: ClientSession) -> Bool {
+        if c.version >= ServerEvent.serialSince { return c.text.enableRaisesKeyboard }
+        guard let tap = desk.lastTap, tap.app == c.app, now >= tap.at else { return false }
+        return now - tap.at <= KeyboardRules.enableAfterTap
     }
 
     /// The keyboard steps aside while a divider drag, a Slide Over swipe or a rotation runs,
@@ -121,11 +133,16 @@ extension Compositor {
             if let c = session(app) { send(.textCommit(text: text), to: c) }
         case .key(let key):
             guard let c = session(app) else { return }
-            let text = key == .return ? "\r" : "\u{8}"
-            send(.key(keycode: key.keycode, keysym: key.keysym, text: text, state: .pressed, modifiers: [], time: time), to: c)
-            send(.key(keycode: key.keycode, keysym: key.keysym, text: "", state: .released, modifiers: [], time: time), to: c)
+            let modifiers: KeyModifiers = key == .backTab ? [.shift] : []
+            let serial = c.send(.key(keycode: key.keycode, keysym: key.keysym, text: key.text, state: .pressed, modifiers: modifiers, time: time))
+            c.send(.key(keycode: key.keycode, keysym: key.keysym, text: "", state: .released, modifiers: modifiers, time: time))
+            // ‹ › and return may move the focus to another field, which may raise the keyboard
+            // naming the key (protocol 9).
+            if key.movesFocus { c.keyboardKeySent(serial: serial) }
         case .dismiss:
             hideKeyboard()
+            // The field gives up its focus (its focus ring goes, as on iPad).
+            if let c = session(app) { send(.textInputDismissed, to: c) }
         case .showKeys:
             // The keys are back until a hardware keyboard types again; the apps hear the new frame.
             textRelay.hardwareKeyboard = nil

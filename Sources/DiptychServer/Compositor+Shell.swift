@@ -62,6 +62,8 @@ extension Compositor {
                 focus(app)
             }
         }
+        // A tap ended in an app: an enable may name it (protocol 9).
+        if let app = desk.takeNewTap() { session(app)?.tapped() }
         updatePiPEligibility()
         updateSecondScreen()
         updateFocus(byUser: byUser)

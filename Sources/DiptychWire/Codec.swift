@@ -93,8 +93,9 @@ extension ByteReader {
 }
 
 extension ClientMessage {
-    /// The framed bytes of this message (its fds travel separately).
-    public func encoded() -> [UInt8] {
+    /// The framed bytes of this message in protocol `version` (its fds travel separately): the
+    /// fields that version has.
+    public func encoded(version: UInt16 = Wire.version) -> [UInt8] {
         var w = ByteWriter()
         switch self {
         case .hello(let name, let full):
@@ -134,6 +135,7 @@ extension ClientMessage {
             w.u8(t.enabled ? 1 : 0); w.u8(t.purpose.rawValue); w.u32(t.hints.rawValue); w.u8(t.returnKey.rawValue)
             w.f64(t.caret.x); w.f64(t.caret.y); w.f64(t.caret.width); w.f64(t.caret.height)
             w.string(t.surrounding)
+            if version >= 9 { w.u32(t.serial) }
         case .presentMenu(let m):
             w.u32(m.id); w.rect(m.anchor); w.string(m.title); w.u32(m.total); w.u32(m.first)
             w.u32(UInt32(m.items.count))
@@ -147,11 +149,11 @@ extension ClientMessage {
         case .idleInhibit(let on):
             w.u8(on ? 1 : 0)
         }
-        return Wire.frame(opcode: opcode, body: w)
+        return Wire.frame(opcode: opcode, body: w, version: version)
     }
 
-    /// Decodes one message body. The whole body must be consumed.
-    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>) throws(ProtocolError) -> ClientMessage {
+    /// Decodes one message body of protocol `version`. The whole body must be consumed.
+    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>, version: UInt16 = Wire.version) throws(ProtocolError) -> ClientMessage {
         var r = ByteReader(body)
         let m: ClientMessage
         switch opcode {
@@ -193,7 +195,7 @@ extension ClientMessage {
         case 13:
             m = .setIcon(buffer: try r.u32())
         case 14:
-            m = .textInput(try r.textInput())
+            m = .textInput(try r.textInput(version: version))
         case 15:
             m = .presentMenu(try r.menuPiece())
         case 16:
@@ -232,9 +234,9 @@ extension ServerEvent {
             w.u8(l.rawValue)
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
             w.u32(serial); w.rect(frame); w.u32(UInt32(pw)); w.u32(UInt32(ph)); w.u8(code(hc, in: sizeClassCodes))
-        case .touch(let id, let phase, let x, let y, let time):
+        case .touch(let id, let phase, let x, let y, let time, _):
             w.i32(id); w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(time)
-        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons):
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons, _):
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.f64(p); w.f64(tx); w.f64(ty)
             w.f64(time); w.u8(tool.rawValue); w.u32(buttons.rawValue)
         case .frameDone(let t, let refresh, let seq):
@@ -249,9 +251,9 @@ extension ServerEvent {
             w.u32(s); w.u32(UInt32(pw)); w.u32(UInt32(ph))
         case .keyboardFocus(let focused):
             w.u8(focused ? 1 : 0)
-        case .key(let keycode, let keysym, let text, let state, let modifiers, let time):
+        case .key(let keycode, let keysym, let text, let state, let modifiers, let time, _):
             w.u32(keycode); w.u32(keysym); w.string(text); w.u8(state.rawValue); w.u32(modifiers.rawValue); w.f64(time)
-        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time):
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time, _):
             w.u8(phase.rawValue); w.f64(x); w.f64(y); w.u32(button); w.u8(pressed ? 1 : 0); w.f64(dx); w.f64(dy); w.u8(source.rawValue); w.f64(time)
         case .refused(let request, let reason, let message):
             w.string(request); w.string(reason); w.string(message)
@@ -269,12 +271,16 @@ extension ServerEvent {
             w.u32(id); w.u32(button); w.string(text)
         case .dismissed(let id):
             w.u32(id)
+        case .textInputDismissed:
+            break
         }
+        // Version 9 ends each input event with its serial.
+        if version >= ServerEvent.serialSince, let serial { w.u32(serial) }
         return Wire.frame(opcode: opcode, body: w, version: version)
     }
 
-    /// Decodes one event body. The whole body must be consumed.
-    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>) throws(ProtocolError) -> ServerEvent {
+    /// Decodes one event body of protocol `version`. The whole body must be consumed.
+    public static func decode(opcode: UInt16, body: ArraySlice<UInt8>, version: UInt16 = Wire.version) throws(ProtocolError) -> ServerEvent {
         var r = ByteReader(body)
         let e: ServerEvent
         switch opcode {
@@ -355,22 +361,26 @@ extension ServerEvent {
             e = .alertAnswered(id: try r.u32(), button: try r.u32(), text: try r.string())
         case 122:
             e = .dismissed(id: try r.u32())
+        case 123:
+            e = .textInputDismissed
         default:
             throw ProtocolError(.unknownOpcode, "unknown event opcode \(opcode)")
         }
+        let event = e.serial != nil && version >= ServerEvent.serialSince ? e.stamped(try r.u32()) : e
         guard r.isAtEnd else { throw ProtocolError(.malformedMessage, "event body has trailing bytes for opcode \(opcode)") }
-        return e
+        return event
     }
 }
 
 extension ByteReader {
     /// A `textInput` body: malformed for an unknown flag, purpose, hint or return key, a
     /// non-finite caret or one of negative size, or more than 256 bytes before the caret.
-    mutating func textInput() throws(ProtocolError) -> TextInputState {
+    /// From version 9, the serial of the input it follows ends it.
+    mutating func textInput(version: UInt16) throws(ProtocolError) -> TextInputState {
         let flags = try u8(), purpose = try u8(), hints = try u32(), returnKey = try u8()
         guard flags & ~1 == 0 else { throw ProtocolError(.malformedMessage, "unknown textInput flags \(flags)") }
         let p = try enumCode(purpose, TextPurpose.self, "textInput purpose")
-        guard TextHints.known.isSuperset(of: TextHints(rawValue: hints)) else { throw ProtocolError(.malformedMessage, "unknown textInput hints \(hints)") }
+        guard TextHints.known(inVersion: version).isSuperset(of: TextHints(rawValue: hints)) else { throw ProtocolError(.malformedMessage, "unknown textInput hints \(hints)") }
         let k = try enumCode(returnKey, ReturnKey.self, "textInput return key")
         let x = try f64(), y = try f64(), w = try f64(), h = try f64()
         guard [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0 else {
@@ -380,6 +390,7 @@ extension ByteReader {
         guard surrounding.utf8.count <= TextInputState.surroundingLimit else {
             throw ProtocolError(.malformedMessage, "textInput surrounding text of \(surrounding.utf8.count) bytes (at most \(TextInputState.surroundingLimit))")
         }
-        return TextInputState(enabled: flags & 1 != 0, purpose: p, hints: TextHints(rawValue: hints), returnKey: k, caret: (x, y, w, h), surrounding: surrounding)
+        let serial = version >= 9 ? try u32() : 0
+        return TextInputState(enabled: flags & 1 != 0, purpose: p, hints: TextHints(rawValue: hints), returnKey: k, caret: (x, y, w, h), surrounding: surrounding, serial: serial)
     }
 }

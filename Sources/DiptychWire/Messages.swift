@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Diptych wire protocol, version 8: message framing and every message both ways.
+// The Diptych wire protocol, version 9: message framing and every message both ways.
 //
 // Frame: u32 total length (header included, little-endian), u16 protocol version, u16 opcode,
 // then the body. File descriptors travel as SCM_RIGHTS ancillary data on the same sendmsg as the
@@ -11,14 +11,16 @@
 // (`keyboardFocus`, `key`), the pointer (`pointer`), `refused` for a request the policy
 // declines (it was a protocol error that disconnected the app), and `setIcon`. Version 5 adds
 // Picture in Picture's playing state and source rectangle; version 6 text input and the
-// on-screen keyboard; version 7 menus and alerts the compositor shows for an app.
+// on-screen keyboard; version 7 menus and alerts the compositor shows for an app; version 8 the
+// idle inhibitor; version 9 input serials (the first change of a message's layout among served
+// versions: a field with its own "since" is written only to apps whose version has it).
 
 import DiptychCore
 
 /// Protocol constants.
 public enum Wire {
     /// The protocol version this build speaks.
-    public static let version: UInt16 = 8
+    public static let version: UInt16 = 9
     /// The oldest version the compositor still serves: an app built for any version from this
     /// one to `version` is spoken to in its own version (framed with it, and sent only the
     /// events it has), so a protocol bump never strands an installed app.
@@ -27,7 +29,7 @@ public enum Wire {
     public static var servedVersions: ClosedRange<UInt16> { oldestServedVersion...version }
     /// What an app written for an older version must change, for the refusal it gets.
     public static let versionChanges =
-        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events; version 7 adds the presentMenu, presentAlert and dismissPresented requests and the menuChosen, alertAnswered and dismissed events; version 8 adds the idleInhibit request"
+        "version 2 made buffers objects: createBuffer once, commit by id, release; version 3 adds scale and safeAreaInsets to configure, time to touch and pen, tool and buttons to pen, and refresh and seq to frameDone; version 4 adds keyboardFocus, key, pointer and refused events and the setIcon request; version 5 adds playing and sourceRect to pipCommit and the pipAction event; version 6 adds the textInput request and the textCommit, textDelete and keyboardFrame events; version 7 adds the presentMenu, presentAlert and dismissPresented requests and the menuChosen, alertAnswered and dismissed events; version 8 adds the idleInhibit request; version 9 adds a serial to touch, pen, key and pointer events and to textInput, the hasPrevious and hasNext hints and the textInputDismissed event"
     /// Size of the frame header in bytes.
     public static let headerSize = 8
     /// The largest message accepted, header included.
@@ -247,10 +249,13 @@ public enum ServerEvent: Sendable, Equatable {
     case snapshotRequest(serial: UInt32, frame: Rect, pixelWidth: Int, pixelHeight: Int, horizontalSizeClass: SizeClass)
     /// A finger, in points of the pane; `time` is the input's own timestamp in milliseconds
     /// (the compositor's virtual clock when a scenario plays).
-    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double, time: Double)
+    /// Every input event (touch, pen, key, pointer) carries a `serial` from version 9 (one
+    /// increasing counter a connection, stamped as it is sent), which an enabling `textInput`
+    /// names.
+    case touch(id: Int32, phase: TouchPhase, x: Double, y: Double, time: Double, serial: UInt32 = 0)
     /// The pen, in points of the pane, with its pressure (0…1), tilt (degrees), timestamp
     /// (milliseconds), the end that touches and the barrel buttons held.
-    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: Double, tool: PenTool, buttons: PenButtons)
+    case pen(phase: PenPhase, x: Double, y: Double, pressure: Double, tiltX: Double, tiltY: Double, time: Double, tool: PenTool, buttons: PenButtons, serial: UInt32 = 0)
     /// The committed buffer reached the screen at `time` (milliseconds, monotonic clock; the
     /// virtual clock in a scenario), on an output refreshing every `refresh` milliseconds, in
     /// its frame number `seq` (as wp_presentation's feedback: an app can aim at the next frame).
@@ -273,11 +278,11 @@ public enum ServerEvent: Sendable, Equatable {
     /// the modifiers in effect), the UTF-8 `text` it types (empty for none; a dead key types
     /// nothing and the key after it the composed character), what it did, the modifiers, and
     /// its time in milliseconds.
-    case key(keycode: UInt32, keysym: UInt32, text: String, state: KeyState, modifiers: KeyModifiers, time: Double)
+    case key(keycode: UInt32, keysym: UInt32, text: String, state: KeyState, modifiers: KeyModifiers, time: Double, serial: UInt32 = 0)
     /// The pointer over the app's pane, in points of the pane: it came in or left, moved, a
     /// `button` (Linux code) went down (`pressed`) or up, or it scrolled by `dx`, `dy` points
     /// from `source`; `time` in milliseconds.
-    case pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, source: ScrollSource, time: Double)
+    case pointer(phase: PointerPhase, x: Double, y: Double, button: UInt32, pressed: Bool, dx: Double, dy: Double, source: ScrollSource, time: Double, serial: UInt32 = 0)
     /// A request the policy does not allow now was not carried out; the app lives on.
     /// `request` names what was asked (`pictureInPicture`, `secondScreen`), `reason` why
     /// (`not-primary`, `not-connected`), `message` says it for a person.
@@ -300,6 +305,9 @@ public enum ServerEvent: Sendable, Equatable {
     /// Menu or alert `id` went unanswered: a tap outside a menu, the app's pane changed or left
     /// the screen. Version 7.
     case dismissed(id: UInt32)
+    /// The user pressed the on-screen keyboard's dismiss key: the app's field should give up
+    /// the focus (its focus ring goes, as on iPad). Version 9.
+    case textInputDismissed
 
     public var opcode: UInt16 {
         switch self {
@@ -326,6 +334,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .menuChosen: 120
         case .alertAnswered: 121
         case .dismissed: 122
+        case .textInputDismissed: 123
         }
     }
 
@@ -355,6 +364,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .menuChosen: "menuChosen"
         case .alertAnswered: "alertAnswered"
         case .dismissed: "dismissed"
+        case .textInputDismissed: "textInputDismissed"
         }
     }
 
@@ -366,6 +376,33 @@ public enum ServerEvent: Sendable, Equatable {
              .screenConnected, .screenDisconnected, .keyboardFocus, .key, .pointer, .refused, .pipAction: 5
         case .textCommit, .textDelete, .keyboardFrame: 6
         case .menuChosen, .alertAnswered, .dismissed: 7
+        case .textInputDismissed: 9
+        }
+    }
+
+    /// The first version whose apps read an input event's `serial`.
+    public static let serialSince: UInt16 = 9
+
+    /// The input event's serial (nil: not an input event).
+    public var serial: UInt32? {
+        switch self {
+        case .touch(_, _, _, _, _, let s), .pen(_, _, _, _, _, _, _, _, _, let s), .key(_, _, _, _, _, _, let s),
+             .pointer(_, _, _, _, _, _, _, _, _, let s): s
+        default: nil
+        }
+    }
+
+    /// The input event with `serial` (any other event as it is).
+    public func stamped(_ serial: UInt32) -> ServerEvent {
+        switch self {
+        case .touch(let id, let phase, let x, let y, let time, _): .touch(id: id, phase: phase, x: x, y: y, time: time, serial: serial)
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons, _):
+            .pen(phase: phase, x: x, y: y, pressure: p, tiltX: tx, tiltY: ty, time: time, tool: tool, buttons: buttons, serial: serial)
+        case .key(let keycode, let keysym, let text, let state, let modifiers, let time, _):
+            .key(keycode: keycode, keysym: keysym, text: text, state: state, modifiers: modifiers, time: time, serial: serial)
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time, _):
+            .pointer(phase: phase, x: x, y: y, button: button, pressed: pressed, dx: dx, dy: dy, source: source, time: time, serial: serial)
+        default: self
         }
     }
 
@@ -386,12 +423,13 @@ public enum ServerEvent: Sendable, Equatable {
         case .snapshotRequest(let serial, let frame, let pw, let ph, let hc):
             [("serial", .int(Int(serial))), ("frame", frame.json), ("pixelWidth", .int(pw)), ("pixelHeight", .int(ph)),
              ("horizontalSizeClass", .string(hc.rawValue))]
-        case .touch(let id, let phase, let x, let y, let time):
-            [("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time))]
-        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons):
+        case .touch(let id, let phase, let x, let y, let time, let serial):
+            [("id", .int(Int(id))), ("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time)),
+             ("serial", .int(Int(serial)))]
+        case .pen(let phase, let x, let y, let p, let tx, let ty, let time, let tool, let buttons, let serial):
             [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("pressure", .double(p)),
              ("tiltX", .double(tx)), ("tiltY", .double(ty)), ("time", .double(time)), ("tool", .string(tool.name)),
-             ("buttons", .int(Int(buttons.rawValue)))]
+             ("buttons", .int(Int(buttons.rawValue))), ("serial", .int(Int(serial)))]
         case .frameDone(let t, let refresh, let seq): [("time", .int(Int(clamping: t))), ("refresh", .double(refresh)), ("seq", .int(Int(clamping: seq)))]
         case .error(let e): [("code", .string(e.code.name)), ("message", .string(e.message))]
         case .sync(let serial, let time): [("serial", .int(Int(serial))), ("time", .int(Int(clamping: time)))]
@@ -399,17 +437,19 @@ public enum ServerEvent: Sendable, Equatable {
         case .screenConnected(let s, let w, let h), .screenDisconnected(let s, let w, let h):
             [("screen", .int(Int(s))), ("pixelWidth", .int(w)), ("pixelHeight", .int(h))]
         case .keyboardFocus(let focused): [("focused", .bool(focused))]
-        case .key(let keycode, let keysym, let text, let state, let modifiers, let time):
+        case .key(let keycode, let keysym, let text, let state, let modifiers, let time, let serial):
             [("keycode", .int(Int(keycode))), ("keysym", .int(Int(keysym))), ("text", .string(text)), ("state", .string(state.name)),
-             ("modifiers", .array(modifiers.names.map { .string($0) })), ("time", .double(time))]
-        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time):
+             ("modifiers", .array(modifiers.names.map { .string($0) })), ("time", .double(time)), ("serial", .int(Int(serial)))]
+        case .pointer(let phase, let x, let y, let button, let pressed, let dx, let dy, let source, let time, let serial):
             switch phase {
             case .button:
-                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("button", .int(Int(button))), ("pressed", .bool(pressed)), ("time", .double(time))]
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("button", .int(Int(button))), ("pressed", .bool(pressed)), ("time", .double(time)),
+                 ("serial", .int(Int(serial)))]
             case .scroll:
-                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("dx", .double(dx)), ("dy", .double(dy)), ("source", .string(source.name)), ("time", .double(time))]
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("dx", .double(dx)), ("dy", .double(dy)), ("source", .string(source.name)), ("time", .double(time)),
+                 ("serial", .int(Int(serial)))]
             default:
-                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time))]
+                [("phase", .string(phase.name)), ("x", .double(x)), ("y", .double(y)), ("time", .double(time)), ("serial", .int(Int(serial)))]
             }
         case .refused(let request, let reason, let message):
             [("request", .string(request)), ("reason", .string(reason)), ("message", .string(message))]
@@ -421,6 +461,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .menuChosen(let id, let index): [("id", .int(Int(id))), ("index", .int(Int(index)))]
         case .alertAnswered(let id, let button, let text): [("id", .int(Int(id))), ("button", .int(Int(button))), ("text", .string(text))]
         case .dismissed(let id): [("id", .int(Int(id)))]
+        case .textInputDismissed: []
         }
     }
 }

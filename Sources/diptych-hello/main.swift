@@ -121,15 +121,15 @@ final class Hello {
                 // The pane as it would look at another size; the live surface stays as it is.
                 let top = Double(max(0, 20 - frame.y))
                 try connection.snapshot(try draw(width: w, height: h, scale: Double(w) / Double(frame.width), sizeClass: sizeClass, top: top), serial: serial)
-            case .touch(let id, .cancel, _, _, _):
+            case .touch(let id, .cancel, _, _, _, _):
                 if id == fieldTouch { fieldTouch = nil }  // a palm: no tap
-            case .touch(let id, let phase, let x, let y, _):
+            case .touch(let id, let phase, let x, let y, _, _):
                 try contact(id: id, down: phase == .down, up: phase == .up, x: x, y: y)
-            case .pen(let phase, let x, let y, _, _, _, _, _, _) where phase == .down || phase == .motion || phase == .up:
+            case .pen(let phase, let x, let y, _, _, _, _, _, _, _) where phase == .down || phase == .motion || phase == .up:
                 try contact(id: -2, down: phase == .down, up: phase == .up, x: x, y: y)
             case .textCommit(let typed) where editing:
                 try type(typed)
-            case .key(_, let keysym, let typed, let state, _, _) where editing && state != .released:
+            case .key(_, let keysym, let typed, let state, _, _, _) where editing && state != .released:
                 // The on-screen keyboard's return and delete come as keys, as a hardware keyboard's do.
                 if keysym == 0xFF08 {
                     if !text.isEmpty { text.removeLast(); try fieldChanged() }

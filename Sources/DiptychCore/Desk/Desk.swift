@@ -42,6 +42,8 @@ package struct Desk: ~Copyable {
     /// The app the last tap ended in, and when (the keyboard shows for a field enabled up to
     /// `KeyboardRules.enableAfterTap` ms later).
     package private(set) var lastTap: (app: AppID, at: UInt64)?
+    /// The app a tap ended in since the compositor last looked (it notes the tap's serial).
+    private var newTap: AppID?
     private var taps = TapTracker()
     /// The apps' menus and alerts (they take the contacts that are theirs).
     package private(set) var presented = Presentations()
@@ -155,8 +157,18 @@ package struct Desk: ~Copyable {
 
     /// Notes the app a tap ended in (see `TapTracker`).
     private mutating func noteTap(_ effects: [ShellEffect], now: UInt64) -> [ShellEffect] {
-        if let app = taps.tapEnded(in: effects) { lastTap = (app, now) }
+        if let app = taps.tapEnded(in: effects) {
+            lastTap = (app, now)
+            newTap = app
+        }
         return effects
+    }
+
+    /// The app a tap ended in since the last call, if one did (its effects were just carried
+    /// out: the app was sent the tap's end).
+    package mutating func takeNewTap() -> AppID? {
+        defer { newTap = nil }
+        return newTap
     }
 
     /// A contact on the on-screen keyboard (nil: not the keyboard's): keys darken while held

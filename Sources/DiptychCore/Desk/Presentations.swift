@@ -59,7 +59,8 @@ package struct Presentations {
         switch output {
         case .commit(let text): p.type(text)
         case .key(.return): if let a = p.returnAnswer { remove(app); return [.presented(app, a)] }
-        case .key: p.deleteBackward()
+        case .key(.backspace): p.deleteBackward()
+        case .key(.tab), .key(.backTab): break
         case .dismiss, .showKeys: return nil
         }
         shown[app] = p

@@ -53,6 +53,8 @@ public struct KeyboardKey: Equatable, Sendable {
         case layout(KeyboardLayout)
         /// Hides the keyboard (the bar's key).
         case dismiss
+        /// The bar's ‹ and ›: the field before or after in the form (Shift+Tab, Tab).
+        case previousField, nextField
         /// Shows the keys in place of the shortcut bar (its key).
         case showKeys
     }

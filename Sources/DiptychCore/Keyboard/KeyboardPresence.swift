@@ -91,7 +91,8 @@ public struct KeyboardPresence: Sendable {
         return (Rect(x: rest.x, y: y, width: rest.width, height: rest.height), 255)
     }
 
-    /// Every key, in points from the keyboard's top left: the bar's (its dismiss key) and
+    /// Every key, in points from the keyboard's top left: the bar's (‹ and › at its left for a
+    /// field with neighbours, as iPad's shortcut bar has them; the dismiss key at its right) and
     /// the layout's below it; the shortcut bar's two (the keys back, and dismiss).
     public func keys(screen: Size, orientation: Orientation) -> [KeyboardKey] {
         let rest = restFrame(screen: screen, orientation: orientation)
@@ -106,7 +107,14 @@ public struct KeyboardPresence: Sendable {
         let dismiss = KeyboardKey(frame: Rect(x: rest.width - 64, y: 4, width: 56, height: bar - 8), label: "↓", action: .dismiss, function: true)
         let size = Size(width: rest.width, height: rest.height - bar)
         let k = keyboard
-        return [dismiss] + k.layout.keys(variant: k.variant, returnKey: k.returnKey, capitals: k.capitals, size: size, orientation: orientation).map {
+        var arrows: [KeyboardKey] = []
+        if k.hints.contains(.hasPrevious) {
+            arrows.append(KeyboardKey(frame: Rect(x: 8, y: 4, width: 56, height: bar - 8), label: "‹", action: .previousField, function: true))
+        }
+        if k.hints.contains(.hasNext) {
+            arrows.append(KeyboardKey(frame: Rect(x: 72, y: 4, width: 56, height: bar - 8), label: "›", action: .nextField, function: true))
+        }
+        return [dismiss] + arrows + k.layout.keys(variant: k.variant, returnKey: k.returnKey, capitals: k.capitals, size: size, orientation: orientation).map {
             var key = $0
             key.frame.y += bar
             return key

@@ -7,7 +7,7 @@
 public enum KeyboardOutput: Equatable, Sendable {
     /// Text for the app's field (`textCommit`).
     case commit(String)
-    /// The return or delete key, sent as the hardware key (`key` events).
+    /// The return, delete, ‹ or › key, sent as the hardware key (`key` events).
     case key(KeyboardSpecialKey)
     /// The keyboard hides (its dismiss key).
     case dismiss
@@ -15,13 +15,45 @@ public enum KeyboardOutput: Equatable, Sendable {
     case showKeys
 }
 
-/// The keys the keyboard sends as `key` events: their evdev code and keysym.
+/// The keys the keyboard sends as `key` events: their evdev code, keysym, the text a hardware
+/// key would type and the modifiers held (‹ is Shift+Tab, as iPad's previous-field arrow).
 public enum KeyboardSpecialKey: Sendable, Equatable {
-    case `return`, backspace
+    case `return`, backspace, tab, backTab
 
-    public var keycode: UInt32 { self == .return ? 28 : 14 }
-    public var keysym: UInt32 { self == .return ? 0xFF0D : 0xFF08 }
-    public var name: String { self == .return ? "Return" : "BackSpace" }
+    public var keycode: UInt32 {
+        switch self {
+        case .return: 28
+        case .backspace: 14
+        case .tab, .backTab: 15
+        }
+    }
+    public var keysym: UInt32 {
+        switch self {
+        case .return: 0xFF0D
+        case .backspace: 0xFF08
+        case .tab: 0xFF09
+        case .backTab: 0xFE20
+        }
+    }
+    public var name: String {
+        switch self {
+        case .return: "Return"
+        case .backspace: "BackSpace"
+        case .tab: "Tab"
+        case .backTab: "ISO_Left_Tab"
+        }
+    }
+    public var text: String {
+        switch self {
+        case .return: "\r"
+        case .backspace: "\u{8}"
+        case .tab: "\t"
+        case .backTab: ""
+        }
+    }
+    /// Whether the app may focus a field after it and raise the keyboard (it moves between
+    /// fields or submits).
+    public var movesFocus: Bool { self != .backspace }
 }
 
 /// The keyboard for one field.
@@ -110,6 +142,10 @@ public struct OnScreenKeyboard: Equatable, Sendable {
             return []
         case .dismiss:
             return [.dismiss]
+        case .previousField:
+            return [.key(.backTab)]
+        case .nextField:
+            return [.key(.tab)]
         case .showKeys:
             showKeys()
             return [.showKeys]

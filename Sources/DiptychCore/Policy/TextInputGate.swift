@@ -3,7 +3,9 @@
 // text input on (disabling is never refused); turning it on or off and changing its purpose
 // past 30 times a second is refused (a flood of keyboard slides); caret moves are never refused
 // (the newest wins: they come with every scroll of a focused page); a caret outside the pane
-// is clamped to it. Pure: the time is given.
+// is clamped to it. From protocol 9 it also knows which input an enable may raise the keyboard
+// after: the serial of the last tap the app was sent, or of a key the on-screen keyboard sent it
+// since (‹ › return), each raising it once. Pure: the time is given.
 
 /// One app's text input as the compositor holds it.
 public struct TextInputGate: Sendable {
@@ -12,6 +14,16 @@ public struct TextInputGate: Sendable {
     /// When its last changes of `enabled` or `purpose` were taken (milliseconds), oldest first:
     /// at most `changesPerSecond`.
     private var changes: [UInt64] = []
+    /// The serial the enable named (kept while updates name none; 0: none).
+    public private(set) var enableSerial: UInt32 = 0
+    /// The serial of the last tap the app was sent (0: none yet).
+    public private(set) var lastTap: UInt32 = 0
+    /// The on-screen keyboard's keys (‹ › return) sent to the app since that tap, newest last.
+    private var keyboardKeys: [UInt32] = []
+    /// The serial that raised the keyboard last: it raises it no more.
+    private var raisedBy: UInt32 = 0
+    /// How many of the keyboard's keys are remembered.
+    static let keysKept = 8
 
     /// How many changes of `enabled` or `purpose` a second are taken.
     public static let changesPerSecond = 30
@@ -45,12 +57,42 @@ public struct TextInputGate: Sendable {
             changes.append(now)
         }
         t.caret = Self.clamp(t.caret, to: pane)
+        if !t.enabled {
+            enableSerial = 0
+        } else if t.serial != 0 || !state.enabled {
+            enableSerial = t.serial
+        }
         state = t
         return .taken(switched: switched)
     }
 
     /// The app lost keyboard focus (or went away): its text input is off.
-    public mutating func clear() { state = .disabled }
+    public mutating func clear() {
+        state = .disabled
+        enableSerial = 0
+    }
+
+    /// A tap ended in the app: `serial` is the contact's last event it was sent. Later enables
+    /// may name it; none may name an earlier input any more.
+    public mutating func tapped(serial: UInt32) {
+        lastTap = serial
+        keyboardKeys.removeAll()
+    }
+
+    /// The on-screen keyboard sent the app a key that moves or submits (‹ › return) as `serial`.
+    public mutating func keyboardKeySent(serial: UInt32) {
+        if keyboardKeys.count >= Self.keysKept { keyboardKeys.removeFirst() }
+        keyboardKeys.append(serial)
+    }
+
+    /// Whether the enable raises the keyboard (protocol 9): it names the last tap the app was
+    /// sent, or a key of the keyboard's sent since, not one that raised it already.
+    public var enableRaisesKeyboard: Bool {
+        enableSerial != 0 && enableSerial != raisedBy && (enableSerial == lastTap || keyboardKeys.contains(enableSerial))
+    }
+
+    /// The keyboard showed for the enable: its serial raises it no more.
+    public mutating func raisedKeyboard() { raisedBy = enableSerial }
 
     /// `caret` kept inside a pane of `pane` points.
     static func clamp(_ c: (x: Double, y: Double, width: Double, height: Double), to pane: Size) -> (x: Double, y: Double, width: Double, height: Double) {

@@ -33,13 +33,24 @@ public struct TextHints: OptionSet, Sendable, Hashable, BitwiseCopyable {
     public static let capitalizeWords = TextHints(rawValue: 4)
     public static let capitalizeAll = TextHints(rawValue: 8)
     public static let noAutocorrect = TextHints(rawValue: 16)
-    /// Every hint this protocol version knows.
-    public static let known: TextHints = [.noKeyboard, .capitalizeSentences, .capitalizeWords, .capitalizeAll, .noAutocorrect]
+    /// The field has a neighbour before it in its form that takes text: the keyboard's bar shows
+    /// ‹ (it sends Shift+Tab). Version 9.
+    public static let hasPrevious = TextHints(rawValue: 32)
+    /// The field has a neighbour after it in its form that takes text: the bar shows › (Tab).
+    /// Version 9.
+    public static let hasNext = TextHints(rawValue: 64)
+    /// Every hint the newest protocol version knows.
+    public static let known: TextHints = [.noKeyboard, .capitalizeSentences, .capitalizeWords, .capitalizeAll, .noAutocorrect, .hasPrevious, .hasNext]
+
+    /// The hints an app of protocol `version` may send (a newer bit is malformed from it).
+    public static func known(inVersion version: UInt16) -> TextHints {
+        version >= 9 ? known : [.noKeyboard, .capitalizeSentences, .capitalizeWords, .capitalizeAll, .noAutocorrect]
+    }
 
     /// The hints' names, lowest bit first.
     public var names: [String] {
         [(TextHints.noKeyboard, "noKeyboard"), (.capitalizeSentences, "capitalizeSentences"), (.capitalizeWords, "capitalizeWords"),
-         (.capitalizeAll, "capitalizeAll"), (.noAutocorrect, "noAutocorrect")].filter { contains($0.0) }.map(\.1)
+         (.capitalizeAll, "capitalizeAll"), (.noAutocorrect, "noAutocorrect"), (.hasPrevious, "hasPrevious"), (.hasNext, "hasNext")].filter { contains($0.0) }.map(\.1)
     }
 }
 
@@ -69,15 +80,19 @@ public struct TextInputState: Equatable, Sendable {
     public var caret: (x: Double, y: Double, width: Double, height: Double)
     /// Up to `surroundingLimit` bytes of the text before the caret (empty: unknown).
     public var surrounding: String
+    /// The serial of the input event after which the app focused the field (0: none; an app
+    /// of protocol 5 to 8 sends none). Protocol 9.
+    public var serial: UInt32
 
     /// The most text before the caret an app sends.
     public static let surroundingLimit = 256
 
     public init(
         enabled: Bool, purpose: TextPurpose = .text, hints: TextHints = [], returnKey: ReturnKey = .default,
-        caret: (x: Double, y: Double, width: Double, height: Double) = (0, 0, 0, 0), surrounding: String = ""
+        caret: (x: Double, y: Double, width: Double, height: Double) = (0, 0, 0, 0), surrounding: String = "", serial: UInt32 = 0
     ) {
         (self.enabled, self.purpose, self.hints, self.returnKey, self.caret, self.surrounding) = (enabled, purpose, hints, returnKey, caret, surrounding)
+        self.serial = serial
     }
 
     /// Text input off.
@@ -85,7 +100,7 @@ public struct TextInputState: Equatable, Sendable {
 
     public static func == (a: TextInputState, b: TextInputState) -> Bool {
         a.enabled == b.enabled && a.purpose == b.purpose && a.hints == b.hints && a.returnKey == b.returnKey && a.caret == b.caret
-            && a.surrounding == b.surrounding
+            && a.surrounding == b.surrounding && a.serial == b.serial
     }
 }
 

@@ -166,6 +166,11 @@ public final class ScenarioPlayer {
                         next += 1
                         try type(&typing, at: t, step: next - 1, compositor)
                         return true
+                    case .press(let key):
+                        typing = Typing(characters: [], press: key, via: .keyboard, nextAt: t)
+                        next += 1
+                        try type(&typing, at: t, step: next - 1, compositor)
+                        return true
                     }
                     next += 1
                 }
@@ -198,10 +203,13 @@ public final class ScenarioPlayer {
     }
 
     /// A `type` step in progress: the characters, the one typed next, and the key held down
-    /// (released at `upAt`).
+    /// (released at `upAt`); or a `press` step's one key.
     struct Typing {
         var characters: [Character]
+        var press: KeyboardPress?
         var via: TypeVia
+        /// How many keys it taps.
+        var count: Int { press == nil ? characters.count : 1 }
         var index = 0
         var nextAt: UInt64
         var down: (x: Double, y: Double, upAt: UInt64, types: Bool)?
@@ -217,7 +225,7 @@ public final class ScenarioPlayer {
     /// press; nil once the last key is up.
     private func type(_ typing: inout Typing?, at t: UInt64, step: Int, _ compositor: Compositor) throws {
         guard var ty = typing else { return }
-        defer { typing = ty.index >= ty.characters.count && ty.down == nil && ty.hardware == nil ? nil : ty }
+        defer { typing = ty.index >= ty.count && ty.down == nil && ty.hardware == nil ? nil : ty }
         let id: Int32 = 0x7E57
         switch ty.via {
         case .keyboard:
@@ -228,7 +236,8 @@ public final class ScenarioPlayer {
                 if d.types { ty.index += 1 }
                 return
             }
-            guard ty.index < ty.characters.count, t >= ty.nextAt else { return }
+            guard ty.index < ty.count, t >= ty.nextAt else { return }
+            let what = ty.press.map { "press: \($0.rawValue)" } ?? "type"
             if !ty.keyboardShown {
                 // The app's text input comes on its own time: the virtual clock waits (5 s at
                 // most) for the keyboard, then typing starts once it has slid in.
@@ -237,11 +246,20 @@ public final class ScenarioPlayer {
                     compositor.takeTextInput()
                     return compositor.keyboardShown != nil
                 }) else {
-                    throw CompositorError("steps[\(step)]: type: the on-screen keyboard did not show within 5 s (no field of the focused app takes text)")
+                    throw CompositorError("steps[\(step)]: \(what): the on-screen keyboard did not show within 5 s (no field of the focused app takes text)")
                 }
                 ty.keyboardShown = true
             }
             guard !compositor.keyboardMoving else { return }
+            if let press = ty.press {
+                guard let center = compositor.keyboardKeyCenter(press.action) else {
+                    throw CompositorError("steps[\(step)]: \(what): the keyboard showing has no \(press.rawValue) key\(press == .next || press == .previous ? " (the field has no such neighbour: hasNext/hasPrevious)" : "")")
+                }
+                compositor.touch(id: id, phase: .down, x: center.x, y: center.y)
+                ty.down = (center.x, center.y, t + Self.keyHeld, true)
+                ty.nextAt = t + Self.keyPitch
+                return
+            }
             guard let tap = compositor.keyboardNextTap(for: ty.characters[ty.index]) else {
                 throw CompositorError("steps[\(step)]: type: '\(ty.characters[ty.index])' is on no key of the keyboard showing")
             }

@@ -217,6 +217,16 @@ extension Compositor {
         return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2, next.types)
     }
 
+    /// The centre of the docked keyboard's key doing `action`, in screen points (nil: the
+    /// keyboard is not up, or has no such key showing).
+    public func keyboardKeyCenter(_ action: KeyboardKey.Action) -> (x: Double, y: Double)? {
+        guard let k = desk.keyboard, !k.isHiding else { return nil }
+        let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
+        let rest = k.restFrame(screen: screen, orientation: orientation)
+        guard let f = k.keys(screen: screen, orientation: orientation).first(where: { $0.action == action })?.frame else { return nil }
+        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2)
+    }
+
     /// Whether the keyboard is sliding now.
     public var keyboardMoving: Bool { desk.keyboard?.isMoving(at: now) ?? false }
 

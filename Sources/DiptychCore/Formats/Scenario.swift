@@ -33,6 +33,25 @@ public enum ScenarioAction: Equatable, Sendable {
     /// 40 ms later, the next 80 ms after the last; layouts and shift switched as needed), or
     /// on a hardware keyboard (`Shift_L` around a character that needs it).
     case type(String, via: TypeVia)
+    /// A tap on one key of the on-screen keyboard where it is drawn (down, up 40 ms later).
+    case press(KeyboardPress)
+}
+
+/// The keys a scenario's `press` step taps.
+public enum KeyboardPress: String, Equatable, Sendable, CaseIterable {
+    case next, previous, `return`, dismiss, shift, numbers
+
+    /// The action of the key it taps.
+    public var action: KeyboardKey.Action {
+        switch self {
+        case .next: .nextField
+        case .previous: .previousField
+        case .return: .return
+        case .dismiss: .dismiss
+        case .shift: .shift
+        case .numbers: .layout(.numbers)
+        }
+    }
 }
 
 /// How a `type` step types.
@@ -174,9 +193,9 @@ extension Scenario {
             }
             guard UInt64(at) >= last else { throw fail("\(path).at", "\(at) is earlier than the step before (\(last))") }
             last = UInt64(at)
-            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "waitFor", "key", "pointer", "type"].filter { s[$0] != nil }
+            let keys = ["touch", "pen", "rotate", "emulate", "capture", "wait", "waitFor", "key", "pointer", "type", "press"].filter { s[$0] != nil }
             guard keys.count == 1 else {
-                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, type, rotate, emulate, capture, wait, waitFor" : "has more than one action: \(keys.joined(separator: ", "))")
+                throw fail(path, keys.isEmpty ? "needs one of touch, pen, key, pointer, type, press, rotate, emulate, capture, wait, waitFor" : "has more than one action: \(keys.joined(separator: ", "))")
             }
             if s["via"] != nil && keys[0] != "type" { throw fail("\(path).via", "belongs to a type step") }
             let key = keys[0], value = s[key]!, field = "\(path).\(key)"
@@ -262,6 +281,11 @@ extension Scenario {
                     throw fail(field, "'\(c)' is on no key of the on-screen keyboard (US English: no accents)")
                 }
                 action = .type(text, via: via)
+            case "press":
+                guard let name = value.stringValue, let press = KeyboardPress(rawValue: name) else {
+                    throw fail(field, "must be one of \(KeyboardPress.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                action = .press(press)
             case "pointer":
                 guard value.objectValue != nil else { throw fail(field, "must be an object") }
                 let phaseName = try string(value["phase"], "\(field).phase")
@@ -332,7 +356,7 @@ extension Scenario {
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
         "penHoldoffMs", "steps", "clock", "idleTimeout", "blankSchedule",
     ]
-    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "via", "rotate", "emulate", "capture", "screen", "wait", "waitFor"]
+    static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "press", "via", "rotate", "emulate", "capture", "screen", "wait", "waitFor"]
 
     /// Refuses a key of `object` that is not one of `known` (a misspelt key would otherwise
     /// be ignored silently), naming it and the keys that are.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Diptych client library in C (see diptych-client.h): connecting, requests and the buffer
-   pool, in the wire format of protocol version 8 (Assets/protocol/diptych-protocol.json).
+   pool, in the wire format of protocol version 9 (Assets/protocol/diptych-protocol.json).
    Reading events is in events.c. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -129,20 +129,12 @@ int dc_sync_done(dc_connection *c, uint32_t serial) {
 void dc_answer_sync(dc_connection *c, int automatically) { c->answer_sync = automatically != 0; }
 static void wf64(writer *w, double v) { uint64_t u; memcpy(&u, &v, sizeof u); for (int i = 0; i < 8; i++) w8(w, (uint8_t)(u >> (8 * i))); }
 
-static int send_text_input(dc_connection *c) {
-    const dc_text_state *t = &c->text;
-    writer w = { .n = 0 };
-    w8(&w, t->enabled ? 1 : 0); w8(&w, (uint8_t)t->purpose); w32(&w, t->hints); w8(&w, (uint8_t)t->return_key);
-    wf64(&w, t->caret_x); wf64(&w, t->caret_y); wf64(&w, t->caret_width); wf64(&w, t->caret_height);
-    wstr(&w, c->text_surrounding);
-    return dc_send(c, DC_REQUEST_TEXT_INPUT, &w, -1);
-}
-
-int dc_text_input(dc_connection *c, const dc_text_state *t) {
+int dc_text_input_serial(dc_connection *c, const dc_text_state *t, uint32_t serial) {
     if (!t) return dc_fail(c, "dc_text_input: no state");
     if (t->purpose < 0 || t->purpose > DC_PURPOSE_SEARCH) return dc_fail(c, "dc_text_input: unknown purpose %d", t->purpose);
     if (t->return_key < 0 || t->return_key > DC_RETURN_DONE) return dc_fail(c, "dc_text_input: unknown return key %d", t->return_key);
-    uint32_t known = DC_HINT_NO_KEYBOARD | DC_HINT_CAPITALIZE_SENTENCES | DC_HINT_CAPITALIZE_WORDS | DC_HINT_CAPITALIZE_ALL | DC_HINT_NO_AUTOCORRECT;
+    uint32_t known = DC_HINT_NO_KEYBOARD | DC_HINT_CAPITALIZE_SENTENCES | DC_HINT_CAPITALIZE_WORDS | DC_HINT_CAPITALIZE_ALL | DC_HINT_NO_AUTOCORRECT
+                     | DC_HINT_HAS_PREVIOUS | DC_HINT_HAS_NEXT;
     if (t->hints & ~known) return dc_fail(c, "dc_text_input: unknown hints 0x%x", t->hints & ~known);
     double caret[4] = { t->caret_x, t->caret_y, t->caret_width, t->caret_height };
     for (int i = 0; i < 4; i++)
@@ -150,15 +142,17 @@ int dc_text_input(dc_connection *c, const dc_text_state *t) {
     if (t->caret_width < 0 || t->caret_height < 0) return dc_fail(c, "dc_text_input: the caret has a negative size");
     const char *s = t->surrounding ? t->surrounding : "";
     if (strlen(s) > 256) return dc_fail(c, "dc_text_input: %zu bytes of surrounding text (at most 256)", strlen(s));
-    c->text = *t;
-    strcpy(c->text_surrounding, s);
-    c->text.surrounding = c->text_surrounding;
-    c->text_sent = 1;
-    c->text_resend = 0;
-    return send_text_input(c);
+    writer w = { .n = 0 };
+    w8(&w, t->enabled ? 1 : 0); w8(&w, (uint8_t)t->purpose); w32(&w, t->hints); w8(&w, (uint8_t)t->return_key);
+    wf64(&w, t->caret_x); wf64(&w, t->caret_y); wf64(&w, t->caret_width); wf64(&w, t->caret_height);
+    wstr(&w, s);
+    w32(&w, serial);
+    return dc_send(c, DC_REQUEST_TEXT_INPUT, &w, -1);
 }
 
-int dc_resend_text_input(dc_connection *c) { return c->text_sent ? send_text_input(c) : 0; }
+/* The serial of the last tap's end or key press handed to the app: a field the app focuses
+   while handling it raises the keyboard (the compositor's rule for version 9). */
+int dc_text_input(dc_connection *c, const dc_text_state *t) { return dc_text_input_serial(c, t, c->input_serial); }
 
 static int label_ok(const char *s) { return s && strlen(s) <= DC_LABEL_BYTES_MAX; }
 

@@ -71,10 +71,12 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         break;
     case DC_TOUCH:
         e->touch.id = ri32(&r); e->touch.phase = renum(&r, DC_TOUCH_CANCEL); e->touch.x = rf64(&r); e->touch.y = rf64(&r); e->touch.time = rf64(&r);
+        e->touch.serial = r32(&r);
         break;
     case DC_PEN:
         e->pen.phase = renum(&r, DC_PEN_PROXIMITY_OUT); e->pen.x = rf64(&r); e->pen.y = rf64(&r); e->pen.pressure = rf64(&r);
         e->pen.tilt_x = rf64(&r); e->pen.tilt_y = rf64(&r); e->pen.time = rf64(&r); e->pen.tool = renum(&r, DC_TOOL_ERASER); e->pen.buttons = r32(&r);
+        e->pen.serial = r32(&r);
         break;
     case DC_FRAME_DONE: e->frame_done.time = r64(&r); e->frame_done.refresh = rf64(&r); e->frame_done.seq = r64(&r); break;
     case DC_ERROR: {
@@ -106,6 +108,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->key.state = r8(&r);
         e->key.modifiers = r32(&r);
         e->key.time = rf64(&r);
+        e->key.serial = r32(&r);
         if (e->key.state > DC_KEY_REPEATED) r.bad = 1;
         break;
     }
@@ -133,6 +136,8 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
     }
     case DC_DISMISSED:
         e->dismissed.id = r32(&r);
+        break;
+    case DC_TEXT_INPUT_DISMISSED:
         break;
     case DC_KEYBOARD_FRAME:
         e->keyboard_frame.frame = rrect(&r);
@@ -163,6 +168,7 @@ static int decode(dc_connection *c, uint16_t opcode, const uint8_t *body, size_t
         e->pointer.dx = rf64(&r); e->pointer.dy = rf64(&r);
         e->pointer.source = r8(&r);
         e->pointer.time = rf64(&r);
+        e->pointer.serial = r32(&r);
         if (e->pointer.phase > DC_POINTER_SCROLL || e->pointer.pressed > 1 || e->pointer.source > DC_SCROLL_CONTINUOUS) r.bad = 1;
         break;
     default:
@@ -188,11 +194,6 @@ static int newer_configure_buffered(const dc_connection *c) {
 int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
     /* The sync returned last time: the app has handled what came before it. */
     if (c->sync_pending && dc_sync_done(c, c->sync_serial) != 0) return -1;
-    /* The text input after a tap (unless the app sent one since). */
-    if (c->text_resend && !c->closed) {
-        c->text_resend = 0;
-        if (dc_resend_text_input(c) != 0) return -1;
-    }
     /* Requests still queued go first, as far as the socket takes them. */
     if (!c->closed && dc_write_queued(c) != 0 && errno != EAGAIN) return -1;
     for (;;) {
@@ -208,11 +209,11 @@ int dc_next_event(dc_connection *c, dc_event *e, int blocking) {
                 if (r != 0) { c->closed = 1; return -1; }
                 /* A configure with a newer one behind it is skipped (acking the newer acks it). */
                 if (e->type == DC_CONFIGURE && newer_configure_buffered(c)) continue;
-                /* A tap ended in the pane: the app's text input goes again at the next call
-                   (after the app handled the tap), as the compositor's show rule expects. */
-                if ((e->type == DC_TOUCH && e->touch.phase == DC_TOUCH_UP) || (e->type == DC_PEN && e->pen.phase == DC_PEN_UP)
-                    || (e->type == DC_POINTER && e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT && !e->pointer.pressed))
-                    c->text_resend = 1;
+                /* The end of a tap or a key press handed to the app: a field it focuses while
+                   handling it names it (dc_text_input). */
+                if (e->type == DC_TOUCH && e->touch.phase == DC_TOUCH_UP) c->input_serial = e->touch.serial;
+                if (e->type == DC_PEN && e->pen.phase == DC_PEN_UP) c->input_serial = e->pen.serial;
+                if (e->type == DC_KEY && e->key.state == DC_KEY_PRESSED) c->input_serial = e->key.serial;
                 return 1;
             }
         }

@@ -52,13 +52,12 @@ struct dc_connection {
     /* A sync to answer at the next dc_next_event (unless the app answers it itself). */
     int answer_sync, sync_pending;
     uint32_t sync_serial;
+    /* The serial of the last tap's end (touch or pen up) or key press handed to the app (0:
+       none yet): what dc_text_input names. */
+    uint32_t input_serial;
     /* Requests written and not yet taken by the socket (the compositor reads slower than the
        app writes): bytes, and the descriptors to pass with them (duplicates, each sent with the
        first byte of its message at `at`). */
-    /* The last text input sent (sent again after each tap), with its surrounding text. */
-    int text_sent, text_resend;
-    dc_text_state text;
-    char text_surrounding[257];
     uint8_t out[DC_OUT_CAPACITY];
     size_t out_len;
     struct { size_t at; int fd; } out_fds[DC_OUT_FDS];
@@ -77,8 +76,6 @@ DC_HIDDEN int dc_fail(dc_connection *c, const char *fmt, ...);
    what the socket takes without waiting. Waits (in poll, for the socket to take more) only
    when the queue cannot hold the message. */
 DC_HIDDEN int dc_send(dc_connection *c, uint16_t opcode, const writer *body, int pass_fd);
-/* Sends the last text input again (after a tap), if one was sent. */
-DC_HIDDEN int dc_resend_text_input(dc_connection *c);
 /* Writes queued requests until the queue is empty (0) or the socket is full (-1, EAGAIN). */
 DC_HIDDEN int dc_write_queued(dc_connection *c);
 

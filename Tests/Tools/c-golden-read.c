@@ -57,10 +57,14 @@ static int one(const char *path) {
         num("serial", e.snapshot_request.serial); rect("frame", e.snapshot_request.frame); num("pixelWidth", e.snapshot_request.pixel_width);
         num("pixelHeight", e.snapshot_request.pixel_height); num("horizontalSizeClass", e.snapshot_request.horizontal_size_class);
         break;
-    case DC_TOUCH: num("id", e.touch.id); num("phase", e.touch.phase); num("x", e.touch.x); num("y", e.touch.y); num("time", e.touch.time); break;
+    case DC_TOUCH:
+        num("id", e.touch.id); num("phase", e.touch.phase); num("x", e.touch.x); num("y", e.touch.y); num("time", e.touch.time);
+        num("serial", e.touch.serial);
+        break;
     case DC_PEN:
         num("phase", e.pen.phase); num("x", e.pen.x); num("y", e.pen.y); num("pressure", e.pen.pressure); num("tiltX", e.pen.tilt_x);
         num("tiltY", e.pen.tilt_y); num("time", e.pen.time); num("tool", e.pen.tool); num("buttons", e.pen.buttons);
+        num("serial", e.pen.serial);
         break;
     case DC_FRAME_DONE: num("time", (double)e.frame_done.time); num("refresh", e.frame_done.refresh); num("seq", (double)e.frame_done.seq); break;
     case DC_ERROR: num("code", e.error.code); str("message", e.error.message); break;
@@ -72,12 +76,12 @@ static int one(const char *path) {
     case DC_KEYBOARD_FOCUS: num("focused", e.keyboard_focus.focused); break;
     case DC_KEY:
         num("keycode", e.key.keycode); num("keysym", e.key.keysym); str("text", e.key.text); num("state", e.key.state);
-        num("modifiers", e.key.modifiers); num("time", e.key.time);
+        num("modifiers", e.key.modifiers); num("time", e.key.time); num("serial", e.key.serial);
         break;
     case DC_POINTER:
         num("phase", e.pointer.phase); num("x", e.pointer.x); num("y", e.pointer.y); num("button", e.pointer.button);
         num("pressed", e.pointer.pressed); num("dx", e.pointer.dx); num("dy", e.pointer.dy); num("source", e.pointer.source);
-        num("time", e.pointer.time);
+        num("time", e.pointer.time); num("serial", e.pointer.serial);
         break;
     case DC_REFUSED: str("request", e.refused.request); str("reason", e.refused.reason); str("message", e.refused.message); break;
     case DC_PIP_ACTION: num("action", e.pip_action.action); break;
@@ -90,6 +94,7 @@ static int one(const char *path) {
     case DC_MENU_CHOSEN: num("id", e.menu_chosen.id); num("index", e.menu_chosen.index); break;
     case DC_ALERT_ANSWERED: num("id", e.alert_answered.id); num("button", e.alert_answered.button); str("text", e.alert_answered.text); break;
     case DC_DISMISSED: num("id", e.dismissed.id); break;
+    case DC_TEXT_INPUT_DISMISSED: break;  /* no fields */
     }
     printf("}\n");
     dc_disconnect(c);

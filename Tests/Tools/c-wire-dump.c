@@ -68,7 +68,9 @@ int main(void) {
     static uint32_t icon[120 * 120];
     if (dc_set_icon(c, 120, icon, 120 * 4) != 0) return 4;        /* createBuffer, setIcon, destroyBuffer */
     dc_text_state text = { 1, DC_PURPOSE_EMAIL, DC_HINT_NO_AUTOCORRECT, DC_RETURN_GO, 10, 20, 2, 18, "Hi. " };
-    if (dc_text_input(c, &text) != 0) return 4;                    /* textInput */
+    if (dc_text_input(c, &text) != 0) return 4;                    /* textInput (serial 0: no tap yet) */
+    text.hints = DC_HINT_HAS_PREVIOUS | DC_HINT_HAS_NEXT;
+    if (dc_text_input_serial(c, &text, 77) != 0) return 4;         /* textInput, serial 77 */
     dc_menu_item items[3] = { { "Fruit", DC_MENU_HEADER }, { "Äpfel", DC_MENU_SELECTED | DC_MENU_INDENTED }, { "None", DC_MENU_DISABLED } };
     dc_rect anchor = { 40, 120, 200, 30 };
     if (dc_present_menu(c, 5, anchor, "Größe", items, 3) != 0) return 4;        /* presentMenu */

@@ -2,7 +2,7 @@
 /*
  * diptych-client.h - a Diptych app in C: connect, hello, configure/ack, shared-memory buffers
  * (memfds sealed against shrinking, registered once, committed by id, released by the
- * compositor), snapshots and every event of protocol version 8. Plain C99 and libc; one
+ * compositor), snapshots and every event of protocol version 9. Plain C99 and libc; one
  * connection per thread.
  *
  *   dc_connection *c = dc_connect("myapp", 0, err, sizeof err);
@@ -34,7 +34,13 @@ typedef struct dc_connection dc_connection;
 
 typedef struct dc_rect { int32_t x, y, width, height; } dc_rect;
 
-
+/* An event. dc_event is the ABI of soname libdiptych-client.so.1: its size (4136 bytes on
+   LP64) and every member's offset stay as they are. A member a newer protocol version adds goes
+   only where the struct has room for it without moving anything: into padding (the key's
+   serial, between modifiers and time), or at the end of a union member smaller than the largest
+   (the touch's, pen's and pointer's serial, version 9); an event without fields needs none
+   (DC_TEXT_INPUT_DISMISSED). So an app built against an older header keeps working with
+   this library. */
 typedef struct dc_event {
     enum dc_event_type type;
     union {
@@ -52,8 +58,12 @@ typedef struct dc_event {
         struct { int horizontal, vertical, previous_horizontal, previous_vertical; } size_class_changed;
         int lifecycle;                      /* enum dc_lifecycle */
         struct { uint32_t serial; dc_rect frame; int pixel_width, pixel_height, horizontal_size_class; } snapshot_request;
-        struct { int32_t id; int phase; double x, y, time; } touch;
-        struct { int phase; double x, y, pressure, tilt_x, tilt_y, time; int tool; uint32_t buttons; } pen;
+        /* A finger on the pane: its id, enum dc_touch_phase, where in the pane's points, the
+           time in ms; `serial` (version 9), as the key's. */
+        struct { int32_t id; int phase; double x, y, time; uint32_t serial; } touch;
+        /* The pen: enum dc_pen_phase, where, pressure 0 to 1, tilt in degrees, the time in ms,
+           enum dc_pen_tool, its buttons' bits; `serial` (version 9), as the key's. */
+        struct { int phase; double x, y, pressure, tilt_x, tilt_y, time; int tool; uint32_t buttons; uint32_t serial; } pen;
         struct { uint64_t time; double refresh; uint64_t seq; } frame_done;  /* ms; ms; the output's frame number */
         struct { int code; char message[4097]; } error;
         struct { uint32_t serial; uint64_t time; } sync;
@@ -63,12 +73,16 @@ typedef struct dc_event {
         struct { int focused; } keyboard_focus;
         /* A key of the app with the keyboard: the evdev code (+ 8 for an xkb keycode), the
            xkbcommon keysym, the UTF-8 text it types (empty for none and for releases), enum
-           dc_key_state, enum dc_modifier bits, the time in ms. */
-        struct { uint32_t keycode, keysym; char text[4097]; int state; uint32_t modifiers; double time; } key;
+           dc_key_state, enum dc_modifier bits, the time in ms. `serial` (version 9): the
+           compositor's count of the input events it sent this connection (touch, pen, key and
+           pointer share one increasing counter); dc_text_input_serial names one. It sits in
+           what was padding before `time` (soname .1: no member moved). */
+        struct { uint32_t keycode, keysym; char text[4097]; int state; uint32_t modifiers; uint32_t serial; double time; } key;
         /* The pointer over the pane, in points of the pane: enum dc_pointer_phase; for a button
            its Linux code and whether it went down; for a scroll dx, dy in points (down and right
-           positive) and enum dc_scroll_source; the time in ms. */
-        struct { int phase; double x, y; uint32_t button; int pressed; double dx, dy; int source; double time; } pointer;
+           positive) and enum dc_scroll_source; the time in ms; `serial` (version 9), as the
+           key's. */
+        struct { int phase; double x, y; uint32_t button; int pressed; double dx, dy; int source; double time; uint32_t serial; } pointer;
         /* A request the policy declined now (not an error: the app lives on): what was asked
            ("pictureInPicture", "secondScreen"), why ("not-primary", "not-connected"), and a
            message for a person. A buffer sent with it is released by the event after. */
@@ -91,12 +105,15 @@ typedef struct dc_event {
         /* Menu or alert `id` went unanswered: a tap outside the menu, the pane changed or left
            the screen. */
         struct { uint32_t id; } dismissed;
+        /* DC_TEXT_INPUT_DISMISSED (version 9, no fields): the user pressed the on-screen
+           keyboard's dismiss key; the app should blur its field (and turn its text input off). */
     };
 } dc_event;
 
 /* A text field's state for dc_text_input: whether it takes text now, enum dc_text_purpose,
-   enum dc_text_hint bits, enum dc_return_key, the caret's rectangle in the pane's points, and up
-   to 256 bytes of UTF-8 before the caret (NULL or "": unknown). */
+   enum dc_text_hint bits (DC_HINT_HAS_PREVIOUS and DC_HINT_HAS_NEXT, version 9: the form has a
+   field before or after this one), enum dc_return_key, the caret's rectangle in the pane's
+   points, and up to 256 bytes of UTF-8 before the caret (NULL or "": unknown). */
 typedef struct dc_text_state {
     int enabled;
     int purpose;
@@ -149,12 +166,21 @@ void dc_answer_sync(dc_connection *c, int automatically);
 int dc_sync_done(dc_connection *c, uint32_t serial);
 /* How the status bar is drawn over this app's pane: enum dc_status_bar_style. */
 int dc_status_bar_style(dc_connection *c, int style);
-/* Whether a field of the app takes text now, and how (see dc_text_state): with it enabled, a tap
-   in the app's pane raises the on-screen keyboard, whose typing arrives as DC_TEXT_COMMIT and
-   DC_TEXT_DELETE (its return and delete as DC_KEY Return and BackSpace). Only the app with the
-   keyboard focus may enable it (else DC_REFUSED, reason "focus"); the library sends the last
-   state again after each tap, as the compositor expects. -1 for an unknown purpose, hint or
-   return key, a non-finite or negative caret, or surrounding text over 256 bytes. */
+/* Whether a field of the app takes text now, and how (see dc_text_state), with the serial of
+   the input event after which the app focused the field (0: none, as for a field focused by
+   the app itself). The on-screen keyboard's typing arrives as DC_TEXT_COMMIT and
+   DC_TEXT_DELETE (its return and delete as DC_KEY Return and BackSpace); its dismiss key as
+   DC_TEXT_INPUT_DISMISSED. The keyboard shows for an enabled state (without
+   DC_HINT_NO_KEYBOARD) only when `serial` names a tap the app was sent (a touch or pen lifted
+   near where it came down) or a key the on-screen keyboard sent (its next/previous key, say),
+   and no tap came after it; once shown it follows the app's later states. Only the app with the keyboard
+   focus may enable it (else DC_REFUSED, reason "focus"). -1 for an unknown purpose, hint or
+   return key, a non-finite or negative caret, or surrounding text over 256 bytes. Version 9. */
+int dc_text_input_serial(dc_connection *c, const dc_text_state *state, uint32_t serial);
+/* dc_text_input_serial with the serial of the last tap's end (DC_TOUCH_UP, DC_PEN_UP) or key
+   press (DC_KEY_PRESSED) the library handed the app (0 before any): right for an app that
+   focuses its field while handling that event, as apps built for versions 5 to 8 do (the
+   library no longer sends the state again after each tap; the serial does its work). */
 int dc_text_input(dc_connection *c, const dc_text_state *state);
 
 /* A menu row: its label (UTF-8, at most 256 bytes) and enum dc_menu_item_flag bits. */

@@ -55,16 +55,20 @@ _Configure = _s(("serial", _u), ("role", _i), ("frame", Rect), ("pixel_width", _
                 ("scale", _d), ("safe_top", _d), ("safe_left", _d), ("safe_bottom", _d), ("safe_right", _d))
 _SizeClassChanged = _s(("horizontal", _i), ("vertical", _i), ("previous_horizontal", _i), ("previous_vertical", _i))
 _SnapshotRequest = _s(("serial", _u), ("frame", Rect), ("pixel_width", _i), ("pixel_height", _i), ("horizontal_size_class", _i))
-_Touch = _s(("id", ctypes.c_int32), ("phase", _i), ("x", _d), ("y", _d), ("time", _d))
-_Pen = _s(("phase", _i), ("x", _d), ("y", _d), ("pressure", _d), ("tilt_x", _d), ("tilt_y", _d), ("time", _d), ("tool", _i), ("buttons", _u))
+# dc_event is the C library's ABI (soname .1): these mirror it member for member. The serial of
+# version 9 is at the end of touch, pen and pointer and in the key's padding before its time.
+_Touch = _s(("id", ctypes.c_int32), ("phase", _i), ("x", _d), ("y", _d), ("time", _d), ("serial", _u))
+_Pen = _s(("phase", _i), ("x", _d), ("y", _d), ("pressure", _d), ("tilt_x", _d), ("tilt_y", _d), ("time", _d), ("tool", _i), ("buttons", _u),
+          ("serial", _u))
 _FrameDone = _s(("time", _u64), ("refresh", _d), ("seq", _u64))
 _Error = _s(("code", _i), ("message", ctypes.c_char * 4097))
 _Sync = _s(("serial", _u), ("time", _u64))
 _Release = _s(("buffer", _u))
 _Screen = _s(("screen", _u), ("pixel_width", _i), ("pixel_height", _i))
 _Focus = _s(("focused", _i))
-_Key = _s(("keycode", _u), ("keysym", _u), ("text", ctypes.c_char * 4097), ("state", _i), ("modifiers", _u), ("time", _d))
-_Pointer = _s(("phase", _i), ("x", _d), ("y", _d), ("button", _u), ("pressed", _i), ("dx", _d), ("dy", _d), ("source", _i), ("time", _d))
+_Key = _s(("keycode", _u), ("keysym", _u), ("text", ctypes.c_char * 4097), ("state", _i), ("modifiers", _u), ("serial", _u), ("time", _d))
+_Pointer = _s(("phase", _i), ("x", _d), ("y", _d), ("button", _u), ("pressed", _i), ("dx", _d), ("dy", _d), ("source", _i), ("time", _d),
+              ("serial", _u))
 _Refused = _s(("request", ctypes.c_char * 64), ("reason", ctypes.c_char * 64), ("message", ctypes.c_char * 1025))
 _PipAction = _s(("action", _i))
 _TextCommit = _s(("text", ctypes.c_char * 4097))
@@ -119,7 +123,8 @@ def _load():
             ("dc_connect", P, [ctypes.c_char_p, _i, ctypes.c_char_p, ctypes.c_size_t]), ("dc_disconnect", None, [P]),
             ("dc_fd", _i, [P]), ("dc_flush", _i, [P]), ("dc_error", ctypes.c_char_p, [P]), ("dc_next_event", _i, [P, ctypes.POINTER(_Event), _i]),
             ("dc_ack", _i, [P, _u]), ("dc_sync_done", _i, [P, _u]), ("dc_answer_sync", None, [P, _i]),
-            ("dc_status_bar_style", _i, [P, _i]), ("dc_text_input", _i, [P, ctypes.POINTER(_TextState)]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
+            ("dc_status_bar_style", _i, [P, _i]), ("dc_text_input", _i, [P, ctypes.POINTER(_TextState)]),
+            ("dc_text_input_serial", _i, [P, ctypes.POINTER(_TextState), _u]), ("dc_buffer_get", B, [P, _i, _i]), ("dc_commit", _i, [P, B, R, _i]),
             ("dc_snapshot", _i, [P, B, _u]), ("dc_pip_commit", _i, [P, B, _i, R, R, _i]), ("dc_pip_close", _i, [P]),
             ("dc_screen_commit", _i, [P, _u, B, R, _i]), ("dc_screen_release", _i, [P, _u]),
             ("dc_set_icon", _i, [P, _i, ctypes.c_void_p, _i]),
@@ -159,7 +164,11 @@ def _fields(s, event):
 
 
 def _dc(name, s):
-    return make_dataclass(name, [n for n, _ in s._fields_], frozen=True)
+    """A frozen dataclass of the struct's members, in the wire's order (a serial last)."""
+    names = [n for n, _ in s._fields_]
+    if "serial" in names and name in ("Touch", "Pen", "Key", "Pointer"):
+        names = [n for n in names if n != "serial"] + ["serial"]
+    return make_dataclass(name, names, frozen=True)
 
 
 Configure = _dc("Configure", _Configure)
@@ -176,6 +185,11 @@ MenuChosen, AlertAnswered, Dismissed = _dc("MenuChosen", _MenuChosen), _dc("Aler
 
 
 @dataclass(frozen=True)
+class TextInputDismissed:
+    """The user pressed the on-screen keyboard's dismiss key: blur the field (version 9)."""
+
+
+@dataclass(frozen=True)
 class Lifecycle:
     event: str  # willResignActive, didBecomeActive, didEnterBackground, willEnterForeground
 
@@ -188,7 +202,8 @@ EVENTS = {100: (Configure, "configure"), 101: (SizeClassChanged, "size_class_cha
           111: (ScreenDisconnected, "screen"), 112: (KeyboardFocus, "keyboard_focus"), 113: (Key, "key"), 114: (Pointer, "pointer"),
           115: (Refused, "refused"), 116: (PipAction, "pip_action"), 117: (TextCommit, "text_commit"),
           118: (TextDelete, "text_delete"), 119: (KeyboardFrame, "keyboard_frame"),
-          120: (MenuChosen, "menu_chosen"), 121: (AlertAnswered, "alert_answered"), 122: (Dismissed, "dismissed")}
+          120: (MenuChosen, "menu_chosen"), 121: (AlertAnswered, "alert_answered"), 122: (Dismissed, "dismissed"),
+          123: (TextInputDismissed, None)}
 REGULAR, COMPACT = 1, 0
 TOUCH_DOWN, TOUCH_MOTION, TOUCH_UP, TOUCH_CANCEL = 0, 1, 2, 3
 PEN_PROXIMITY_IN, PEN_DOWN, PEN_MOTION, PEN_UP, PEN_PROXIMITY_OUT = 0, 1, 2, 3, 4
@@ -325,6 +340,8 @@ class Connection:
         cls, member = EVENTS[self._event.type]
         if cls is Lifecycle:
             return Lifecycle(LIFECYCLE[self._event.lifecycle & 3])
+        if member is None:
+            return cls()
         return cls(**_fields(getattr(self._event, member), EVENT_NAMES.get(self._event.type, "")))
 
     def __iter__(self):
@@ -337,19 +354,27 @@ class Connection:
     def ack(self, serial): self._check(self._lib.dc_ack(self._c, serial))
     def status_bar_style(self, style): self._check(self._lib.dc_status_bar_style(self._c, style))
 
-    def text_input(self, enabled, purpose=0, hints=0, return_key=0, caret=(0.0, 0.0, 0.0, 0.0), surrounding=""):
-        """Whether a field of the app takes text now, and how: TextPurpose, TextHint bits,
-        ReturnKey, the caret (x, y, width, height) in the pane's points and up to 256 bytes of
-        the text before it. With it enabled a tap in the pane raises the on-screen keyboard;
-        typing arrives as TextCommit and TextDelete events (return and delete as Key events).
-        Only the app with the keyboard focus may enable it (else a Refused event, reason
-        "focus"); the library sends it again after each tap. Raises DiptychError for an
-        unknown purpose, hint or return key, a caret not finite or of negative size, or
-        surrounding text over 256 bytes."""
+    def text_input(self, enabled, purpose=0, hints=0, return_key=0, caret=(0.0, 0.0, 0.0, 0.0), surrounding="", serial=None):
+        """Whether a field of the app takes text now, and how: TextPurpose, TextHint bits
+        (HAS_PREVIOUS, HAS_NEXT: the form has a field before or after this one), ReturnKey, the
+        caret (x, y, width, height) in the pane's points and up to 256 bytes of the text before
+        it, and `serial`: the serial of the input event after which the app focused the field
+        (0: none). Without one, the serial of the last tap's end (Touch or Pen up) or key press
+        (Key pressed) the library handed the app: right for a field focused while handling that
+        event. The on-screen keyboard shows for an enabled field only when the serial names a
+        tap the app was sent, or a key the on-screen keyboard sent, with no tap after it; its
+        typing arrives as TextCommit and TextDelete events (return and delete as Key events),
+        its dismiss key as TextInputDismissed. Only the app with the keyboard focus may enable
+        it (else a Refused event, reason "focus"). Raises DiptychError for an unknown purpose,
+        hint or return key, a caret not finite or of negative size, or surrounding text over
+        256 bytes."""
         x, y, w, h = caret
         state = _TextState(int(bool(enabled)), int(purpose), int(hints), int(return_key), float(x), float(y), float(w), float(h),
                            surrounding.encode("utf-8"))
-        self._check(self._lib.dc_text_input(self._c, ctypes.byref(state)))
+        if serial is None:
+            self._check(self._lib.dc_text_input(self._c, ctypes.byref(state)))
+        else:
+            self._check(self._lib.dc_text_input_serial(self._c, ctypes.byref(state), int(serial)))
     def present_menu(self, id, anchor, items, title=""):
         """Asks the compositor to show a menu anchored at `anchor` (x, y, width, height in the
         pane's points): `items` are labels or (label, MenuItemFlag bits) pairs. Answered by a

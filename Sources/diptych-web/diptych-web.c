@@ -115,6 +115,7 @@ static void resize_to(struct web_app *app, int css_w, int css_h) {
     view->target_h = css_h;
     view->resize_pending = 1;
     view->resize_epoch++;
+    view->resize_started_us = g_get_monotonic_time();
     web_view_install_user_content(view, &app->pane, band_top(app));
     char *source = web_view_classes_script(view, &app->pane, band_top(app));
     struct classes_told *told = g_new(struct classes_told, 1);
@@ -182,6 +183,8 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
                 && web_frames_one_colour(b, band_rows(app));
             /* (A dialog of a page still loading, an HTTP sign-in: what it drew shows under it.) */
             if ((view->loaded || web_dialogs_showing(&app->dialogs)) && !blank) {
+                if (web_debug && !frames->shown_live_size && view->resize_started_us)
+                    say("the first frame of %dx%d, %.1f ms after its resize", w, h, (double)(g_get_monotonic_time() - view->resize_started_us) / 1000.0);
                 commit_live(app, b);
                 /* Live, WebKit's next frame waits for this one to reach the screen. */
                 hold = !app->sync.virtual_clock;

@@ -14,9 +14,10 @@
    Tab does).
 
    Taps, not time (protocol 9): an enabling state names the serial of the input after which the
-   field was focused, the last tap or key the page was sent, if WebKit focused the field before
-   the page had drawn its answer; a focus by script with nothing before it names 0 (no keyboard).
-   A tap on the field already focused (the script says so) names that tap. Leaving the field for
+   field was focused, the last tap or key the page was sent, if the field was focused before the
+   page had drawn its answer (WebKit's focus-in, or the script's focusin for a focus moving from
+   field to field, which WebKit does not tell); a focus by script with nothing before it names 0
+   (no keyboard). A tap on the field already focused (the script says so) names that tap. Leaving the field for
    any reason (a blur, a tap elsewhere, the keyboard's dismiss key, a navigation) sends the
    disable. The state goes once the loop is free (and before a round trip's answer): a
    focus-out and a focus-in in the same turn (Tab) are one state, the keyboard stays up.
@@ -83,7 +84,7 @@ void web_field_send(struct web_field *field, const struct web_pane *pane, const 
     if (field->no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
     dc_text_state s = {
         .enabled = field->focused, .purpose = purpose, .hints = hints, .return_key = field->return_key,
-        .caret_x = field->caret[0], .caret_y = field->caret[1] + web_band_top(band, pane),
+        .caret_x = field->caret[0] - field->scroll[0], .caret_y = field->caret[1] - field->scroll[1] + web_band_top(band, pane),
         .caret_width = field->caret[2], .caret_height = field->caret[3],
         /* A password's text never leaves the page. */
         .surrounding = purpose == DC_PURPOSE_PASSWORD ? "" : field->surrounding,
@@ -115,12 +116,9 @@ void web_field_flush(struct web_field *field) {
 
 /* ---- the input that focused it ---- */
 
-/* The input the page was sent last, if it may still be what focused a field (used up). */
-static uint32_t take_input(struct web_field *field) {
-    if (!field->input.pending) return 0;
-    field->input.pending = 0;
-    return field->input.serial;
-}
+/* The input the page was sent last, if it may still be what focused a field: until the page
+   has drawn its answer (a focus its handlers make, however many, is the input's), else 0. */
+static uint32_t input_serial(const struct web_field *field) { return field->input.pending ? field->input.serial : 0; }
 
 void web_field_input(struct web_field *field, uint32_t serial, int tap, guint stir) {
     field->input.serial = serial;
@@ -143,8 +141,11 @@ static void leave(struct web_field *field) {
 
 void web_field_navigated(struct web_field *field, int committed) {
     field->input.pending = 0;
-    /* (WebKit may say nothing of a field whose document went away.) */
-    if (committed) field->webkit_focused = 0;
+    /* (WebKit may say nothing of a field whose document went away; the new one is at its top.) */
+    if (committed) {
+        field->webkit_focused = 0;
+        field->scroll[0] = field->scroll[1] = 0;
+    }
     leave(field);
 }
 
@@ -166,7 +167,8 @@ static const char *reveal_script =
 void web_field_reveal(struct web_field *field, int height) {
     if (!field->focused || !field->webkit) return;
     char source[2048];
-    snprintf(source, sizeof source, reveal_script, height, field->caret[1], field->caret[1] + field->caret[3], REVEAL_MARGIN);
+    double top = field->caret[1] - field->scroll[1];
+    snprintf(source, sizeof source, reveal_script, height, top, top + field->caret[3], REVEAL_MARGIN);
     webkit_web_view_run_javascript_in_world(field->webkit, source, SCRIPT_WORLD, NULL, NULL, NULL);
 }
 
@@ -235,7 +237,7 @@ static void focus_in(WebKitInputMethodContext *c) {
     } else {
         /* A field newly focused (or another in the same turn: a Tab), by the input before it
            if the page had not drawn its answer yet, else by script. */
-        uint32_t serial = take_input(field);
+        uint32_t serial = input_serial(field);
         if (!field->focused || serial) field->serial = serial;
     }
     field->focused = 1;
@@ -279,7 +281,7 @@ void web_field_view_focus(struct web_field *field, int focused) {
 
 static void cursor_area(WebKitInputMethodContext *c, int x, int y, int w, int h) {
     struct web_field *field = field_of(c);
-    /* WebKit says it in the view's CSS px. */
+    /* WebKit says it in the document's CSS px (the scroll position moves it into the view). */
     double caret[4] = { x, y, fmax(w, 0), fmax(h, 0) };
     if (!memcmp(caret, field->caret, sizeof caret)) return;
     memcpy(field->caret, caret, sizeof caret);
@@ -329,9 +331,12 @@ static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer data) {
    (its enterkeyhint, else search for a search field or a form with role=search, go for a field
    of a form that submits: one with a submit button, or a single field that takes text), and
    whether its form (the document's fields in no form, for one in none) has fields that take
-   text before and after it in tab order. Tab and Shift+Tab in such a field go to those fields
+   text before and after it in tab order, and the field's text before its caret (WebKit says it
+   only later: the field before's must not stand for it meanwhile). Tab and Shift+Tab in such a field go to those fields
    (the keyboard's ‹ ›; Safari's Tab skips buttons and links too), unless the page took the key.
-   A tap ending on the focused field (or its label) is posted: the keyboard comes back for it. */
+   A tap ending on the focused field (or its label) is posted: the keyboard comes back for it.
+   And the top document's scroll position (at most once a frame), which WebKit's caret, in the
+   document's coordinates, is moved by. */
 const char *text_input_script =
     "(function(){if(window.__diptychField)return;window.__diptychField=1;"
     "var post=function(m){try{window.webkit.messageHandlers.diptychField.postMessage(m);}catch(x){}};"
@@ -354,14 +359,17 @@ const char *text_input_script =
     "document.addEventListener('focusin',function(ev){var t=ev.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
     "var m=(t.getAttribute('inputmode')||'').toLowerCase(),prev=0,next=0;"
     "if(isText(t)){var a=fields(t),i=a.indexOf(t);prev=i>0?1:0;next=i>=0&&i<a.length-1?1:0;}"
-    "post({kind:'focus',search:(t.type==='search'||m==='search')?1:0,ret:ret(t,m),mode:m,prev:prev,next:next});},true);"
+    "var before=null;if(isText(t)&&t.type!=='password'){var v=String(t.value||''),c=null;try{c=t.selectionStart;}catch(x){}before=typeof c==='number'?v.slice(0,c):v;}"
+    "post({kind:'focus',text:isText(t)||t.isContentEditable?1:0,before:before,search:(t.type==='search'||m==='search')?1:0,ret:ret(t,m),mode:m,prev:prev,next:next});},true);"
     "window.addEventListener('keydown',function(ev){if(!ev.isTrusted||ev.defaultPrevented||ev.key!=='Tab'||ev.ctrlKey||ev.altKey||ev.metaKey)return;"
     "var e=document.activeElement;if(!isText(e))return;var a=fields(e),i=a.indexOf(e),t=i<0?null:a[i+(ev.shiftKey?-1:1)];"
     "if(!t)return;ev.preventDefault();t.focus();},false);"
     "function tap(ev){if(!ev.isTrusted)return;var a=document.activeElement,t=ev.target;"
     "if(!a||a===document.body||!(isText(a)||a.isContentEditable))return;"
     "if(a===t||(a.contains&&t&&a.contains(t))||(t&&t.control===a))post({kind:'tap'});}"
-    "window.addEventListener('touchend',tap,true);window.addEventListener('mouseup',tap,true);})();";
+    "window.addEventListener('touchend',tap,true);window.addEventListener('mouseup',tap,true);"
+    "if(window.top===window){var sx=0,sy=0,due=false;addEventListener('scroll',function(){if(due)return;due=true;requestAnimationFrame(function(){due=false;"
+    "if(scrollX===sx&&scrollY===sy)return;sx=scrollX;sy=scrollY;post({kind:'scroll',x:sx,y:sy});});},true);}})();";
 
 static char *string_property(JSCValue *v, const char *name) {
     JSCValue *p = jsc_value_object_get_property(v, name);
@@ -377,7 +385,9 @@ static int int_property(JSCValue *v, const char *name) {
     return n;
 }
 
-/* What the focused element says of its keyboard: sent if a field takes text now. */
+/* What the focused element says of its keyboard: sent if a field takes text now. WebKit says
+   nothing when the focus goes from one field that takes text to another (a tap on another
+   field): the input before it is the new field's. */
 static void focus_message(struct web_field *field, JSCValue *v) {
     char *ret = string_property(v, "ret"), *m = string_property(v, "mode");
     static const struct { const char *name; int purpose; } modes[] = {
@@ -396,6 +406,22 @@ static void focus_message(struct web_field *field, JSCValue *v) {
     uint32_t hints = (int_property(v, "prev") == 1 ? DC_HINT_HAS_PREVIOUS : 0) | (int_property(v, "next") == 1 ? DC_HINT_HAS_NEXT : 0);
     int changed = is_search != field->search || key != field->return_key || none != field->no_keyboard || purpose != field->mode_purpose
         || hints != field->form_hints;
+    char *before = string_property(v, "before");
+    if (before) {
+        /* (Its last 256 bytes, from a character's start.) */
+        size_t n = strlen(before), start = n > 256 ? n - 256 : 0;
+        while (start < n && ((unsigned char)before[start] & 0xC0) == 0x80) start++;
+        if (strcmp(before + start, field->surrounding)) {
+            strcpy(field->surrounding, before + start);
+            changed = 1;
+        }
+        g_free(before);
+    }
+    if (int_property(v, "text") == 1 && field->webkit_focused && field->input.pending && field->serial != field->input.serial) {
+        field->serial = field->input.serial;
+        field->focused = 1;
+        changed = 1;
+    }
     field->search = is_search;
     field->return_key = key;
     field->no_keyboard = none;
@@ -411,8 +437,8 @@ static void focus_message(struct web_field *field, JSCValue *v) {
 /* A tap ended on the field that has the focus already: WebKit says nothing new, the field takes
    the tap (the keyboard comes back for it). */
 static void tap_message(struct web_field *field) {
-    if (!field->input.pending || !field->input.tap || !field->webkit_focused) return;
-    field->serial = take_input(field);
+    if (!field->input.pending || !field->input.tap || !field->webkit_focused || (field->focused && field->serial == field->input.serial)) return;
+    field->serial = field->input.serial;
     field->focused = 1;
     if (web_debug) say("a tap on the focused field");
     send(field);
@@ -424,6 +450,17 @@ void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult 
     JSCValue *v = webkit_javascript_result_get_js_value(result);
     if (!jsc_value_is_object(v)) return;
     char *kind = string_property(v, "kind");
+    if (kind && !strcmp(kind, "scroll")) {
+        JSCValue *x = jsc_value_object_get_property(v, "x"), *y = jsc_value_object_get_property(v, "y");
+        double sx = jsc_value_to_double(x), sy = jsc_value_to_double(y);
+        g_object_unref(x);
+        g_object_unref(y);
+        if (isfinite(sx) && isfinite(sy) && (sx != field->scroll[0] || sy != field->scroll[1])) {
+            field->scroll[0] = sx;
+            field->scroll[1] = sy;
+            if (field->focused) send(field);
+        }
+    }
     if (kind && !strcmp(kind, "focus")) focus_message(field, v);
     else if (kind && !strcmp(kind, "tap")) tap_message(field);
     g_free(kind);

@@ -28,15 +28,16 @@ struct web_field {
        return key, inputmode=none, and the form's neighbours (DC_HINT_HAS_PREVIOUS, _NEXT). */
     int mode_purpose, search, return_key, no_keyboard;
     uint32_t form_hints;
-    /* The caret in the view's CSS px (the pane's points below the band). */
-    double caret[4];
+    /* The caret in the document's CSS px (as WebKit says it), and the document's scroll position
+       (the script says it): the caret in the view is the one less the other. */
+    double caret[4], scroll[2];
     char surrounding[257];
     /* The serial the field's text input was enabled with (the input after which it was
        focused; 0: by script), sent with each state while it lasts. */
     uint32_t serial;
     /* The last input event forwarded to the page that may focus a field (a touch or pen lifted,
-       a left button released, a key pressed), until a focus used it, the page drew its answer
-       (stir `stir` came back) or a navigation. */
+       a left button released, a key pressed), until the page drew its answer (stir `stir` came
+       back), a navigation or the dismiss key: a focus before is the input's. */
     struct { uint32_t serial; int pending, tap; guint stir; } input;
     /* The state is sent once the loop is free (what WebKit and the script say of one focus change
        as one state: a focus-out and a focus-in in the same turn keep the keyboard up). */

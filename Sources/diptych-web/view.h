@@ -48,6 +48,7 @@ struct web_view {
        with them. */
     int target_w, target_h, resize_pending;
     guint resize_epoch;
+    gint64 resize_started_us;  /* (said with DIPTYCH_WEB_DEBUG: when its first frame shows) */
 
     /* Faults. */
     int load_retries, crash_retries, showing_error;

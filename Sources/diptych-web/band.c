@@ -2,8 +2,8 @@
 /* The status bar's band, as Safari keeps it: the web view starts the safe area's top below the
    pane's top (the page's own `viewport-fit=cover` puts it under the bar instead), the band
    shows the page's theme-color, else its background, and a tap in it scrolls the page to its
-   top. The view is the pane less the band: frames are placed below it, and input, the caret
-   and the pan are offset by it. The status bar's style follows the page's meta tag, else its
+   top. The view is the pane less the band (and less the keyboard this app raised): frames are
+   placed below it, and input and the caret are offset by it. The status bar's style follows the page's meta tag, else its
    theme-color. */
 #include "band.h"
 
@@ -21,16 +21,16 @@ double web_band_top(const struct web_band *band, const struct web_pane *pane) {
 
 int web_band_rows(const struct web_band *band, const struct web_pane *pane) { return (int)lround(web_band_top(band, pane) * pane->scale); }
 
-/* The page's viewport asks for cover, its theme-color, else its background (computed colours),
-   posted from diptych-web's own world when its content is loaded and when it has loaded. */
+/* The page's viewport asks for cover, its theme-color, else its background, and its background
+   (computed colours), posted from diptych-web's own world when its content is loaded and when it has loaded. */
 const char *band_script =
     "(function(){function say(){var v=document.querySelector('meta[name=\"viewport\"]'),"
     "cover=!!(v&&/viewport-fit\\s*=\\s*cover/i.test(v.content||'')),c='',t=document.querySelector('meta[name=\"theme-color\"]');"
     "if(t&&t.content){var d=document.createElement('div');d.style.color=t.content;(document.body||document.documentElement).appendChild(d);"
     "c=getComputedStyle(d).color;d.remove();}"
     "function bg(e){var s=e&&getComputedStyle(e).backgroundColor;return s&&s!=='transparent'&&!/rgba\\(.*,\\s*0\\)$/.test(s)?s:'';}"
-    "if(!c)c=bg(document.body)||bg(document.documentElement)||'rgb(255, 255, 255)';"
-    "window.webkit.messageHandlers.diptychBand.postMessage({cover:cover?1:0,color:c});}"
+    "var b=bg(document.body)||bg(document.documentElement)||'rgb(255, 255, 255)';if(!c)c=b;"
+    "window.webkit.messageHandlers.diptychBand.postMessage({cover:cover?1:0,color:c,background:b});}"
     "document.addEventListener('DOMContentLoaded',say);window.addEventListener('load',say);})();";
 
 /* "rgb(r, g, b)" or "rgba(r, g, b, a)" as 0xRRGGBB (white for anything else). */
@@ -44,13 +44,17 @@ static uint32_t parse_colour(const char *s) {
 int web_band_message(struct web_band *band, WebKitJavascriptResult *result) {
     JSCValue *v = webkit_javascript_result_get_js_value(result);
     if (!jsc_value_is_object(v)) return 0;
-    JSCValue *cover = jsc_value_object_get_property(v, "cover"), *colour = jsc_value_object_get_property(v, "color");
-    char *c = jsc_value_to_string(colour);
+    JSCValue *cover = jsc_value_object_get_property(v, "cover"), *colour = jsc_value_object_get_property(v, "color"),
+             *background = jsc_value_object_get_property(v, "background");
+    char *c = jsc_value_to_string(colour), *b = jsc_value_to_string(background);
     int wants_cover = jsc_value_to_int32(cover) == 1;
     uint32_t rgb = parse_colour(c);
+    band->background = parse_colour(b);
     g_free(c);
+    g_free(b);
     g_object_unref(cover);
     g_object_unref(colour);
+    g_object_unref(background);
     int news = rgb != band->colour ? WEB_BAND_RECOLOURED : 0;
     band->colour = rgb;
     if (wants_cover != band->cover) {
@@ -61,22 +65,26 @@ int web_band_message(struct web_band *band, WebKitJavascriptResult *result) {
     return news;
 }
 
-/* Places a frame of the view (w x h pixels, `stride` bytes a row, its row `from` first: the pan)
-   in a buffer of the pane: the band filled with its colour, the view's rows below it (rows past
-   the frame's end repeat its last row: they lie under the keyboard). */
+/* Places a frame of the view (w x h pixels, `stride` bytes a row) in a buffer of the pane: the band
+   filled with its colour, the view's rows below it, and below a frame shorter than the pane's
+   rest (the keyboard covers it) the page's background. */
 void web_band_place(const struct web_band *band, const struct web_pane *pane, dc_buffer *b, const uint8_t *src, size_t stride, int w,
-                    int h, int from) {
+                    int h) {
     int rows = web_band_rows(band, pane), width = w < b->width ? w : b->width;
     if (rows > b->height) rows = b->height;
-    uint32_t fill = 0xFF000000u | band->colour;
+    uint32_t fill = 0xFF000000u | band->colour, below = 0xFF000000u | band->background;
     for (int y = 0; y < rows; y++) {
         uint32_t *row = (uint32_t *)((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
         for (int x = 0; x < b->width; x++) row[x] = fill;
     }
     for (int y = rows; y < b->height; y++) {
-        int sy = y - rows + from < h ? y - rows + from : h - 1;
-        if (sy < 0) break;
-        memcpy((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride, src + (size_t)sy * stride, (size_t)width * 4);
+        uint32_t *row = (uint32_t *)((uint8_t *)b->pixels + (size_t)y * (size_t)b->stride);
+        if (y - rows < h) {
+            memcpy(row, src + (size_t)(y - rows) * stride, (size_t)width * 4);
+            for (int x = width; x < b->width; x++) row[x] = below;
+        } else {
+            for (int x = 0; x < b->width; x++) row[x] = below;
+        }
     }
 }
 

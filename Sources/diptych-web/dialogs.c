@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* A page's menus and dialogs, shown by the compositor (protocol 7's presentMenu and
    presentAlert) so that they look as every app's do: a tapped <select> (WebKit's option menu)
-   becomes a popover anchored at it; alert(), confirm() and prompt() (script dialogs) and an
-   HTTP sign-in become alerts. One at a time: what comes while one shows is answered with its
-   default. After three dialogs (sign-ins counted) within 10 s a page's further ones return their
+   becomes a popover anchored at it (left unfocused once answered, as iPad leaves it); alert(),
+   confirm() and prompt() (script dialogs) and an HTTP sign-in become alerts. One at a time:
+   what comes while one shows is answered with its default. After three dialogs (sign-ins counted) within 10 s a page's further ones return their
    default without showing (a sign-in is cancelled), until it navigates; a navigation within the
    same origin keeps the count, so a page that reloads itself gets no more than three in 10 s
    (a page that opens dialogs in a loop cannot hold the pane). (dialogs.h) */
@@ -63,6 +63,13 @@ int web_dialogs_showing(const struct web_dialogs *d) { return d->kind == DIALOG 
 
 /* ---- <select> ---- */
 
+/* After a choice, the <select> (in a frame of the same origin too) left unfocused: its focus
+   ring goes, as on iPad. */
+static const char *unfocus_select =
+    "(function(){var d=document,e=d.activeElement;"
+    "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"
+    "if(e&&e.tagName==='SELECT')e.blur();})()";
+
 static void on_menu_closed(WebKitOptionMenu *menu, gpointer dialogs) {
     struct web_dialogs *d = dialogs;
     /* WebKit closed it (the select went away): the compositor's goes too. */
@@ -75,7 +82,8 @@ static void on_menu_closed(WebKitOptionMenu *menu, gpointer dialogs) {
     d->menu = NULL;
 }
 
-int web_dialogs_option_menu(struct web_dialogs *d, WebKitOptionMenu *menu, const WebKitRectangle *rect, double band_top, int pan) {
+int web_dialogs_option_menu(struct web_dialogs *d, WebKitWebView *webkit, WebKitOptionMenu *menu, const WebKitRectangle *rect,
+                            double band_top) {
     take_away(d);
     guint n = webkit_option_menu_get_n_items(menu);
     if (n > DC_MENU_ITEMS_MAX) {
@@ -98,8 +106,8 @@ int web_dialogs_option_menu(struct web_dialogs *d, WebKitOptionMenu *menu, const
             | (webkit_option_menu_item_is_group_child(item) ? DC_MENU_INDENTED : 0);
     }
     /* WebKit's rectangle is in the page's CSS pixels (the pane's points), the view's top being
-       below the band and moved by the pan. */
-    dc_rect anchor = { rect->x, (int32_t)lround(rect->y + band_top - pan), rect->width, rect->height };
+       below the band. */
+    dc_rect anchor = { rect->x, (int32_t)lround(rect->y + band_top), rect->width, rect->height };
     if (anchor.width < 0) anchor.width = 0;
     if (anchor.height < 0) anchor.height = 0;
     d->id = d->next_id++;
@@ -112,6 +120,7 @@ int web_dialogs_option_menu(struct web_dialogs *d, WebKitOptionMenu *menu, const
     }
     d->kind = MENU;
     d->menu = g_object_ref(menu);
+    d->menu_view = webkit;
     d->menu_close_handler = g_signal_connect(menu, "close", G_CALLBACK(on_menu_closed), d);
     return 1;
 }
@@ -311,6 +320,8 @@ int web_dialogs_event(struct web_dialogs *d, const dc_event *e) {
         say("the compositor would not show the page's %s (%s): it gets its default", d->kind == MENU ? "menu" : "dialog", e->refused.reason);
     }
     if (d->kind == NONE || id != d->id) return 0;
+    /* A menu answered: its <select> blurred once WebKit has the choice and the menu closed. */
+    WebKitWebView *unfocus = d->kind == MENU && (e->type == DC_MENU_CHOSEN || e->type == DC_DISMISSED) ? d->menu_view : NULL;
     switch (e->type) {
     case DC_MENU_CHOSEN:
         if (d->kind == MENU) webkit_option_menu_activate_item(d->menu, e->menu_chosen.index);
@@ -329,6 +340,7 @@ int web_dialogs_event(struct web_dialogs *d, const dc_event *e) {
         break;
     }
     finish(d);
+    if (unfocus) webkit_web_view_run_javascript_in_world(unfocus, unfocus_select, SCRIPT_WORLD, NULL, NULL, NULL);
     return 1;
 }
 

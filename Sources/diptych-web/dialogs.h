@@ -16,6 +16,7 @@ struct web_dialogs {
     int kind;  /* NONE, MENU, DIALOG or SIGN_IN (dialogs.c) */
     uint32_t id, next_id;
     WebKitOptionMenu *menu;
+    WebKitWebView *menu_view;  /* the menu's page (its <select> blurred after) */
     WebKitScriptDialog *dialog;
     WebKitAuthenticationRequest *auth;
     gulong menu_close_handler;
@@ -29,9 +30,11 @@ struct web_dialogs {
 
 #define WEB_DIALOGS_INIT { .next_id = 1 }
 
-/* WebKit's show-option-menu: the menu presented, anchored at `rect` (the view's CSS px) moved
-   down by the band's `band_top` and up by the `pan`. 1: it shows (the page is to be stirred). */
-int web_dialogs_option_menu(struct web_dialogs *dialogs, WebKitOptionMenu *menu, const WebKitRectangle *rect, double band_top, int pan);
+/* WebKit's show-option-menu (of the page in `webkit`): the menu presented, anchored at `rect`
+   (the view's CSS px) moved down by the band's `band_top`. 1: it shows (the page is to be
+   stirred). Once answered (or dismissed) the <select> is left unfocused, as iPad leaves it. */
+int web_dialogs_option_menu(struct web_dialogs *dialogs, WebKitWebView *webkit, WebKitOptionMenu *menu, const WebKitRectangle *rect,
+                            double band_top);
 /* WebKit's script-dialog, of the page in `webkit`: 1 when an alert now shows for it (a blank
    pane under it, if nothing was drawn yet). */
 int web_dialogs_script_dialog(struct web_dialogs *dialogs, WebKitWebView *webkit, WebKitScriptDialog *dialog);

@@ -23,7 +23,11 @@
  *   a focused text field      -> textInput (WebKit's input-method context: purpose, hints, caret,
  *                                the text before it; search and enterkeyhint read by a script)
  *   textCommit / textDelete   -> the context's committed / delete-surrounding (field.c)
- *   keyboardFrame (local)     -> the page panned up while the keyboard covers the caret
+ *   keyboardFrame (local)     -> the view ends at the keyboard's top (innerHeight follows), the
+ *                                focused field scrolled into view; the pane below it the page's
+ *                                background
+ *   textInputDismissed        -> the focused element blurred
+ *   an input, then a focus    -> textInput names that input's serial (a focus by script: 0)
  *   a file: page              -> served by diptych-web itself from its folders, nothing outside
  *                                them (files.c); --allow-file-access: plain file: (unsafe)
  *
@@ -33,7 +37,7 @@
  * This file is the app: the compositor's events, and what needs several parts at once (frames
  * from WebKit, resizes and snapshots, the round trip's answer, the page's load); the parts are
  * in their own files (diptych-web.h lists them). Its jobs (a snapshot taken, a blank frame
- * shown, the ready check, a pan shown, the round trip answered) run when something they wait
+ * shown, the ready check, the round trip answered) run when something they wait
  * for happens, or at the time they wait for: no timer runs while nothing is pending.
  */
 #define _GNU_SOURCE
@@ -57,6 +61,14 @@
 static double band_top(const struct web_app *app) { return web_band_top(&app->band, &app->pane); }
 
 static int band_rows(const struct web_app *app) { return web_band_rows(&app->band, &app->pane); }
+
+/* The view's live height (CSS px): the pane's less the band, and less what the keyboard this app
+   raised covers; and that in pixels. */
+static int view_height(const struct web_app *app) { return app->pane.css_h - (int)lround(band_top(app)) - app->field.overlap; }
+
+static int view_rows(const struct web_app *app) {
+    return app->pane.px_h - band_rows(app) - (int)lround(app->field.overlap * app->pane.scale);
+}
 
 /* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
 static int resizing(const struct web_app *app) { return web_frames_snapshotting(&app->frames) || app->view.resize_pending; }
@@ -87,13 +99,16 @@ static void on_classes_told(GObject *object, GAsyncResult *result, gpointer data
     if (epoch != app->view.resize_epoch) return;  /* a newer size was asked for */
     app->view.resize_pending = 0;
     wpe_view_backend_dispatch_set_size(app->view.backend, (uint32_t)app->view.target_w, (uint32_t)app->view.target_h);
+    /* The keyboard shows: the focused field scrolled into view above it. */
+    if (app->field.overlap > 0 && !web_frames_snapshotting(&app->frames) && app->view.target_h == view_height(app))
+        web_field_reveal(&app->field, app->view.target_h);
     stir(app);
-    /* (A snapshot's frame may be waited for now, a pan shown.) */
+    /* (A snapshot's frame may be waited for now.) */
     poke(app);
 }
 
-/* Gives the view css_w x css_h (a pane's size less the band): the page's classes for that size
-   first, then the size. */
+/* Gives the view css_w x css_h (a pane's size less the band, and the keyboard): the page's classes
+   for that size first, then the size. */
 static void resize_to(struct web_app *app, int css_w, int css_h) {
     struct web_view *view = &app->view;
     view->target_w = css_w;
@@ -118,31 +133,24 @@ static void next_snapshot(struct web_app *app) {
         resize_to(app, s->css_w, s->css_h - (int)lround(band_top(app)));
     } else {
         web_frames_drop_snapshots(&app->frames);
-        resize_to(app, app->pane.css_w, app->pane.css_h - (int)lround(band_top(app)));
+        resize_to(app, app->pane.css_w, view_height(app));
         answer_sync_if_done(app);
     }
 }
 
-/* The view resized to the pane less the band (after the band changed). */
+/* The view resized to the pane less the band and the keyboard (after either changed), in the
+   pane's size classes (a keyboard changes no class, as on iPad). */
 static void relayout_view(struct web_app *app) {
-    int view_h = app->pane.css_h - (int)lround(band_top(app));
-    web_view_note_class_size(&app->view, app->pane.css_w, view_h, app->pane.hclass, app->pane.vclass);
     web_frames_resized(&app->frames);
-    web_field_resized(&app->field, &app->pane, &app->band);
-    if (!web_frames_snapshotting(&app->frames)) resize_to(app, app->pane.css_w, view_h);
+    web_view_note_class_size(&app->view, app->pane.css_w, view_height(app), app->pane.hclass, app->pane.vclass);
+    if (!web_frames_snapshotting(&app->frames)) resize_to(app, app->pane.css_w, view_height(app));
 }
 
 /* ---- frames ---- */
 
-static void commit_live(struct web_app *app, dc_buffer *b) { web_frames_commit_live(&app->frames, b); }
-
-/* Shows the page's last frame with the pan the field wants, now if a buffer is free and the view
-   is not resizing (else at the next chance, or with WebKit's next frame). */
-static void show_pan(struct web_app *app) {
-    dc_buffer *b = web_field_draw_wanted(&app->field, &app->pane, &app->band, app->frames.live, resizing(app));
-    if (!b) return;
-    commit_live(app, b);
-    web_field_wanted_shown(&app->field, &app->pane, &app->band);
+static void commit_live(struct web_app *app, dc_buffer *b) {
+    web_frames_commit_live(&app->frames, b);
+    web_view_drawn(&app->view);
 }
 
 static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
@@ -165,11 +173,11 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
             wpe_view_backend_exportable_fdo_dispatch_frame_complete(view->exportable);
             return;
         }
-    } else if (pane->configured && !view->resize_pending && w == pane->px_w && h == pane->px_h - band_rows(app)) {
+    } else if (pane->configured && !view->resize_pending && w == pane->px_w && h == view_rows(app)) {
         dc_buffer *held = web_frames_held_fitting(frames, pane);
         dc_buffer *b = held ? held : dc_buffer_get(app->dc, pane->px_w, pane->px_h);
         if (b) {
-            if (!web_field_copy_frame(&app->field, pane, &app->band, shm, b)) web_frames_copy(&app->band, pane, shm, b);
+            web_frames_copy(&app->band, pane, shm, b);
             int blank = view->loaded && !frames->shown_live_size && g_get_monotonic_time() - view->loaded_us < BLANK_MS * 1000
                 && web_frames_one_colour(b, band_rows(app));
             /* (A dialog of a page still loading, an HTTP sign-in: what it drew shows under it.) */
@@ -192,14 +200,15 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
 /* ---- the compositor's round trip ---- */
 
 /* Whether WebKit still owes what the compositor asked for: snapshots, a frame at the live size,
-   or the answer to input dispatched lately (none while a dialog blocks the page). */
+   the answer to input dispatched lately (none while a dialog blocks the page), the page's first
+   load ready, or a later one's first frame drawn (an animating page need not be quiet). */
 static int webkit_busy(const struct web_app *app) {
     if (!app->pane.configured) return 0;
     if (resizing(app)) return 1;
     /* A dialog showing blocks the page until the user answers: nothing more will come. */
     if (web_dialogs_showing(&app->dialogs)) return 0;
     if (!settled(app)) return 1;
-    if (!app->view.loaded || !web_view_ready(&app->view)) return 1;
+    if (!web_view_shown(&app->view)) return 1;
     if (app->pane.visible && !app->frames.shown_live_size) return 1;
     return 0;
 }
@@ -209,6 +218,8 @@ static void answer_sync_if_done(struct web_app *app) {
     int busy = webkit_busy(app);
     if (busy && g_get_monotonic_time() < app->sync.deadline_us) return;
     if (web_debug) say("sync %u answered (busy %d)", app->sync.serial, busy);
+    /* (The field's state of this turn goes before the answer.) */
+    web_field_flush(&app->field);
     web_sync_answer(&app->sync, busy);
     web_view_sync_answered(&app->view);
 }
@@ -246,8 +257,7 @@ static gint64 blank_shown_at(const struct web_app *app) {
 }
 
 /* Each job, when what it waits for has come: a snapshot taken once the page settled at its size;
-   a blank frame held back shown as it is; the page found ready; a pan the field wants shown (it
-   waited for a resize or a free buffer); the round trip answered. */
+   a blank frame held back shown as it is; the page found ready; the round trip answered. */
 static void run_jobs(struct web_app *app) {
     struct web_frames *frames = &app->frames;
     /* The snapshot's page has settled at its size: its newest frame is the snapshot. */
@@ -259,7 +269,6 @@ static void run_jobs(struct web_app *app) {
     gint64 blank = blank_shown_at(app);
     if (blank && g_get_monotonic_time() >= blank) commit_live(app, frames->held);
     ready_check(app);
-    if (app->field.repan) show_pan(app);
     answer_sync_if_done(app);
 }
 
@@ -300,7 +309,9 @@ static void poke(struct web_app *app) {
 static void on_settle_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
     (void)manager;
     struct web_app *app = data;
-    web_sync_answered_stir(&app->sync, (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result)));
+    guint n = (guint)jsc_value_to_int32(webkit_javascript_result_get_js_value(result));
+    web_sync_answered_stir(&app->sync, n);
+    web_field_stir_answered(&app->field, n);
     poke(app);
 }
 
@@ -323,6 +334,8 @@ static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpoint
     struct web_app *app = data;
     struct web_view *view = &app->view;
     if (web_debug) say("load event %d", (int)event);
+    /* The field is over (WebKit may say nothing of it); the input before forgotten. */
+    if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) web_field_navigated(&app->field, event == WEBKIT_LOAD_COMMITTED);
     if (event == WEBKIT_LOAD_STARTED) {
         view->loaded = 0;
         /* The page that played is gone. */
@@ -354,9 +367,8 @@ static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpoint
 }
 
 static gboolean on_option_menu(WebKitWebView *webkit, WebKitOptionMenu *menu, WebKitRectangle *rect, gpointer data) {
-    (void)webkit;
     struct web_app *app = data;
-    if (!web_dialogs_option_menu(&app->dialogs, menu, rect, band_top(app), app->field.pan)) return FALSE;
+    if (!web_dialogs_option_menu(&app->dialogs, webkit, menu, rect, band_top(app))) return FALSE;
     stir(app);
     poke(app);
     return TRUE;
@@ -383,17 +395,6 @@ static gboolean on_authenticate(WebKitWebView *webkit, WebKitAuthenticationReque
 static void dialogs_stir(void *data) {
     stir(data);
     poke(data);
-}
-
-/* The field changed: the pan brought up to date first (a pan that changes tells the compositor
-   itself), else the state told. */
-static void field_changed(void *data) {
-    struct web_app *app = data;
-    int before = app->field.pan;
-    if (web_field_update_pan(&app->field, &app->pane, &app->band)) show_pan(app);
-    if (app->field.pan == before) web_field_send(&app->field, &app->pane, &app->band);
-    /* (A panned frame shown may be what the round trip waits for.) */
-    poke(app);
 }
 
 static void field_send(void *data) {
@@ -438,7 +439,7 @@ static void configure(struct web_app *app, const dc_event *e) {
     pane->role = e->configure.role;
     if (e->configure.pixel_width != pane->px_w || e->configure.pixel_height != pane->px_h) {
         web_frames_resized(&app->frames);
-        web_field_resized(&app->field, pane, &app->band);
+        web_field_resized(&app->field);
     }
     pane->css_w = e->configure.frame.width;
     pane->css_h = e->configure.frame.height;
@@ -451,7 +452,7 @@ static void configure(struct web_app *app, const dc_event *e) {
     pane->safe[2] = e->configure.safe_bottom; pane->safe[3] = e->configure.safe_right;
     /* The drag that asked for snapshots is over. */
     web_frames_drop_snapshots(&app->frames);
-    int view_h = pane->css_h - (int)lround(band_top(app));
+    int view_h = view_height(app);
     if (first) {
         pane->scale = scale;
         web_view_note_class_size(&app->view, pane->css_w, pane->css_h, pane->hclass, pane->vclass);
@@ -472,11 +473,19 @@ static void configure(struct web_app *app, const dc_event *e) {
     web_band_send_style(&app->band, pane);
 }
 
+/* An input to the page: stirred when WebKit has it; a field it focuses is its (field.h). */
+static void input(struct web_app *app, const dc_event *e) {
+    int ended, later = web_input_event(&app->input, &app->view, &app->pane, &app->band, e, &ended);
+    if (later >= 0) stir_after(app, (guint)later);
+    if (ended == WEB_INPUT_NONE) return;
+    uint32_t serial = e->type == DC_TOUCH ? e->touch.serial : e->type == DC_PEN ? e->pen.serial : e->type == DC_KEY ? e->key.serial : e->pointer.serial;
+    web_field_input(&app->field, serial, ended == WEB_INPUT_TAP, app->sync.stirs);
+}
+
 static void handle(struct web_app *app, const dc_event *e) {
     log_event(e);
     if (web_debug && e->type != DC_SYNC) say("event %d", (int)e->type);
     struct web_view *view = &app->view;
-    int later;
     switch (e->type) {
     case DC_CONFIGURE:
         configure(app, e);
@@ -498,26 +507,10 @@ static void handle(struct web_app *app, const dc_event *e) {
         break;
     }
     case DC_TOUCH:
-        if (!view->webkit) break;
-        later = web_input_touch(&app->input, view, &app->pane, &app->band, app->field.pan, e->touch.id, e->touch.phase, e->touch.x, e->touch.y,
-                                e->touch.time);
-        if (later >= 0) stir_after(app, (guint)later);
-        break;
     case DC_PEN:
-        if (!view->webkit || e->pen.phase == DC_PEN_PROXIMITY_OUT) break;
-        later = web_input_pen(&app->input, view, &app->pane, &app->band, app->field.pan, e->pen.phase, e->pen.x, e->pen.y, e->pen.pressure,
-                              e->pen.tilt_x, e->pen.tilt_y, e->pen.time);
-        if (later >= 0) stir_after(app, (guint)later);
-        break;
     case DC_KEY:
-        if (!view->webkit) break;
-        later = web_input_key(&app->input, view, e);
-        if (later >= 0) stir_after(app, (guint)later);
-        break;
     case DC_POINTER:
-        if (!view->webkit) break;
-        later = web_input_pointer(&app->input, view, &app->pane, &app->band, app->field.pan, e);
-        if (later >= 0) stir_after(app, (guint)later);
+        input(app, e);
         break;
     case DC_FRAME_DONE:
         web_frames_pay_owed(&app->frames, view->exportable);
@@ -533,10 +526,11 @@ static void handle(struct web_app *app, const dc_event *e) {
         break;
     case DC_TEXT_COMMIT:
     case DC_TEXT_DELETE:
-    case DC_KEYBOARD_FRAME: {
+    case DC_KEYBOARD_FRAME:
+    case DC_TEXT_INPUT_DISMISSED: {
         int todo = web_field_event(&app->field, &app->pane, &app->band, e);
+        if (todo & WEB_FIELD_RESIZE) relayout_view(app);
         if (todo & WEB_FIELD_STIR) stir(app);
-        if (todo & WEB_FIELD_SHOW_PAN) show_pan(app);
         break;
     }
     case DC_MENU_CHOSEN:
@@ -682,7 +676,6 @@ int main(int argc, char **argv) {
     }
     /* Each part that talks to the compositor does it on this connection. */
     app.view.dc = app.frames.dc = app.sync.dc = app.field.dc = app.dialogs.dc = app.band.dc = app.dc;
-    app.field.changed = (struct web_hook){ field_changed, &app };
     app.field.send = (struct web_hook){ field_send, &app };
     app.dialogs.stir = (struct web_hook){ dialogs_stir, &app };
     app.view.resources_done = (struct web_hook){ resources_done, &app };

@@ -6,7 +6,7 @@
                 (view.c, ready.c, video.c, icon.c, policy.c)
      frames.h   the live frame, the held frame, snapshots, the frame_complete owed
      sync.h     the compositor's round trip waiting for WebKit, stirs and settling
-     field.h    text input: the focused field, the keyboard, the pan
+     field.h    text input: the focused field, the input that focused it, the keyboard
      dialogs.h  script dialogs, option menus, sign-ins
      band.h     the status bar's band and style
      input.h    touches, the pen, keys and the pointer (and touch.h, the page's touch script)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* diptych-web's text input: WebKit's input-method context as the compositor's `textInput`, its
-   typing back into the page, and the pan that keeps the caret above the on-screen keyboard.
+   typing back into the page, and the field's life from the input that focused it to the blur.
 
    WebKit tells the context when an editable element gains or loses focus, its purpose and hints,
    the caret's rectangle and the text around it; each becomes the field's state, sent to the
@@ -8,20 +8,34 @@
    `delete-surrounding`; the keyboard's return and delete come as keys, as hardware keys do, and
    the context lets every key through (filter_key_event returns FALSE), so hardware typing is
    untouched. WPE 2.38 has no `search` purpose and nothing for `enterkeyhint`: a script in
-   diptych-web's own world reads those of the focused element.
+   diptych-web's own world reads those of the focused element, and its form: whether it submits
+   (return says go), is a search (search), and has fields before and after it that take text
+   (‹ ›, which send Tab and Shift+Tab: the script moves the focus among those fields, as Safari's
+   Tab does).
 
-   The pan (Safari's way): while the keyboard this app raised covers the caret, the page's frames
-   are shown moved up by the least that brings the caret above it; touches, the pen and the
-   pointer move with them, and the caret is told in the pane's points as shown. (field.h) */
+   Taps, not time (protocol 9): an enabling state names the serial of the input after which the
+   field was focused, the last tap or key the page was sent, if WebKit focused the field before
+   the page had drawn its answer; a focus by script with nothing before it names 0 (no keyboard).
+   A tap on the field already focused (the script says so) names that tap. Leaving the field for
+   any reason (a blur, a tap elsewhere, the keyboard's dismiss key, a navigation) sends the
+   disable. The state goes once the loop is free (and before a round trip's answer): a
+   focus-out and a focus-in in the same turn (Tab) are one state, the keyboard stays up.
+
+   The keyboard this app raised covers the pane's bottom: the app gives the view the pane's
+   height less it, so the page can scroll every field above it and `innerHeight` says so, and
+   the focused field is scrolled into view once the page has its new height. (field.h) */
 #include "field.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Room kept between the caret and the keyboard (CSS px): a field's box around it shows too. */
-#define CARET_MARGIN 24
 #define REFOCUS_MS 300
+/* The view keeps at least this height (CSS px) above the keyboard. */
+#define VIEW_MIN 64
+/* Room kept between the focused field and the keyboard when it is scrolled into view (CSS px). */
+#define REVEAL_MARGIN 16
 
 /* The context, which knows its field. */
 typedef struct { WebKitInputMethodContext parent; struct web_field *field; } DiptychIm;
@@ -65,119 +79,109 @@ void web_field_send(struct web_field *field, const struct web_pane *pane, const 
     /* (A password stays one whatever its inputmode: a PIN field.) */
     if (field->mode_purpose >= 0 && purpose != DC_PURPOSE_PASSWORD) purpose = field->mode_purpose;
     else if (field->search && purpose == DC_PURPOSE_TEXT) purpose = DC_PURPOSE_SEARCH;
-    uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c), purpose);
+    uint32_t hints = hints_of(webkit_input_method_context_get_input_hints(c), purpose) | field->form_hints;
     if (field->no_keyboard) hints |= DC_HINT_NO_KEYBOARD;
     dc_text_state s = {
         .enabled = field->focused, .purpose = purpose, .hints = hints, .return_key = field->return_key,
-        .caret_x = field->caret[0], .caret_y = field->caret[1] - field->pan + web_band_top(band, pane),
+        .caret_x = field->caret[0], .caret_y = field->caret[1] + web_band_top(band, pane),
         .caret_width = field->caret[2], .caret_height = field->caret[3],
         /* A password's text never leaves the page. */
         .surrounding = purpose == DC_PURPOSE_PASSWORD ? "" : field->surrounding,
     };
-    if (web_debug) say("text input %s purpose %d hints 0x%x caret %g,%g %gx%g pan %d", s.enabled ? "on" : "off", purpose, hints,
-                       s.caret_x, s.caret_y, s.caret_width, s.caret_height, field->pan);
-    dc_text_input(field->dc, &s);
+    uint32_t serial = field->focused ? field->serial : 0;
+    if (web_debug) say("text input %s serial %u purpose %d hints 0x%x return %d caret %g,%g %gx%g before \"%s\"", s.enabled ? "on" : "off", serial,
+                       purpose, hints, s.return_key, s.caret_x, s.caret_y, s.caret_width, s.caret_height, s.surrounding);
+    dc_text_input_serial(field->dc, &s, serial);
 }
 
-/* ---- the pan ---- */
-
-/* Keeps a copy of a whole w x h frame (the page as WebKit drew it). */
-static int keep_unpanned(struct web_field *field, int w, int h) {
-    if (field->unpanned && field->unpanned_w == w && field->unpanned_h == h) return 1;
-    free(field->unpanned);
-    field->unpanned = malloc((size_t)w * (size_t)h * 4);
-    field->unpanned_w = field->unpanned ? w : 0;
-    field->unpanned_h = field->unpanned ? h : 0;
-    return field->unpanned != NULL;
+static gboolean send_now(gpointer data) {
+    struct web_field *field = data;
+    field->send_source = 0;
+    web_hook_call(&field->send);
+    return G_SOURCE_REMOVE;
 }
 
-static void drop_unpanned(struct web_field *field) {
-    free(field->unpanned);
-    field->unpanned = NULL;
-    field->unpanned_w = field->unpanned_h = 0;
+/* The state sent once the loop is free: what WebKit and the script say of one focus change (a
+   focus-out and a focus-in, the purpose, the form's neighbours) goes as one state. */
+static void send(struct web_field *field) {
+    if (!field->send_source) field->send_source = g_idle_add(send_now, field);
 }
 
-/* The pan shown changed: the caret the compositor knows moved with it. */
-static void pan_shown(struct web_field *field, const struct web_pane *pane, const struct web_band *band, int pan) {
-    if (pan == field->pan) return;
-    field->pan = pan;
-    if (web_debug) say("pan %d", pan);
-    web_field_send(field, pane, band);
+void web_field_flush(struct web_field *field) {
+    if (!field->send_source) return;
+    g_source_remove(field->send_source);
+    send_now(field);
 }
 
-/* The page's last frame with the pan wanted, if a buffer is free and the view is not resizing
-   (else at the next chance, or with WebKit's next frame). */
-dc_buffer *web_field_draw_wanted(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_buffer *live,
-                                 int resizing) {
-    field->repan = 0;
-    if (field->wanted == field->pan) return NULL;
-    if (resizing) { field->repan = 1; return NULL; }
-    if (!field->unpanned) {
-        /* No pan shown yet: the frame on screen is the page as WebKit drew it. (Else, or none
-           of this size, WebKit's next frame brings it.) */
-        int rows = web_band_rows(band, pane), h = pane->px_h - rows;
-        if (field->pan || !live || live->width != pane->px_w || live->height != pane->px_h || h <= 0 || !keep_unpanned(field, pane->px_w, h)) return NULL;
-        for (int y = 0; y < h; y++)
-            memcpy(field->unpanned + (size_t)y * (size_t)pane->px_w, (const uint8_t *)live->pixels + (size_t)(y + rows) * (size_t)live->stride,
-                   (size_t)pane->px_w * 4);
-    }
-    if (field->unpanned_w != pane->px_w || field->unpanned_h != pane->px_h - web_band_rows(band, pane)) return NULL;
-    dc_buffer *b = dc_buffer_get(field->dc, pane->px_w, pane->px_h);
-    if (!b) { field->repan = 1; return NULL; }
-    web_band_place(band, pane, b, (const uint8_t *)field->unpanned, (size_t)pane->px_w * 4, field->unpanned_w, field->unpanned_h,
-                   (int)lround(field->wanted * pane->scale));
-    return b;
+/* ---- the input that focused it ---- */
+
+/* The input the page was sent last, if it may still be what focused a field (used up). */
+static uint32_t take_input(struct web_field *field) {
+    if (!field->input.pending) return 0;
+    field->input.pending = 0;
+    return field->input.serial;
 }
 
-void web_field_wanted_shown(struct web_field *field, const struct web_pane *pane, const struct web_band *band) {
-    if (!field->wanted) drop_unpanned(field);
-    pan_shown(field, pane, band, field->wanted);
+void web_field_input(struct web_field *field, uint32_t serial, int tap, guint stir) {
+    field->input.serial = serial;
+    field->input.pending = 1;
+    field->input.tap = tap;
+    field->input.stir = stir;
 }
 
-/* (Never past the keyboard's overlap of the pane, nor the caret off the pane's top.) */
-int web_field_update_pan(struct web_field *field, const struct web_pane *pane, const struct web_band *band) {
-    int pan = 0;
-    if (field->focused && field->keyboard_top >= 0) {
-        /* (In the view's coordinates: the pane's less the band above it.) */
-        double top = field->keyboard_top - web_band_top(band, pane), bottom = field->caret[1] + field->caret[3] + CARET_MARGIN;
-        if (bottom > top) {
-            double most = fmin(pane->css_h - field->keyboard_top, field->caret[1]);
-            pan = (int)ceil(fmin(bottom - top, fmax(most, 0)));
-        }
-    }
-    if (pan == field->wanted && pan == field->pan) return 0;
-    field->wanted = pan;
-    return 1;
+void web_field_stir_answered(struct web_field *field, guint n) {
+    /* (The stir of the input or a later one: the page has drawn what the input did.) */
+    if (field->input.pending && (gint)(n - field->input.stir) >= 0) field->input.pending = 0;
 }
 
-int web_field_copy_frame(struct web_field *field, const struct web_pane *pane, const struct web_band *band, struct wl_shm_buffer *shm,
-                         dc_buffer *b) {
-    field->repan = 0;
-    int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
-    if (!field->wanted || !keep_unpanned(field, w, h)) {
-        drop_unpanned(field);
-        pan_shown(field, pane, band, 0);
-        return 0;
-    }
-    gint64 t0 = g_get_monotonic_time();
-    wl_shm_buffer_begin_access(shm);
-    const uint8_t *src = wl_shm_buffer_get_data(shm);
-    for (int y = 0; y < h; y++) memcpy(field->unpanned + (size_t)y * (size_t)w, src + (size_t)y * (size_t)stride, (size_t)w * 4);
-    wl_shm_buffer_end_access(shm);
-    web_band_place(band, pane, b, (const uint8_t *)field->unpanned, (size_t)w * 4, w, h, (int)lround(field->wanted * pane->scale));
-    log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
-    pan_shown(field, pane, band, field->wanted);
-    return 1;
+/* The field is over. */
+static void leave(struct web_field *field) {
+    if (!field->focused) return;
+    field->focused = 0;
+    send(field);
 }
 
-/* (The keyboard's frame for the new pane follows, and WebKit's frame of the new size.) */
-void web_field_resized(struct web_field *field, const struct web_pane *pane, const struct web_band *band) {
-    drop_unpanned(field);
-    field->wanted = 0;
-    field->repan = 0;
+void web_field_navigated(struct web_field *field, int committed) {
+    field->input.pending = 0;
+    /* (WebKit may say nothing of a field whose document went away.) */
+    if (committed) field->webkit_focused = 0;
+    leave(field);
+}
+
+/* ---- the keyboard's place ---- */
+
+/* The focused field (in a frame of the same origin, the field in it) scrolled into view above
+   the keyboard once the page's height is `height` (0: now), with REVEAL_MARGIN below it; a field taller
+   than the view shows the caret (`top`, `bottom`: its rectangle in the view) instead. */
+static const char *reveal_script =
+    "(function(H,ct,cb,m){function go(){var d=document,e=d.activeElement;"
+    "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"
+    "if(!e||e===d.body||e===d.documentElement)return;var r=e.getBoundingClientRect();"
+    "if(r.height<=innerHeight-2*m){try{e.scrollIntoView({block:'nearest',inline:'nearest'});}catch(x){}"
+    "if(d===document){r=e.getBoundingClientRect();var o=r.bottom+m-innerHeight;if(o>0)scrollBy(0,Math.min(o,Math.max(r.top-m,0)));}}"
+    "else if(cb>ct){if(cb+m>innerHeight)scrollBy(0,cb+m-innerHeight);else if(ct<m)scrollBy(0,ct-m);}}"
+    "if(H<=0||innerHeight===H){go();return;}var done=false;function once(){if(done)return;done=true;removeEventListener('resize',once,true);go();}"
+    "addEventListener('resize',once,true);setTimeout(once,500);})(%d,%.1f,%.1f,%d)";
+
+void web_field_reveal(struct web_field *field, int height) {
+    if (!field->focused || !field->webkit) return;
+    char source[2048];
+    snprintf(source, sizeof source, reveal_script, height, field->caret[1], field->caret[1] + field->caret[3], REVEAL_MARGIN);
+    webkit_web_view_run_javascript_in_world(field->webkit, source, SCRIPT_WORLD, NULL, NULL, NULL);
+}
+
+/* (The keyboard's frame for the new pane follows.) */
+void web_field_resized(struct web_field *field) {
     field->keyboard_top = -1;
-    pan_shown(field, pane, band, 0);
+    field->overlap = 0;
 }
+
+/* The dismiss key: the focused element blurred, as iPad's is (its focus ring goes; WebKit's
+   focus-out turns text input off); in a frame of another origin, the frame. */
+static const char *blur_script =
+    "(function(){var d=document,e=d.activeElement;"
+    "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"
+    "if(e&&e!==d.body&&e!==d.documentElement&&e.blur)e.blur();})()";
 
 /* ---- the compositor's events ---- */
 
@@ -193,10 +197,23 @@ int web_field_event(struct web_field *field, const struct web_pane *pane, const 
         g_signal_emit_by_name(field->context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
         return WEB_FIELD_STIR;
     case DC_KEYBOARD_FRAME: {
+        /* Only the keyboard this app raised: another app's goes when this one is touched. */
         const dc_rect *f = &e->keyboard_frame.frame;
         field->keyboard_top = e->keyboard_frame.local && f->height > 0 ? f->y : -1;
-        return web_field_update_pan(field, pane, band) ? WEB_FIELD_SHOW_PAN : 0;
+        int overlap = 0;
+        if (field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
+            double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;
+            overlap = (int)fmax(0, fmin(ceil(pane->css_h - field->keyboard_top), most));
+        }
+        if (overlap == field->overlap) return 0;
+        if (web_debug) say("the keyboard covers %d of the pane's %d", overlap, pane->css_h);
+        field->overlap = overlap;
+        return WEB_FIELD_RESIZE;
     }
+    case DC_TEXT_INPUT_DISMISSED:
+        field->input.pending = 0;
+        if (field->webkit) webkit_web_view_run_javascript_in_world(field->webkit, blur_script, SCRIPT_WORLD, NULL, NULL, NULL);
+        return WEB_FIELD_STIR;
     default:
         return 0;
     }
@@ -211,9 +228,18 @@ static gboolean filter_key_event(WebKitInputMethodContext *c, struct wpe_input_k
 
 static void focus_in(WebKitInputMethodContext *c) {
     struct web_field *field = field_of(c);
+    field->webkit_focused = 1;
+    if (field->refocus_pending) {
+        /* The same field, its view focused again: its serial stays. */
+        field->refocus_pending = 0;
+    } else {
+        /* A field newly focused (or another in the same turn: a Tab), by the input before it
+           if the page had not drawn its answer yet, else by script. */
+        uint32_t serial = take_input(field);
+        if (!field->focused || serial) field->serial = serial;
+    }
     field->focused = 1;
-    field->refocus_pending = 0;
-    web_hook_call(&field->changed);
+    send(field);
 }
 
 static void focus_out(WebKitInputMethodContext *c) {
@@ -222,8 +248,8 @@ static void focus_out(WebKitInputMethodContext *c) {
        comes back after a divider drag). */
     if (field->view_unfocused) return;
     /* (The text around the caret stays: WebKit says it again only when it changes.) */
-    field->focused = 0;
-    web_hook_call(&field->changed);
+    field->webkit_focused = 0;
+    leave(field);
 }
 
 static gboolean refocus_check(gpointer data) {
@@ -231,8 +257,8 @@ static gboolean refocus_check(gpointer data) {
     field->refocus_source = 0;
     if (field->refocus_pending) {
         field->refocus_pending = 0;
-        field->focused = 0;
-        web_hook_call(&field->changed);
+        field->webkit_focused = 0;
+        leave(field);
     }
     return G_SOURCE_REMOVE;
 }
@@ -253,11 +279,11 @@ void web_field_view_focus(struct web_field *field, int focused) {
 
 static void cursor_area(WebKitInputMethodContext *c, int x, int y, int w, int h) {
     struct web_field *field = field_of(c);
-    /* WebKit says it in the view's CSS px, the pane's points. */
+    /* WebKit says it in the view's CSS px. */
     double caret[4] = { x, y, fmax(w, 0), fmax(h, 0) };
     if (!memcmp(caret, field->caret, sizeof caret)) return;
     memcpy(field->caret, caret, sizeof caret);
-    if (field->focused) web_hook_call(&field->changed);
+    if (field->focused) send(field);
 }
 
 static void surrounding(WebKitInputMethodContext *c, const gchar *text, guint length, guint cursor, guint selection) {
@@ -270,9 +296,10 @@ static void surrounding(WebKitInputMethodContext *c, const gchar *text, guint le
     char s[257];
     memcpy(s, text + start, end - start);
     s[end - start] = 0;
+    if (web_debug) say("surrounding %u bytes, caret at %u: \"%s\"", length, cursor, s);
     if (!strcmp(s, field->surrounding)) return;
     strcpy(field->surrounding, s);
-    if (field->focused) web_hook_call(&field->send);
+    if (field->focused) send(field);
 }
 
 static void reset(WebKitInputMethodContext *c) { (void)c; }
@@ -292,25 +319,67 @@ static void diptych_im_init(DiptychIm *im) { im->field = NULL; }
 static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer data) {
     (void)o; (void)p;
     struct web_field *field = data;
-    if (field->focused) web_hook_call(&field->send);
+    if (field->focused) send(field);
 }
 
-/* What WPE 2.38 does not say of the focused element: its inputmode (WebKit reads only `none`),
-   a search field, its return key (posted from diptych-web's own world whenever focus moves). */
-const char *text_input_script =
-    "document.addEventListener('focusin',function(e){var t=e.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
-    "var h=(t.getAttribute('enterkeyhint')||'').toLowerCase(),m=(t.getAttribute('inputmode')||'').toLowerCase();"
-    "window.webkit.messageHandlers.diptychField.postMessage({search:(t.type==='search'||m==='search')?1:0,"
-    "hint:h,mode:m});},true);";
+/* ---- the script: the focused element, its form, and taps on it ---- */
 
-void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
-    (void)manager;
-    struct web_field *field = data;
-    JSCValue *v = webkit_javascript_result_get_js_value(result);
-    if (!jsc_value_is_object(v)) return;
-    JSCValue *search = jsc_value_object_get_property(v, "search"), *hint = jsc_value_object_get_property(v, "hint"),
-             *mode = jsc_value_object_get_property(v, "mode");
-    char *h = jsc_value_to_string(hint), *m = jsc_value_to_string(mode);
+/* In diptych-web's own world, in every frame. When focus moves it posts what WPE 2.38 does not
+   say of the element: its inputmode (WebKit reads only `none`), a search field, its return key
+   (its enterkeyhint, else search for a search field or a form with role=search, go for a field
+   of a form that submits: one with a submit button, or a single field that takes text), and
+   whether its form (the document's fields in no form, for one in none) has fields that take
+   text before and after it in tab order. Tab and Shift+Tab in such a field go to those fields
+   (the keyboard's ‹ ›; Safari's Tab skips buttons and links too), unless the page took the key.
+   A tap ending on the focused field (or its label) is posted: the keyboard comes back for it. */
+const char *text_input_script =
+    "(function(){if(window.__diptychField)return;window.__diptychField=1;"
+    "var post=function(m){try{window.webkit.messageHandlers.diptychField.postMessage(m);}catch(x){}};"
+    "var TEXT={text:1,search:1,url:1,tel:1,email:1,password:1,number:1};"
+    "function isText(e){if(!e||e.nodeType!==1)return false;if(e.tagName==='TEXTAREA')return true;"
+    "return e.tagName==='INPUT'&&!!TEXT[e.type];}"
+    "function takes(e){return isText(e)&&!e.disabled&&!e.readOnly&&e.tabIndex>=0&&e.getClientRects().length>0&&getComputedStyle(e).visibility!=='hidden';}"
+    "function fields(e){var all=e.form?e.form.elements:Array.prototype.filter.call(document.querySelectorAll('input,textarea'),function(x){return !x.form;});"
+    "var a=[];for(var i=0;i<all.length;i++)if(all[i]===e||takes(all[i]))a.push([all[i],i]);"
+    "a.sort(function(x,y){var p=x[0].tabIndex,q=y[0].tabIndex;if(p===q)return x[1]-y[1];if(p===0)return 1;if(q===0)return -1;return p-q;});"
+    "return a.map(function(x){return x[0];});}"
+    "function isSubmit(x){var t=(x.getAttribute('type')||'').toLowerCase();"
+    "return (x.tagName==='BUTTON'&&(t===''||t==='submit'))||(x.tagName==='INPUT'&&(t==='submit'||t==='image'));}"
+    "var HINT={enter:'',done:'done',go:'go',next:'next',previous:'',search:'search',send:'send'};"
+    "function ret(e,m){var h=(e.getAttribute('enterkeyhint')||'').toLowerCase();if(HINT.hasOwnProperty(h))return HINT[h];"
+    "if(e.tagName!=='INPUT')return '';var f=e.form;"
+    "if(e.type==='search'||m==='search'||(e.closest&&e.closest('[role=search],search')))return 'search';"
+    "if(!f)return '';var n=0;for(var i=0;i<f.elements.length;i++){var x=f.elements[i];if(isSubmit(x))return 'go';if(isText(x))n++;}"
+    "return n===1?'go':'';}"
+    "document.addEventListener('focusin',function(ev){var t=ev.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
+    "var m=(t.getAttribute('inputmode')||'').toLowerCase(),prev=0,next=0;"
+    "if(isText(t)){var a=fields(t),i=a.indexOf(t);prev=i>0?1:0;next=i>=0&&i<a.length-1?1:0;}"
+    "post({kind:'focus',search:(t.type==='search'||m==='search')?1:0,ret:ret(t,m),mode:m,prev:prev,next:next});},true);"
+    "window.addEventListener('keydown',function(ev){if(!ev.isTrusted||ev.defaultPrevented||ev.key!=='Tab'||ev.ctrlKey||ev.altKey||ev.metaKey)return;"
+    "var e=document.activeElement;if(!isText(e))return;var a=fields(e),i=a.indexOf(e),t=i<0?null:a[i+(ev.shiftKey?-1:1)];"
+    "if(!t)return;ev.preventDefault();t.focus();},false);"
+    "function tap(ev){if(!ev.isTrusted)return;var a=document.activeElement,t=ev.target;"
+    "if(!a||a===document.body||!(isText(a)||a.isContentEditable))return;"
+    "if(a===t||(a.contains&&t&&a.contains(t))||(t&&t.control===a))post({kind:'tap'});}"
+    "window.addEventListener('touchend',tap,true);window.addEventListener('mouseup',tap,true);})();";
+
+static char *string_property(JSCValue *v, const char *name) {
+    JSCValue *p = jsc_value_object_get_property(v, name);
+    char *s = jsc_value_is_string(p) ? jsc_value_to_string(p) : NULL;
+    g_object_unref(p);
+    return s;
+}
+
+static int int_property(JSCValue *v, const char *name) {
+    JSCValue *p = jsc_value_object_get_property(v, name);
+    int n = jsc_value_is_number(p) ? jsc_value_to_int32(p) : 0;
+    g_object_unref(p);
+    return n;
+}
+
+/* What the focused element says of its keyboard: sent if a field takes text now. */
+static void focus_message(struct web_field *field, JSCValue *v) {
+    char *ret = string_property(v, "ret"), *m = string_property(v, "mode");
     static const struct { const char *name; int purpose; } modes[] = {
         {"text", DC_PURPOSE_TEXT}, {"numeric", DC_PURPOSE_DIGITS}, {"decimal", DC_PURPOSE_NUMBER}, {"tel", DC_PURPOSE_PHONE},
         {"email", DC_PURPOSE_EMAIL}, {"url", DC_PURPOSE_URL}, {"search", DC_PURPOSE_SEARCH},
@@ -322,22 +391,46 @@ void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult 
         {"go", DC_RETURN_GO}, {"search", DC_RETURN_SEARCH}, {"send", DC_RETURN_SEND}, {"next", DC_RETURN_NEXT}, {"done", DC_RETURN_DONE},
     };
     int key = DC_RETURN_DEFAULT;
-    for (size_t i = 0; h && i < G_N_ELEMENTS(keys); i++) if (!strcmp(h, keys[i].name)) key = keys[i].key;
-    int is_search = jsc_value_to_int32(search) == 1;
-    /* A search field's return key says "search", as Safari's does. */
-    if (is_search && key == DC_RETURN_DEFAULT) key = DC_RETURN_SEARCH;
-    int changed = is_search != field->search || key != field->return_key || none != field->no_keyboard || purpose != field->mode_purpose;
+    for (size_t i = 0; ret && i < G_N_ELEMENTS(keys); i++) if (!strcmp(ret, keys[i].name)) key = keys[i].key;
+    int is_search = int_property(v, "search") == 1;
+    uint32_t hints = (int_property(v, "prev") == 1 ? DC_HINT_HAS_PREVIOUS : 0) | (int_property(v, "next") == 1 ? DC_HINT_HAS_NEXT : 0);
+    int changed = is_search != field->search || key != field->return_key || none != field->no_keyboard || purpose != field->mode_purpose
+        || hints != field->form_hints;
     field->search = is_search;
     field->return_key = key;
     field->no_keyboard = none;
     field->mode_purpose = purpose;
-    g_free(h);
+    field->form_hints = hints;
+    g_free(ret);
     g_free(m);
-    g_object_unref(search); g_object_unref(hint); g_object_unref(mode);
-    if (changed && field->focused) web_hook_call(&field->send);
+    if (changed && field->focused) send(field);
+    /* Focus moved with the keyboard up (‹ ›, a script): the new field above it. */
+    if (field->focused && field->overlap > 0) web_field_reveal(field, 0);
+}
+
+/* A tap ended on the field that has the focus already: WebKit says nothing new, the field takes
+   the tap (the keyboard comes back for it). */
+static void tap_message(struct web_field *field) {
+    if (!field->input.pending || !field->input.tap || !field->webkit_focused) return;
+    field->serial = take_input(field);
+    field->focused = 1;
+    if (web_debug) say("a tap on the focused field");
+    send(field);
+}
+
+void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data) {
+    (void)manager;
+    struct web_field *field = data;
+    JSCValue *v = webkit_javascript_result_get_js_value(result);
+    if (!jsc_value_is_object(v)) return;
+    char *kind = string_property(v, "kind");
+    if (kind && !strcmp(kind, "focus")) focus_message(field, v);
+    else if (kind && !strcmp(kind, "tap")) tap_message(field);
+    g_free(kind);
 }
 
 void web_field_attach(struct web_field *field, WebKitWebView *webkit) {
+    field->webkit = webkit;
     field->context = g_object_new(diptych_im_get_type(), NULL);
     ((DiptychIm *)field->context)->field = field;
     g_signal_connect(field->context, "notify::input-purpose", G_CALLBACK(on_purpose_or_hints), field);

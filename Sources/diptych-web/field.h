@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Text input (field.c): WebKit's input-method context as the compositor's textInput (the focused
    field's purpose, hints, return key, caret and the text before it; its typing back into the
-   page), and the pan that keeps the caret above the on-screen keyboard this app raised.
-   Owns: the input-method context, the focused field's state, the keyboard's top, the pan shown
-   and wanted (and the page's last frame as WebKit drew it, while panned), the view's focus gone
-   and the timer that waits for WebKit to say the field is focused again. */
+   page), the input after which a field was focused (protocol 9's serial), the form around it (‹ ›
+   and the return key, read by a script), the keyboard's dismiss key (the field blurred), and
+   how much of the pane the keyboard this app raised covers (the view ends at its top: the app
+   resizes it).
+   Owns: the input-method context, the focused field's state, the serial it was enabled with,
+   the last input event's serial not yet used, the keyboard's top and overlap, the view's focus
+   gone and the timer that waits for WebKit to say the field is focused again. */
 #ifndef DIPTYCH_WEB_FIELD_H
 #define DIPTYCH_WEB_FIELD_H
 
@@ -14,27 +17,34 @@
 
 struct web_field {
     dc_connection *dc;  /* borrowed (the field's state is sent on it) */
-    /* WebKit's word through the context, which the app finishes with the pane and the band:
-       `changed` (the pan brought up to date, then the state sent) and `send` (the state sent). */
-    struct web_hook changed, send;
+    WebKitWebView *webkit;  /* borrowed (the blur and the reveal are run in it) */
+    /* The app sends the state (web_field_send: it has the pane and the band). */
+    struct web_hook send;
     WebKitInputMethodContext *context;
-    int focused;
+    /* A field takes text, as the compositor is told (`focused`) and as WebKit last said
+       (`webkit_focused`: a navigation ends the first at once, WebKit may say nothing). */
+    int focused, webkit_focused;
     /* From the script: the purpose its inputmode asks for (-1: none), a search field, its
-       return key, inputmode=none. */
+       return key, inputmode=none, and the form's neighbours (DC_HINT_HAS_PREVIOUS, _NEXT). */
     int mode_purpose, search, return_key, no_keyboard;
-    /* The caret in the page's CSS px (as WebKit lays it out, before the pan). */
+    uint32_t form_hints;
+    /* The caret in the view's CSS px (the pane's points below the band). */
     double caret[4];
     char surrounding[257];
-    /* The keyboard this app raised: its top in the pane's points, or -1 while none shows. */
+    /* The serial the field's text input was enabled with (the input after which it was
+       focused; 0: by script), sent with each state while it lasts. */
+    uint32_t serial;
+    /* The last input event forwarded to the page that may focus a field (a touch or pen lifted,
+       a left button released, a key pressed), until a focus used it, the page drew its answer
+       (stir `stir` came back) or a navigation. */
+    struct { uint32_t serial; int pending, tap; guint stir; } input;
+    /* The state is sent once the loop is free (what WebKit and the script say of one focus change
+       as one state: a focus-out and a focus-in in the same turn keep the keyboard up). */
+    guint send_source;
+    /* The keyboard this app raised: its top in the pane's points (-1 while none shows), and the
+       pane's points below it (the view ends at its top). */
     double keyboard_top;
-    /* The pan shown (CSS px: the frames on screen, touches and the caret move with it) and the
-       pan wanted; while either is not 0, the page's last frame as WebKit drew it. */
-    int pan, wanted;
-    uint32_t *unpanned;
-    int unpanned_w, unpanned_h;
-    /* The pan wanted could not be shown yet (the view resizing, no buffer free): again with the
-       next chance (web_field_draw_wanted), unless WebKit's next frame brings it first. */
-    int repan;
+    int overlap;
     /* The view lost the window's focus (the app resigned active: a divider drag, a rotation):
        WebKit's focus-out then is the view's, not the field's. When the focus comes back, WebKit
        says focus-in again for a field still focused within REFOCUS_MS, or the field is over. */
@@ -46,30 +56,35 @@ struct web_field {
 
 /* The context given to the view. */
 void web_field_attach(struct web_field *field, WebKitWebView *webkit);
-/* What the focused element says of its keyboard (a script in diptych-web's own world), and its
-   messages' handler (`field`: the struct web_field). */
+/* What the focused element and its form say of its keyboard, and taps on the focused field
+   (a script in diptych-web's own world), and its messages' handler (`field`: the struct
+   web_field). */
 extern const char *text_input_script;
 void on_field_message(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer field);
 
 /* The field's state to the compositor. */
 void web_field_send(struct web_field *field, const struct web_pane *pane, const struct web_band *band);
-/* The least pan that shows the caret above the keyboard: 1 when the pan wanted is to be shown
-   (web_field_draw_wanted). */
-int web_field_update_pan(struct web_field *field, const struct web_pane *pane, const struct web_band *band);
-/* The page's last frame drawn with the pan wanted, in a buffer to commit as the live frame
-   (then web_field_wanted_shown); NULL when there is nothing to show, or not now (`resizing`, no
-   buffer free: repan). `live`: the live frame on screen. */
-dc_buffer *web_field_draw_wanted(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_buffer *live,
-                                 int resizing);
-void web_field_wanted_shown(struct web_field *field, const struct web_pane *pane, const struct web_band *band);
-/* A frame of the live size from WebKit: while a pan is wanted, kept whole and drawn moved up
-   into `b` (returns 1); else left to the plain copy (returns 0). */
-int web_field_copy_frame(struct web_field *field, const struct web_pane *pane, const struct web_band *band, struct wl_shm_buffer *shm,
-                         dc_buffer *b);
-/* The pane changed size: the pan ends. */
-void web_field_resized(struct web_field *field, const struct web_pane *pane, const struct web_band *band);
-/* The compositor's textCommit, textDelete and keyboardFrame: what the app is to do after. */
-enum { WEB_FIELD_STIR = 1, WEB_FIELD_SHOW_PAN = 2 };
+
+/* An input event went to the page: `serial` (a lifted touch or pen, a released button: `tap`;
+   else a pressed key), whose answer the page draws by stir `stir`. A field focused before the
+   page has drawn it is the input's. */
+void web_field_input(struct web_field *field, uint32_t serial, int tap, guint stir);
+/* The page answered stir `n`: an input before it no longer focuses a field. */
+void web_field_stir_answered(struct web_field *field, guint n);
+/* The state waiting for the loop to be free sent now (a round trip is answered after it). */
+void web_field_flush(struct web_field *field);
+/* The page navigates (`committed`: its document is replaced): the field is over, the input
+   before forgotten. */
+void web_field_navigated(struct web_field *field, int committed);
+/* The view's height changed to `height` (CSS px) with the keyboard showing: the focused field
+   scrolled into view once the page has it (0: now). */
+void web_field_reveal(struct web_field *field, int height);
+
+/* The pane changed size: the keyboard's frame for it follows. */
+void web_field_resized(struct web_field *field);
+/* The compositor's textCommit, textDelete, keyboardFrame and textInputDismissed: what the app is
+   to do after. */
+enum { WEB_FIELD_STIR = 1, WEB_FIELD_RESIZE = 2 };
 int web_field_event(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_event *e);
 /* The view gained or lost the window's focus (before WebKit hears it). */
 void web_field_view_focus(struct web_field *field, int focused);

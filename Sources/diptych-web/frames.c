@@ -78,7 +78,7 @@ void web_frames_copy(const struct web_band *band, const struct web_pane *pane, s
     gint64 t0 = g_get_monotonic_time();
     int w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm), stride = wl_shm_buffer_get_stride(shm);
     wl_shm_buffer_begin_access(shm);
-    web_band_place(band, pane, b, wl_shm_buffer_get_data(shm), (size_t)stride, w, h, 0);
+    web_band_place(band, pane, b, wl_shm_buffer_get_data(shm), (size_t)stride, w, h);
     wl_shm_buffer_end_access(shm);
     log_frame(w, h, (double)(g_get_monotonic_time() - t0) / 1000.0);
 }

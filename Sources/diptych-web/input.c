@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* diptych-web's input: the compositor's touches, pen, keys and pointer as WPE's events, in the
    device pixels WebKit takes (it divides by the scale factor), in the view's coordinates: the
-   pane's less the status bar's band above it, plus the pan. A contact in the band is the
-   band's (a tap scrolls the page to its top). (input.h) */
+   pane's less the status bar's band above it. A contact in the band is the band's (a tap
+   scrolls the page to its top). (input.h) */
 #include "input.h"
 
 #include "sync.h"
@@ -17,8 +17,8 @@ static uint32_t wpe_time(double ms) {
 }
 
 /* A pane y (points) as the view's device pixels. */
-static int32_t view_y(const struct web_pane *pane, const struct web_band *band, int pan, double y) {
-    return (int32_t)lround((y - web_band_top(band, pane) + pan) * pane->scale);
+static int32_t view_y(const struct web_pane *pane, const struct web_band *band, double y) {
+    return (int32_t)lround((y - web_band_top(band, pane)) * pane->scale);
 }
 
 /* A contact the band took: a tap in it scrolls the page to its top (the page stirred once
@@ -29,8 +29,8 @@ static int band_took(struct web_view *view, int contact) {
     return TAP_MS;
 }
 
-int web_input_touch(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int32_t id,
-                    int phase, double x, double y, double time) {
+static int touch(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int32_t id, int phase,
+                 double x, double y, double time) {
     int band_phase = phase == DC_TOUCH_DOWN ? 0 : phase == DC_TOUCH_MOTION ? 1 : phase == DC_TOUCH_UP ? 2 : 3;
     int contact = web_band_contact(band, pane, id, band_phase, y);
     if (contact) return band_took(view, contact);
@@ -45,7 +45,7 @@ int web_input_touch(struct web_input *input, struct web_view *view, const struct
         at = input->ntouches++;
     }
     /* WebKit takes input in device pixels (it divides by the scale factor). */
-    input->touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * pane->scale), view_y(pane, band, pan, y) };
+    input->touches[at] = (struct wpe_input_touch_event_raw){ type, wpe_time(time), id, (int32_t)lround(x * pane->scale), view_y(pane, band, y) };
     struct wpe_input_touch_event event = { input->touches, (uint64_t)input->ntouches, type, id, wpe_time(time), 0 };
     wpe_view_backend_dispatch_touch_event(view->backend, &event);
     if (type == wpe_input_touch_event_type_up) {
@@ -56,14 +56,14 @@ int web_input_touch(struct web_input *input, struct web_view *view, const struct
     return type == wpe_input_touch_event_type_up ? TAP_MS : 0;
 }
 
-int web_input_pen(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int phase,
-                  double x, double y, double pressure, double tilt_x, double tilt_y, double time) {
+static int pen(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int phase, double x,
+               double y, double pressure, double tilt_x, double tilt_y, double time) {
     int band_phase = phase == DC_PEN_DOWN ? 0 : phase == DC_PEN_UP ? 2 : 1;
     int contact = web_band_contact(band, pane, -2, band_phase, y);
     if (contact) return band_took(view, contact);
     web_touch_pen(&input->pen_told, view->webkit, phase == DC_PEN_DOWN || (phase == DC_PEN_MOTION && input->pen_down), pressure, tilt_x, tilt_y);
     struct wpe_input_pointer_event e = {
-        wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * pane->scale), view_y(pane, band, pan, y), 0, 0, 0,
+        wpe_input_pointer_event_type_motion, wpe_time(time), (int)lround(x * pane->scale), view_y(pane, band, y), 0, 0, 0,
     };
     if (phase == DC_PEN_DOWN || phase == DC_PEN_UP) {
         e.type = wpe_input_pointer_event_type_button;
@@ -91,10 +91,12 @@ static uint32_t wpe_modifiers(uint32_t m) {
         | (m & DC_MOD_ALT ? wpe_input_keyboard_modifier_alt : 0) | (m & DC_MOD_LOGO ? wpe_input_keyboard_modifier_meta : 0);
 }
 
-int web_input_key(struct web_input *input, struct web_view *view, const dc_event *e) {
-    (void)input;
+/* (ISO_Left_Tab, the keyboard's ‹, is Shift+Tab whatever the modifiers say.) */
+static int key(struct web_view *view, const dc_event *e) {
+    uint32_t modifiers = wpe_modifiers(e->key.modifiers);
+    if (e->key.keysym == 0xfe20 /* ISO_Left_Tab */) modifiers |= wpe_input_keyboard_modifier_shift;
     struct wpe_input_keyboard_event k = {
-        wpe_time(e->key.time), e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, wpe_modifiers(e->key.modifiers),
+        wpe_time(e->key.time), e->key.keysym, e->key.keycode + 8, e->key.state != DC_KEY_RELEASED, modifiers,
     };
     wpe_view_backend_dispatch_keyboard_event(view->backend, &k);
     return 0;
@@ -105,13 +107,12 @@ int web_input_key(struct web_input *input, struct web_view *view, const dc_event
    secondary button), with the held buttons in the modifiers; a scroll, whatever its source, as
    a smooth 2D axis event in device pixels (WebKit divides by the scale, and scrolls the page
    down for a negative y; its discrete 2D kind would give each axis a 40 px tick, even a 0 one). */
-int web_input_pointer(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan,
-                      const dc_event *e) {
+static int pointer(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, const dc_event *e) {
     if (e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT) {
         int contact = web_band_contact(band, pane, -3, e->pointer.pressed ? 0 : 2, e->pointer.y);
         if (contact) return band_took(view, contact);
     }
-    int x = (int)lround(e->pointer.x * pane->scale), y = view_y(pane, band, pan, e->pointer.y);
+    int x = (int)lround(e->pointer.x * pane->scale), y = view_y(pane, band, e->pointer.y);
     uint32_t time = wpe_time(e->pointer.time);
     switch (e->pointer.phase) {
     case DC_POINTER_ENTER:
@@ -143,4 +144,41 @@ int web_input_pointer(struct web_input *input, struct web_view *view, const stru
         break;
     }
     return 0;
+}
+
+int web_input_event(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, const dc_event *e,
+                    int *ended) {
+    *ended = WEB_INPUT_NONE;
+    if (!view->webkit) return -1;
+    int later = -1;
+    switch (e->type) {
+    case DC_TOUCH: {
+        /* (A contact the band took never reaches the page: its end is no tap of the page's.) */
+        int in_band = band->tap.down && band->tap.id == e->touch.id;
+        later = touch(input, view, pane, band, e->touch.id, e->touch.phase, e->touch.x, e->touch.y, e->touch.time);
+        if (later >= 0 && e->touch.phase == DC_TOUCH_UP && !in_band) *ended = WEB_INPUT_TAP;
+        break;
+    }
+    case DC_PEN: {
+        if (e->pen.phase == DC_PEN_PROXIMITY_OUT) break;
+        int in_band = band->tap.down && band->tap.id == -2;
+        later = pen(input, view, pane, band, e->pen.phase, e->pen.x, e->pen.y, e->pen.pressure, e->pen.tilt_x, e->pen.tilt_y, e->pen.time);
+        if (later >= 0 && e->pen.phase == DC_PEN_UP && !in_band) *ended = WEB_INPUT_TAP;
+        break;
+    }
+    case DC_KEY:
+        later = key(view, e);
+        if (e->key.state == DC_KEY_PRESSED) *ended = WEB_INPUT_KEY;
+        break;
+    case DC_POINTER: {
+        int in_band = band->tap.down && band->tap.id == -3;
+        later = pointer(input, view, pane, band, e);
+        if (later >= 0 && e->pointer.phase == DC_POINTER_BUTTON && e->pointer.button == DC_BUTTON_LEFT && !e->pointer.pressed && !in_band)
+            *ended = WEB_INPUT_TAP;
+        break;
+    }
+    default:
+        break;
+    }
+    return later;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The compositor's input to WebKit (input.c, touch.c): touches, the pen, keys and the pointer
-   as WPE's events, in the view's device pixels (below the band, moved by the pan); a contact in
-   the band is the band's. And touch as a page expects it on an iPad (touch.h).
+   as WPE's events, in the view's device pixels (below the band); a contact in the band is the
+   band's. And touch as a page expects it on an iPad (touch.h).
    Owns: the touch points down, whether the pen is down and what the page was told of it, the
    pointer's buttons held. */
 #ifndef DIPTYCH_WEB_INPUT_H
@@ -27,15 +27,13 @@ struct web_input {
 
 #define WEB_INPUT_INIT { .pen_told = WEB_PEN_TOLD_INIT }
 
-/* Each gives WebKit (the `view`'s) the compositor's event, at the pane's `pan`, and says when
-   the page is to be stirred: -1 not (the event went nowhere), else after that many ms (0 now;
-   TAP_MS after a lifted touch or a tap in the band). */
-int web_input_touch(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int32_t id,
-                    int phase, double x, double y, double time);
-int web_input_pen(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan, int phase,
-                  double x, double y, double pressure, double tilt_x, double tilt_y, double time);
-int web_input_key(struct web_input *input, struct web_view *view, const dc_event *e);
-int web_input_pointer(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, int pan,
-                      const dc_event *e);
+/* Gives WebKit (the `view`'s) the compositor's touch, pen, key or pointer event and says when the
+   page is to be stirred: -1 not (the event went nowhere), else after that many ms (0 now; TAP_MS
+   after a lifted touch or a tap in the band). `*ended`: 1 when the page was sent an input that
+   may focus a field: WEB_INPUT_TAP (a touch or the pen lifted, the left button released) or
+   WEB_INPUT_KEY (a key pressed), else WEB_INPUT_NONE. */
+enum { WEB_INPUT_NONE, WEB_INPUT_KEY, WEB_INPUT_TAP };
+int web_input_event(struct web_input *input, struct web_view *view, const struct web_pane *pane, struct web_band *band, const dc_event *e,
+                    int *ended);
 
 #endif

@@ -16,8 +16,21 @@
 
 int web_view_ready(const struct web_view *view) { return view->readiness.ready || !view->webkit; }
 
+/* (After the first ready a scenario's frames go on with the page drawing: each round trip waits
+   for what its frame asked for, not for the page to be quiet; a navigation waits for its first
+   frame, within the bound.) */
+int web_view_shown(const struct web_view *view) {
+    if (web_view_ready(view)) return 1;
+    return view->readiness.ever_ready && view->loaded && view->readiness.drawn;
+}
+
+void web_view_drawn(struct web_view *view) {
+    if (view->loaded) view->readiness.drawn = 1;
+}
+
 void web_view_load_started(struct web_view *view) {
     view->readiness.ready = 0;
+    view->readiness.drawn = 0;
     view->readiness.load_started_us = g_get_monotonic_time();
 }
 

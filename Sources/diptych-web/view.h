@@ -37,6 +37,8 @@ struct web_view {
     struct {
         int ready, ever_ready, answered, in_flight;
         gint64 load_started_us;
+        /* A frame went on screen since the load finished. */
+        int drawn;
     } readiness;
 
     struct { int width, height, hclass, vclass; } class_sizes[MAX_CLASS_SIZES];
@@ -88,6 +90,11 @@ void web_view_hide_caret(struct web_view *view);
    while) ---- */
 
 int web_view_ready(const struct web_view *view);
+/* Whether a round trip may be answered as far as loads go: the page's first load ready, a later
+   one's (a navigation's) first frame on screen (an animating page need not be quiet). */
+int web_view_shown(const struct web_view *view);
+/* A frame of the page went on screen. */
+void web_view_drawn(struct web_view *view);
 void web_view_load_started(struct web_view *view);
 /* How long from now a round trip may wait (µs since the monotonic epoch). */
 gint64 web_view_sync_deadline(const struct web_view *view);

@@ -148,7 +148,8 @@ public struct DemoRunner {
     mutating func handle(_ event: ServerEvent) throws(ClientError) {
         try respond(to: event)
         // The field taking text changed (a tap on it, typing, the focus gone): the compositor
-        // is told (the connection sends it again itself after each tap).
+        // is told; an enable names the last tap or key the app was handed (the tap that
+        // focused the field raises the keyboard).
         let field = model.textField ?? .disabled
         if field != textField {
             textField = field
@@ -202,7 +203,8 @@ public struct DemoRunner {
             if model.key(keysym: keysym, text: text, state: state, canvas: canvas) { try present() }
         case .textCommit(let text):
             if canvas != nil, model.commit(text: text) { try present() }
-        case .keyboardFocus(false):
+        case .keyboardFocus(false), .textInputDismissed:
+            // (The keyboard's dismiss key: the field gives up its focus, as on iPad.)
             if canvas != nil, model.lostKeyboardFocus() { try present() }
         case .keyboardFrame(let k):
             if canvas != nil, model.keyboard(k) { try present() }

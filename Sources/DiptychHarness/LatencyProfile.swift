@@ -34,6 +34,11 @@ public struct LatencyResult: Sendable {
     /// Tap to text: the compositor's own time from a finger lifted off an on-screen keyboard's
     /// key (the touch-up read) to the `textCommit` written to the app's socket.
     public var tapToCommit: [Double] = []
+    /// Tap to keyboard: from a finger lifted off a text field (the touch-up read) to the first
+    /// frame composed with the keyboard sliding in, and of that the compositor's own part (from
+    /// the app's enable naming the tap, read, to that frame).
+    public var tapToKeyboard: [Double] = []
+    public var enableToKeyboard: [Double] = []
 
     static func summary(_ values: [Double]) -> JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
@@ -52,6 +57,8 @@ public struct LatencyResult: Sendable {
             ("frames_at_deadline", .int(framesAtDeadline)), ("frames_shown_at_aimed_vblank", .int(framesShownAtAimedVblank)),
             ("key_to_app", Self.summary(keyToApp)), ("key_samples", .int(keyToApp.count)),
             ("tap_to_text_commit", Self.summary(tapToCommit)), ("tap_samples", .int(tapToCommit.count)),
+            ("tap_to_keyboard", Self.summary(tapToKeyboard)), ("enable_to_keyboard", Self.summary(enableToKeyboard)),
+            ("keyboard_samples", .int(tapToKeyboard.count)),
         ])
     }
 
@@ -85,6 +92,10 @@ public struct LatencyResult: Sendable {
         }
         if !tapToCommit.isEmpty {
             lines.append("on-screen key to textCommit (the compositor's time, touch-up to write):  p50 \(fixed(ProfileResult.quantile(tapToCommit, 0.5))) ms  p99 \(fixed(ProfileResult.quantile(tapToCommit, 0.99))) ms  (\(tapToCommit.count) taps)")
+        }
+        if !tapToKeyboard.isEmpty {
+            let q = { (v: [Double], p: Double) in fixed(ProfileResult.quantile(v, p)) }
+            lines.append("tap on a field to the keyboard's first frame:  p50 \(q(tapToKeyboard, 0.5)) ms  p99 \(q(tapToKeyboard, 0.99)) ms; the compositor's part (the enable read to that frame): p50 \(q(enableToKeyboard, 0.5)) ms  p99 \(q(enableToKeyboard, 0.99)) ms  (\(tapToKeyboard.count) taps)")
         }
         for (what, met) in targets { lines.append("  \(met ? "met" : "NOT met"): \(what)") }
         return lines.joined(separator: "\n")
@@ -250,6 +261,7 @@ public enum LatencyProfiler {
         penStarted = false
         pen.stop()
         _ = try compositor.run(timeoutMilliseconds: 1500) { false }
+        let (toKeyboard, enableToKeyboard) = try tapsToKeyboard(compositor, loop)
         let taps = try tapsToCommit(compositor)
 
         // Key to app: a key pressed and released 200 times through the keymap to the app with
@@ -282,8 +294,37 @@ public enum LatencyProfiler {
         result.framesShownAtAimedVblank = onTime
         result.keyToApp = keys
         result.tapToCommit = taps
+        result.tapToKeyboard = toKeyboard
+        result.enableToKeyboard = enableToKeyboard
         if backend != nil { result.output = "drm" }
         return result
+    }
+
+    /// Tap to keyboard: notes' field tapped 50 times, the keyboard dismissed in between (notes
+    /// gives up its field when told); each time from the touch-up to the first frame composed
+    /// with the keyboard, and from notes' enable read (naming the tap) to that frame.
+    private static func tapsToKeyboard(_ compositor: Compositor, _ loop: RepaintLoop) throws -> (tap: [Double], enable: [Double]) {
+        var tap: [Double] = [], enable: [Double] = []
+        for _ in 0..<50 {
+            compositor.touch(id: 3, phase: .down, x: 200, y: 38)
+            let t0 = MonotonicClock.nanoseconds
+            compositor.touch(id: 3, phase: .up, x: 200, y: 38)
+            var read: UInt64?, shownAt: Int?
+            guard try loop.run(milliseconds: 3000, until: {
+                if read == nil, compositor.textInputState(.primary)?.enabled == true { read = MonotonicClock.nanoseconds }
+                if shownAt == nil, compositor.keyboardShown != nil { shownAt = compositor.frameCount }
+                return shownAt.map { compositor.frameCount > $0 } ?? false
+            }) else { return ([], []) }
+            let t1 = MonotonicClock.nanoseconds
+            tap.append(Double(t1 - t0) / 1_000_000)
+            enable.append(Double(t1 - (read ?? t0)) / 1_000_000)
+            _ = try loop.run(milliseconds: 3000) { !compositor.keyboardMoving }
+            guard let d = compositor.keyboardKeys.first(where: { $0.label == "↓" })?.frame else { break }
+            compositor.touch(id: 3, phase: .down, x: Double(d.x) + 4, y: Double(d.y) + 4)
+            compositor.touch(id: 3, phase: .up, x: Double(d.x) + 4, y: Double(d.y) + 4)
+            _ = try loop.run(milliseconds: 3000) { compositor.keyboardShown == nil && !compositor.keyboardMoving && compositor.textInputState(.primary)?.enabled != true }
+        }
+        return (tap, enable)
     }
 
     /// Tap to text: notes' title tapped (the on-screen keyboard slides up), then a key tapped
@@ -330,6 +371,22 @@ extension Compositor {
 }
 
 extension RepaintLoop {
+    /// Runs the live loop until `done` (checked after each batch of events and each frame), or
+    /// `milliseconds` of the wall clock passed: whether `done` was met.
+    func run(milliseconds: UInt64, until done: () -> Bool) throws -> Bool {
+        let until = MonotonicClock.nanoseconds + milliseconds * 1_000_000
+        let wake = try TimerDescriptor()
+        try wake.arm(atNanoseconds: until)
+        compositor.watch(wake.fd.rawValue) { _ = wake.acknowledge() }
+        defer { compositor.unwatch(wake.fd.rawValue) }
+        var met = false
+        try run {
+            met = done()
+            return met || MonotonicClock.nanoseconds >= until
+        }
+        return met
+    }
+
     /// Runs the live loop for `nanoseconds` of the wall clock, or until the app in `role` goes.
     func play(_ nanoseconds: UInt64, while role: Role) throws {
         let until = MonotonicClock.nanoseconds + nanoseconds

@@ -162,7 +162,11 @@ final class ClientSession {
             connection.send(event)
             return 0
         }
-        inputSerial = inputSerial == .max ? 1 : inputSerial + 1
+        if inputSerial == .max {
+            inputSerial = 0
+            text.serialsWrapped()
+        }
+        inputSerial += 1
         connection.send(event.stamped(inputSerial))
         switch event {
         case .touch(_, .up, _, _, _, _), .pen(.up, _, _, _, _, _, _, _, _, _): contactEnd = inputSerial
@@ -178,6 +182,8 @@ final class ClientSession {
     func keyboardKeySent(serial: UInt32) { if serial != 0 { text.keyboardKeySent(serial: serial) } }
     /// The keyboard showed for the app's enable.
     func raisedKeyboard() { text.raisedKeyboard() }
+    /// The user dismissed the app's keyboard: nothing sent so far raises it again.
+    func keyboardDismissed() { text.keyboardDismissed(last: inputSerial) }
     /// The protocol version the app speaks.
     var version: UInt16 { connection.version }
     /// Tells the app what it did wrong, then closes the session.

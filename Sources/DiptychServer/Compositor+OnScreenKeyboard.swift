@@ -141,8 +141,12 @@ extension Compositor {
             if key.movesFocus { c.keyboardKeySent(serial: serial) }
         case .dismiss:
             hideKeyboard()
-            // The field gives up its focus (its focus ring goes, as on iPad).
-            if let c = session(app) { send(.textInputDismissed, to: c) }
+            // The field gives up its focus (its focus ring goes, as on iPad); nothing the app was
+            // sent before raises the keyboard again.
+            if let c = session(app) {
+                c.keyboardDismissed()
+                send(.textInputDismissed, to: c)
+            }
         case .showKeys:
             // The keys are back until a hardware keyboard types again; the apps hear the new frame.
             textRelay.hardwareKeyboard = nil

@@ -139,7 +139,8 @@ final class Hello {
                 } else if !typed.isEmpty {
                     try type(typed)
                 }
-            case .keyboardFocus(false) where editing:
+            case .keyboardFocus(false) where editing, .textInputDismissed where editing:
+                // (The keyboard's dismiss key leaves the field, as on iPad.)
                 editing = false
                 try fieldChanged()
             case .frameDone:

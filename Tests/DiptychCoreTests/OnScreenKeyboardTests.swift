@@ -78,6 +78,28 @@ struct OnScreenKeyboardModelTests {
         #expect(k.shift == .off && k.context == "Hi. x")
     }
 
+    /// Return in a single-line field (its text unchanged: a search, pdf.js's find field) does
+    /// not shift the next letter; in a text area the app's new line does (auto-capitalisation
+    /// follows `surrounding`). An app that never says its text gets the new line counted.
+    @Test func afterReturnAutoCapitalisationFollowsTheField() {
+        let find = TextInputState(enabled: true, purpose: .search, hints: .capitalizeSentences, surrounding: "menu")
+        var k = OnScreenKeyboard(for: find)
+        let keys = { k.layout.keys(variant: k.variant, returnKey: .search, capitals: k.capitals, size: size, orientation: .landscape) }
+        #expect(k.shift == .off)
+        #expect(k.tap(keys().first { $0.action == .return }!, at: 0) == [.key(.return)])
+        #expect(k.shift == .off, "a single-line field's text did not change")
+        k.update(find)
+        #expect(k.shift == .off)
+        k.update(TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Dear Ada,\n"))
+        #expect(k.shift == .on, "a text area's new line")
+        var silent = OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences))
+        let silentKeys = { silent.layout.keys(variant: silent.variant, returnKey: .default, capitals: silent.capitals, size: size, orientation: .landscape) }
+        _ = silent.tap(silentKeys().first { $0.label == "A" }!, at: 0)
+        #expect(silent.shift == .off)
+        _ = silent.tap(silentKeys().first { $0.action == .return }!, at: 100)
+        #expect(silent.shift == .on, "an app that says nothing: the new line counted")
+    }
+
     @Test func autoCapitalisationFollowsTheHintsAndTheTextBeforeTheCaret() {
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences)).shift == .on)
         #expect(OnScreenKeyboard(for: TextInputState(enabled: true, hints: .capitalizeSentences, surrounding: "Hello")).shift == .off)

@@ -60,4 +60,42 @@ struct TextInputGateTests {
         g.clear()
         #expect(g.state == .disabled)
     }
+
+    /// Protocol 9: an enable raises the keyboard when it names the last tap the app was sent
+    /// or a key of the keyboard's since (‹ › return), each once; a stale tap, an input the app
+    /// was never sent, or anything sent before the user dismissed it raises nothing. A caret
+    /// update naming none keeps the serial the enable named.
+    @Test func anEnableRaisesTheKeyboardByTheSerialItNames() {
+        var g = TextInputGate()
+        func enable(_ serial: UInt32, caret: Double = 1) { _ = g.offer(TextInputState(enabled: true, caret: (caret, 1, 1, 1), serial: serial), focused: true, pane: pane, now: 0) }
+        enable(0)
+        #expect(!g.enableRaisesKeyboard, "a field focused by the app itself")
+        g.tapped(serial: 4)
+        enable(4)
+        #expect(g.enableRaisesKeyboard)
+        enable(0, caret: 5)
+        #expect(g.enableRaisesKeyboard && g.enableSerial == 4, "a caret update keeps the tap")
+        g.raisedKeyboard()
+        #expect(!g.enableRaisesKeyboard, "a tap raises it once")
+        g.keyboardKeySent(serial: 9)
+        _ = g.offer(.disabled, focused: true, pane: pane, now: 1)
+        enable(9)
+        #expect(g.enableRaisesKeyboard, "› moved to the next field")
+        g.tapped(serial: 12)
+        enable(9)
+        #expect(!g.enableRaisesKeyboard, "a key before the last tap is stale")
+        enable(4)
+        #expect(!g.enableRaisesKeyboard, "so is an earlier tap")
+        enable(13)
+        #expect(!g.enableRaisesKeyboard, "an input that was not a tap")
+        enable(12)
+        #expect(g.enableRaisesKeyboard)
+        g.keyboardDismissed(last: 15)
+        #expect(!g.enableRaisesKeyboard, "dismissed: the field needs a new tap")
+        g.tapped(serial: 16)
+        enable(16)
+        #expect(g.enableRaisesKeyboard)
+        g.clear()
+        #expect(!g.enableRaisesKeyboard && g.enableSerial == 0)
+    }
 }

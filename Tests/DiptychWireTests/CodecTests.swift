@@ -37,6 +37,7 @@ struct CodecTests {
         .keyboardFrame(KeyboardFrame(frame: Rect(x: -683, y: 548, width: 1366, height: 456), screenFrame: Rect(x: 0, y: 568, width: 1366, height: 456), duration: 250, local: true)),
         .keyboardFrame(KeyboardFrame(frame: Rect(x: 0, y: 0, width: 0, height: 0), screenFrame: Rect(x: 0, y: 0, width: 0, height: 0), duration: 0, local: false)),
         .menuChosen(id: 5, index: 9999), .alertAnswered(id: 6, button: 1, text: "Grüße 42"), .alertAnswered(id: 0, button: 0, text: ""), .dismissed(id: 0xFFFF_FFFF),
+        .touch(id: 1, phase: .up, x: 3, y: 4, time: 5, serial: 0xFFFF_FFFF), .textInputDismissed,
     ]
 
     static let requests: [ClientMessage] = [
@@ -93,6 +94,31 @@ struct CodecTests {
         #expect(throws: ProtocolError.self) { _ = try ClientMessage.decode(opcode: 16, body: bad[8...]) }
     }
 
+    /// Protocol 9 is the first change of a layout among served versions: an input event is
+    /// written to an app of version 5 to 8 without its serial (its old layout, read back the
+    /// same), a textInput read from one has none, and the new hint bits are unknown to it.
+    @Test func eachVersionHasItsOwnLayout() throws {
+        let touch = ServerEvent.touch(id: 2, phase: .up, x: 1, y: 2, time: 3, serial: 77)
+        let old = touch.encoded(version: 8), new = touch.encoded(version: 9)
+        #expect(new.count == old.count + 4)
+        #expect(try ServerEvent.decode(opcode: 104, body: old[8...], version: 8) == touch.stamped(0))
+        #expect(try ServerEvent.decode(opcode: 104, body: new[8...], version: 9) == touch)
+        #expect(throws: ProtocolError.self) { try ServerEvent.decode(opcode: 104, body: old[8...], version: 9) }
+        let t = TextInputState(enabled: true, hints: [.hasNext], surrounding: "a", serial: 12)
+        let v9 = ClientMessage.textInput(t).encoded(version: 9)
+        #expect(try ClientMessage.decode(opcode: 14, body: v9[8...], version: 9) == .textInput(t))
+        var v8state = t
+        v8state.hints = []
+        v8state.serial = 0
+        let v8 = ClientMessage.textInput(v8state).encoded(version: 8)
+        #expect(v8.count == v9.count - 4)
+        #expect(try ClientMessage.decode(opcode: 14, body: v8[8...], version: 8) == .textInput(v8state))
+        // hasNext from an app of version 8: a bit its version lacks.
+        var v8next = v8
+        v8next[10] = 64
+        #expect(throws: ProtocolError.self) { try ClientMessage.decode(opcode: 14, body: v8next[8...], version: 8) }
+    }
+
     /// A `textInput` the protocol cannot carry is malformed: an unknown flag, purpose, hint or
     /// return key, a caret not finite or of negative size, more than 256 bytes before it.
     @Test func aBadTextInputIsMalformed() throws {
@@ -107,7 +133,7 @@ struct CodecTests {
         #expect(bad { _ in } == nil)
         #expect(bad { $0[8] = 2 } == .malformedMessage)        // flags
         #expect(bad { $0[9] = 8 } == .malformedMessage)        // purpose
-        #expect(bad { $0[10] = 32 } == .malformedMessage)      // hints
+        #expect(bad { $0[10] = 128 } == .malformedMessage)     // hints
         #expect(bad { $0[14] = 6 } == .malformedMessage)       // return key
         #expect(bad(f64(.nan, at: 15)) == .malformedMessage)
         #expect(bad(f64(.infinity, at: 23)) == .malformedMessage)
@@ -170,12 +196,12 @@ struct CodecTests {
     @Test func keyAndPointerLogFields() {
         let key = ServerEvent.key(keycode: 35, keysym: 0x48, text: "H", state: .pressed, modifiers: [.shift, .control], time: 7)
         #expect(key.name == "key")
-        #expect(key.jsonFields.map(\.0) == ["keycode", "keysym", "text", "state", "modifiers", "time"])
+        #expect(key.jsonFields.map(\.0) == ["keycode", "keysym", "text", "state", "modifiers", "time", "serial"])
         #expect(JSONValue.object(key.jsonFields).serialized.contains(#""modifiers":["shift","control"]"#))
         let scroll = ServerEvent.pointer(phase: .scroll, x: 1, y: 2, button: 0, pressed: false, dx: 0, dy: 15, source: .wheel, time: 3)
-        #expect(scroll.jsonFields.map(\.0) == ["phase", "x", "y", "dx", "dy", "source", "time"])
+        #expect(scroll.jsonFields.map(\.0) == ["phase", "x", "y", "dx", "dy", "source", "time", "serial"])
         let button = ServerEvent.pointer(phase: .button, x: 1, y: 2, button: 0x110, pressed: true, dx: 0, dy: 0, source: .wheel, time: 3)
-        #expect(button.jsonFields.map(\.0) == ["phase", "x", "y", "button", "pressed", "time"])
+        #expect(button.jsonFields.map(\.0) == ["phase", "x", "y", "button", "pressed", "time", "serial"])
     }
 
     @Test func requestsRoundTrip() throws {
@@ -214,10 +240,10 @@ struct CodecTests {
         #expect(JSONValue.object(c.jsonFields).serialized == #"{"serial":7,"role":"secondary","frame":{"x":704,"y":0,"width":320,"height":768},"pixelWidth":640,"pixelHeight":1536,"horizontalSizeClass":"compact","verticalSizeClass":"regular","orientation":"portrait","arrangement":"split-2/3","scale":1,"safeAreaInsets":{"top":0,"left":0,"bottom":0,"right":0}}"#)
         let lifecycle = Self.events.first { $0.name == "willResignActive" }
         #expect(lifecycle?.jsonFields.isEmpty == true)
-        #expect(Self.events.first { $0.name == "touch" }?.jsonFields.map(\.0) == ["id", "phase", "x", "y", "time"])
+        #expect(Self.events.first { $0.name == "touch" }?.jsonFields.map(\.0) == ["id", "phase", "x", "y", "time", "serial"])
         let eraser = Self.events.last { $0.name == "pen" }
         let eraserLine = JSONValue.object(eraser?.jsonFields ?? []).serialized
-        #expect(eraserLine.hasSuffix(#""time":0,"tool":"eraser","buttons":3}"#))
+        #expect(eraserLine.hasSuffix(#""time":0,"tool":"eraser","buttons":3,"serial":0}"#))
     }
 
     func decodeError(_ bytes: [UInt8]) -> ProtocolError.Code? {
@@ -236,7 +262,7 @@ struct CodecTests {
         #expect(decodeError([12, 0, 0, 0, UInt8(Wire.version), 0, 3, 0, 0xDE, 0xAD, 0xBE, 0xEF]) == .malformedMessage)  // short commit body
         #expect(decodeError([0x47, 0x41, 0x52, 0x42, 0x41, 0x47, 0x45, 0x21]) == .messageTooLong)  // "GARBAGE!"
         #expect(decodeError([4, 0, 0, 0, UInt8(Wire.version), 0, 1, 0]) == .malformedMessage)  // length below the header
-        #expect(decodeError([8, 0, 0, 0, 9, 0, 1, 0]) == .unsupportedVersion)
+        #expect(decodeError([8, 0, 0, 0, UInt8(Wire.version + 1), 0, 1, 0]) == .unsupportedVersion)
         #expect(decodeError([8, 0, 0, 0, UInt8(Wire.version), 0, 99, 0]) == .unknownOpcode)
         #expect(decodeError([16, 0, 0, 0, UInt8(Wire.version), 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]) == .malformedMessage)  // trailing bytes
         var hello = ClientMessage.hello(name: "x", requiresFullScreen: false).encoded()

@@ -479,6 +479,10 @@ do {
             try floodPresentations(connection)
         case .keyboardFrame where mode == .alertFlash:
             try flashSignIn(connection)
+        case .touch(_, .up, _, _, _, _) where mode == .textInput, .pen(.up, _, _, _, _, _, _, _, _, _) where mode == .textInput:
+            // Its one field takes the focus again at each tap (protocol 9: the enable names the
+            // tap, which raises the keyboard).
+            try connection.setTextInput(TextInputState(enabled: true, purpose: .email, returnKey: .go, caret: (10, 10, 2, 20)))
         case .menuChosen, .alertAnswered, .dismissed:
             if mode == .menu || mode == .alert { try present(mode, connection) }
         case .snapshotRequest:

@@ -124,7 +124,11 @@ public struct OnScreenKeyboard: Equatable, Sendable {
             if shift != .locked { autoCapitalize() }
             return [.key(.backspace)]
         case .return:
-            type("\n")
+            // What return did is the field's to say: a new line in a text area, nothing in a
+            // single-line field (a search, a form that submits). An app that says the text
+            // before its caret is followed (its next `surrounding`); for one that does not, the
+            // keyboard counts a new line.
+            if appSurrounding.isEmpty { type("\n") }
             return [.key(.return)]
         case .shift:
             if shift == .locked {

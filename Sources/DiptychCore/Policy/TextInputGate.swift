@@ -20,8 +20,9 @@ public struct TextInputGate: Sendable {
     public private(set) var lastTap: UInt32 = 0
     /// The on-screen keyboard's keys (‹ › return) sent to the app since that tap, newest last.
     private var keyboardKeys: [UInt32] = []
-    /// The serial that raised the keyboard last: it raises it no more.
-    private var raisedBy: UInt32 = 0
+    /// Serials up to this one raise the keyboard no more: the one that raised it last, or
+    /// every one sent before the user dismissed it.
+    private var spent: UInt32 = 0
     /// How many of the keyboard's keys are remembered.
     static let keysKept = 8
 
@@ -88,11 +89,24 @@ public struct TextInputGate: Sendable {
     /// Whether the enable raises the keyboard (protocol 9): it names the last tap the app was
     /// sent, or a key of the keyboard's sent since, not one that raised it already.
     public var enableRaisesKeyboard: Bool {
-        enableSerial != 0 && enableSerial != raisedBy && (enableSerial == lastTap || keyboardKeys.contains(enableSerial))
+        enableSerial > spent && (enableSerial == lastTap || keyboardKeys.contains(enableSerial))
     }
 
     /// The keyboard showed for the enable: its serial raises it no more.
-    public mutating func raisedKeyboard() { raisedBy = enableSerial }
+    public mutating func raisedKeyboard() { spent = max(spent, enableSerial) }
+
+    /// The user dismissed the keyboard when `last` was the last serial sent: nothing sent
+    /// before raises it again (a field that keeps its state needs a new tap).
+    public mutating func keyboardDismissed(last: UInt32) {
+        spent = max(spent, last)
+        keyboardKeys.removeAll()
+    }
+
+    /// The connection's serials started over from 1 (after 2³² − 1 input events).
+    public mutating func serialsWrapped() {
+        (spent, lastTap, enableSerial) = (0, 0, 0)
+        keyboardKeys.removeAll()
+    }
 
     /// `caret` kept inside a pane of `pane` points.
     static func clamp(_ c: (x: Double, y: Double, width: Double, height: Double), to pane: Size) -> (x: Double, y: Double, width: Double, height: Double) {

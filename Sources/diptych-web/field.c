@@ -199,9 +199,10 @@ int web_field_event(struct web_field *field, const struct web_pane *pane, const 
         g_signal_emit_by_name(field->context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
         return WEB_FIELD_STIR;
     case DC_KEYBOARD_FRAME: {
-        /* Only the keyboard this app raised: another app's goes when this one is touched. */
+        /* Only the keyboard this app raised for its field: another app's goes when this one
+           is touched, and an alert's (a prompt()) covers the page anyway. */
         const dc_rect *f = &e->keyboard_frame.frame;
-        field->keyboard_top = e->keyboard_frame.local && f->height > 0 ? f->y : -1;
+        field->keyboard_top = e->keyboard_frame.local && f->height > 0 && field->focused ? f->y : -1;
         int overlap = 0;
         if (field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
             double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;

@@ -152,8 +152,8 @@ void web_field_navigated(struct web_field *field, int committed) {
 /* ---- the keyboard's place ---- */
 
 /* The focused field (in a frame of the same origin, the field in it) scrolled into view above
-   the keyboard once the page's height is `height` (0: now), with REVEAL_MARGIN below it; a field taller
-   than the view shows the caret (`top`, `bottom`: its rectangle in the view) instead. */
+   the keyboard once the page's height is `height` (0: now), with REVEAL_MARGIN below it; for a
+   field taller than the view, its caret (`ct`, `cb`: the caret's top and bottom in the view). */
 static const char *reveal_script =
     "(function(H,ct,cb,m){function go(){var d=document,e=d.activeElement;"
     "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* When a page is ready: its load finished, no resource load is in flight, and it has drawn
    nothing new for READY_QUIET_MS of real time; at most READY_BOUND_MS after its load began (then
-   said, and taken as ready). Until then the compositor's round trip waits, so `render` and a
-   scenario capture the page drawn, not on its way. In a scenario the text caret is hidden (it
-   blinks on the wall clock). (view.h) */
+   said, and taken as ready). After the first ready (a navigation), once its load finished and a
+   frame of it is on screen: a page that keeps drawing is not waited on. Until then the
+   compositor's round trip waits, so `render` and a scenario capture the page drawn, not on its
+   way. In a scenario the text caret is hidden (it blinks on the wall clock). (view.h) */
 #include "view.h"
 
 #include "sync.h"
@@ -62,6 +63,12 @@ int web_view_ready_check(struct web_view *view, gint64 last_frame_us) {
         view->loaded_us = now;
         view->readiness.ready = view->readiness.ever_ready = 1;
         return WEB_READY_LOAD_BOUND;
+    }
+    /* After the first ready, a page (a navigation's) is ready once a frame of it is on screen. */
+    if (view->readiness.ever_ready && view->readiness.drawn) {
+        view->readiness.ready = 1;
+        if (web_debug) say("ready (drawn)");
+        return WEB_READY_NOW;
     }
     int quiet = now - last_frame_us >= READY_QUIET_MS * 1000 && now - view->loaded_us >= READY_QUIET_MS * 1000;
     int in_flight = view->readiness.in_flight;

@@ -355,7 +355,7 @@ const char *text_input_script =
     "function ret(e,m){var h=(e.getAttribute('enterkeyhint')||'').toLowerCase();if(HINT.hasOwnProperty(h))return HINT[h];"
     "if(e.tagName!=='INPUT')return '';var f=e.form;"
     "if(e.type==='search'||m==='search'||(e.closest&&e.closest('[role=search],search')))return 'search';"
-    "if(!f)return '';var n=0;for(var i=0;i<f.elements.length;i++){var x=f.elements[i];if(isSubmit(x))return 'go';if(isText(x))n++;}"
+    "if(!f)return '';var n=0;for(var i=0;i<f.elements.length;i++){var x=f.elements[i];if(isSubmit(x))return 'go';if(x.tagName==='INPUT'&&isText(x))n++;}"
     "return n===1?'go':'';}"
     "document.addEventListener('focusin',function(ev){var t=ev.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
     "var m=(t.getAttribute('inputmode')||'').toLowerCase(),prev=0,next=0;"

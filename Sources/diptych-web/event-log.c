@@ -99,6 +99,7 @@ void log_event(const dc_event *e) {
         json_field(s, "x", e->touch.x);
         json_field(s, "y", e->touch.y);
         json_field(s, "time", e->touch.time);
+        g_string_append_printf(s, ",\"serial\":%u", e->touch.serial);
         break;
     case DC_PEN:
         s = log_start(dc_event_name(e->type));
@@ -110,6 +111,7 @@ void log_event(const dc_event *e) {
         json_field(s, "tiltY", e->pen.tilt_y);
         json_field(s, "time", e->pen.time);
         g_string_append_printf(s, ",\"tool\":\"%s\",\"buttons\":%u", named(dc_pen_tool_name(e->pen.tool)), e->pen.buttons);
+        g_string_append_printf(s, ",\"serial\":%u", e->pen.serial);
         break;
     case DC_FRAME_DONE:
         s = log_start(dc_event_name(e->type));
@@ -159,6 +161,7 @@ void log_event(const dc_event *e) {
         }
         g_string_append(s, "]");
         json_field(s, "time", e->key.time);
+        g_string_append_printf(s, ",\"serial\":%u", e->key.serial);
         break;
     }
     case DC_POINTER: {
@@ -174,6 +177,7 @@ void log_event(const dc_event *e) {
             g_string_append_printf(s, ",\"source\":\"%s\"", named(dc_scroll_source_name(e->pointer.source)));
         }
         json_field(s, "time", e->pointer.time);
+        g_string_append_printf(s, ",\"serial\":%u", e->pointer.serial);
         break;
     }
     case DC_PIP_ACTION:
@@ -209,6 +213,9 @@ void log_event(const dc_event *e) {
     case DC_DISMISSED:
         s = log_start(dc_event_name(e->type));
         g_string_append_printf(s, ",\"id\":%u", e->dismissed.id);
+        break;
+    case DC_TEXT_INPUT_DISMISSED:  /* no fields */
+        s = log_start(dc_event_name(e->type));
         break;
     default:
         return;  /* sync is not logged */

@@ -83,12 +83,14 @@ struct WebTextInputTests {
     /// The keyboard follows each field: an email field's `@` and `.` with `next` (its
     /// `enterkeyhint`), a search field's return saying search (WPE 2.38 has no search purpose: a
     /// script reads it) whose typing filters the page's list, numbers for a PIN's
-    /// `inputmode=numeric`, and none for `inputmode=none`.
+    /// `inputmode=numeric`, and none for `inputmode=none`. (The keyboard is set down before the
+    /// PIN is tapped: while it shows the page's view ends at its top, and the note, placed at
+    /// the viewport's bottom, moves up over the PIN field, as in Safari.)
     @Test func eachFieldGetsItsKeyboard() throws {
         let p = try WebPlayed("web-fields", secondary: signIn, steps: """
             [{"at":0,"wait":true},\(tap(100, 1728, 256)),{"at":800,"wait":true},
              \(tap(1000, 1728, 384)),{"at":1600,"type":"gr"},{"at":1600,"wait":true},
-             \(tap(4000, 1728, 640)),{"at":4800,"wait":true},
+             {"at":3900,"press":"dismiss"},{"at":3900,"wait":true},\(tap(4000, 1728, 640)),{"at":4800,"wait":true},
              \(tap(5000, 1728, 512)),{"at":5800,"wait":true},{"at":5800,"capture":"badge.png"}]
             """)
         let boards = p.keyboards.compactMap { $0 }
@@ -103,7 +105,7 @@ struct WebTextInputTests {
     }
 
     /// A field the page focuses by script at load shows no keyboard; a tap on it (already
-    /// focused: WebKit says nothing new, the library re-sends the state) does.
+    /// focused: the web client sends the field's state again naming that tap) does.
     @Test func aFieldFocusedByScriptWaitsForATap() throws {
         let form = "web:\(repositoryRoot)/Assets/web/form.html"
         let p = try WebPlayed("web-autofocus", primary: form, secondary: nil, steps: """

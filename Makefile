@@ -138,12 +138,13 @@ run: build
 	done
 	@# A web app (WPE WebKit) beside a native one: in Slide Over, then in a split dragged to half
 	@# (its snapshots mid-drag) and back, its selection kept; then a page's select, prompt and
-	@# confirm shown by the compositor.
+	@# confirm shown by the compositor; a visitor's sign-in filled in with the keyboard's ‹ › and go.
 	@if [ -x $(BIN)/diptych-web ]; then \
 	  $(BIN)/diptych render --device ipad-pro --arrangement slide-over --primary notes \
 	    --secondary web:Assets/web/markets.html --out $(OUT)/web-slide-over.png && \
 	  mkdir -p $(OUT)/web && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-drag.json --out $(OUT)/web && \
-	  mkdir -p $(OUT)/web-dialogs && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-dialogs.json --out $(OUT)/web-dialogs; \
+	  mkdir -p $(OUT)/web-dialogs && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/web-dialogs.json --out $(OUT)/web-dialogs && \
+	  mkdir -p $(OUT)/sign-in && $(BIN)/diptych run --backend headless --scenario Assets/scenarios/sign-in.json --out $(OUT)/sign-in; \
 	else echo "make: diptych-web not built: no web apps in the tour"; fi
 
 # The protocol's tables for C and Python, generated from Assets/protocol/diptych-protocol.json

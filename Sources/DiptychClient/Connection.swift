@@ -175,8 +175,8 @@ public final class Connection {
     /// An enable raises the keyboard when it names the input after which the app focused the
     /// field: a tap it was handed (a touch's or the pen's `up`) with no tap since, or a key the
     /// keyboard sent (‹ › return). `after`: that input's serial; 0 for a field the app focused
-    /// by itself (it raises no keyboard); nil (the default): the last tap's end or key press
-    /// this connection handed out. Only the app with the keyboard focus may enable it (else
+    /// by itself (it raises no keyboard); nil (the default): the state's own `serial` when it
+    /// has one, else the last tap's end or key press this connection handed out. Only the app with the keyboard focus may enable it (else
     /// `refused`, reason `focus`). A state the protocol cannot carry is a misuse.
     public func setTextInput(_ state: TextInputState, after serial: UInt32? = nil) throws(ClientError) {
         let c = state.caret
@@ -187,7 +187,7 @@ public final class Connection {
             throw .misuse("textInput surrounding text of \(state.surrounding.utf8.count) bytes (at most \(TextInputState.surroundingLimit))")
         }
         var t = state
-        t.serial = state.enabled ? serial ?? lastInput : 0
+        t.serial = state.enabled ? serial ?? (state.serial != 0 ? state.serial : lastInput) : 0
         try send(.textInput(t))
     }
 

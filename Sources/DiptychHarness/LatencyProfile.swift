@@ -300,12 +300,12 @@ public enum LatencyProfiler {
         return result
     }
 
-    /// Tap to keyboard: notes' field tapped 50 times, the keyboard dismissed in between (notes
+    /// Tap to keyboard: notes' field tapped 20 times, the keyboard dismissed in between (notes
     /// gives up its field when told); each time from the touch-up to the first frame composed
     /// with the keyboard, and from notes' enable read (naming the tap) to that frame.
     private static func tapsToKeyboard(_ compositor: Compositor, _ loop: RepaintLoop) throws -> (tap: [Double], enable: [Double]) {
         var tap: [Double] = [], enable: [Double] = []
-        for _ in 0..<50 {
+        for _ in 0..<20 {
             compositor.touch(id: 3, phase: .down, x: 200, y: 38)
             let t0 = MonotonicClock.nanoseconds
             compositor.touch(id: 3, phase: .up, x: 200, y: 38)
@@ -371,12 +371,13 @@ extension Compositor {
 }
 
 extension RepaintLoop {
-    /// Runs the live loop until `done` (checked after each batch of events and each frame), or
-    /// `milliseconds` of the wall clock passed: whether `done` was met.
+    /// Runs the live loop until `done` (checked after each batch of events and each frame, and
+    /// every millisecond while the loop would sleep), or `milliseconds` of the wall clock passed:
+    /// whether `done` was met.
     func run(milliseconds: UInt64, until done: () -> Bool) throws -> Bool {
         let until = MonotonicClock.nanoseconds + milliseconds * 1_000_000
         let wake = try TimerDescriptor()
-        try wake.arm(atNanoseconds: until)
+        try wake.arm(nanoseconds: 1_000_000, interval: 1_000_000)
         compositor.watch(wake.fd.rawValue) { _ = wake.acknowledge() }
         defer { compositor.unwatch(wake.fd.rawValue) }
         var met = false

@@ -131,6 +131,8 @@ public final class ScenarioPlayer {
                 if typing != nil {
                     try type(&typing, at: t, step: next - 1, compositor)
                     if typing != nil { return true }
+                    // (Its last key went up this frame: what it did is seen after the round trip.)
+                    applied = true
                 }
                 while !waiting, typing == nil, next < scenario.steps.count, scenario.steps[next].at <= t {
                     switch scenario.steps[next].action {
@@ -152,7 +154,9 @@ public final class ScenarioPlayer {
                         next += 1
                         return applied
                     case .wait:
-                        waiting = !compositor.isSettled
+                        // Input of this frame is seen by the apps in its round trip: what it
+                        // sets moving (a navigation's keyboard going) shows from the next frame.
+                        waiting = applied || !compositor.isSettled
                     case .waitFor(let roles):
                         try compositor.waitUntilAppsAreReady(roles, timeoutMilliseconds: max(roundTripTimeoutMilliseconds, Compositor.readyTimeoutMilliseconds))
                     case .key(let name, let state):

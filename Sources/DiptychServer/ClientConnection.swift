@@ -187,6 +187,9 @@ final class ClientConnection {
     /// `outgoingLimit` bytes pile up is closed.
     func send(_ event: ServerEvent) {
         guard event.since <= version else { return }
+        // An input event's layout is its version's: none goes before the app said which (it
+        // has no pane before its hello).
+        guard event.serial == nil || assembler.version != nil else { return }
         queue(event, version: version)
     }
 

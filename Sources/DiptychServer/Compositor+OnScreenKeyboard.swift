@@ -34,6 +34,9 @@ extension Compositor {
             if let focused, focused.app == k.owner, wanted, let state, desk.shell.pane(of: k.owner) != nil {
                 let before = k.keyboard
                 desk.updateKeyboard(state)
+                // A field the keyboard moved to by a tap or a key of its own: that input is
+                // spent (it raises the keyboard no more once it goes).
+                if alertField == nil, focused.text.enableRaisesKeyboard { focused.raisedKeyboard() }
                 if desk.keyboard?.keyboard != before { scheduleFrame() }
                 // A pane moved or came (a Slide Over, an arrangement): its app hears where the
                 // keyboard is in its new frame.
@@ -140,10 +143,13 @@ extension Compositor {
             // naming the key (protocol 9).
             if key.movesFocus { c.keyboardKeySent(serial: serial) }
         case .dismiss:
+            // (The shortcut bar's ↓ only sets the bar down: the hardware keyboard still types
+            // into the field, as on iPad.)
+            let bar = desk.keyboard?.keyboard.layout == .shortcutBar
             hideKeyboard()
             // The field gives up its focus (its focus ring goes, as on iPad); nothing the app was
-            // sent before raises the keyboard again.
-            if let c = session(app) {
+            // sent before raises the keyboard again. (An alert's field is the compositor's.)
+            if !bar, alertFieldState(of: app) == nil, let c = session(app) {
                 c.keyboardDismissed()
                 send(.textInputDismissed, to: c)
             }

@@ -258,7 +258,7 @@ struct DeterminismTests {
         "notes-palm", "notes-palm-off", "soft-relaunch", "motion", "pip", "pip-controls", "second-screen", "keyboard-pointer", "keyboard",
     ]
     /// Scenarios with web apps: played (twice, for their PNGs) by `WebAppTests`, when WebKit is there.
-    static let webScenarios = ["web-drag", "web-sketch", "web-form", "web-dialogs"]
+    static let webScenarios = ["web-drag", "web-sketch", "web-form", "web-dialogs", "sign-in"]
 
     @Test func everyShippedScenarioIsListed() throws {
         let r = try Harness.run(["sh", "-c", "ls \(repositoryRoot)/Assets/scenarios"])

@@ -149,6 +149,21 @@ struct SignInKioskTests {
         #expect(count(welcome, green, x: 100...900, y: 40...150) > 2000, "\(dir)/welcome.png")
     }
 
+    /// The tour's sign-in (Assets/scenarios/sign-in.json, a GET form from a file, as `make run`
+    /// plays it): the next page greets the visitor by the typed name, from its top, with no
+    /// keyboard in its capture.
+    @Test func theToursSignInEndsOnTheWelcomePage() throws {
+        let dir = Harness.temporaryDirectory("sign-in-tour")
+        let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(repositoryRoot)/Assets/scenarios/sign-in.json", "--out", dir], timeoutMilliseconds: 120_000)
+        #expect(r.status == 0, "\(r.stderr)")
+        let titles = try Harness.events("\(dir)/events-primary.jsonl").compactMap { $0["event"]?.stringValue == "pageTitle" ? $0["title"]?.stringValue : nil }
+        #expect(titles.last == "name=Ada Lovelace|company=Analytical Engines|email=ada@example.com", "\(titles)")
+        let welcome = try PixelImage.readPNG(from: "\(dir)/signed-in.png")
+        #expect(count(welcome, green, x: 100...900, y: 40...120) > 2000, "\(dir)/signed-in.png")
+        // White where the keyboard was (its keys' grey gone).
+        #expect(count(welcome, 0xFFFFFF, x: 20...1000, y: 400...760) > 60_000, "\(dir)/signed-in.png")
+    }
+
     /// The same form reached by a finger instead of ‹ ›: with the keyboard up the page scrolls
     /// to its end and the button shows above the keyboard; each field tapped where it then is.
     @Test func aFingerScrollsEveryFieldAboveTheKeyboard() throws {

@@ -71,6 +71,9 @@ public struct TextInputGate: Sendable {
     public mutating func clear() {
         state = .disabled
         enableSerial = 0
+        // (Input before the focus went raises nothing when it comes back without a tap.)
+        lastTap = 0
+        keyboardKeys.removeAll()
     }
 
     /// A tap ended in the app: `serial` is the contact's last event it was sent. Later enables

@@ -18,7 +18,7 @@ BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 OUT ?= out
 
 # libdiptych-client: the C client library, shared (versioned soname) and static, with its .pc.
-LIB_VERSION := 1.0.0
+LIB_VERSION := 1.1.0
 LIB_SONAME := libdiptych-client.so.1
 LIB_OUT := .build/c
 LIB_OBJ := $(patsubst Sources/CDiptychClient/%.c,$(LIB_OUT)/%.o,$(CLIENT_SRC))

@@ -124,6 +124,7 @@ int main(void) {
             else if (e.key.text[0]) type(c, e.key.text);
             break;
         case DC_KEYBOARD_FOCUS: if (!e.keyboard_focus.focused && editing) { editing = 0; field_changed(c); } break;
+        case DC_TEXT_INPUT_DISMISSED: if (editing) { editing = 0; field_changed(c); } break;  /* the keyboard's ↓ leaves the field */
         case DC_FRAME_DONE: waiting = 0; if (needed) present(c); break;
         case DC_LIFECYCLE: printf("hello: %s\n", names[e.lifecycle & 3]); fflush(stdout); break;
         case DC_ERROR: printf("hello: the compositor refused: %s\n", e.error.message); return 1;

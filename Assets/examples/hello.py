@@ -133,7 +133,8 @@ try:
                 field_changed()
             elif e.text:
                 type_text(e.text)
-        elif isinstance(e, diptych.KeyboardFocus) and not e.focused and field["editing"]:
+        elif isinstance(e, (diptych.KeyboardFocus, diptych.TextInputDismissed)) and not getattr(e, "focused", False) and field["editing"]:
+            # (Losing the keyboard, or its ↓: the field is left.)
             field["editing"] = False
             field_changed()
         elif isinstance(e, diptych.FrameDone):

@@ -35,7 +35,9 @@ typedef struct dc_connection dc_connection;
 typedef struct dc_rect { int32_t x, y, width, height; } dc_rect;
 
 /* An event. dc_event is the ABI of soname libdiptych-client.so.1: its size (4136 bytes on
-   LP64) and every member's offset stay as they are. A member a newer protocol version adds goes
+   LP64: x86-64 and ARM64, the targets built and tested) and every member's offset stay as they
+   are (on a target that aligns doubles to 4 bytes, such as i386, the key's serial moved its
+   time: rebuild there). A member a newer protocol version adds goes
    only where the struct has room for it without moving anything: into padding (the key's
    serial, between modifiers and time), or at the end of a union member smaller than the largest
    (the touch's, pen's and pointer's serial, version 9); an event without fields needs none
@@ -180,7 +182,11 @@ int dc_text_input_serial(dc_connection *c, const dc_text_state *state, uint32_t 
 /* dc_text_input_serial with the serial of the last tap's end (DC_TOUCH_UP, DC_PEN_UP) or key
    press (DC_KEY_PRESSED) the library handed the app (0 before any): right for an app that
    focuses its field while handling that event, as apps built for versions 5 to 8 do (the
-   library no longer sends the state again after each tap; the serial does its work). */
+   library no longer sends the state again after each tap; the serial does its work). Two
+   things an app built for an older library must do to keep its keyboard (library 1.1, protocol
+   9): enable its field on the tap's end, not its start (a touch's down names the tap before
+   it), and leave its field on DC_TEXT_INPUT_DISMISSED (a field kept enabled after the
+   keyboard's ↓ raises it again only when enabled anew after a tap). */
 int dc_text_input(dc_connection *c, const dc_text_state *state);
 
 /* A menu row: its label (UTF-8, at most 256 bytes) and enum dc_menu_item_flag bits. */

@@ -374,6 +374,8 @@ class Connection:
         if serial is None:
             self._check(self._lib.dc_text_input(self._c, ctypes.byref(state)))
         else:
+            if not 0 <= int(serial) <= 0xFFFFFFFF:
+                raise DiptychError(f"text_input: serial {serial} is not a u32")
             self._check(self._lib.dc_text_input_serial(self._c, ctypes.byref(state), int(serial)))
     def present_menu(self, id, anchor, items, title=""):
         """Asks the compositor to show a menu anchored at `anchor` (x, y, width, height in the

@@ -64,6 +64,7 @@ void web_sync_answer(struct web_sync *sync, int busy) {
     sync->pending = 0;
     /* The page never said it had drawn: the round trip is answered at its deadline, logged. */
     if (busy) {
+        say("%s: a round trip answered at its %d ms bound: the page had not drawn what the frame asked for", event_log.label, SYNC_TIMEOUT_MS);
         GString *s = log_start("syncTimeout");
         g_string_append_printf(s, ",\"serial\":%u,\"ms\":%d", sync->serial, SYNC_TIMEOUT_MS);
         log_line(s);

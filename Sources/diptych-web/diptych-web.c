@@ -25,7 +25,7 @@
  *   textCommit / textDelete   -> the context's committed / delete-surrounding (field.c)
  *   keyboardFrame (local)     -> the view ends at the keyboard's top (innerHeight follows), the
  *                                focused field scrolled into view; the pane below it the page's
- *                                background
+ *                                background (not while a prompt() or a sign-in shows)
  *   textInputDismissed        -> the focused element blurred
  *   an input, then a focus    -> textInput names that input's serial (a focus by script: 0)
  *   a file: page              -> served by diptych-web itself from its folders, nothing outside
@@ -207,9 +207,10 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
    load ready, or a later one's first frame drawn (an animating page need not be quiet). */
 static int webkit_busy(const struct web_app *app) {
     if (!app->pane.configured) return 0;
-    if (resizing(app)) return 1;
-    /* A dialog showing blocks the page until the user answers: nothing more will come. */
+    /* A dialog showing blocks the page until the user answers: nothing more will come (not even
+       a resize's, whose script waits for the page). */
     if (web_dialogs_showing(&app->dialogs)) return 0;
+    if (resizing(app)) return 1;
     if (!settled(app)) return 1;
     if (!web_view_shown(&app->view)) return 1;
     if (app->pane.visible && !app->frames.shown_live_size) return 1;
@@ -285,7 +286,16 @@ static void schedule(struct web_app *app) {
     web_timer_set(&app->triggers.ready, web_view_ready_due(&app->view, app->frames.last_frame_us));
 }
 
+/* A script dialog or a sign-in shows, or no longer does: the keyboard's frames are not the
+   field's meanwhile (a prompt()'s own field raised it); once it closes the view follows the
+   keyboard again. */
+static void keyboard_under_dialogs(struct web_app *app) {
+    if (web_field_block(&app->field, &app->pane, &app->band, web_dialogs_showing(&app->dialogs)) & WEB_FIELD_RESIZE) relayout_view(app);
+}
+
 static void update(struct web_app *app) {
+    /* (A dialog answered, cancelled or gone with its page.) */
+    keyboard_under_dialogs(app);
     run_jobs(app);
     schedule(app);
 }
@@ -380,6 +390,7 @@ static gboolean on_option_menu(WebKitWebView *webkit, WebKitOptionMenu *menu, We
 static gboolean on_script_dialog(WebKitWebView *webkit, WebKitScriptDialog *dialog, gpointer data) {
     struct web_app *app = data;
     if (web_dialogs_script_dialog(&app->dialogs, webkit, dialog)) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    keyboard_under_dialogs(app);
     /* (A dialog showing: the round trip is not waited for.) */
     poke(app);
     return TRUE;
@@ -390,6 +401,7 @@ static gboolean on_authenticate(WebKitWebView *webkit, WebKitAuthenticationReque
     int r = web_dialogs_authenticate(&app->dialogs, webkit, request);
     if (r < 0) return FALSE;
     if (r > 0) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    keyboard_under_dialogs(app);
     poke(app);
     return TRUE;
 }

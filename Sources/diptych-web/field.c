@@ -24,7 +24,9 @@
 
    The keyboard this app raised covers the pane's bottom: the app gives the view the pane's
    height less it, so the page can scroll every field above it and `innerHeight` says so, and
-   the focused field is scrolled into view once the page has its new height. (field.h) */
+   the focused field is scrolled into view once the page has its new height. Not while a script
+   dialog or a sign-in shows (the keyboard is the alert's field's, and the page, blocked, could
+   not take a new height): the view follows the keyboard again once it closes. (field.h) */
 #include "field.h"
 
 #include <math.h>
@@ -185,6 +187,30 @@ static const char *blur_script =
     "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"
     "if(e&&e!==d.body&&e!==d.documentElement&&e.blur)e.blur();})()";
 
+/* How much of the pane the keyboard covers for the view: that of the keyboard this app raised
+   while a field takes text, nothing while a script dialog or a sign-in shows (the keyboard is
+   the alert's own field's, a prompt()'s, and the page, blocked, could not take a new height
+   anyway: the view keeps its size until it closes). WEB_FIELD_RESIZE when it changed. */
+static int place(struct web_field *field, const struct web_pane *pane, const struct web_band *band) {
+    if (field->blocked) return 0;
+    int overlap = 0;
+    if (field->focused && field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
+        double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;
+        overlap = (int)fmax(0, fmin(ceil(pane->css_h - field->keyboard_top), most));
+    }
+    if (overlap == field->overlap) return 0;
+    if (web_debug) say("the keyboard covers %d of the pane's %d", overlap, pane->css_h);
+    field->overlap = overlap;
+    return WEB_FIELD_RESIZE;
+}
+
+int web_field_block(struct web_field *field, const struct web_pane *pane, const struct web_band *band, int blocked) {
+    if (blocked == field->blocked) return 0;
+    field->blocked = blocked;
+    if (web_debug) say("the keyboard's frames %s for the view", blocked ? "ignored (a dialog shows)" : "followed again");
+    return place(field, pane, band);
+}
+
 /* ---- the compositor's events ---- */
 
 int web_field_event(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_event *e) {
@@ -199,19 +225,10 @@ int web_field_event(struct web_field *field, const struct web_pane *pane, const 
         g_signal_emit_by_name(field->context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
         return WEB_FIELD_STIR;
     case DC_KEYBOARD_FRAME: {
-        /* Only the keyboard this app raised for its field: another app's goes when this one
-           is touched, and an alert's (a prompt()) covers the page anyway. */
+        /* Only the keyboard this app raised: another app's goes when this one is touched. */
         const dc_rect *f = &e->keyboard_frame.frame;
-        field->keyboard_top = e->keyboard_frame.local && f->height > 0 && field->focused ? f->y : -1;
-        int overlap = 0;
-        if (field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
-            double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;
-            overlap = (int)fmax(0, fmin(ceil(pane->css_h - field->keyboard_top), most));
-        }
-        if (overlap == field->overlap) return 0;
-        if (web_debug) say("the keyboard covers %d of the pane's %d", overlap, pane->css_h);
-        field->overlap = overlap;
-        return WEB_FIELD_RESIZE;
+        field->keyboard_top = e->keyboard_frame.local && f->height > 0 ? f->y : -1;
+        return place(field, pane, band);
     }
     case DC_TEXT_INPUT_DISMISSED:
         field->input.pending = 0;

@@ -46,6 +46,9 @@ struct web_field {
        pane's points below it (the view ends at its top). */
     double keyboard_top;
     int overlap;
+    /* A script dialog or a sign-in shows: the keyboard's frames are not the field's (the view
+       keeps its overlap until it closes, then follows the latest frame). */
+    int blocked;
     /* The view lost the window's focus (the app resigned active: a divider drag, a rotation):
        WebKit's focus-out then is the view's, not the field's. When the focus comes back, WebKit
        says focus-in again for a field still focused within REFOCUS_MS, or the field is over. */
@@ -87,6 +90,10 @@ void web_field_resized(struct web_field *field);
    to do after. */
 enum { WEB_FIELD_STIR = 1, WEB_FIELD_RESIZE = 2 };
 int web_field_event(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_event *e);
+/* A script dialog or an HTTP sign-in shows (`blocked`) or no longer does: the keyboard's frames
+   are ignored for the view meanwhile, and looked at again once it closes. What the app is to
+   do after (WEB_FIELD_RESIZE). */
+int web_field_block(struct web_field *field, const struct web_pane *pane, const struct web_band *band, int blocked);
 /* The view gained or lost the window's focus (before WebKit hears it). */
 void web_field_view_focus(struct web_field *field, int focused);
 

@@ -63,12 +63,16 @@ static double band_top(const struct web_app *app) { return web_band_top(&app->ba
 static int band_rows(const struct web_app *app) { return web_band_rows(&app->band, &app->pane); }
 
 /* The view's live height (CSS px): the pane's less the band, and less what the keyboard this app
-   raised covers; and that in pixels. */
+   raised covers. */
 static int view_height(const struct web_app *app) { return app->pane.css_h - (int)lround(band_top(app)) - app->field.overlap; }
 
-static int view_rows(const struct web_app *app) {
-    return app->pane.px_h - band_rows(app) - (int)lround(app->field.overlap * app->pane.scale);
-}
+/* The pixels WebKit draws for `css` CSS px of the view: its surface is the view's size scaled
+   by the device scale factor (a float) and truncated (WebCore's IntSize::scale), so a frame of
+   the view's height is known at a fractional scale too (the keyboard's overlap is not rounded
+   apart from the rest). */
+static int view_pixels(const struct web_app *app, int css) { return (int)((float)css * (float)app->pane.scale); }
+
+static int view_rows(const struct web_app *app) { return view_pixels(app, view_height(app)); }
 
 /* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
 static int resizing(const struct web_app *app) { return web_frames_snapshotting(&app->frames) || app->view.resize_pending; }
@@ -166,7 +170,7 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     int hold = 0;
     if (web_frames_snapshotting(frames)) {
         struct web_snapshot *s = web_frames_snapshot(frames);
-        if (!view->resize_pending && w == s->px_w && h == s->px_h - band_rows(app)) {
+        if (!view->resize_pending && w == s->px_w && h == view_pixels(app, s->css_h - (int)lround(band_top(app)))) {
             dc_buffer *b = frames->candidate ? frames->candidate : dc_buffer_get(app->dc, s->px_w, s->px_h);
             if (b) web_frames_copy(&app->band, pane, shm, b);
             frames->candidate = b;

@@ -15,7 +15,7 @@
 
    Taps, not time (protocol 9): an enabling state names the serial of the input after which the
    field was focused, the last tap or key the page was sent, if the field was focused before the
-   page had drawn its answer (WebKit's focus-in, or the script's focusin for a focus moving from
+   page had drawn its answer and within a second of it (WebKit's focus-in, or the script's focusin for a focus moving from
    field to field, which WebKit does not tell); a focus by script with nothing before it names 0
    (no keyboard). A tap on the field already focused (the script says so) names that tap. Leaving the field for
    any reason (a blur, a tap elsewhere, the keyboard's dismiss key, a navigation) sends the
@@ -35,6 +35,10 @@
 #include <string.h>
 
 #define REFOCUS_MS 300
+/* How long the last input may still be what focuses a field when the page has not said it drew
+   its answer (ms of the monotonic clock): requestAnimationFrame stops while the page is hidden
+   or blocked in a dialog, and a focus much later is a script's. */
+#define INPUT_FOCUS_MS 1000
 /* The view keeps at least this height (CSS px) above the keyboard. */
 #define VIEW_MIN 64
 /* Room kept between the focused field and the keyboard when it is scrolled into view (CSS px). */
@@ -118,15 +122,22 @@ void web_field_flush(struct web_field *field) {
 
 /* ---- the input that focused it ---- */
 
-/* The input the page was sent last, if it may still be what focused a field: until the page
-   has drawn its answer (a focus its handlers make, however many, is the input's), else 0. */
-static uint32_t input_serial(const struct web_field *field) { return field->input.pending ? field->input.serial : 0; }
+/* Whether the input the page was sent last may still be what focuses a field: until the page
+   has drawn its answer (a focus its handlers make, however many, is the input's), and for
+   INPUT_FOCUS_MS at most. */
+static int input_pending(const struct web_field *field) {
+    return field->input.pending && g_get_monotonic_time() - field->input.at_us <= (gint64)INPUT_FOCUS_MS * 1000;
+}
+
+/* That input's serial, else 0. */
+static uint32_t input_serial(const struct web_field *field) { return input_pending(field) ? field->input.serial : 0; }
 
 void web_field_input(struct web_field *field, uint32_t serial, int tap, guint stir) {
     field->input.serial = serial;
     field->input.pending = 1;
     field->input.tap = tap;
     field->input.stir = stir;
+    field->input.at_us = g_get_monotonic_time();
 }
 
 void web_field_stir_answered(struct web_field *field, guint n) {
@@ -435,7 +446,7 @@ static void focus_message(struct web_field *field, JSCValue *v) {
         }
         g_free(before);
     }
-    if (int_property(v, "text") == 1 && field->webkit_focused && field->input.pending && field->serial != field->input.serial) {
+    if (int_property(v, "text") == 1 && field->webkit_focused && input_pending(field) && field->serial != field->input.serial) {
         field->serial = field->input.serial;
         field->focused = 1;
         changed = 1;
@@ -455,7 +466,7 @@ static void focus_message(struct web_field *field, JSCValue *v) {
 /* A tap ended on the field that has the focus already: WebKit says nothing new, the field takes
    the tap (the keyboard comes back for it). */
 static void tap_message(struct web_field *field) {
-    if (!field->input.pending || !field->input.tap || !field->webkit_focused || (field->focused && field->serial == field->input.serial)) return;
+    if (!input_pending(field) || !field->input.tap || !field->webkit_focused || (field->focused && field->serial == field->input.serial)) return;
     field->serial = field->input.serial;
     field->focused = 1;
     if (web_debug) say("a tap on the focused field");

@@ -36,9 +36,10 @@ struct web_field {
        focused; 0: by script), sent with each state while it lasts. */
     uint32_t serial;
     /* The last input event forwarded to the page that may focus a field (a touch or pen lifted,
-       a left button released, a key pressed), until the page drew its answer (stir `stir` came
-       back), a navigation or the dismiss key: a focus before is the input's. */
-    struct { uint32_t serial; int pending, tap; guint stir; } input;
+       a left button released, a key pressed), when (monotonic µs), until the page drew its
+       answer (stir `stir` came back), a second passed (field.c's INPUT_FOCUS_MS), a navigation
+       or the dismiss key: a focus before is the input's. */
+    struct { uint32_t serial; int pending, tap; guint stir; gint64 at_us; } input;
     /* The state is sent once the loop is free (what WebKit and the script say of one focus change
        as one state: a focus-out and a focus-in in the same turn keep the keyboard up). */
     guint send_source;

@@ -355,8 +355,9 @@ static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer data) {
 
 /* ---- the script: the focused element, its form, and taps on it ---- */
 
-/* In diptych-web's own world, in every frame. When focus moves it posts what WPE 2.38 does not
-   say of the element: its inputmode (WebKit reads only `none`), a search field, its return key
+/* In diptych-web's own world, in every frame. When focus moves (a focusin the browser made, for
+   the element that has the focus: a page's own focusin events, dispatched to any element, say
+   nothing of the real field) it posts what WPE 2.38 does not say of the element: its inputmode (WebKit reads only `none`), a search field, its return key
    (its enterkeyhint, else search for a search field or a form with role=search, go for a field
    of a form that submits: one with a submit button, or a single field that takes text), and
    whether its form (the document's fields in no form, for one in none) has fields that take
@@ -385,7 +386,8 @@ const char *text_input_script =
     "if(e.type==='search'||m==='search'||(e.closest&&e.closest('[role=search],search')))return 'search';"
     "if(!f)return '';var n=0;for(var i=0;i<f.elements.length;i++){var x=f.elements[i];if(isSubmit(x))return 'go';if(x.tagName==='INPUT'&&isText(x))n++;}"
     "return n===1?'go':'';}"
-    "document.addEventListener('focusin',function(ev){var t=ev.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
+    "document.addEventListener('focusin',function(ev){var t=ev.target;if(!ev.isTrusted||t!==document.activeElement)return;"
+    "if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
     "var m=(t.getAttribute('inputmode')||'').toLowerCase(),prev=0,next=0;"
     "if(isText(t)){var a=fields(t),i=a.indexOf(t);prev=i>0?1:0;next=i>=0&&i<a.length-1?1:0;}"
     "var before=null;if(isText(t)&&t.type!=='password'){var v=String(t.value||''),c=null;try{c=t.selectionStart;}catch(x){}before=typeof c==='number'?v.slice(0,c):v;}"

@@ -351,7 +351,9 @@ static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpoint
     struct web_app *app = data;
     struct web_view *view = &app->view;
     if (web_debug) say("load event %d", (int)event);
-    /* The field is over (WebKit may say nothing of it); the input before forgotten. */
+    /* The input before forgotten once a load starts; the field over once its page is replaced
+       (WebKit may say nothing of it): a load that never commits (a download refused, a
+       navigation cancelled) leaves the field focused and its keyboard up. */
     if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) web_field_navigated(&app->field, event == WEBKIT_LOAD_COMMITTED);
     if (event == WEBKIT_LOAD_STARTED) {
         view->loaded = 0;

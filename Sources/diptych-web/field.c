@@ -154,11 +154,12 @@ static void leave(struct web_field *field) {
 
 void web_field_navigated(struct web_field *field, int committed) {
     field->input.pending = 0;
+    /* A load only started may never replace the page (a download refused, a navigation
+       cancelled): its field stays until one does. */
+    if (!committed) return;
     /* (WebKit may say nothing of a field whose document went away; the new one is at its top.) */
-    if (committed) {
-        field->webkit_focused = 0;
-        field->scroll[0] = field->scroll[1] = 0;
-    }
+    field->webkit_focused = 0;
+    field->scroll[0] = field->scroll[1] = 0;
     leave(field);
 }
 

@@ -78,8 +78,9 @@ void web_field_input(struct web_field *field, uint32_t serial, int tap, guint st
 void web_field_stir_answered(struct web_field *field, guint n);
 /* The state waiting for the loop to be free sent now (a round trip is answered after it). */
 void web_field_flush(struct web_field *field);
-/* The page navigates (`committed`: its document is replaced): the field is over, the input
-   before forgotten. */
+/* The page navigates: a load started (`committed` 0) forgets the input before; a load committed
+   (its document replaced) ends the field too (one that never commits, a download refused or a
+   navigation cancelled, leaves the field as it was). */
 void web_field_navigated(struct web_field *field, int committed);
 /* The view's height changed to `height` (CSS px) with the keyboard showing: the focused field
    scrolled into view once the page has it (0: now). */

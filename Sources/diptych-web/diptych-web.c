@@ -25,7 +25,7 @@
  *   textCommit / textDelete   -> the context's committed / delete-surrounding (field.c)
  *   keyboardFrame (local)     -> the view ends at the keyboard's top (innerHeight follows), the
  *                                focused field scrolled into view; the pane below it the page's
- *                                background
+ *                                background (not while a prompt() or a sign-in shows)
  *   textInputDismissed        -> the focused element blurred
  *   an input, then a focus    -> textInput names that input's serial (a focus by script: 0)
  *   a file: page              -> served by diptych-web itself from its folders, nothing outside
@@ -63,12 +63,16 @@ static double band_top(const struct web_app *app) { return web_band_top(&app->ba
 static int band_rows(const struct web_app *app) { return web_band_rows(&app->band, &app->pane); }
 
 /* The view's live height (CSS px): the pane's less the band, and less what the keyboard this app
-   raised covers; and that in pixels. */
+   raised covers. */
 static int view_height(const struct web_app *app) { return app->pane.css_h - (int)lround(band_top(app)) - app->field.overlap; }
 
-static int view_rows(const struct web_app *app) {
-    return app->pane.px_h - band_rows(app) - (int)lround(app->field.overlap * app->pane.scale);
-}
+/* The pixels WebKit draws for `css` CSS px of the view: its surface is the view's size scaled
+   by the device scale factor (a float) and truncated (WebCore's IntSize::scale), so a frame of
+   the view's height is known at a fractional scale too (the keyboard's overlap is not rounded
+   apart from the rest). */
+static int view_pixels(const struct web_app *app, int css) { return (int)((float)css * (float)app->pane.scale); }
+
+static int view_rows(const struct web_app *app) { return view_pixels(app, view_height(app)); }
 
 /* Whether the view is busy with snapshots or a resize (its buffers are theirs). */
 static int resizing(const struct web_app *app) { return web_frames_snapshotting(&app->frames) || app->view.resize_pending; }
@@ -166,7 +170,7 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
     int hold = 0;
     if (web_frames_snapshotting(frames)) {
         struct web_snapshot *s = web_frames_snapshot(frames);
-        if (!view->resize_pending && w == s->px_w && h == s->px_h - band_rows(app)) {
+        if (!view->resize_pending && w == s->px_w && h == view_pixels(app, s->css_h - (int)lround(band_top(app)))) {
             dc_buffer *b = frames->candidate ? frames->candidate : dc_buffer_get(app->dc, s->px_w, s->px_h);
             if (b) web_frames_copy(&app->band, pane, shm, b);
             frames->candidate = b;
@@ -207,9 +211,10 @@ static void on_frame(void *data, struct wpe_fdo_shm_exported_buffer *exported) {
    load ready, or a later one's first frame drawn (an animating page need not be quiet). */
 static int webkit_busy(const struct web_app *app) {
     if (!app->pane.configured) return 0;
-    if (resizing(app)) return 1;
-    /* A dialog showing blocks the page until the user answers: nothing more will come. */
+    /* A dialog showing blocks the page until the user answers: nothing more will come (not even
+       a resize's, whose script waits for the page). */
     if (web_dialogs_showing(&app->dialogs)) return 0;
+    if (resizing(app)) return 1;
     if (!settled(app)) return 1;
     if (!web_view_shown(&app->view)) return 1;
     if (app->pane.visible && !app->frames.shown_live_size) return 1;
@@ -285,7 +290,16 @@ static void schedule(struct web_app *app) {
     web_timer_set(&app->triggers.ready, web_view_ready_due(&app->view, app->frames.last_frame_us));
 }
 
+/* A script dialog or a sign-in shows, or no longer does: the keyboard's frames are not the
+   field's meanwhile (a prompt()'s own field raised it); once it closes the view follows the
+   keyboard again. */
+static void keyboard_under_dialogs(struct web_app *app) {
+    if (web_field_block(&app->field, &app->pane, &app->band, web_dialogs_showing(&app->dialogs)) & WEB_FIELD_RESIZE) relayout_view(app);
+}
+
 static void update(struct web_app *app) {
+    /* (A dialog answered, cancelled or gone with its page.) */
+    keyboard_under_dialogs(app);
     run_jobs(app);
     schedule(app);
 }
@@ -337,7 +351,9 @@ static void on_load_changed(WebKitWebView *webkit, WebKitLoadEvent event, gpoint
     struct web_app *app = data;
     struct web_view *view = &app->view;
     if (web_debug) say("load event %d", (int)event);
-    /* The field is over (WebKit may say nothing of it); the input before forgotten. */
+    /* The input before forgotten once a load starts; the field over once its page is replaced
+       (WebKit may say nothing of it): a load that never commits (a download refused, a
+       navigation cancelled) leaves the field focused and its keyboard up. */
     if (event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_COMMITTED) web_field_navigated(&app->field, event == WEBKIT_LOAD_COMMITTED);
     if (event == WEBKIT_LOAD_STARTED) {
         view->loaded = 0;
@@ -380,6 +396,7 @@ static gboolean on_option_menu(WebKitWebView *webkit, WebKitOptionMenu *menu, We
 static gboolean on_script_dialog(WebKitWebView *webkit, WebKitScriptDialog *dialog, gpointer data) {
     struct web_app *app = data;
     if (web_dialogs_script_dialog(&app->dialogs, webkit, dialog)) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    keyboard_under_dialogs(app);
     /* (A dialog showing: the round trip is not waited for.) */
     poke(app);
     return TRUE;
@@ -390,6 +407,7 @@ static gboolean on_authenticate(WebKitWebView *webkit, WebKitAuthenticationReque
     int r = web_dialogs_authenticate(&app->dialogs, webkit, request);
     if (r < 0) return FALSE;
     if (r > 0) web_frames_blank_under_dialog(&app->frames, &app->pane, resizing(app));
+    keyboard_under_dialogs(app);
     poke(app);
     return TRUE;
 }

@@ -15,7 +15,7 @@
 
    Taps, not time (protocol 9): an enabling state names the serial of the input after which the
    field was focused, the last tap or key the page was sent, if the field was focused before the
-   page had drawn its answer (WebKit's focus-in, or the script's focusin for a focus moving from
+   page had drawn its answer and within a second of it (WebKit's focus-in, or the script's focusin for a focus moving from
    field to field, which WebKit does not tell); a focus by script with nothing before it names 0
    (no keyboard). A tap on the field already focused (the script says so) names that tap. Leaving the field for
    any reason (a blur, a tap elsewhere, the keyboard's dismiss key, a navigation) sends the
@@ -24,7 +24,9 @@
 
    The keyboard this app raised covers the pane's bottom: the app gives the view the pane's
    height less it, so the page can scroll every field above it and `innerHeight` says so, and
-   the focused field is scrolled into view once the page has its new height. (field.h) */
+   the focused field is scrolled into view once the page has its new height. Not while a script
+   dialog or a sign-in shows (the keyboard is the alert's field's, and the page, blocked, could
+   not take a new height): the view follows the keyboard again once it closes. (field.h) */
 #include "field.h"
 
 #include <math.h>
@@ -33,6 +35,10 @@
 #include <string.h>
 
 #define REFOCUS_MS 300
+/* How long the last input may still be what focuses a field when the page has not said it drew
+   its answer (ms of the monotonic clock): requestAnimationFrame stops while the page is hidden
+   or blocked in a dialog, and a focus much later is a script's. */
+#define INPUT_FOCUS_MS 1000
 /* The view keeps at least this height (CSS px) above the keyboard. */
 #define VIEW_MIN 64
 /* Room kept between the focused field and the keyboard when it is scrolled into view (CSS px). */
@@ -116,15 +122,22 @@ void web_field_flush(struct web_field *field) {
 
 /* ---- the input that focused it ---- */
 
-/* The input the page was sent last, if it may still be what focused a field: until the page
-   has drawn its answer (a focus its handlers make, however many, is the input's), else 0. */
-static uint32_t input_serial(const struct web_field *field) { return field->input.pending ? field->input.serial : 0; }
+/* Whether the input the page was sent last may still be what focuses a field: until the page
+   has drawn its answer (a focus its handlers make, however many, is the input's), and for
+   INPUT_FOCUS_MS at most. */
+static int input_pending(const struct web_field *field) {
+    return field->input.pending && g_get_monotonic_time() - field->input.at_us <= (gint64)INPUT_FOCUS_MS * 1000;
+}
+
+/* That input's serial, else 0. */
+static uint32_t input_serial(const struct web_field *field) { return input_pending(field) ? field->input.serial : 0; }
 
 void web_field_input(struct web_field *field, uint32_t serial, int tap, guint stir) {
     field->input.serial = serial;
     field->input.pending = 1;
     field->input.tap = tap;
     field->input.stir = stir;
+    field->input.at_us = g_get_monotonic_time();
 }
 
 void web_field_stir_answered(struct web_field *field, guint n) {
@@ -141,11 +154,12 @@ static void leave(struct web_field *field) {
 
 void web_field_navigated(struct web_field *field, int committed) {
     field->input.pending = 0;
+    /* A load only started may never replace the page (a download refused, a navigation
+       cancelled): its field stays until one does. */
+    if (!committed) return;
     /* (WebKit may say nothing of a field whose document went away; the new one is at its top.) */
-    if (committed) {
-        field->webkit_focused = 0;
-        field->scroll[0] = field->scroll[1] = 0;
-    }
+    field->webkit_focused = 0;
+    field->scroll[0] = field->scroll[1] = 0;
     leave(field);
 }
 
@@ -185,6 +199,30 @@ static const char *blur_script =
     "while(e&&(e.tagName==='IFRAME'||e.tagName==='FRAME')){try{if(!e.contentDocument)break;d=e.contentDocument;e=d.activeElement;}catch(x){break;}}"
     "if(e&&e!==d.body&&e!==d.documentElement&&e.blur)e.blur();})()";
 
+/* How much of the pane the keyboard covers for the view: that of the keyboard this app raised
+   while a field takes text, nothing while a script dialog or a sign-in shows (the keyboard is
+   the alert's own field's, a prompt()'s, and the page, blocked, could not take a new height
+   anyway: the view keeps its size until it closes). WEB_FIELD_RESIZE when it changed. */
+static int place(struct web_field *field, const struct web_pane *pane, const struct web_band *band) {
+    if (field->blocked) return 0;
+    int overlap = 0;
+    if (field->focused && field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
+        double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;
+        overlap = (int)fmax(0, fmin(ceil(pane->css_h - field->keyboard_top), most));
+    }
+    if (overlap == field->overlap) return 0;
+    if (web_debug) say("the keyboard covers %d of the pane's %d", overlap, pane->css_h);
+    field->overlap = overlap;
+    return WEB_FIELD_RESIZE;
+}
+
+int web_field_block(struct web_field *field, const struct web_pane *pane, const struct web_band *band, int blocked) {
+    if (blocked == field->blocked) return 0;
+    field->blocked = blocked;
+    if (web_debug) say("the keyboard's frames %s for the view", blocked ? "ignored (a dialog shows)" : "followed again");
+    return place(field, pane, band);
+}
+
 /* ---- the compositor's events ---- */
 
 int web_field_event(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_event *e) {
@@ -199,19 +237,10 @@ int web_field_event(struct web_field *field, const struct web_pane *pane, const 
         g_signal_emit_by_name(field->context, "delete-surrounding", -(int)e->text_delete.before, (guint)(e->text_delete.before + e->text_delete.after));
         return WEB_FIELD_STIR;
     case DC_KEYBOARD_FRAME: {
-        /* Only the keyboard this app raised for its field: another app's goes when this one
-           is touched, and an alert's (a prompt()) covers the page anyway. */
+        /* Only the keyboard this app raised: another app's goes when this one is touched. */
         const dc_rect *f = &e->keyboard_frame.frame;
-        field->keyboard_top = e->keyboard_frame.local && f->height > 0 && field->focused ? f->y : -1;
-        int overlap = 0;
-        if (field->keyboard_top >= 0 && field->keyboard_top < pane->css_h) {
-            double most = pane->css_h - lround(web_band_top(band, pane)) - VIEW_MIN;
-            overlap = (int)fmax(0, fmin(ceil(pane->css_h - field->keyboard_top), most));
-        }
-        if (overlap == field->overlap) return 0;
-        if (web_debug) say("the keyboard covers %d of the pane's %d", overlap, pane->css_h);
-        field->overlap = overlap;
-        return WEB_FIELD_RESIZE;
+        field->keyboard_top = e->keyboard_frame.local && f->height > 0 ? f->y : -1;
+        return place(field, pane, band);
     }
     case DC_TEXT_INPUT_DISMISSED:
         field->input.pending = 0;
@@ -327,8 +356,9 @@ static void on_purpose_or_hints(GObject *o, GParamSpec *p, gpointer data) {
 
 /* ---- the script: the focused element, its form, and taps on it ---- */
 
-/* In diptych-web's own world, in every frame. When focus moves it posts what WPE 2.38 does not
-   say of the element: its inputmode (WebKit reads only `none`), a search field, its return key
+/* In diptych-web's own world, in every frame. When focus moves (a focusin the browser made, for
+   the element that has the focus: a page's own focusin events, dispatched to any element, say
+   nothing of the real field) it posts what WPE 2.38 does not say of the element: its inputmode (WebKit reads only `none`), a search field, its return key
    (its enterkeyhint, else search for a search field or a form with role=search, go for a field
    of a form that submits: one with a submit button, or a single field that takes text), and
    whether its form (the document's fields in no form, for one in none) has fields that take
@@ -357,7 +387,8 @@ const char *text_input_script =
     "if(e.type==='search'||m==='search'||(e.closest&&e.closest('[role=search],search')))return 'search';"
     "if(!f)return '';var n=0;for(var i=0;i<f.elements.length;i++){var x=f.elements[i];if(isSubmit(x))return 'go';if(x.tagName==='INPUT'&&isText(x))n++;}"
     "return n===1?'go':'';}"
-    "document.addEventListener('focusin',function(ev){var t=ev.target;if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
+    "document.addEventListener('focusin',function(ev){var t=ev.target;if(!ev.isTrusted||t!==document.activeElement)return;"
+    "if(!t||!t.getAttribute||t.tagName==='IFRAME'||t.tagName==='FRAME')return;"
     "var m=(t.getAttribute('inputmode')||'').toLowerCase(),prev=0,next=0;"
     "if(isText(t)){var a=fields(t),i=a.indexOf(t);prev=i>0?1:0;next=i>=0&&i<a.length-1?1:0;}"
     "var before=null;if(isText(t)&&t.type!=='password'){var v=String(t.value||''),c=null;try{c=t.selectionStart;}catch(x){}before=typeof c==='number'?v.slice(0,c):v;}"
@@ -418,7 +449,7 @@ static void focus_message(struct web_field *field, JSCValue *v) {
         }
         g_free(before);
     }
-    if (int_property(v, "text") == 1 && field->webkit_focused && field->input.pending && field->serial != field->input.serial) {
+    if (int_property(v, "text") == 1 && field->webkit_focused && input_pending(field) && field->serial != field->input.serial) {
         field->serial = field->input.serial;
         field->focused = 1;
         changed = 1;
@@ -438,7 +469,7 @@ static void focus_message(struct web_field *field, JSCValue *v) {
 /* A tap ended on the field that has the focus already: WebKit says nothing new, the field takes
    the tap (the keyboard comes back for it). */
 static void tap_message(struct web_field *field) {
-    if (!field->input.pending || !field->input.tap || !field->webkit_focused || (field->focused && field->serial == field->input.serial)) return;
+    if (!input_pending(field) || !field->input.tap || !field->webkit_focused || (field->focused && field->serial == field->input.serial)) return;
     field->serial = field->input.serial;
     field->focused = 1;
     if (web_debug) say("a tap on the focused field");

@@ -36,9 +36,10 @@ struct web_field {
        focused; 0: by script), sent with each state while it lasts. */
     uint32_t serial;
     /* The last input event forwarded to the page that may focus a field (a touch or pen lifted,
-       a left button released, a key pressed), until the page drew its answer (stir `stir` came
-       back), a navigation or the dismiss key: a focus before is the input's. */
-    struct { uint32_t serial; int pending, tap; guint stir; } input;
+       a left button released, a key pressed), when (monotonic µs), until the page drew its
+       answer (stir `stir` came back), a second passed (field.c's INPUT_FOCUS_MS), a navigation
+       or the dismiss key: a focus before is the input's. */
+    struct { uint32_t serial; int pending, tap; guint stir; gint64 at_us; } input;
     /* The state is sent once the loop is free (what WebKit and the script say of one focus change
        as one state: a focus-out and a focus-in in the same turn keep the keyboard up). */
     guint send_source;
@@ -46,6 +47,9 @@ struct web_field {
        pane's points below it (the view ends at its top). */
     double keyboard_top;
     int overlap;
+    /* A script dialog or a sign-in shows: the keyboard's frames are not the field's (the view
+       keeps its overlap until it closes, then follows the latest frame). */
+    int blocked;
     /* The view lost the window's focus (the app resigned active: a divider drag, a rotation):
        WebKit's focus-out then is the view's, not the field's. When the focus comes back, WebKit
        says focus-in again for a field still focused within REFOCUS_MS, or the field is over. */
@@ -74,8 +78,9 @@ void web_field_input(struct web_field *field, uint32_t serial, int tap, guint st
 void web_field_stir_answered(struct web_field *field, guint n);
 /* The state waiting for the loop to be free sent now (a round trip is answered after it). */
 void web_field_flush(struct web_field *field);
-/* The page navigates (`committed`: its document is replaced): the field is over, the input
-   before forgotten. */
+/* The page navigates: a load started (`committed` 0) forgets the input before; a load committed
+   (its document replaced) ends the field too (one that never commits, a download refused or a
+   navigation cancelled, leaves the field as it was). */
 void web_field_navigated(struct web_field *field, int committed);
 /* The view's height changed to `height` (CSS px) with the keyboard showing: the focused field
    scrolled into view once the page has it (0: now). */
@@ -87,6 +92,10 @@ void web_field_resized(struct web_field *field);
    to do after. */
 enum { WEB_FIELD_STIR = 1, WEB_FIELD_RESIZE = 2 };
 int web_field_event(struct web_field *field, const struct web_pane *pane, const struct web_band *band, const dc_event *e);
+/* A script dialog or an HTTP sign-in shows (`blocked`) or no longer does: the keyboard's frames
+   are ignored for the view meanwhile, and looked at again once it closes. What the app is to
+   do after (WEB_FIELD_RESIZE). */
+int web_field_block(struct web_field *field, const struct web_pane *pane, const struct web_band *band, int blocked);
 /* The view gained or lost the window's focus (before WebKit hears it). */
 void web_field_view_focus(struct web_field *field, int focused);
 

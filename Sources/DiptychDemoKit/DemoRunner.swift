@@ -54,6 +54,9 @@ public struct DemoOptions: Sendable {
     /// Open Picture in Picture once the first frame is on screen (as the primary may), not
     /// only when going to the background (`tv`).
     public var pictureInPicture = false
+    /// Once the first frame is on screen, take and touch this many MiB and hold them (an app
+    /// that grows past its memory limit, for tests).
+    public var holdMegabytes = 0
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, snapshotDelay: UInt64 = 0, noAck: Bool = false) {
         self.app = app
@@ -156,6 +159,9 @@ public struct DemoRunner {
             try connection.setTextInput(field)
         }
     }
+
+    /// The memory `holdMegabytes` took (never freed).
+    var held: UnsafeMutableRawPointer?
 
     /// The text input last sent.
     var textField = TextInputState.disabled
@@ -281,6 +287,12 @@ public struct DemoRunner {
             if let style = options.statusBarStyle, !styled {
                 styled = true
                 try connection.setStatusBarStyle(style)
+            }
+            if options.holdMegabytes > 0, held == nil {
+                // Written page by page: the memory is really the app's (its cgroup is charged).
+                let bytes = options.holdMegabytes << 20
+                held = malloc(bytes)
+                if let held { memset(held, 0x5A, bytes) }
             }
             if options.animate, let canvas, !(options.noAck && configured > 1) {
                 try animateFrame(canvas)

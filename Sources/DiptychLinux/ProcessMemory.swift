@@ -8,9 +8,26 @@ import Glibc
 
 public enum ProcessMemory {
     /// The PSS of `pid` and its tree (`tree(of:)`) in bytes; nil when `pid` is gone.
-    public static func treeBytes(_ pid: Int32) -> Int? {
-        guard let own = pssBytes(pid) else { return nil }
-        return tree(of: pid).reduce(own) { $0 + (pssBytes($1) ?? 0) }
+    public static func treeBytes(_ pid: Int32) -> Int? { treeMemory(pid)?.bytes }
+
+    /// What the tree of `pid` holds, in bytes, and how it was read: its PSS (`pss`), or where a
+    /// process's smaps cannot be read (an app that is not dumpable, read by a compositor that
+    /// is not root) its resident set from `statm` (`rss`: shared pages counted in each
+    /// process). Nil when `pid` is gone.
+    public static func treeMemory(_ pid: Int32) -> (bytes: Int, source: String)? {
+        let tree = [pid] + tree(of: pid)
+        if let own = pssBytes(pid) { return (tree.dropFirst().reduce(own) { $0 + (pssBytes($1) ?? rssBytes($1) ?? 0) }, "pss") }
+        guard let own = rssBytes(pid) else { return nil }
+        return (tree.dropFirst().reduce(own) { $0 + (rssBytes($1) ?? 0) }, "rss")
+    }
+
+    /// The resident set of `pid` from /proc/PID/statm (readable for any process of this user,
+    /// dumpable or not), in bytes.
+    public static func rssBytes(_ pid: Int32) -> Int? {
+        guard let bytes = try? Files.read("/proc/\(pid)/statm", limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// Every process descending from `pid`, and every process of its process group (a launched

@@ -15,6 +15,8 @@ final class AppLauncher {
         var client: ClientID
         var process: ChildProcess
         var standing = Standing.current
+        /// Its own cgroup, under a delegated subtree (nil: none).
+        var cgroup: AppCgroup?
     }
 
     /// Where a launched app stands in its role: the role's app, one started to take its place
@@ -27,6 +29,15 @@ final class AppLauncher {
     }
 
     private(set) var apps: [App] = []
+    /// The delegated cgroup v2 subtree the apps start in, each in a child of its own where the
+    /// kernel holds it to its memory limit (nil: none, and `memory-limit` samples instead).
+    var cgroup: DelegatedCgroup?
+    /// Each role's memory limit (bytes), for the kernel where the apps have cgroups.
+    var memoryLimits: [Role: Int] = [:] {
+        didSet { for app in apps { app.cgroup?.limit(memoryLimits[app.role]) } }
+    }
+    /// Cgroups of apps that went, not removed yet (a process of theirs still exiting).
+    private var leftovers: [AppCgroup] = []
 
     /// How many nice levels launched apps run below the compositor.
     static let appNiceness: Int32 = 5
@@ -43,17 +54,41 @@ final class AppLauncher {
         if let p = socketPath { environment[RuntimeDirectory.socketVariable] = p }
         let process = try ChildProcess(arguments: arguments, environment: environment, inheritedSocket: remote.rawValue, grouped: true)
         remote.close()
+        // Into its own cgroup at once (what it starts later starts there), held to its limit.
+        var cgroup: AppCgroup?
+        if let tree = self.cgroup {
+            do {
+                let c = try tree.makeChild(role.rawValue)
+                try c.add(process.pid)
+                c.limit(memoryLimits[role])
+                cgroup = c
+            } catch {
+                failures.append("cannot put \(label) into a cgroup of its own: \(error)")
+            }
+        }
         // Apps run a few nice levels below the compositor: an app woken by its frameDone does
         // not preempt the compositor mid-frame on a small machine (the reason desktop
         // compositors ask for real-time priority; lowering a child needs no privilege).
         process.lowerPriority(by: Self.appNiceness)
         try local.setNonBlocking()
-        apps.append(App(role: role, label: label, client: client, process: process, standing: standing))
+        apps.append(App(role: role, label: label, client: client, process: process, standing: standing, cgroup: cgroup))
         return local
     }
 
-    /// Forgets an app that exited and was reaped (it may be launched again).
-    func forget(_ client: ClientID) { apps.removeAll { $0.client == client } }
+    /// What went wrong with the apps' cgroups since the last call (for the log).
+    private(set) var failures: [String] = []
+    func takeFailures() -> [String] {
+        defer { failures = [] }
+        return failures
+    }
+
+    /// Forgets an app that exited and was reaped (it may be launched again): what is left in
+    /// its cgroup is killed, and the cgroup removed.
+    func forget(_ client: ClientID) {
+        for app in apps where app.client == client { if let c = app.cgroup, !c.remove() { leftovers.append(c) } }
+        apps.removeAll { $0.client == client }
+        leftovers.removeAll { $0.remove() }
+    }
 
     /// The app launched for `role`, if any (not one still to take its place, nor one replaced).
     func app(_ role: Role) -> App? { apps.first { $0.role == role && $0.standing == .current } }
@@ -75,7 +110,14 @@ final class AppLauncher {
     /// a shutdown, which must not wait.
     func kill() {
         for app in apps { app.process.kill() }
+        removeCgroups()
         apps.removeAll()
+    }
+
+    /// Kills what is left in the apps' cgroups and removes them.
+    private func removeCgroups() {
+        for c in apps.compactMap(\.cgroup) + leftovers { c.remove() }
+        leftovers = []
     }
 
     /// Asks every app to stop (SIGTERM), waits up to `graceMilliseconds` in all for them to
@@ -86,6 +128,7 @@ final class AppLauncher {
             let left = Int(deadline > MonotonicClock.milliseconds ? deadline - MonotonicClock.milliseconds : 0)
             if app.process.wait(milliseconds: left) == nil { app.process.terminate(graceMilliseconds: 200) }
         }
+        removeCgroups()
         apps.removeAll()
     }
 }

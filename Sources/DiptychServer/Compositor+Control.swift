@@ -27,8 +27,13 @@ extension Compositor {
                 ("role", .string(role.rawValue)), ("app", label(role).map { .string($0) } ?? .null),
                 ("pid", launched.map { .int(Int($0.process.pid)) } ?? .null), ("state", .string(state)),
                 ("relaunches", .int(relaunchesByRole[role] ?? 0)), ("memory_bytes", memoryBytes(role).map { .int($0) } ?? .null),
+                ("memory_source", memorySource(role).map { .string($0) } ?? .null),
+                ("oom_kills", .int(supervision.oomKillsByRole[role] ?? 0)),
             ])
         }
+        // A limit that samples (no delegated cgroup) says so, and why.
+        let note: [(String, JSONValue)] = memoryWatch.limits.isEmpty || launcher.cgroup != nil ? [] : [("memory_note", .string(
+            "memory-limit is held by sampling every minute (PSS, or RSS where an app's PSS cannot be read), not by the kernel: \(memoryWatch.noCgroupReason)"))]
         return .object([
             ("device", .string(desk.shell.profile.name)), ("orientation", .string(desk.shell.orientation.rawValue)),
             ("rotate", .int(geometry.rotation.rawValue)), ("arrangement", .string(desk.shell.arrangement.rawValue)),
@@ -38,7 +43,7 @@ extension Compositor {
             ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),
             ("kernel", .string(BoxKernel.current.rawValue)),
             ("panes", .array(panes)),
-        ])
+        ] + note)
     }
 
     /// The compositor's resident memory in bytes (`/proc/self/statm`).
@@ -91,7 +96,9 @@ public enum ControlStatistics {
     }
 
     /// `figures` in Prometheus's text exposition format (seconds, as its conventions say).
-    public static func prometheus(_ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false, relaunches: [Role: Int] = [:]) -> String {
+    public static func prometheus(
+        _ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false, relaunches: [Role: Int] = [:], oomKills: [Role: Int] = [:]
+    ) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -101,13 +108,15 @@ public enum ControlStatistics {
             [0.5, 0.9, 0.99].compactMap { q in h.quantile(q).map { ("{quantile=\"\(q)\"}", $0 / 1000) } }
         }
         metric("diptych_frame_seconds", "summary", "Time from a frame's first input (or start) to its buffer handed to the output.", summary(figures.frameTimes))
-        out += "diptych_frame_seconds_count \(figures.frameTimes.count)\n"
+        out += "diptych_frame_seconds_sum \(format(figures.frameTimes.sum / 1000))\ndiptych_frame_seconds_count \(figures.frameTimes.count)\n"
         metric("diptych_frames_total", "counter", "Frames drawn.", [("", Double(figures.frames))])
         metric("diptych_late_frames_total", "counter", "Frames that took longer than their refresh.", [("", Double(figures.lateFrames))])
         metric("diptych_input_to_frame_seconds", "summary", "Input handled to the frame that showed it.", summary(figures.inputLatencies))
-        out += "diptych_input_to_frame_seconds_count \(figures.inputLatencies.count)\n"
+        out += "diptych_input_to_frame_seconds_sum \(format(figures.inputLatencies.sum / 1000))\ndiptych_input_to_frame_seconds_count \(figures.inputLatencies.count)\n"
         metric("diptych_app_relaunches_total", "counter", "Apps relaunched after they exited or were restarted, by role.",
                [Role.primary, .secondary].map { ("{role=\"\($0.rawValue)\"}", Double(relaunches[$0] ?? 0)) })
+        metric("diptych_app_oom_kills_total", "counter", "Apps the kernel killed past their memory limit (in their cgroup), by role.",
+               [Role.primary, .secondary].map { ("{role=\"\($0.rawValue)\"}", Double(oomKills[$0] ?? 0)) })
         metric("diptych_protocol_errors_total", "counter", "Apps disconnected for breaking the protocol.", [("", Double(protocolErrors))])
         metric("diptych_resident_memory_bytes", "gauge", "The compositor's resident memory.", [("", Double(Compositor.residentBytes() ?? 0))])
         metric("diptych_blanked", "gauge", "1 while the screen is blanked.", [("", blanked ? 1 : 0)])

@@ -17,6 +17,7 @@ extension Compositor {
         let id = clients.newClientID()
         do {
             let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath, standing: .candidate)
+            for failure in launcher.takeFailures() { logger.warning("system error: \(failure)") }
             let session = try register(socket, id: id, role: role, label: label)
             session.connection.eventLog = eventLog
         } catch {

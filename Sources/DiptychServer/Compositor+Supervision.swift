@@ -44,6 +44,8 @@ final class Supervision: Timed {
     var orphansReapedAt: UInt64 = 0
     /// Relaunches by role (the apps that came back after exiting, or were restarted).
     var relaunchesByRole: [Role: Int] = [:]
+    /// The apps the kernel killed past their memory limit, by role (each relaunched).
+    var oomKillsByRole: [Role: Int] = [:]
 
     /// An app started to take a role's place (make-before-break): until it says hello the old
     /// app stays; `answer` is told how it went (nil: it took the place).
@@ -201,6 +203,14 @@ extension Compositor {
                 // The connection closed but the process lives on: it is stopped.
                 if supervision.overstayed(app.role, at: now) { _ = app.process.kill() }
                 continue
+            }
+            // The kernel killed it past its memory limit (its cgroup says so): said and counted;
+            // it is relaunched as any app that was killed (the policy's back-off).
+            if (app.cgroup?.oomKills ?? 0) > 0 {
+                supervision.oomKillsByRole[app.role, default: 0] += 1
+                logger.warning("app killed by the kernel past its memory limit", metadata: [
+                    "client.app": "\(app.label)", "client.role": "\(app.role.rawValue)", "memory.limit_mb": "\((memoryWatch.limits[app.role] ?? 0) >> 20)",
+                ])
             }
             launcher.forget(app.client)
             let how = status >= 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"

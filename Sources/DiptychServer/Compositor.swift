@@ -225,6 +225,8 @@ public final class Compositor {
     let memoryWatch = MemoryWatch()
     /// Relaunches by role (the apps that came back after exiting, or were restarted).
     public var relaunchesByRole: [Role: Int] { supervision.relaunchesByRole }
+    /// The apps the kernel killed past their memory limit, by role.
+    public var oomKillsByRole: [Role: Int] { supervision.oomKillsByRole }
     /// The keyboard: its keymap, the keys the focused app was told, the key repeating.
     let keys: KeyInput
     /// Log lines that could repeat without bound, held to a few per kind.
@@ -344,6 +346,7 @@ public final class Compositor {
     public func launch(_ arguments: [String], role: Role, label: String, eventLog: String? = nil) throws {
         let id = clients.newClientID()
         let socket = try launcher.launch(arguments, role: role, label: label, client: id, socketPath: socketPath)
+        for failure in launcher.takeFailures() { logger.warning("system error: \(failure)") }
         let session = try register(socket, id: id, role: role, label: label)
         session.connection.eventLog = eventLog
         let now = policyClock.milliseconds

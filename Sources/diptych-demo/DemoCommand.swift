@@ -48,12 +48,16 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("After the first frame, recolour the whole buffer but damage only X,Y,W,H (for tests).", visibility: .hidden))
     var recolorDamage: String?
 
+    @Option(name: .long, help: ArgumentHelp("Once the first frame is on screen, take and hold this many MiB (an app past its memory limit, for tests).", visibility: .hidden))
+    var holdMb: Int = 0
+
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
         if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
         if let s = statusBarStyle, StatusBarStyle(rawValue: s) == nil { throw ValidationError("bad --status-bar-style '\(s)': expected dark, light or hidden") }
         if let ms = penDotsMs, !(0...100).contains(ms) { throw ValidationError("--pen-dots-ms must be from 0 to 100") }
         if snapshotDelayMs < 0 { throw ValidationError("--snapshot-delay-ms must be 0 or more") }
+        if !(0...65536).contains(holdMb) { throw ValidationError("--hold-mb must be from 0 to 65536") }
     }
 
     func run() throws {
@@ -71,6 +75,7 @@ struct DemoCommand: ParsableCommand {
         opts.animate = animate
         opts.penDots = penDotsMs
         opts.pictureInPicture = pip
+        opts.holdMegabytes = holdMb
         opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()

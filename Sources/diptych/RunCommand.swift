@@ -169,6 +169,28 @@ struct RunCommand: ParsableCommand {
     @Option(help: "--memory-limit for the secondary app alone.")
     var memoryLimitSecondary: Int?
 
+    /// Under a delegated cgroup v2 subtree (the unit's `Delegate=yes`), the compositor moves into
+    /// its leaf and each app starts in a cgroup of its own, held by the kernel to its memory
+    /// limit; otherwise the limits are sampled. Said once in the log when limits are set.
+    func useCgroups(_ compositor: Compositor, limits: [Role: Int], logger: Logger) {
+        let (found, why) = DelegatedCgroup.find()
+        var tree = found, reason = why
+        if let t = found {
+            do { try t.takeLeaf() } catch {
+                tree = nil
+                reason = "cannot take a leaf of \(t.path): \(error)"
+            }
+        }
+        compositor.useCgroups(tree, why: reason)
+        compositor.setMemoryLimits(limits)
+        guard !limits.isEmpty else { return }
+        if let tree {
+            logger.info("memory limits held by the kernel: each app in a cgroup of its own", metadata: ["cgroup": "\(tree.path)"])
+        } else {
+            logger.warning("memory limits sampled every minute, not held by the kernel: \(reason)")
+        }
+    }
+
     /// The memory limits by role, in bytes.
     func memoryLimits() throws -> [Role: Int] {
         var limits: [Role: Int] = [:]
@@ -290,6 +312,7 @@ struct RunCommand: ParsableCommand {
             }
             defer { compositor.shutdown() }
             if let out { Files.remove("\(out)/frame.png") }
+            useCgroups(compositor, limits: memoryLimits, logger: logger)
             for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
                 guard let cmd else { continue }
                 let live = Apps.live(try Apps.parse(cmd, option: "--\(role.rawValue)"), role: role, out: out)

@@ -183,6 +183,39 @@ struct OperatorControlTests {
         #expect(primary?["memory_bytes"]?.intValue ?? 0 > 1 << 20 && primary?["relaunches"]?.intValue == 0)
         let prometheus = try k.ctl(["stats", "--prometheus"]).stdout
         #expect(prometheus.contains("diptych_app_relaunches_total{role=\"secondary\"} ") && prometheus.contains("diptych_app_relaunches_total{role=\"primary\"} 0"))
+        #expect(prometheus.contains("diptych_app_oom_kills_total{role=\"secondary\"} 0") && prometheus.contains("diptych_frame_seconds_sum "))
+        // No delegated cgroup here (a test, not the unit): the limit is sampled, and status says so.
+        let status = try k.status()
+        #expect(status["memory_note"]?.stringValue?.contains("not by the kernel") == true, "\(status)")
+        #expect(primary?["memory_source"]?.stringValue == "pss", "root reads every app's PSS")
+    }
+
+    /// The same as another user (as the unit runs it, not root): the apps are not dumpable, so
+    /// their PSS cannot be read; their resident set from `statm` is, and status says which, with
+    /// why the kernel does not hold the limit.
+    @Test(.enabled(if: nobodyRunsTheBuild, "needs setpriv and a build that user nobody may run"))
+    func asAnotherUserTheMemoryIsReadFromStatm() throws {
+        let dir = Harness.temporaryDirectory("memory-nobody")
+        let run = "\(dir)/run"
+        // (The test's folder searchable by that user; its runtime folder its own.)
+        #expect(chmod(dir, 0o711) == 0 && mkdir(run, 0o700) == 0 && chown(run, 65534, 65534) == 0)
+        let k = try ChildProcess(arguments: [
+            "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "run", "--backend", "headless", "--device", "ipad",
+            "--status-bar", "off", "--primary", "pattern:#123456", "--memory-limit", "400", "--ctl-socket", "\(run)/ctl",
+        ], environment: ["DIPTYCH_SOCKET": "\(run)/sock", "XDG_RUNTIME_DIR": run, "DIPTYCH_MEMORY_SAMPLE_MS": "500"])
+        defer { k.terminate(graceMilliseconds: 5000) }
+        var status = JSONValue.null
+        #expect(try eventually(seconds: 30) {
+            let r = try Harness.run([Harness.diptych, "ctl", "--socket", "\(run)/ctl", "status", "--json"], timeoutMilliseconds: 10_000)
+            status = (try? JSONValue.parse(r.stdout.trimmingNewline)) ?? .null
+            // (Sampled once the app runs: a process just spawned is still dumpable.)
+            let p = status["panes"]?.arrayValue?.first
+            return p?["state"]?.stringValue == "shown" && p?["memory_source"]?.stringValue == "rss"
+        }, "\(status)")
+        let primary = status["panes"]?.arrayValue?.first
+        #expect(primary?["memory_source"]?.stringValue == "rss", "\(status)")
+        #expect(primary?["memory_bytes"]?.intValue ?? 0 > 1 << 20, "\(status)")
+        #expect(status["memory_note"]?.stringValue?.contains("RSS where an app's PSS cannot be read") == true, "\(status)")
     }
 
     /// The same with the 96 MB child forked twice (re-parented to the compositor, out of the
@@ -215,6 +248,9 @@ struct OperatorControlTests {
         }
     }
 }
+
+/// Whether user nobody may run this build (setpriv there, every folder on the way searchable).
+private let nobodyRunsTheBuild = ((try? Harness.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "--help"]))?.status ?? 1) == 0
 
 /// The operator's changes with web apps (real WPE WebKit).
 struct WebKioskTests {

@@ -288,6 +288,19 @@ grep -q "killed by signal 9; relaunching" "$K" || fail "kiosk: the killed app wa
   || fail "kiosk: the other app was reconfigured when its partner was killed"
 [ "$(cat "$OUT/kiosk.rc")" = 0 ] || fail "kiosk: SIGTERM exit status $(cat "$OUT/kiosk.rc")"
 grep -q "^crw------- .* root " "$OUT/kiosk-input-device.txt" || fail "kiosk: the touchscreen is open to others: $(cat "$OUT/kiosk-input-device.txt")"
+# Memory limits by the kernel: the compositor as uid 1000 under a delegated cgroup v2 subtree.
+C="$OUT/cgroup.stderr"
+grep -q "memory limits held by the kernel" "$C" || fail "cgroup: the compositor did not take the delegated subtree: $(tail -5 "$C")"
+grep -q "app killed by the kernel past its memory limit" "$C" || fail "cgroup: no kill past the limit was said: $(tail -5 "$C")"
+grep -q "relaunching" "$C" || fail "cgroup: the app killed for memory was not relaunched: $(tail -5 "$C")"
+grep -q '"memory_source":"cgroup"' "$OUT/cgroup/status-after-oom.json" || fail "cgroup: status does not read memory.current: $(cat "$OUT/cgroup/status-after-oom.json")"
+grep -q 'diptych_app_oom_kills_total{role="primary"} [1-9]' "$OUT/cgroup/stats.prom" || fail "cgroup: the oom kills are not counted: $(grep oom "$OUT/cgroup/stats.prom")"
+grep -q "^compositor$" "$OUT/cgroup/children.txt" && grep -q "^app-primary-" "$OUT/cgroup/children.txt" && grep -q "^app-secondary-" "$OUT/cgroup/children.txt" \
+  || fail "cgroup: the compositor's leaf and the apps' cgroups are not there: $(cat "$OUT/cgroup/children.txt")"
+grep -q "^67108864$" "$OUT/cgroup/memory-max.txt" || fail "cgroup: memory.max is not the limit: $(cat "$OUT/cgroup/memory-max.txt")"
+[ "$(cat "$OUT/cgroup.rc")" = 0 ] || fail "cgroup: the compositor did not end cleanly: $(cat "$OUT/cgroup.rc")"
+grep -q "^app-" "$OUT/cgroup/children-after.txt" && fail "cgroup: the apps' cgroups were left behind: $(cat "$OUT/cgroup/children-after.txt")"
+step "memory-limit held by the kernel as uid 1000 under a delegated cgroup v2 subtree: an app past it killed in its cgroup, relaunched, counted; memory.current in status; the cgroups removed at the end"
 grep -q '"event":"touch","id":[0-9]*,"phase":"down"' "$OUT/kiosk/events-secondary.jsonl" \
   || fail "kiosk: the tap on the touchscreen (opened through the seat) did not reach the app"
 step "kiosk: as uid 1000 through seatd (card and touchscreen 0600 root, a tap read through the seat); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"

@@ -27,6 +27,8 @@ public struct FrameStatistics: Sendable, Equatable {
     public struct Histogram: Sendable, Equatable {
         public private(set) var count = 0
         public private(set) var maximum = 0.0
+        /// The sum of every value added (Prometheus's summary `_sum`).
+        public private(set) var sum = 0.0
         private var bins = [UInt32](repeating: 0, count: FrameStatistics.binCount)
 
         public init() {}
@@ -34,6 +36,7 @@ public struct FrameStatistics: Sendable, Equatable {
         mutating func add(_ ms: Double) {
             guard ms.isFinite else { return }
             count += 1
+            sum += ms
             maximum = Swift.max(maximum, ms)
             // The first bin whose upper edge is above it (binary search); the last takes the rest.
             var lo = 0, hi = binCount - 1

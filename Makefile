@@ -2,12 +2,14 @@
 # Both install the Debian -dev packages they need first (as root), or print the apt-get line
 # (libjs-pdf and libjs-leaflet: Debian's pdf.js viewer and Leaflet, pages nobody here wrote, for the tests;
 # openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it;
-# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu).
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu;
+# lintian, man-db, systemd: the package checked, its manual pages rendered and its units verified).
 
 SWIFT ?= swift
 DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev libxkbcommon-dev xkb-data libx11-data pkg-config \
 	gcc python3 python3-pip python3-setuptools python3-wheel python3-pil libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0 \
-	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+	lintian man-db systemd
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng

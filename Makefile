@@ -2,12 +2,14 @@
 # Both install the Debian -dev packages they need first (as root), or print the apt-get line
 # (libjs-pdf and libjs-leaflet: Debian's pdf.js viewer and Leaflet, pages nobody here wrote, for the tests;
 # openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it;
-# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu).
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu;
+# lintian, man-db, systemd: the package checked, its manual pages rendered and its units verified).
 
 SWIFT ?= swift
 DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev libxkbcommon-dev xkb-data libx11-data pkg-config \
 	gcc python3 python3-pip python3-setuptools python3-wheel python3-pil libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0 \
-	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+	lintian man-db systemd
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
@@ -30,7 +32,7 @@ PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PRE
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-protocol.h)
 
-.PHONY: all deps build web lib install-lib static man install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol clean
+.PHONY: all deps build web lib install-lib static man man-pages install-doc install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol clean
 
 all: build
 
@@ -89,20 +91,52 @@ static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static
 	@$(MAKE) --no-print-directory web WEB_DIR=$(CURDIR)/$(STATIC)
 
-# Manual pages from the programs' --help (argument-parser's generator).
+# Manual pages: diptych(1) and diptych-demo(1) from the programs' --help (argument-parser's
+# generator, into MAN_GEN), then man-pages. man-pages: in each generated page, --help's line
+# breaks kept and the generator's empty paragraphs dropped, and diptych(1)'s EXIT STATUS replaced
+# by Assets/man/diptych.1.sections (ENVIRONMENT, FILES, EXIT STATUS, EXAMPLES, SEE ALSO);
+# diptych-web(1), diptych-hello(1) and kiosk.conf(5) are written by hand (Assets/man/). All
+# with $(PREFIX)'s paths, gzip -9n, in $(MAN_OUT).
+MAN_GEN ?= .build/plugins/GenerateManual/outputs
+MAN_OUT := .build/man
 man:
 	$(SWIFT) package generate-manual >/dev/null
+	@$(MAKE) --no-print-directory man-pages
+
+man-pages:
+	rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
+	awk -v sections=Assets/man/diptych.1.sections -f Assets/man/generated.awk $(MAN_GEN)/diptych/diptych.1 > $(MAN_OUT)/diptych.1
+	awk -f Assets/man/generated.awk $(MAN_GEN)/diptych-demo/diptych-demo.1 > $(MAN_OUT)/diptych-demo.1
+	cp Assets/man/diptych-web.1 Assets/man/diptych-hello.1 Assets/man/kiosk.conf.5 $(MAN_OUT)/
+	sed -i -e 's|@PREFIX@|$(PREFIX)|g' $(MAN_OUT)/*.[15] && gzip -9n $(MAN_OUT)/*.[15]
+
+# The documentation under $(PREFIX)/share/doc/diptych: the README and the guides (the DocC
+# articles, as Markdown) with their pictures, their links made to the installed files
+# (Assets/doc/links.sed); the examples beside hello.c (install-lib): hello.py, the unit's
+# sandbox drop-in, and a scenario that taps a field and types, with its pages.
+DOC = $(DESTDIR)$(PREFIX)/share/doc/diptych
+install-doc:
+	install -d $(DOC)/guides $(DOC)/examples $(DOC)/screenshots
+	sed -f Assets/doc/links.sed README.md > $(DOC)/README.md
+	for f in Sources/diptych/Diptych.docc/*.md Sources/DiptychClient/DiptychClient.docc/*.md; do \
+	  sed -f Assets/doc/links.sed $$f > $(DOC)/guides/$$(basename $$f) || exit 1; \
+	done
+	chmod 0644 $(DOC)/README.md $(DOC)/guides/*.md
+	install -m 0644 Assets/screenshots/*.png $(DOC)/screenshots/
+	install -m 0644 Assets/examples/hello.py Assets/kiosk/app-sandbox.conf Assets/web/visitor-sign-in.html Assets/web/visitor-welcome.html $(DOC)/examples/
+	sed -e 's|web:Assets/web/|web:$(PREFIX)/share/doc/diptych/examples/|' Assets/scenarios/sign-in.json > $(DOC)/examples/sign-in.json
 
 # Everything under $(DESTDIR)$(PREFIX): the programs and their manual pages, the C library, the
-# Python module (and its example), the kiosk unit and PAM file.
-install: static install-lib man
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0644 .build/plugins/GenerateManual/outputs/diptych/diptych.1 .build/plugins/GenerateManual/outputs/diptych-demo/diptych-demo.1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/
+# Python module, the documentation and examples, the kiosk unit and PAM file.
+install: static install-lib man install-doc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0644 $(MAN_OUT)/diptych.1.gz $(MAN_OUT)/diptych-demo.1.gz $(MAN_OUT)/diptych-hello.1.gz $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(MAN_OUT)/kiosk.conf.5.gz $(DESTDIR)$(PREFIX)/share/man/man5/
 	@dir=$(STATIC) && \
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/pam.d && \
 	install -m 0755 $$dir/diptych $$dir/diptych-demo $$dir/diptych-hello $(DESTDIR)$(PREFIX)/bin/ && \
-	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/; fi
+	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/ && \
+	  install -m 0644 $(MAN_OUT)/diptych-web.1.gz $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
 	install -d $(DESTDIR)/etc/diptych
@@ -111,8 +145,6 @@ install: static install-lib man
 	install -m 0644 Assets/kiosk/sysusers-diptych.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/diptych.conf
 	install -d $(DESTDIR)$(PYDIR)/diptych
 	install -m 0644 Sources/diptych-python/diptych/__init__.py Sources/diptych-python/diptych/protocol.py Sources/diptych-python/diptych/font.py $(DESTDIR)$(PYDIR)/diptych/
-	install -m 0644 Assets/examples/hello.py $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
-	install -m 0644 Assets/kiosk/app-sandbox.conf $(DESTDIR)$(PREFIX)/share/doc/diptych/examples/
 
 # A Debian package of `make install PREFIX=/usr`, its dependencies declared: out/diptych_*.deb.
 VERSION ?= 1.0.0

@@ -10,7 +10,7 @@ struct LayoutCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "The arrangement.")
+    @Option(help: "The arrangement: full, slide-over, split-2/3 or split-1/2 (split-1/2 in landscape only).")
     var arrangement: Arrangement
 
     @Flag(help: "Print JSON (keys in the Profiling and CommandLine articles of the documentation).")

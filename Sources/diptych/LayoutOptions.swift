@@ -9,7 +9,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "The device profile: \(DeviceProfile.validChoices), or native (run on a DRM panel: the panel's own size, scale 2 at 190 dpi or more). Default: native for run on a DRM panel, else ipad-pro.")
     var device: String?
 
-    @Option(help: "The orientation.")
+    @Option(help: "The orientation of the apps' screen: landscape or portrait (default: landscape; with device native, the one that fills the panel).")
     var orientation: Orientation = .landscape
 
     @Option(help: "Override the profile's compact pane width, in points.")
@@ -55,10 +55,10 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Emulate the device on a panel of WxH pixels (uniform scale, centred).")
     var emulateOn: String?
 
-    @Option(help: "Rotate the output on the panel, in degrees clockwise.")
+    @Option(help: "Rotate the output on the panel, in degrees clockwise: 0, 90, 180 or 270, or normal, right, inverted, left (default: 0); touch follows.")
     var rotate: OutputRotation = .none
 
-    @Option(help: "Draw the status bar (on or off).")
+    @Option(help: "Draw the status bar: on or off (default: on).")
     var statusBar: Switch = .on
 
     @Option(help: "The status bar's title at its left (default: the device's name, e.g. iPad; none for a WxH@S device; '' for none).")

@@ -22,7 +22,7 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "A scenario file to profile.")
     var scenario: String?
 
-    @Option(help: "A built-in workload (default: split-static).")
+    @Option(help: "A built-in workload: split-static (default), divider-drag, emulated, slide-over-in, snap, pip, latency, client, keyboard or memory (the Profiling guide says what each measures).")
     var workload: ProfileWorkload?
 
     @Option(help: "memory (default) or scanout: present into two buffers shown in turn, as the DRM backend does (built-in workloads).")

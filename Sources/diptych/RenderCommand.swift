@@ -15,7 +15,7 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "The arrangement.")
+    @Option(help: "The arrangement: full, slide-over, split-2/3 or split-1/2 (split-1/2 in landscape only).")
     var arrangement: Arrangement
 
     @Option(help: "The primary app: a demo app (\(DemoApp.validChoices)), a web page (web:URL), or any app's command line (shell-style quoting).")

@@ -24,7 +24,7 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "Where to draw (default: drm when a usable card is found, else headless).")
+    @Option(help: "Where to draw: drm (a DRM/KMS panel) or headless (default: drm when a usable card is found, else headless).")
     var backend: BackendChoice?
 
     @Option(help: "The DRM card (default: the first card with a connected connector).")
@@ -103,7 +103,7 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    @Option(help: "The arrangement to start in (default: split-2/3 with a secondary, else full).")
+    @Option(help: "The arrangement to start in: full, slide-over, split-2/3 or split-1/2 (split-1/2 shows as split-2/3 in portrait; default: split-2/3 with a secondary, else full).")
     var arrangement: Arrangement?
 
     @Option(help: "The primary app: a demo app (notes, markets, tv, pattern:#RRGGBB, with demo flags), a web page (web:URL), or any app's command line (shell-style quoting); with --scenario, it replaces the scenario's.")
@@ -128,7 +128,7 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var outputOptions: OutputOptions
 
-    @Option(help: "pen-priority cancels fingers and holds them off while a pen is in use.")
+    @Option(help: "Palm rejection: pen-priority (fingers are cancelled and held off while a pen is in use) or off (default: pen-priority).")
     var palmRejection: PalmRejection.Mode = .penPriority
 
     @Option(help: "How long fingers stay held off after the pen leaves, in ms.")
@@ -140,7 +140,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Compose each frame this many ms before the vblank it is shown at: a number, auto (the recent p99 of a frame's own work plus 1 ms, at least 1 ms) or off (as soon as the output can take one).")
     var repaintWindow: String = "auto"
 
-    @Option(help: "When the pointer's cursor shows: auto (once a pointer moves, hidden after 3 s still or at a touch), hidden, or always (from the start, at the screen's centre).")
+    @Option(help: "When the pointer's cursor shows: auto (once a pointer moves, hidden after 3 s still or at a touch), hidden, or always (from the start, at the screen's centre) (default: auto).")
     var cursor: CursorMode = .auto
 
     @Option(help: "Blank the screen after this many seconds without input (default: never); a playing Picture in Picture window or an app holding idleInhibit keeps it on.")
@@ -149,7 +149,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "When the screen is blank, in local time, e.g. 'Mon-Fri 20:00-07:00, Sat 18:00-09:00' (an end before its start is the next day); a touch wakes it for the idle timeout or a minute.")
     var blankSchedule: String?
 
-    @Option(help: "How a blank screen is dark: dpms (the output turned off) or black (a black frame, for panels that ignore DPMS).")
+    @Option(help: "How a blank screen is dark: dpms (the output turned off) or black (a black frame, for panels that ignore DPMS) (default: dpms).")
     var blank: BlankMode = .dpms
 
     /// `--idle-timeout` and `--blank-schedule`, checked.

@@ -138,6 +138,7 @@ install: static install-lib man install-doc
 	if [ -x $$dir/diptych-web ]; then install -m 0755 $$dir/diptych-web $(DESTDIR)$(PREFIX)/bin/ && \
 	  install -m 0644 $(MAN_OUT)/diptych-web.1.gz $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' Assets/kiosk/diptych-kiosk.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-kiosk.service
+	install -m 0644 Assets/kiosk/diptych-ctl.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/diptych-ctl.socket
 	install -m 0644 Assets/kiosk/pam.d-diptych $(DESTDIR)/etc/pam.d/diptych
 	install -d $(DESTDIR)/etc/diptych
 	install -m 0644 Assets/kiosk/kiosk.conf $(DESTDIR)/etc/diptych/kiosk.conf

@@ -35,6 +35,18 @@ public enum UnixSocket {
         return (addr, socklen_t(MemoryLayout<sockaddr_un>.size))
     }
 
+    /// The path a Unix socket `fd` is bound at (nil: none, or not a path).
+    public static func localPath(_ fd: Int32) -> String? {
+        var addr = sockaddr_un()
+        var len = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let r = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard r == 0, addr.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: addr.sun_path) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        return path.isEmpty ? nil : path
+    }
+
     /// Creates a listening socket bound at `path` (non-blocking, close-on-exec).
     public static func listen(path: String, backlog: Int32 = 16) throws(SystemError) -> FileDescriptor {
         let fd = FileDescriptor(taking: try retrying("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) })

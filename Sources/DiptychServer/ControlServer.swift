@@ -56,6 +56,9 @@ public final class ControlServer {
     }
 
     public let path: String
+    /// The socket came from systemd's socket activation (`diptych-ctl.socket`): its mode and
+    /// group say who may connect, and it is systemd's to remove.
+    public let activated: Bool
     private let socket: SharedDescriptor
     private let handlers: Handlers
     private let compositor: Compositor
@@ -78,33 +81,36 @@ public final class ControlServer {
     /// (pid → answer, when): a flood from one process walks its ancestry once a second.
     private var peerClasses: [Int32: (app: Bool, at: UInt64)] = [:]
 
-    /// Listens at `path` (replacing a stale socket there; mode 0600, or 0660 for `group`).
-    public init(path: String, group: gid_t?, compositor: Compositor, handlers: Handlers, logger: Logger) throws {
-        if Files.exists(path) {
-            // A live compositor's socket is never taken over.
-            if (try? UnixSocket.connect(path: path)) != nil { throw CompositorError("control socket \(path) belongs to a running compositor") }
-            Files.remove(path)
-        }
-        let old = umask(0o177)
-        defer { umask(old) }
-        // Bound under another name and renamed once it listens: whoever sees the socket can
-        // connect to it.
-        let pending = "\(path).\(getpid()).new"
-        Files.remove(pending)
-        socket = SharedDescriptor(try UnixSocket.listen(path: pending, backlog: 64))
-        if let group {
-            guard chown(pending, getuid(), group) == 0, chmod(pending, 0o660) == 0 else {
-                Files.remove(pending)
-                throw CompositorError("control socket \(path): cannot give it to group \(group): \(String(cString: strerror(errno)))")
-            }
-        }
-        guard rename(pending, path) == 0 else {
-            Files.remove(pending)
-            throw CompositorError("control socket \(path): \(String(cString: strerror(errno)))")
+    /// The listening socket systemd passed (`LISTEN_FDS`, `LISTEN_PID`: socket activation, as
+    /// `sd_listen_fds` reads it), with its path: taken once (the variables are unset, so the
+    /// apps do not see them, and the descriptor is not inherited by them).
+    public static func takeActivatedSocket() -> (fd: Int32, path: String)? {
+        defer { for v in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(v) } }
+        guard let pid = Files.environment("LISTEN_PID").flatMap({ Int32($0) }), pid == getpid(),
+              let n = Files.environment("LISTEN_FDS").flatMap({ Int($0) }), n >= 1 else { return nil }
+        let fd: Int32 = 3
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening == 1 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return (fd, UnixSocket.localPath(fd) ?? "(socket activation)")
+    }
+
+    /// Listens at `path` (replacing a stale socket there; mode 0600, or 0660 for `group`), or on
+    /// `activated`, the socket systemd passed (`takeActivatedSocket`). A group the socket cannot
+    /// be given to leaves it the owner's (0600), said in the log: the compositor never runs
+    /// without its control socket.
+    public init(path: String, group: gid_t?, compositor: Compositor, handlers: Handlers, logger: Logger, activated: Int32? = nil) throws {
+        self.activated = activated != nil
+        if let activated {
+            socket = SharedDescriptor(FileDescriptor(taking: activated))
+        } else {
+            socket = SharedDescriptor(try Self.listen(path: path, group: group, logger: logger))
         }
         timer = try TimerDescriptor()
         self.path = path
-        self.group = group
+        self.group = self.activated ? nil : group
         self.compositor = compositor
         self.handlers = handlers
         self.logger = logger
@@ -116,6 +122,33 @@ public final class ControlServer {
         }
     }
 
+    /// A new socket at `path`, 0600, or 0660 for `group` when it can be given to it.
+    private static func listen(path: String, group: gid_t?, logger: Logger) throws -> FileDescriptor {
+        if Files.exists(path) {
+            // A live compositor's socket is never taken over.
+            if (try? UnixSocket.connect(path: path)) != nil { throw CompositorError("control socket \(path) belongs to a running compositor") }
+            Files.remove(path)
+        }
+        let old = umask(0o177)
+        defer { umask(old) }
+        // Bound under another name and renamed once it listens: whoever sees the socket can
+        // connect to it.
+        let pending = "\(path).\(getpid()).new"
+        Files.remove(pending)
+        let socket = try UnixSocket.listen(path: pending, backlog: 64)
+        if let group, chown(pending, getuid(), group) != 0 || chmod(pending, 0o660) != 0 {
+            // (Only a member of the group may give it a file: the owner keeps it alone.)
+            let name = getgrgid(group).map { String(cString: $0.pointee.gr_name) } ?? "\(group)"
+            logger.warning("control socket \(path) kept to its owner (0600): it cannot be given to group \(name) (\(String(cString: strerror(errno)))): the compositor's user is not in that group; use the unit's diptych-ctl.socket (SocketGroup=) instead")
+            _ = chmod(pending, 0o600)
+        }
+        guard rename(pending, path) == 0 else {
+            Files.remove(pending)
+            throw CompositorError("control socket \(path): \(String(cString: strerror(errno)))")
+        }
+        return socket
+    }
+
     private func rearm() {
         let oldest = connections.values.map(\.since).min()
         do { try timer.arm(atNanoseconds: oldest.map { ($0 + Self.requestTimeout) * 1_000_000 + 1 } ?? 0) } catch {
@@ -123,7 +156,7 @@ public final class ControlServer {
         }
     }
 
-    deinit { Files.remove(path) }
+    deinit { if !activated { Files.remove(path) } }
 
     /// Takes the waiting connections, a few a turn (past the limit, the oldest is closed).
     private func accept() {
@@ -173,7 +206,8 @@ public final class ControlServer {
 
     /// Why a peer may not control the compositor (nil: it may).
     private func refusal(uid: UInt32, gid: UInt32, app: Bool) -> String? {
-        if uid != getuid() && uid != 0 && group.map({ gid != $0 && !Self.isMember(uid: uid, of: $0) }) ?? true {
+        // (A socket systemd made lets in whom its mode and group let in.)
+        if !activated, uid != getuid() && uid != 0 && group.map({ gid != $0 && !Self.isMember(uid: uid, of: $0) }) ?? true {
             return "user \(uid) may not control this compositor"
         }
         if app { return "a process the compositor launched (or one of its children) may not control it" }

@@ -63,7 +63,7 @@ struct CtlCommand: ParsableCommand {
     func socketPath() -> String {
         if let socket { return socket }
         if let env = Files.environment("DIPTYCH_CTL_SOCKET"), !env.isEmpty { return env }
-        if Files.exists("/run/diptych/ctl") { return "/run/diptych/ctl" }
+        for shipped in ["/run/diptych-ctl/ctl", "/run/diptych/ctl"] where Files.exists(shipped) { return shipped }
         return "\(Files.environment("XDG_RUNTIME_DIR") ?? "/tmp")/diptych-0.ctl"
     }
 
@@ -80,6 +80,12 @@ struct CtlCommand: ParsableCommand {
             let path = socketPath()
             let fd: FileDescriptor
             do { fd = try UnixSocket.connect(path: path) } catch {
+                // Permission: say which group grants it.
+                var st = stat()
+                if (error as? SystemError)?.errno == EACCES, stat(path, &st) == 0, let g = getgrgid(st.st_gid) {
+                    let name = String(cString: g.pointee.gr_name)
+                    throw RuntimeFailure("cannot reach the compositor at \(path): permission denied: its group \(name) may use it (sudo usermod -aG \(name) $USER, then log in again)")
+                }
                 throw RuntimeFailure("cannot reach a compositor at \(path): \(error) (is diptych run running? --socket names another)")
             }
             var request = words

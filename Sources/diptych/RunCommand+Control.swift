@@ -8,9 +8,11 @@ import Glibc
 import Logging
 
 extension RunCommand {
-    /// Listens for `diptych ctl` at `--ctl-socket` (default: the app socket's path + .ctl).
+    /// Listens for `diptych ctl` on the socket systemd passed (`diptych-ctl.socket`), else at
+    /// `--ctl-socket` (default: the app socket's path + .ctl).
     func startControl(_ compositor: Compositor, repaint: RepaintLoop, reload: ConfigReload, logger: Logger) throws -> ControlServer {
-        let path = ctlSocket ?? "\(compositor.socketPath ?? "\(Files.environment("XDG_RUNTIME_DIR") ?? "/tmp")/diptych-0").ctl"
+        let activated = ControlServer.takeActivatedSocket()
+        let path = activated?.path ?? ctlSocket ?? "\(compositor.socketPath ?? "\(Files.environment("XDG_RUNTIME_DIR") ?? "/tmp")/diptych-0").ctl"
         var group: gid_t?
         if let name = ctlGroup {
             guard let g = getgrnam(name) else { throw UsageError("--ctl-group: no group '\(name)'") }
@@ -26,7 +28,7 @@ extension RunCommand {
             screenSize: { compositor.screenSize($0) },
             screenshot: { compositor.screenshot(screen: $0, into: $1) })
         do {
-            return try ControlServer(path: path, group: group, compositor: compositor, handlers: handlers, logger: logger)
+            return try ControlServer(path: path, group: group, compositor: compositor, handlers: handlers, logger: logger, activated: activated?.fd)
         } catch {
             throw RuntimeFailure("cannot open the control socket: \(error)")
         }

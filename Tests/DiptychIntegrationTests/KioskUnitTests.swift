@@ -16,6 +16,8 @@ struct KioskUnitTests {
         // A drop-in's settings come after the unit's (the same as systemd merging it).
         if let dropIn { text += "\n" + String(decoding: try Files.read("\(repositoryRoot)/Assets/kiosk/\(dropIn)"), as: UTF8.self) }
         #expect(text.contains("ExecStart=/usr/local/bin/diptych "))
+        // (Its control socket's unit beside it, as installed.)
+        try Files.writeAtomically("\(dir)/diptych-ctl.socket", bytes: try Files.read("\(repositoryRoot)/Assets/kiosk/diptych-ctl.socket"))
         let path = "\(dir)/diptych-kiosk.service"
         try Files.writeAtomically(path, bytes: Array(text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("ExecStart=") || $0.hasPrefix("ExecReload=") ? String($0).replacing("/usr/local/bin/diptych", with: Harness.diptych) : String($0) }.joined(separator: "\n").utf8))
         return path

@@ -21,9 +21,17 @@ extension RunCommand {
         let started = MonotonicClock.milliseconds
         let handlers = ControlServer.Handlers(
             command: { words, answer in
-                if words[0] == "set-app" { return setApp(words, compositor, answer) }
-                if words[0] == "reload" { return answer(reload.reload()) }
-                answer(Self.carryOut(words, compositor, repaint: repaint, uptime: Double(MonotonicClock.milliseconds - started) / 1000))
+                if words[0] == "set-app" {
+                    return setApp(words, compositor) { result in
+                        if case .success = result { reload.changedByControl(words[1]) }
+                        answer(result)
+                    }
+                }
+                if words[0] == "reload" { return reload.reload(answer) }
+                let result = Self.carryOut(words, compositor, repaint: repaint, uptime: Double(MonotonicClock.milliseconds - started) / 1000, config: reload.statusFields)
+                // What ctl changed that the file also says: they differ until the next reload.
+                if case .success = result, ["arrangement", "rotate", "orientation"].contains(words[0]) { reload.changedByControl(words[0]) }
+                answer(result)
             },
             screenSize: { compositor.screenSize($0) },
             screenshot: { compositor.screenshot(screen: $0, into: $1) })
@@ -48,10 +56,13 @@ extension RunCommand {
     }
 
     /// A command answered at once.
-    static func carryOut(_ words: [String], _ compositor: Compositor, repaint: RepaintLoop, uptime: Double) -> Result<String, ControlError> {
+    static func carryOut(
+        _ words: [String], _ compositor: Compositor, repaint: RepaintLoop, uptime: Double, config: [(String, JSONValue)] = []
+    ) -> Result<String, ControlError> {
                 switch words[0] {
                 case "status":
-                    let status = compositor.controlStatus(uptimeSeconds: uptime)
+                    var status = compositor.controlStatus(uptimeSeconds: uptime)
+                    if case .object(let fields) = status { status = .object(fields + config) }
                     if words.count > 1 { return .success(status.serialized) }
                     return .success(Self.describe(status))
                 case "stats":
@@ -100,6 +111,9 @@ extension RunCommand {
                 + (status["blanked"]?.boolValue == true ? ", screen blank" : ""),
             "up \(status["uptime_s"]?.doubleValue ?? 0) s, \((status["memory_bytes"]?.intValue ?? 0) / 1_048_576) MiB resident, \(status["relaunches"]?.intValue ?? 0) relaunches",
         ]
+        if let differs = status["config"]?["differs"]?.arrayValue, !differs.isEmpty {
+            lines.append("differs from \(status["config"]?["file"]?.stringValue ?? "the file"): \(differs.compactMap(\.stringValue).joined(separator: ", ")) (ctl reload applies the file)")
+        }
         for p in status["panes"]?.arrayValue ?? [] {
             let pid = p["pid"]?.intValue.map { "pid \($0)" } ?? "not launched here"
             lines.append("\(p["role"]?.stringValue ?? "?"): \(p["app"]?.stringValue ?? "none") (\(pid), \(p["state"]?.stringValue ?? "?"))")

@@ -3,7 +3,9 @@
 // the keys whose values changed are applied live where they can be (the apps are replaced,
 // the device, orientation, rotation, arrangement, cursor and screen power change at once);
 // the others are said to need a restart. A file that is wrong changes nothing. Flags given on
-// the command line keep beating the file.
+// the command line keep beating the file. An app change is made as `ctl set-app` makes it, and
+// the reload answers once it took its place or failed (the old app staying); what runs and the
+// file may then differ, and `status` says which keys do.
 
 import ArgumentParser
 import DiptychCore
@@ -24,6 +26,13 @@ final class ConfigReload {
     /// Where the apps log their events (`--out`).
     private let out: String?
     private let manager: ServiceManager
+    /// The value of each of the file's keys that runs (nil: the default; `ctl` marks what it
+    /// changed with a value no file has).
+    private var running: [String: String] = [:]
+    /// The file's keys whose value is not what runs (one that needs a restart, a failed app
+    /// change, a `ctl` change since).
+    var differs: [String] { Set(settings.keys).union(running.keys).filter { settings[$0] != running[$0] }.sorted() }
+    private static let changedByControl = "\u{0}ctl"
 
     /// The keys applied without a restart.
     static let live: Set<String> = [
@@ -45,6 +54,7 @@ final class ConfigReload {
         self.out = out
         self.logger = logger
         settings = (try? ConfigOption.settings(given)) ?? [:]
+        running = settings
         timer = try TimerDescriptor()
         compositor.watch(timer.fd.rawValue) { [weak self] in
             guard let self else { return }
@@ -72,14 +82,36 @@ final class ConfigReload {
 
     private func reloadForSignal() {
         lastSignalled = MonotonicClock.milliseconds
-        if case .failure(let e) = reload() { logger.error("reload: \(e.message)") }
+        reload { [logger] result in if case .failure(let e) = result { logger.error("reload: \(e.message)") } }
     }
 
-    /// Reads the file again and applies what changed: what was done, or why nothing was.
-    func reload() -> Result<String, ControlError> {
-        guard let compositor else { return .failure(ControlError("the compositor is stopping")) }
+    /// The configuration file, if `run` was given one.
+    var file: String? {
+        for (i, a) in given.enumerated() {
+            if a.hasPrefix("--config=") { return String(a.dropFirst("--config=".count)) }
+            if a == "--config", i + 1 < given.count { return given[i + 1] }
+        }
+        return nil
+    }
+
+    /// `ctl` changed what `key` of the file says (`set-app`, `arrangement`, `rotate`, …): what
+    /// runs differs from the file until a reload applies the file's value again.
+    func changedByControl(_ key: String) {
+        if file != nil { running[key] = Self.changedByControl }
+    }
+
+    /// What `status` says of the file: its path and the keys that differ from what runs.
+    var statusFields: [(String, JSONValue)] {
+        guard let file else { return [] }
+        return [("config", .object([("file", .string(file)), ("differs", .array(differs.map { .string($0) }))]))]
+    }
+
+    /// Reads the file again and applies what changed; `answer` is told what was done, or why
+    /// nothing (or not all of it) was, once the apps changed have taken their places or failed.
+    func reload(_ answer: @escaping (Result<String, ControlError>) -> Void) {
+        guard let compositor else { return answer(.failure(ControlError("the compositor is stopping"))) }
         guard given.contains(where: { $0 == "--config" || $0.hasPrefix("--config=") }) else {
-            return .failure(ControlError("this compositor was started without --config: there is no file to read again"))
+            return answer(.failure(ControlError("this compositor was started without --config: there is no file to read again")))
         }
         let fresh: RunCommand, new: [String: String]
         do {
@@ -96,14 +128,17 @@ final class ConfigReload {
             }
         } catch {
             let message = (error as? UsageError)?.description ?? Diptych.message(for: error)
-            return .failure(ControlError("\(message); nothing changed"))
+            return answer(.failure(ControlError("\(message); nothing changed")))
         }
         manager.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.nanoseconds / 1000)")
         defer { manager.notify("READY=1") }
-        let changed = Set(settings.keys).union(new.keys).filter { settings[$0] != new[$0] }.sorted()
+        // (What differs from what runs: a ctl change the file does not say is undone too.)
+        let changed = Set(running.keys).union(new.keys).filter { running[$0] != new[$0] }.sorted()
         settings = new
         var applied: [String] = [], restart: [String] = []
         var deviceChanged = false
+        // The app changes, answered once each took its place or failed.
+        var appChanges: [(key: String, arguments: [String], label: String, eventLog: String?)] = []
         for key in changed {
             guard Self.live.contains(key) else {
                 restart.append(key)
@@ -117,9 +152,8 @@ final class ConfigReload {
                     continue
                 }
                 let live = Apps.live(app, role: role, out: out)
-                compositor.setApp(role, arguments: live.arguments, label: live.label, eventLog: live.eventLog) { [logger] failure in
-                    if let failure { logger.warning("reload: the \(key) app was not replaced", metadata: ["error": "\(failure)"]) }
-                }
+                appChanges.append((key, live.arguments, live.label, live.eventLog))
+                continue
             case "rotate":
                 compositor.rotateOutput((try? fresh.outputOptions.resolve().1) ?? .none)
             case "arrangement":
@@ -141,11 +175,33 @@ final class ConfigReload {
             compositor.emulate(profile)
             compositor.rotate(to: orientation)
         }
-        logger.notice("configuration read again", metadata: ["applied": "\(applied)", "needs-restart": "\(restart)"])
-        var lines: [String] = []
-        if changed.isEmpty { lines.append("nothing changed") }
-        if !applied.isEmpty { lines.append("applied: \(applied.joined(separator: ", "))") }
-        if !restart.isEmpty { lines.append("needs a restart of diptych: \(restart.joined(separator: ", "))") }
-        return .success(lines.joined(separator: "\n"))
+        // What the file says runs now, as far as it was applied.
+        for key in applied { running[key] = new[key] }
+        let finish = { [self] (failed: [(key: String, why: String)]) in
+            let done = applied + appChanges.map(\.key).filter { k in !failed.contains { $0.key == k } }
+            for key in done { running[key] = new[key] }
+            logger.notice("configuration read again", metadata: ["applied": "\(done)", "needs-restart": "\(restart)", "failed": "\(failed.map(\.key))"])
+            var lines: [String] = []
+            if changed.isEmpty { lines.append("nothing changed") }
+            if !done.isEmpty { lines.append("applied: \(done.sorted().joined(separator: ", "))") }
+            if !restart.isEmpty { lines.append("needs a restart of diptych: \(restart.joined(separator: ", "))") }
+            guard failed.isEmpty else {
+                let why = failed.map { "\($0.key): \($0.why); the old app stays" }.joined(separator: "; ")
+                return answer(.failure(ControlError((lines + ["not applied: \(why) (ctl status shows what differs from the file)"]).joined(separator: "\n"))))
+            }
+            answer(.success(lines.joined(separator: "\n")))
+        }
+        guard !appChanges.isEmpty else { return finish([]) }
+        var pending = appChanges.count, failed: [(key: String, why: String)] = []
+        for change in appChanges {
+            compositor.setApp(Role(rawValue: change.key)!, arguments: change.arguments, label: change.label, eventLog: change.eventLog) { [logger] failure in
+                if let failure {
+                    logger.warning("reload: the \(change.key) app was not replaced", metadata: ["error": "\(failure)"])
+                    failed.append((change.key, failure))
+                }
+                pending -= 1
+                if pending == 0 { finish(failed) }
+            }
+        }
     }
 }

@@ -129,6 +129,25 @@ struct OperatorControlTests {
         kill(k.process.pid, SIGUSR1)
         #expect(try k.waitUntil { try k.status()["rotate"]?.intValue == 180 })
         #expect(k.process.poll() == nil)
+        #expect(try k.status()["config"]?["differs"]?.arrayValue?.isEmpty == true)
+
+        // A new app that fails: the reload waits for it and says so (exit 1), the old app stays,
+        // and status says what runs differs from the file until it is right.
+        try write(["primary = pattern:#123456", "secondary = /bin/false", "rotate = 180"])
+        let failing = try k.ctl(["reload"])
+        #expect(failing.status == 1 && failing.stderr.contains("secondary") && failing.stderr.contains("the old app stays"), "\(failing.stdout) \(failing.stderr)")
+        #expect(!failing.stdout.contains("applied: secondary"))
+        #expect(try panes(k).last?["app"]?.stringValue == "pattern:#55AA33")
+        let status = try k.status()
+        #expect(status["config"]?["file"]?.stringValue == conf && status["config"]?["differs"]?.arrayValue == [.string("secondary")], "\(status)")
+        #expect(try k.ctl(["status"]).stdout.contains("differs from \(conf): secondary"))
+        // A ctl change the file does not say: it differs too, until a reload applies the file.
+        try write(["primary = pattern:#123456", "secondary = pattern:#55AA33", "rotate = 180"])
+        #expect(try k.ctl(["reload"]).status == 0)
+        #expect(try k.ctl(["rotate", "normal"]).status == 0)
+        #expect(try k.status()["config"]?["differs"]?.arrayValue == [.string("rotate")])
+        #expect(try k.ctl(["reload"]).status == 0)
+        #expect(try k.status()["config"]?["differs"]?.arrayValue?.isEmpty == true && k.status()["rotate"]?.intValue == 180)
     }
 
     /// `screenshot --screen 2`: the second screen (here mirroring the main one, fitted to it);

@@ -65,7 +65,7 @@ public enum OutputRotation: Int, Sendable, CaseIterable {
     /// `inverted`, `left`).
     public static func named(_ text: String) -> OutputRotation? {
         switch text {
-        case "normal": .none
+        case "normal": OutputRotation.none
         case "right": .quarter
         case "inverted": .half
         case "left": .threeQuarters

@@ -42,7 +42,7 @@ static char *icon_path_in_page_folder(const char *page_uri, const char *uri) {
     char *ok = NULL;
     size_t n = real_folder ? strlen(real_folder) : 0;
     if (real && real_folder && strncmp(real, real_folder, n) == 0 && (real[n] == '/' || (n == 1 && real[0] == '/'))) ok = g_strdup(real);
-    else say("no icon from the page (%s is not in the page's folder)", uri);
+    else if (web_debug) say("no icon from the page (%s is not in the page's folder)", uri);
     free(real); free(real_folder);
     g_free(folder); g_free(wanted); g_free(page);
     return ok;
@@ -130,14 +130,14 @@ void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *
     if (!text) return;
     if (strncmp(text, "file:", 5) == 0) {
         uint32_t *argb = read_icon_file(view->uri, text + 5);
-        if (!argb) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
+        if (!argb && web_debug) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
         else send_icon(view->dc, argb, "file");
         g_free(argb);
         g_free(text);
         return;
     }
     if (strncmp(text, "error:", 6) == 0) {
-        say("no icon from the page (%s)", text + 7);
+        if (web_debug) say("no icon from the page (%s)", text + 7);
         g_free(text);
         return;
     }

@@ -8,6 +8,7 @@ import DiptychInput
 import DiptychLinux
 import DiptychSeat
 import DiptychServer
+import Glibc
 
 struct InputOptions: ParsableArguments {
     @Option(help: "Input devices: udev (every device of seat0) or a comma-separated list of device nodes, e.g. /dev/input/event3,/dev/input/event5.")
@@ -43,6 +44,17 @@ struct InputOptions: ParsableArguments {
         do { return try Calibration.parse(touchCalibration) } catch { throw UsageError(error.description) }
     }
 
+    /// Whether the system has an input device node (`/dev/input/event*`).
+    static func hasInputDevice() -> Bool {
+        guard let dir = opendir("/dev/input") else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("event") { return true }
+        }
+        return false
+    }
+
     /// Opens the input devices, or a usage error naming the node that cannot be used.
     func open(seat: (any DeviceOpener)? = nil) throws -> LibinputContext? {
         guard let input else { return nil }
@@ -50,6 +62,10 @@ struct InputOptions: ParsableArguments {
         let context: LibinputContext
         if input == "udev" {
             do { context = try LibinputContext(seat: (seat as? Seat)?.name ?? "seat0", opener: seat) } catch { throw RuntimeFailure("--input udev: \(error)") }
+            // Said once: a panel whose touchscreen is missing looks like a frozen kiosk.
+            if !Self.hasInputDevice() {
+                Files.writeStandardError("diptych: warning: --input udev: no input device (nothing in /dev/input): touch, pen, keys and pointer do nothing until one is plugged in\n")
+            }
         } else {
             let paths = input.split(separator: ",").map(String.init)
             guard !paths.isEmpty else { throw UsageError("--input: give udev or device nodes") }

@@ -120,6 +120,13 @@ public enum Files {
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// This process's working directory (nil: it cannot be read).
+    public static var currentDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(cString: buffer)
+    }
+
     public static func remove(_ path: String) { unlink(path) }
 
     /// The value of an environment variable.

@@ -69,6 +69,41 @@ enum Apps {
         return app
     }
 
+    /// `text` (an app's command line) with its relative paths made absolute against `base`: a
+    /// program path containing a slash, and a `web:` file (not a URL); bare names stay PATH
+    /// look-ups and the app's arguments are left as they are.
+    static func absolutized(_ text: String, against base: String) -> String {
+        guard let app = try? AppCommandLine(parsing: text), var words = Optional(app.arguments), let first = words.first else { return text }
+        func absolute(_ path: String) -> String {
+            let joined = path.hasPrefix("/") ? path : "\(base)/\(path)"
+            // (Without its "." steps: /srv/kiosk/app.sh, not /srv/kiosk/./app.sh.)
+            return "/" + joined.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        }
+        if first.hasPrefix("web:") {
+            let target = String(first.dropFirst(4))
+            guard !target.isEmpty, webFile(target) != nil, !target.hasPrefix("/"), !target.hasPrefix("file:") else { return text }
+            words[0] = "web:" + absolute(target)
+        } else if first.contains("/"), !first.hasPrefix("/"), !first.hasPrefix("pattern:") {
+            words[0] = absolute(first)
+        } else {
+            return text
+        }
+        return words.map(quoted).joined(separator: " ")
+    }
+
+    /// The file a `web:` target names (nil: a URL such as https://…).
+    static func webFile(_ target: String) -> String? {
+        if target.hasPrefix("file://") { return String(target.dropFirst("file://".count)).split(separator: "?").first.map(String.init) }
+        if target.firstRange(of: "://") != nil || target.hasPrefix("about:") || target.hasPrefix("data:") { return nil }
+        return target.split(separator: "?").first.map(String.init)
+    }
+
+    /// A word as the app command line's parser reads it back.
+    static func quoted(_ word: String) -> String {
+        guard word.isEmpty || word.contains(where: { " \t'\"\\".contains($0) }) else { return word }
+        return "'" + word.replacing("'", with: "'\\''") + "'"
+    }
+
     /// Refuses, before anything starts, an app whose program cannot run: a bad demo colour,
     /// a path that is not an executable file, or a name not found on PATH.
     static func check(_ app: AppCommandLine, what: String) throws {
@@ -81,6 +116,10 @@ enum Apps {
             let web = sibling("diptych-web")
             guard web.contains("/") || onPath(web) else {
                 throw UsageError("\(what): web apps need diptych-web, which was not built: it needs WPE WebKit (apt-get install libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev, then make)")
+            }
+            // A page's file that is not there is refused at once, not shown as an error page.
+            if let file = webFile(String(app.program.dropFirst(4))), !Files.exists(file) {
+                throw UsageError("\(what): the page \(file) does not exist")
             }
             return
         }

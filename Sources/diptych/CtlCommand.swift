@@ -89,6 +89,11 @@ struct CtlCommand: ParsableCommand {
                 throw RuntimeFailure("cannot reach a compositor at \(path): \(error) (is diptych run running? --socket names another)")
             }
             var request = words
+            // A relative path in set-app is ctl's: sent absolute (the compositor's folder is not
+            // the operator's).
+            if words.first == "set-app", words.count >= 3, let cwd = Files.currentDirectory {
+                request = Array(words[0...1]) + [Apps.absolutized(words[2...].joined(separator: " "), against: cwd)]
+            }
             if words.first == "screenshot" {
                 guard words.count == 2 || (words.count == 4 && words[2] == "--screen") else { throw UsageError("screenshot FILE.png [--screen 1|2]") }
                 request = ["screenshot", words.count == 4 ? words[3] : "1"]

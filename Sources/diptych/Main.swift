@@ -33,8 +33,13 @@ struct Diptych: ParsableCommand {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
+            if let usage = error as? UsageError {
+                Files.writeStandardError(ConfigOption.located("diptych: \(usage.description)", Array(CommandLine.arguments.dropFirst())) + "\n")
+                Glibc.exit(2)
+            }
             if exitCode(for: error) == .validationFailure {
-                Files.writeStandardError(fullMessage(for: error) + "\n")
+                // A value from --config's file is named by its file, line and key.
+                Files.writeStandardError(ConfigOption.located(fullMessage(for: error), Array(CommandLine.arguments.dropFirst())) + "\n")
                 Glibc.exit(2)
             }
             exit(withError: error)
@@ -80,7 +85,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let e as UsageError {
-        Files.writeStandardError("diptych: \(e.description)\n")
+        // (A value from --config's file: named by its file, line and key.)
+        Files.writeStandardError(ConfigOption.located("diptych: \(e.description)", Array(CommandLine.arguments.dropFirst())) + "\n")
         throw ExitCode(2)
     } catch let e as RuntimeFailure {
         Files.writeStandardError("diptych: \(e.description)\n")

@@ -257,6 +257,8 @@ struct RunCommand: ParsableCommand {
             let refreshMillihertz = try Self.refreshMillihertz(refresh)
             let power = try screenPower()
             let memoryLimits = try memoryLimits()
+            // (Every value is checked before anything starts: a group that is not there too.)
+            if let name = ctlGroup, getgrnam(name) == nil { throw UsageError("--ctl-group: no group '\(name)'") }
 
             let signals = try SignalDescriptor(includeChild: true)
             let logger = Logger(label: "diptych.run")

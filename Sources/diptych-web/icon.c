@@ -130,8 +130,11 @@ void on_icon_message(WebKitUserContentManager *manager, WebKitJavascriptResult *
     if (!text) return;
     if (strncmp(text, "file:", 5) == 0) {
         uint32_t *argb = read_icon_file(view->uri, text + 5);
-        if (!argb && web_debug) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
-        else send_icon(view->dc, argb, "file");
+        if (!argb) {
+            if (web_debug) say("no icon from the page (%s is not a PNG in its folder that can be read)", text + 5);
+        } else {
+            send_icon(view->dc, argb, "file");
+        }
         g_free(argb);
         g_free(text);
         return;

@@ -196,12 +196,19 @@ struct WebAppTests {
     /// A URL that cannot be loaded shows an error page naming it, and says so on stderr.
     @Test func aBadURLShowsTheErrorPage() throws {
         let dir = Harness.temporaryDirectory("web-bad")
+        // A page's file that is not there is refused before anything starts.
+        let missing = try Harness.run([
+            Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/no-such-page.html", "--out", "\(dir)/missing.png",
+        ], timeoutMilliseconds: 60_000)
+        #expect(missing.status == 2 && missing.stderr.contains("\(dir)/no-such-page.html does not exist"), "\(missing.stderr)")
+        // One that cannot be loaded (a folder where the page should be): the error page, named.
+        #expect(mkdir("\(dir)/folder.html", 0o755) == 0)
         let r = try Harness.run([
-            Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/no-such-page.html",
+            Harness.diptych, "render", "--device", "ipad", "--arrangement", "full", "--primary", "web:\(dir)/folder.html",
             "--event-log-dir", dir, "--out", "\(dir)/bad.png",
         ], timeoutMilliseconds: 60_000)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("cannot load file://\(dir)/no-such-page.html"), "\(r.stderr)")
+        #expect(r.stderr.contains("cannot load file://\(dir)/folder.html"), "\(r.stderr)")
         let png = try PixelImage.readPNG(from: "\(dir)/bad.png")
         #expect(png.pixel(x: 1000, y: 1200) & 0xFFFFFF == 0x1C1C1E)
         #expect(titles("\(dir)/events-primary.jsonl").last == "error")

@@ -35,13 +35,14 @@ enum ConfigOption {
         return "diptych: \(file):\(e.line): \(e.key): \(text)"
     }
 
-    /// The file `run --config FILE` names.
+    /// The file `run --config FILE` names (the last one given).
     static func file(_ arguments: [String]) -> String? {
+        var path: String?
         for (i, a) in arguments.enumerated() {
-            if a == "--config", i + 1 < arguments.count { return arguments[i + 1] }
-            if a.hasPrefix("--config=") { return String(a.dropFirst("--config=".count)) }
+            if a == "--config", i + 1 < arguments.count { path = arguments[i + 1] }
+            if a.hasPrefix("--config=") { path = String(a.dropFirst("--config=".count)) }
         }
-        return nil
+        return path
     }
 
     /// The file's folder (for its relative paths).
@@ -60,16 +61,8 @@ enum ConfigOption {
 
     /// The entries of the file `arguments` name with --config, checked (nil: none named).
     static func entries(_ arguments: [String]) throws -> [(key: String, value: String, line: Int)]? {
-        var path: String?
-        for (i, a) in arguments.enumerated() {
-            if a == "--config" {
-                guard i + 1 < arguments.count else { throw UsageError("--config needs a file") }
-                path = arguments[i + 1]
-            } else if a.hasPrefix("--config=") {
-                path = String(a.dropFirst("--config=".count))
-            }
-        }
-        guard let path else { return nil }
+        if arguments.last == "--config" { throw UsageError("--config needs a file") }
+        guard let path = file(arguments) else { return nil }
         let bytes: [UInt8]
         do { bytes = try Files.readRegular(path, limit: ConfigFile.byteLimit) } catch { throw UsageError("cannot read the configuration \(path): \(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(path): not UTF-8 text") }

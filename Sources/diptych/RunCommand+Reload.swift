@@ -86,13 +86,7 @@ final class ConfigReload {
     }
 
     /// The configuration file, if `run` was given one.
-    var file: String? {
-        for (i, a) in given.enumerated() {
-            if a.hasPrefix("--config=") { return String(a.dropFirst("--config=".count)) }
-            if a == "--config", i + 1 < given.count { return given[i + 1] }
-        }
-        return nil
-    }
+    var file: String? { ConfigOption.file(given) }
 
     /// `ctl` changed what `key` of the file says (`set-app`, `arrangement`, `rotate`, …): what
     /// runs differs from the file until a reload applies the file's value again.

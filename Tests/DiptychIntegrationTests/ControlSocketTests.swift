@@ -13,7 +13,7 @@ import Testing
 private let setprivIsThere = ((try? Harness.run(["/bin/sh", "-c", "command -v setpriv"]))?.status ?? 1) == 0
 /// Whether users nobody and bin may run this build (every folder on the way searchable).
 private let othersRunTheBuild = setprivIsThere
-    && ((try? Harness.run(["setpriv", "--reuid=2", "--regid=2", "--clear-groups", Harness.diptych, "--help"]))?.status ?? 1) == 0
+    && ((try? Harness.run(AnotherUser.command(2, [Harness.diptych, "--help"])))?.status ?? 1) == 0
 
 struct ControlSocketTests {
     /// A compositor started as systemd starts it with its socket unit: fd 3 listening at
@@ -56,11 +56,11 @@ struct ControlSocketTests {
         #expect(chown(socket, 0, 65534) == 0 && chmod(socket, 0o660) == 0)
         var member: Harness.Result?
         #expect(try eventually(seconds: 30) {
-            member = try Harness.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "ctl", "--socket", socket, "status"], timeoutMilliseconds: 10_000)
+            member = try Harness.run(AnotherUser.command(65534, [Harness.diptych, "ctl", "--socket", socket, "status"]), timeoutMilliseconds: 10_000)
             return member?.status == 0
         }, "\(member?.stderr ?? "")")
         #expect(member?.stdout.contains("device ipad") == true)
-        let other = try Harness.run(["setpriv", "--reuid=2", "--regid=2", "--clear-groups", Harness.diptych, "ctl", "--socket", socket, "status"], timeoutMilliseconds: 10_000)
+        let other = try Harness.run(AnotherUser.command(2, [Harness.diptych, "ctl", "--socket", socket, "status"]), timeoutMilliseconds: 10_000)
         #expect(other.status == 1 && other.stderr.contains("permission denied") && other.stderr.contains("nogroup"), "\(other.stderr)")
     }
 
@@ -68,18 +68,12 @@ struct ControlSocketTests {
     /// log line says why, and ctl still works for the owner.
     @Test(.enabled(if: setprivIsThere, "needs setpriv"))
     func aGroupThatCannotBeGivenLeavesTheOwnersSocket() throws {
-        let dir = Harness.temporaryDirectory("ctl-group")
-        let run = "\(dir)/run"
-        #expect(chmod(dir, 0o711) == 0 && mkdir(run, 0o700) == 0 && chown(run, 65534, 65534) == 0)
-        let k = try ChildProcess(arguments: [
-            "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "run", "--backend", "headless", "--device", "ipad",
-            "--status-bar", "off", "--primary", "pattern:#123456", "--ctl-socket", "\(run)/ctl", "--ctl-group", "daemon",
-        ], environment: ["DIPTYCH_SOCKET": "\(run)/sock", "XDG_RUNTIME_DIR": run])
+        let (k, run) = try AnotherUser.kiosk(65534, in: Harness.temporaryDirectory("ctl-group"), flags: ["--primary", "pattern:#123456", "--ctl-group", "daemon"])
         defer { k.terminate(graceMilliseconds: 5000) }
         #expect(try eventually(seconds: 30) { Files.exists("\(run)/ctl") })
         var st = stat()
         #expect(stat("\(run)/ctl", &st) == 0 && st.st_mode & 0o777 == 0o600 && st.st_uid == 65534)
-        let r = try Harness.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "ctl", "--socket", "\(run)/ctl", "status"], timeoutMilliseconds: 10_000)
+        let r = try Harness.run(AnotherUser.command(65534, [Harness.diptych, "ctl", "--socket", "\(run)/ctl", "status"]), timeoutMilliseconds: 10_000)
         #expect(r.status == 0, "\(r.stderr)")
     }
 }

@@ -214,14 +214,9 @@ struct OperatorControlTests {
     /// why the kernel does not hold the limit.
     @Test(.enabled(if: nobodyRunsTheBuild, "needs setpriv and a build that user nobody may run"))
     func asAnotherUserTheMemoryIsReadFromStatm() throws {
-        let dir = Harness.temporaryDirectory("memory-nobody")
-        let run = "\(dir)/run"
-        // (The test's folder searchable by that user; its runtime folder its own.)
-        #expect(chmod(dir, 0o711) == 0 && mkdir(run, 0o700) == 0 && chown(run, 65534, 65534) == 0)
-        let k = try ChildProcess(arguments: [
-            "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "run", "--backend", "headless", "--device", "ipad",
-            "--status-bar", "off", "--primary", "pattern:#123456", "--memory-limit", "400", "--ctl-socket", "\(run)/ctl",
-        ], environment: ["DIPTYCH_SOCKET": "\(run)/sock", "XDG_RUNTIME_DIR": run, "DIPTYCH_MEMORY_SAMPLE_MS": "500"])
+        let (k, run) = try AnotherUser.kiosk(
+            65534, in: Harness.temporaryDirectory("memory-nobody"), flags: ["--primary", "pattern:#123456", "--memory-limit", "400"],
+            environment: ["DIPTYCH_MEMORY_SAMPLE_MS": "500"])
         defer { k.terminate(graceMilliseconds: 5000) }
         var status = JSONValue.null
         #expect(try eventually(seconds: 30) {
@@ -269,7 +264,7 @@ struct OperatorControlTests {
 }
 
 /// Whether user nobody may run this build (setpriv there, every folder on the way searchable).
-private let nobodyRunsTheBuild = ((try? Harness.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Harness.diptych, "--help"]))?.status ?? 1) == 0
+private let nobodyRunsTheBuild = ((try? Harness.run(AnotherUser.command(65534, [Harness.diptych, "--help"])))?.status ?? 1) == 0
 
 /// The operator's changes with web apps (real WPE WebKit).
 struct WebKioskTests {

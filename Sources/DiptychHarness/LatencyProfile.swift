@@ -39,6 +39,23 @@ public struct LatencyResult: Sendable {
     /// the app's enable naming the tap, read, to that frame).
     public var tapToKeyboard: [Double] = []
     public var enableToKeyboard: [Double] = []
+    /// With a neighbour app in the other pane: its frames a second while the pen was measured.
+    public var neighbourFramesPerSecond: Double?
+    /// `--neighbour busy`: the same figures with a neighbour that burns every core (the run above
+    /// had a quiet one).
+    public var busy: BusyNeighbour?
+
+    /// The figures of the run beside a busy neighbour.
+    public struct BusyNeighbour: Sendable {
+        public var latency: [Double]
+        public var asap: [Double]
+        public var windowMilliseconds: Double
+        public var neighbourFramesPerSecond: Double?
+
+        public init(latency: [Double], asap: [Double], windowMilliseconds: Double, neighbourFramesPerSecond: Double?) {
+            (self.latency, self.asap, self.windowMilliseconds, self.neighbourFramesPerSecond) = (latency, asap, windowMilliseconds, neighbourFramesPerSecond)
+        }
+    }
 
     static func summary(_ values: [Double]) -> JSONValue {
         func r(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
@@ -59,7 +76,11 @@ public struct LatencyResult: Sendable {
             ("tap_to_text_commit", Self.summary(tapToCommit)), ("tap_samples", .int(tapToCommit.count)),
             ("tap_to_keyboard", Self.summary(tapToKeyboard)), ("enable_to_keyboard", Self.summary(enableToKeyboard)),
             ("keyboard_samples", .int(tapToKeyboard.count)),
-        ])
+        ] + (neighbourFramesPerSecond.map { [("neighbour_fps", r($0))] } ?? [])
+          + (busy.map { b in [("neighbour", JSONValue.object([
+              ("latency", Self.summary(b.latency)), ("asap", Self.summary(b.asap)), ("window_ms", r(b.windowMilliseconds)),
+              ("samples", .int(b.latency.count)), ("neighbour_fps", b.neighbourFramesPerSecond.map { r($0) } ?? .null),
+          ]))] } ?? []))
     }
 
     /// The targets: p50 ≤ ½ refresh + D + W + 1 ms, p99 ≤ refresh + D + W + 1 ms, W ≤ 3 ms, p99
@@ -96,6 +117,11 @@ public struct LatencyResult: Sendable {
         if !tapToKeyboard.isEmpty {
             let q = { (v: [Double], p: Double) in fixed(ProfileResult.quantile(v, p)) }
             lines.append("tap on a field to the keyboard's first frame:  p50 \(q(tapToKeyboard, 0.5)) ms  p99 \(q(tapToKeyboard, 0.99)) ms; the compositor's part (the enable read to that frame): p50 \(q(enableToKeyboard, 0.5)) ms  p99 \(q(enableToKeyboard, 0.99)) ms  (\(tapToKeyboard.count) taps)")
+        }
+        if let fps = neighbourFramesPerSecond { lines.append("the neighbour (the other pane's app) drew \(fixed(fps, 1)) frames a second meanwhile") }
+        if let b = busy {
+            let q = { (v: [Double], p: Double) in fixed(ProfileResult.quantile(v, p)) }
+            lines.append("beside a busy neighbour (it burns every core): with the window p50 \(q(b.latency, 0.5)) ms  p99 \(q(b.latency, 0.99)) ms; as soon as ready p50 \(q(b.asap, 0.5)) ms  p99 \(q(b.asap, 0.99)) ms; the neighbour drew \(b.neighbourFramesPerSecond.map { fixed($0, 1) } ?? "?") frames a second")
         }
         for (what, met) in targets { lines.append("  \(met ? "met" : "NOT met"): \(what)") }
         return lines.joined(separator: "\n")
@@ -208,23 +234,33 @@ public enum LatencyProfiler {
     /// flags) into the command line to launch.
     public static func run(
         refreshHz: Double, drawMilliseconds: Double, penHz: Double, window: RepaintWindow, frames: Int, rounds: Int = 2,
-        backend: (any OutputBackend)? = nil, logger: Logger, command: (String) throws -> [String]
+        backend: (any OutputBackend)? = nil, neighbour: String? = nil, penOnly: Bool = false, logger: Logger, command: (String) throws -> [String]
     ) throws -> LatencyResult {
-        let compositor = try Compositor.onTheWallClock(arrangement: .full, refreshHz: refreshHz, window: window, backend: backend, logger: logger)
+        // With a neighbour, Split View (the pen's app the primary, ⅔ at the left).
+        let compositor = try Compositor.onTheWallClock(arrangement: neighbour == nil ? .full : .split23, refreshHz: refreshHz, window: window, backend: backend, logger: logger)
         let refreshHz = Double(compositor.backend.refreshMillihertz) / 1000
         defer { compositor.shutdown(graceMilliseconds: 500) }
         try compositor.launch(try command("notes --pen-dots-ms \(drawMilliseconds)"), role: .primary, label: "dots")
+        if let neighbour { try compositor.launch(try command(neighbour), role: .secondary, label: "neighbour") }
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 10_000)
         guard let app = compositor.client(.primary) else { throw CompositorError("the latency app went away") }
+        let other = compositor.client(.secondary)
 
-        let pen = try SyntheticPen(hz: penHz, seed: MonotonicClock.nanoseconds &* 6364136223846793005 &+ 1442695040888963407)
+        // (In Split View the pen stays in the primary's pane: the left third of the screen.)
+        let pen = try SyntheticPen(
+            hz: penHz, seed: MonotonicClock.nanoseconds &* 6364136223846793005 &+ 1442695040888963407,
+            centre: neighbour == nil ? (0.5, 0.5) : (0.3, 0.5), reach: neighbour == nil ? (0.25, 0.25) : (0.15, 0.25))
         try compositor.addInput(pen)
         // The app's commits after the pen's first event, in order (one per pen event), and the
         // frames shown: the stamp of the newest commit each shows, and its vblank.
         var commits: [UInt64] = []
         var shown: [(commits: UInt64, at: UInt64)] = []
         var penStarted = false
-        compositor.hooks.onCommit = { id, stamp in if id == app && penStarted { commits.append(stamp) } }
+        var neighbourCommits = 0
+        compositor.hooks.onCommit = { id, stamp in
+            if id == app && penStarted { commits.append(stamp) }
+            if id == other && penStarted { neighbourCommits += 1 }
+        }
         compositor.hooks.onFrameShown = { stamp, at in shown.append((stamp, at)) }
 
         let loop = RepaintLoop(compositor: compositor)
@@ -236,6 +272,7 @@ public enum LatencyProfiler {
         func play(_ nanoseconds: UInt64) throws { try loop.play(nanoseconds, while: .primary) }
         try compositor.run(timeoutMilliseconds: 2000) { !pen.times.isEmpty }
         penStarted = true
+        let measuredFrom = MonotonicClock.nanoseconds
         // Warm-up: long enough for the automatic window to forget the first frames (whole
         // repaints) and measure dots alone.
         try play(max(1_000_000_000, UInt64(Double(RepaintSchedule.workSamples + 10) * 1e9 / refreshHz)))
@@ -259,15 +296,17 @@ public enum LatencyProfiler {
         // The pen lifts and goes (fingers are palms while it is near, and a while after); then
         // the on-screen keyboard's taps.
         penStarted = false
+        let measuredSeconds = Double(MonotonicClock.nanoseconds - measuredFrom) / 1e9
         pen.stop()
         _ = try compositor.run(timeoutMilliseconds: 1500) { false }
-        let (toKeyboard, enableToKeyboard) = try tapsToKeyboard(compositor, loop)
-        let taps = try tapsToCommit(compositor)
+        // (A second run for the pen alone measures nothing else.)
+        let (toKeyboard, enableToKeyboard) = penOnly ? ([], []) : try tapsToKeyboard(compositor, loop)
+        let taps = penOnly ? [] : try tapsToCommit(compositor)
 
         // Key to app: a key pressed and released 200 times through the keymap to the app with
         // the keyboard, each written at once; the app reads between keys.
         var keys: [Double] = []
-        if let code = compositor.keycode(forKeysymNamed: "a") {
+        if !penOnly, let code = compositor.keycode(forKeysymNamed: "a") {
             for i in 0..<400 {
                 let t0 = MonotonicClock.nanoseconds
                 compositor.key(code, pressed: i % 2 == 0)
@@ -295,6 +334,7 @@ public enum LatencyProfiler {
         result.keyToApp = keys
         result.tapToCommit = taps
         result.tapToKeyboard = toKeyboard
+        if other != nil { result.neighbourFramesPerSecond = Double(neighbourCommits) / max(measuredSeconds, 0.001) }
         result.enableToKeyboard = enableToKeyboard
         if backend != nil { result.output = "drm" }
         return result

@@ -6,6 +6,7 @@ import DiptychClient
 import DiptychCore
 import DiptychDemoKit
 import DiptychLinux
+import Glibc
 
 @main
 struct DemoCommand: ParsableCommand {
@@ -51,6 +52,9 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Once the first frame is on screen, take and hold this many MiB (an app past its memory limit, for tests).", visibility: .hidden))
     var holdMb: Int = 0
 
+    @Flag(name: .long, help: ArgumentHelp("Burn every core with busy threads (a busy neighbour, for the latency workload).", visibility: .hidden))
+    var burn = false
+
     func validate() throws {
         do { _ = try DemoApp.named(app) } catch { throw ValidationError(error.description) }
         if let r = recolorDamage, parseBox(r) == nil { throw ValidationError("bad --recolor-damage '\(r)': expected X,Y,W,H") }
@@ -76,6 +80,8 @@ struct DemoCommand: ParsableCommand {
         opts.penDots = penDotsMs
         opts.pictureInPicture = pip
         opts.holdMegabytes = holdMb
+        opts.burn = burn
+        if burn { Burner.start() }
         opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()
@@ -87,4 +93,22 @@ func parseBox(_ text: String) -> Rect? {
     let v = text.split(separator: ",").compactMap { Int($0) }
     guard v.count == 4, v[2] > 0, v[3] > 0 else { return nil }
     return Rect(x: v[0], y: v[1], width: v[2], height: v[3])
+}
+
+/// Busy threads, one a core, spinning until the process ends.
+enum Burner {
+    static func start() {
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        for _ in 0..<cores {
+            var thread = pthread_t()
+            _ = pthread_create(&thread, nil, { _ in
+                var x: UInt64 = 1
+                while true {
+                    x = x &* 6364136223846793005 &+ 1442695040888963407
+                    if x == 0 { break }
+                }
+                return nil
+            }, nil)
+        }
+    }
 }

@@ -34,6 +34,9 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "latency and client: the simulated vblank's rate in Hz.")
     var refresh: Double = 60
 
+    @Option(help: "With --workload latency: none, or busy (the pen's app in Split View beside an app that burns every core, measured after the same run beside a quiet one).")
+    var neighbour: String = "none"
+
     @Option(help: ArgumentHelp("client: the app to measure, as --primary takes it (a command line, shell-style quoting).", valueName: "command"))
     var app: String?
 
@@ -171,9 +174,18 @@ struct ProfileCommand: ParsableCommand {
         defer { drm?.restore() }
         let result: LatencyResult
         do {
-            result = try LatencyProfiler.run(
-                refreshHz: Double(mhz) / 1000, drawMilliseconds: drawMs, penHz: penHz, window: window, frames: frames, backend: drm, logger: logger
-            ) { app in Apps.launch(try AppCommandLine(parsing: app), eventLog: nil, ephemeral: true).arguments }
+            let command = { (app: String) throws -> [String] in Apps.launch(try AppCommandLine(parsing: app), eventLog: nil, ephemeral: true).arguments }
+            var r = try LatencyProfiler.run(
+                refreshHz: Double(mhz) / 1000, drawMilliseconds: drawMs, penHz: penHz, window: window, frames: frames, backend: drm,
+                neighbour: neighbour == "busy" ? "pattern:#336699 --animate" : nil, logger: logger, command: command)
+            if neighbour == "busy" {
+                // The same in the same split, the neighbour now burning every core.
+                let b = try LatencyProfiler.run(
+                    refreshHz: Double(mhz) / 1000, drawMilliseconds: drawMs, penHz: penHz, window: window, frames: frames, backend: drm,
+                    neighbour: "pattern:#336699 --animate --burn", penOnly: true, logger: logger, command: command)
+                r.busy = LatencyResult.BusyNeighbour(latency: b.latency, asap: b.asap, windowMilliseconds: b.windowMilliseconds, neighbourFramesPerSecond: b.neighbourFramesPerSecond)
+            }
+            result = r
         } catch { throw RuntimeFailure("profile latency: \(error)") }
         print(json ? result.json.serialized : result.text)
     }

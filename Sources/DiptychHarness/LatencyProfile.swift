@@ -264,6 +264,11 @@ public enum LatencyProfiler {
         compositor.hooks.onFrameShown = { stamp, at in shown.append((stamp, at)) }
 
         let loop = RepaintLoop(compositor: compositor)
+        // As the kiosk's loop runs: realtime where the system grants it (then back to normal).
+        let realtime = RealtimeLoop()
+        realtime.take()
+        loop.realtime = realtime
+        defer { realtime.release() }
         let turn = UInt64(frames) * UInt64(1_000_000_000 / refreshHz)
         // Phases: warm-up, then window and as soon as ready in turns; pen events are told apart
         // by their time (each phase's first 100 ms left out: the switch's own frames).

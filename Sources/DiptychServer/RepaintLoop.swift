@@ -20,6 +20,8 @@ public final class RepaintLoop {
     /// The shortest time between two frames' starts, in milliseconds: paces an output without
     /// presentation events (headless without a simulated refresh).
     public var refreshInterval: UInt64 = 16
+    /// Its realtime scheduling and bound, when it has one (`RealtimeLoop`).
+    public var realtime: RealtimeLoop?
     /// Frames drawn and dropped so far.
     public private(set) var framesDrawn = 0
     public private(set) var framesDropped = 0
@@ -37,6 +39,7 @@ public final class RepaintLoop {
         var nextPoll = backend.pollInterval.map { MonotonicClock.milliseconds + $0 }
         var notBefore: UInt64 = 0
         while !stop() {
+            realtime?.turn(now: MonotonicClock.nanoseconds)
             var now = MonotonicClock.milliseconds
             if let interval = backend.pollInterval, let due = nextPoll, now >= due {
                 compositor.handle(backend.poll())

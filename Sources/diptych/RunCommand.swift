@@ -282,6 +282,10 @@ struct RunCommand: ParsableCommand {
             defer { compositor.shutdown() }
             if let out { Files.remove("\(out)/frame.png") }
             useCgroups(compositor, limits: memoryLimits, logger: logger)
+            // The loop ahead of the apps where the system grants it (the unit's
+            // CPUSchedulingPolicy=rr); said once when it does not.
+            let realtime = RealtimeLoop()
+            if !realtime.take() { logger.notice("the loop runs at normal priority: \(realtime.why ?? "")") }
             for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
                 guard let cmd else { continue }
                 let live = Apps.live(try Apps.parse(cmd, option: "--\(role.rawValue)"), role: role, out: out)
@@ -323,6 +327,7 @@ struct RunCommand: ParsableCommand {
                 compositor.hooks.switchVT = { seat.switchSession($0) }
             }
             let repaint = RepaintLoop(compositor: compositor)
+            repaint.realtime = realtime
             // Frame records only for --out's frames.json; the figures are kept anyway.
             repaint.frames.keepsRecords = out != nil
             // Without its control socket the kiosk still runs (said once): ctl is for operators.

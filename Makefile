@@ -92,15 +92,16 @@ static: deps
 	@$(MAKE) --no-print-directory web WEB_DIR=$(CURDIR)/$(STATIC)
 
 # Manual pages: diptych(1) and diptych-demo(1) from the programs' --help (argument-parser's
-# generator, into MAN_GEN), then man-pages. man-pages: in each generated page, --help's line
-# breaks kept and the generator's empty paragraphs dropped, and diptych(1)'s EXIT STATUS replaced
-# by Assets/man/diptych.1.sections (ENVIRONMENT, FILES, EXIT STATUS, EXAMPLES, SEE ALSO);
-# diptych-web(1), diptych-hello(1) and kiosk.conf(5) are written by hand (Assets/man/). All
-# with $(PREFIX)'s paths, gzip -9n, in $(MAN_OUT).
+# generator, into MAN_GEN, run on the debug build: --help is the same in both), then man-pages.
+# man-pages: in each generated page, --help's line breaks kept and the generator's empty
+# paragraphs dropped, and diptych(1)'s EXIT STATUS replaced by Assets/man/diptych.1.sections
+# (ENVIRONMENT, FILES, EXIT STATUS, EXAMPLES, SEE ALSO); diptych-web(1), diptych-hello(1) and
+# kiosk.conf(5) are written by hand (Assets/man/). All with $(PREFIX)'s paths, gzip -9n, in
+# $(MAN_OUT).
 MAN_GEN ?= .build/plugins/GenerateManual/outputs
 MAN_OUT := .build/man
 man:
-	$(SWIFT) package generate-manual >/dev/null
+	$(SWIFT) package generate-manual --configuration debug >/dev/null
 	@$(MAKE) --no-print-directory man-pages
 
 man-pages:

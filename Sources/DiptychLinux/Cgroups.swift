@@ -2,7 +2,8 @@
 // A cgroup v2 subtree delegated to this process (systemd's `Delegate=yes`, or a test's
 // subtree given to the kiosk user): the compositor moves itself into a leaf of it and starts
 // each app in a child of its own, where the kernel enforces the app's memory limit
-// (`memory.max`, `memory.high`) and says when it killed (`memory.events`). Never the host's
+// (`memory.max`, `memory.high`) and says when it killed (`memory.events`), and shares the CPU
+// by weight (`cpu.weight`, where the cpu controller is delegated too). Never the host's
 // root tree, never a cgroup v1 host, never a tree this process may not write.
 
 import Glibc
@@ -13,6 +14,12 @@ public final class DelegatedCgroup {
     public let path: String
     /// How many children were made (each app launch gets a new name).
     private var made = 0
+    /// The cpu controller is the children's too (`takeLeaf`): each app's `cpu.weight` holds.
+    public private(set) var sharesCPU = false
+    /// Why not, when it is not.
+    public private(set) var cpuWhy = "not taken yet"
+    /// The compositor's own leaf's `cpu.weight`: ahead of the apps (the render server first).
+    public static let compositorWeight = 900
 
     private init(path: String) { self.path = path }
 
@@ -54,12 +61,26 @@ public final class DelegatedCgroup {
     }
 
     /// Moves this process into the leaf `compositor` and lets the children have the memory
-    /// controller (a cgroup with processes in it cannot give controllers to its children).
+    /// controller (a cgroup with processes in it cannot give controllers to its children), and
+    /// the cpu controller where it is delegated (`sharesCPU`; without it, nice values).
     public func takeLeaf() throws(SystemError) {
         let leaf = path + "/compositor"
         if mkdir(leaf, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(leaf)") }
         try Self.write("\(getpid())", to: leaf + "/cgroup.procs")
         try Self.write("+memory", to: path + "/cgroup.subtree_control")
+        let controllers = (try? Files.read(path + "/cgroup.controllers", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard controllers.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("cpu") else {
+            cpuWhy = "the cpu controller is not delegated to \(path)"
+            return
+        }
+        do throws(SystemError) {
+            try Self.write("+cpu", to: path + "/cgroup.subtree_control")
+            try Self.write("\(Self.compositorWeight)", to: leaf + "/cpu.weight")
+            sharesCPU = true
+            cpuWhy = "cpu.weight"
+        } catch {
+            cpuWhy = "cannot enable the cpu controller: \(error)"
+        }
     }
 
     /// A new child for an app launch, named `app-ROLE-N`.
@@ -95,6 +116,14 @@ public struct AppCgroup: Sendable {
         try? DelegatedCgroup.write(bytes.map { "\($0 - $0 / 16)" } ?? "max", to: path + "/memory.high")
         try? DelegatedCgroup.write(bytes.map { "\($0)" } ?? "max", to: path + "/memory.max")
     }
+
+    /// Its share of the CPU against the other apps and the compositor (`cpu.weight`, 1 to
+    /// 10000; 100 is the kernel's default). False if it could not be written.
+    @discardableResult
+    public func weigh(_ weight: Int) -> Bool { (try? DelegatedCgroup.write("\(weight)", to: path + "/cpu.weight")) != nil }
+
+    /// Its `cpu.weight` now (nil: no cpu controller).
+    public var weight: Int? { Self.number(path + "/cpu.weight") }
 
     /// What it holds now (`memory.current`, bytes).
     public var current: Int? { Self.number(path + "/memory.current") }

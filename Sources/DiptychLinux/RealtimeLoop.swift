@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The compositor's live loop ahead of the apps: round-robin realtime scheduling where the
-// system grants it (the unit's `CPUSchedulingPolicy=rr`, or `LimitRTPRIO=`/CAP_SYS_NICE), the
-// apps it launches reset to normal scheduling (reset-on-fork); and a bound: a loop that keeps
-// the CPU for more than half of a second goes back to normal scheduling for the next second, so
-// a realtime loop can never starve the machine.
+// system grants it (the unit's `CPUSchedulingPolicy=rr` with `LimitRTPRIO=`, or CAP_SYS_NICE),
+// the apps it launches reset to normal scheduling (reset-on-fork); and a bound: a loop that took
+// more than half of the last second of CPU goes back to normal scheduling for the next second,
+// so a realtime loop can never starve the machine. (Coming back to realtime after a rest needs
+// the same grant again: `LimitRTPRIO=` or CAP_SYS_NICE, not only the unit's starting policy.)
 
 import Glibc
 
@@ -17,6 +18,8 @@ public final class RealtimeLoop {
     private var windowStart: UInt64 = 0
     private var cpuAtWindowStart: UInt64 = 0
     private var restingUntil: UInt64?
+    /// How many times it rested (took more than its budget).
+    public private(set) var rests = 0
 
     /// Linux's SCHED_RESET_ON_FORK (not exported to Swift): children start at normal scheduling.
     static let resetOnFork: Int32 = 0x40000000
@@ -45,7 +48,7 @@ public final class RealtimeLoop {
             why = nil
             return true
         }
-        why = "realtime scheduling refused (\(String(cString: strerror(errno)))): the unit's CPUSchedulingPolicy=rr grants it"
+        why = "realtime scheduling refused (\(String(cString: strerror(errno)))): the unit's CPUSchedulingPolicy=rr with LimitRTPRIO=\(priority) grants it"
         scheme = "normal"
         return false
     }
@@ -65,7 +68,12 @@ public final class RealtimeLoop {
             guard now >= until else { return }
             restingUntil = nil
             var p = sched_param(sched_priority: priority)
-            if sched_setscheduler(0, SCHED_RR | Self.resetOnFork, &p) == 0 { scheme = "rr" }
+            if sched_setscheduler(0, SCHED_RR | Self.resetOnFork, &p) == 0 {
+                scheme = "rr"
+            } else {
+                scheme = "normal"
+                why = "realtime scheduling not granted again after a rest (\(String(cString: strerror(errno)))): LimitRTPRIO=\(priority) grants it"
+            }
             windowStart = now
             cpuAtWindowStart = Self.threadCPU()
             return
@@ -79,6 +87,7 @@ public final class RealtimeLoop {
             var p = sched_param(sched_priority: 0)
             _ = sched_setscheduler(0, SCHED_OTHER | Self.resetOnFork, &p)
             scheme = "rr (resting)"
+            rests += 1
             restingUntil = now + 1_000_000_000
         }
     }

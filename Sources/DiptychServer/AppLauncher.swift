@@ -4,7 +4,6 @@
 
 import DiptychCore
 import DiptychLinux
-import Glibc
 
 /// The apps a compositor launched. Confined to the compositor's thread. Apps still running
 /// when it goes away are killed by `ChildProcess`'s deinit, never waited for.
@@ -42,26 +41,8 @@ final class AppLauncher {
 
     /// How many nice levels launched apps run below the compositor.
     static let appNiceness: Int32 = 5
-    /// How many more an app the user is not using runs below the one they are.
-    static let backgroundNiceness: Int32 = 5
-    /// The role whose app has the user's input (nil: none yet).
-    private(set) var prioritized: Role?
-
-    /// `role`'s app (the one the user touched, wrote or typed into last) runs at the launcher's
-    /// nice, the others `backgroundNiceness` lower; set on each app's process group (WebKit's
-    /// processes are in their client's), again as the focus moves.
-    func prioritize(_ role: Role?) {
-        prioritized = role
-        for app in apps where app.standing == .current { renice(app) }
-    }
-
-    private func renice(_ app: App) {
-        errno = 0
-        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        guard errno == 0 else { return }
-        let level = Self.appNiceness + (prioritized == nil || app.role == prioritized ? 0 : Self.backgroundNiceness)
-        _ = setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(app.process.pid), min(19, mine + level))
-    }
+    /// How the apps share the CPU, and who comes first (`AppLauncher+CPU.swift`).
+    var cpu = CPUShare()
 
     /// Starts `arguments` as a separate process with the other end of a new socket pair as
     /// fd 3 (`$DIPTYCH_SOCKET_FD`), and `$DIPTYCH_SOCKET` naming `socketPath` if any. Returns
@@ -93,6 +74,7 @@ final class AppLauncher {
         process.lowerPriority(by: Self.appNiceness)
         try local.setNonBlocking()
         apps.append(App(role: role, label: label, client: client, process: process, standing: standing, cgroup: cgroup))
+        if let app = apps.last { share(app) }
         return local
     }
 

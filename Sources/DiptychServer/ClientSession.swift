@@ -96,6 +96,8 @@ final class ClientSession {
     private(set) var text = TextInputGate()
     /// The serial of the last input event sent (protocol 9: one counter a connection, from 1).
     private var inputSerial: UInt32 = 0
+    /// When the user last acted on the app (a touch, pen or key event sent; 0: never).
+    private(set) var lastUserInput: UInt64 = 0
     /// The serial of the last finger or pen lift sent.
     private var contactEnd: UInt32 = 0
 
@@ -158,6 +160,7 @@ final class ClientSession {
     /// stamped with the connection's next serial (protocol 9; its serial is returned, else 0).
     @discardableResult
     func send(_ event: ServerEvent) -> UInt32 {
+        if event.isUserInput { lastUserInput = MonotonicClock.nanoseconds }
         guard event.serial != nil, connection.version >= ServerEvent.serialSince, isOpen else {
             connection.send(event)
             return 0

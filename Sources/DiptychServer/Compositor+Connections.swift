@@ -171,6 +171,7 @@ extension Compositor {
 
     func reapLaunchedApps() {
         superviseReplacements()
+        favourTheUsersApps()
         // The apps' orphans that the compositor adopted, at least once a second (and at once
         // on SIGCHLD in `run`).
         if policyClock.milliseconds >= supervision.orphansReapedAt + 1000 { reapOrphans() }

@@ -16,8 +16,8 @@ extension Compositor {
     public var launchedProcessIDs: [Int32] { launcher.apps.map(\.process.pid) }
 
     /// The status `ctl status --json` prints: `uptimeSeconds` since start, the compositor's
-    /// resident memory.
-    public func controlStatus(uptimeSeconds: Double) -> JSONValue {
+    /// resident memory; `loop`, the live loop's scheduling.
+    public func controlStatus(uptimeSeconds: Double, loop: RealtimeLoop? = nil) -> JSONValue {
         let panes: [JSONValue] = [Role.primary, .secondary].map { role in
             let launched = launcher.app(role)
             let state = session(role).map { c in
@@ -43,6 +43,11 @@ extension Compositor {
             ("outputs", .array([.object([("width", .int(geometry.panel.width)), ("height", .int(geometry.panel.height))])])),
             ("kernel", .string(BoxKernel.current.rawValue)),
             ("panes", .array(panes)),
+            // Who comes first for the CPU: the loop's scheduling, and how the apps share.
+            ("cpu", .object([
+                ("loop", .string(loop?.scheme ?? "normal")), ("loop_why", (loop?.why).map { .string($0) } ?? .null),
+                ("loop_rests", .int(loop?.rests ?? 0)),
+            ] + launcher.cpu.status(launcher.favouredRoles))),
         ] + note)
     }
 

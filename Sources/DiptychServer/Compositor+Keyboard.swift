@@ -146,9 +146,6 @@ extension Compositor {
             send(.keyboardFocus(focused: false), to: c)
         }
         if let new = change.gained, let c = session(new) { send(.keyboardFocus(focused: true), to: c) }
-        // The CPU follows the user: the app with the focus at the launcher's nice, the other
-        // raised by `AppLauncher.backgroundNiceness`.
-        launcher.prioritize(change.gained.flatMap { session($0)?.launchRole })
     }
 
     /// After the shell changed: a Slide Over the user brought in takes the keyboard (one that

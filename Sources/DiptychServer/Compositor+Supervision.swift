@@ -247,3 +247,21 @@ extension Compositor {
         return desk.replace(ghost, with: c.app, requiresFullScreen: c.requiresFullScreen)
     }
 }
+
+extension Compositor {
+    /// The CPU follows the user (`AppLauncher+CPU.swift`): the app that last received touch, pen
+    /// or keys comes first, with any app whose Picture in Picture plays.
+    func favourTheUsersApps() {
+        guard launcher.cpu.scheme != .none else { return }
+        var first = Set(desk.pip.windows.filter(\.playing).map { ClientID(rawValue: $0.app.rawValue) })
+        if let last = clients.all.max(by: { $0.lastUserInput < $1.lastUserInput }), last.lastUserInput > 0 { first.insert(last.id) }
+        launcher.favour(first)
+    }
+
+    /// Chooses how the launched apps share the CPU (by cgroup weight, nice values, or not at
+    /// all; see `status`'s `"cpu"`) and applies it from now on: for a live kiosk.
+    public func shareCPU() { launcher.shareCPU(noCgroupWhy: memoryWatch.noCgroupReason) }
+
+    /// How the apps share the CPU (`cpu.weight`, `nice` or `none`) and why.
+    public var cpuShare: (scheme: String, why: String) { (launcher.cpu.scheme.rawValue, launcher.cpu.why) }
+}

@@ -392,6 +392,16 @@ public enum ServerEvent: Sendable, Equatable {
         }
     }
 
+    /// A touch, pen or key event, or a pointer's button or scroll (not its hovering): the user
+    /// acting on the app.
+    public var isUserInput: Bool {
+        switch self {
+        case .touch, .pen, .key: true
+        case .pointer(let phase, _, _, _, _, _, _, _, _, _): phase == .button || phase == .scroll
+        default: false
+        }
+    }
+
     /// The input event with `serial` (any other event as it is).
     public func stamped(_ serial: UInt32) -> ServerEvent {
         switch self {

@@ -80,6 +80,8 @@ struct ProfileCommand: ParsableCommand {
             if let trace { try checkWritableDirectory(of: trace, what: "--trace") }
             if let plot { try checkWritableDirectory(of: plot, what: "--plot") }
             let logger = Logger(label: "diptych.profile")
+            guard ["none", "busy"].contains(neighbour) else { throw UsageError("bad --neighbour '\(neighbour)': expected none or busy") }
+            if neighbour != "none" && workload != .latency { throw UsageError("--neighbour is the latency workload's") }
             if workload != .client && (app != nil || compact || allocationCounter != nil) {
                 throw UsageError("--app, --compact and --allocation-counter are the client workload's")
             }

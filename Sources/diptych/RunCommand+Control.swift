@@ -61,7 +61,7 @@ extension RunCommand {
     ) -> Result<String, ControlError> {
                 switch words[0] {
                 case "status":
-                    var status = compositor.controlStatus(uptimeSeconds: uptime)
+                    var status = compositor.controlStatus(uptimeSeconds: uptime, loop: repaint.realtime)
                     if case .object(let fields) = status { status = .object(fields + config) }
                     if words.count > 1 { return .success(status.serialized) }
                     return .success(Self.describe(status))
@@ -117,6 +117,11 @@ extension RunCommand {
         for p in status["panes"]?.arrayValue ?? [] {
             let pid = p["pid"]?.intValue.map { "pid \($0)" } ?? "not launched here"
             lines.append("\(p["role"]?.stringValue ?? "?"): \(p["app"]?.stringValue ?? "none") (\(pid), \(p["state"]?.stringValue ?? "?"))")
+        }
+        if let cpu = status["cpu"] {
+            let first = cpu["favoured"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            lines.append("cpu: the loop \(cpu["loop"]?.stringValue ?? "?"), the apps by \(cpu["apps"]?.stringValue ?? "?")"
+                + (first.isEmpty ? "" : ", \(first.joined(separator: " and ")) first"))
         }
         return lines.joined(separator: "\n")
     }

@@ -282,10 +282,12 @@ struct RunCommand: ParsableCommand {
             defer { compositor.shutdown() }
             if let out { Files.remove("\(out)/frame.png") }
             useCgroups(compositor, limits: memoryLimits, logger: logger)
-            // The loop ahead of the apps where the system grants it (the unit's
-            // CPUSchedulingPolicy=rr); said once when it does not.
+            // Who comes first for the CPU: the loop, at realtime priority where the system grants
+            // it (the unit's CPUSchedulingPolicy=rr), and the app the user acts on (said once).
             let realtime = RealtimeLoop()
-            if !realtime.take() { logger.notice("the loop runs at normal priority: \(realtime.why ?? "")") }
+            if !realtime.take() { logger.notice("the loop runs unprivileged, at normal priority: \(realtime.why ?? "")") }
+            compositor.shareCPU()
+            logger.info("the apps share the CPU: \(compositor.cpuShare.why)", metadata: ["cpu.apps": "\(compositor.cpuShare.scheme)"])
             for (role, cmd) in [(Role.primary, primary), (.secondary, secondary)] {
                 guard let cmd else { continue }
                 let live = Apps.live(try Apps.parse(cmd, option: "--\(role.rawValue)"), role: role, out: out)

@@ -83,8 +83,25 @@ struct RepaintWindowTests {
         #expect((json["window_ms"]?.doubleValue ?? 0) >= 1 && (json["frames_at_deadline"]?.intValue ?? 0) > 0)
     }
 
+    /// Beside a neighbour that burns every core: both runs in one report, the busy one under
+    /// `"neighbour"` with the neighbour's own frame rate.
+    @Test func theLatencyWorkloadBesideABusyNeighbourReportsBothRuns() throws {
+        let r = try Harness.run([Harness.diptych, "profile", "--workload", "latency", "--neighbour", "busy", "--frames", "20", "--refresh", "120", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONValue.parse(r.stdout.trimmingNewline)
+        #expect((json["samples"]?.intValue ?? 0) > 10 && (json["latency"]?["p50_ms"]?.doubleValue ?? 0) > 0, "\(json)")
+        #expect((json["neighbour_fps"]?.doubleValue ?? 0) > 0, "\(json)")
+        let busy = try #require(json["neighbour"], "\(json)")
+        #expect((busy["samples"]?.intValue ?? 0) > 10 && (busy["window_ms"]?.doubleValue ?? 0) > 0, "\(busy)")
+        let p50 = try #require(busy["latency"]?["p50_ms"]?.doubleValue), p99 = try #require(busy["latency"]?["p99_ms"]?.doubleValue)
+        #expect(p50 > 0 && p50 <= p99, "\(busy)")
+        #expect((busy["neighbour_fps"]?.doubleValue ?? 0) > 0, "\(busy)")
+        #expect(json["scheduling"]?.stringValue?.hasPrefix("loop ") == true, "\(json)")
+    }
+
     @Test func badRepaintOptionsAreRefused() throws {
-        for args in [["run", "--repaint-window", "soon"], ["run", "--refresh", "0"], ["profile", "--workload", "latency", "--pen-hz", "0"]] {
+        for args in [["run", "--repaint-window", "soon"], ["run", "--refresh", "0"], ["profile", "--workload", "latency", "--pen-hz", "0"],
+                     ["profile", "--workload", "latency", "--neighbour", "noisy"], ["profile", "--workload", "split-static", "--neighbour", "busy"]] {
             let r = try Harness.run([Harness.diptych] + args)
             #expect(r.status == 2 && r.stderr.contains(args[args.count - 2]), "\(args): \(r.stderr)")
         }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: the JSON parser and the scenario parser (every field check).
+// Fed by Target.swift's entry point (DIPTYCH_FUZZ_TARGET=scenario).
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScenario(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     if let value = try? JSONValue.parse(text) {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: the wire decoder (framing, both directions' bodies, buffer validation).
-// Built by Tests/Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` together with the pure
-// tier's sources.
+// Fed by Target.swift's entry point (DIPTYCH_FUZZ_TARGET=wire).
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var assembler = MessageAssembler()

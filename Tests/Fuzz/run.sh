@@ -12,20 +12,23 @@ rm -f "$WORK"/src/*.swift
 for f in $(find Sources/DiptychCore Sources/DiptychWire -name '*.swift'); do
   grep -v '^import DiptychCore$' "$f" > "$WORK/src/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
-for t in Wire Scenario; do
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name DiptychFuzz -package-name diptych \
-    "$WORK"/src/*.swift "Tests/Fuzz/${t}Fuzz.swift" -o "$WORK/fuzz-$(echo $t | tr A-Z a-z)" 2>&1 | grep -v warning || true
-  [ -x "$WORK/fuzz-$(echo $t | tr A-Z a-z)" ] || { echo "fuzz: cannot build the $t target" >&2; exit 1; }
-done
-# The C client library's reading of what a compositor sends.
+# The C client library's reading of what a compositor sends, built beside the Swift binary.
 clang -O1 -g -fsanitize=fuzzer,address -ISources/CDiptychClient/include Tests/Fuzz/ClientFuzz.c \
-  Sources/CDiptychClient/*.c -o "$WORK/fuzz-client" 2> "$WORK/client-build.log" \
-  || { cat "$WORK/client-build.log" >&2; echo "fuzz: cannot build the client target" >&2; exit 1; }
+  Sources/CDiptychClient/*.c -o "$WORK/fuzz-client" 2> "$WORK/client-build.log" &
+client_build=$!
+# One Swift binary for both Swift targets (the pure tier compiled once); DIPTYCH_FUZZ_TARGET
+# picks the one it feeds.
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name DiptychFuzz -package-name diptych \
+  "$WORK"/src/*.swift Tests/Fuzz/*.swift -o "$WORK/fuzz-swift" 2>&1 | grep -v warning || true
+[ -x "$WORK/fuzz-swift" ] || { echo "fuzz: cannot build the Swift targets" >&2; exit 1; }
+wait $client_build || { cat "$WORK/client-build.log" >&2; echo "fuzz: cannot build the client target" >&2; exit 1; }
 mkdir -p "$WORK/corpus-wire" "$WORK/corpus-scenario" "$WORK/corpus-client" "$WORK/crashes"
 status=0
 run() {
   local name=$1; shift
-  "$WORK/fuzz-$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -artifact_prefix="$WORK/crashes/$name-" \
+  local binary="$WORK/fuzz-swift"
+  [ "$name" = client ] && binary="$WORK/fuzz-client"
+  DIPTYCH_FUZZ_TARGET=$name "$binary" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -artifact_prefix="$WORK/crashes/$name-" \
     "$WORK/corpus-$name" "$@" > "$WORK/$name.log" 2>&1 || status=1
   local execs
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$WORK/$name.log" | grep -o '[0-9]*$' || echo '?')
@@ -36,3 +39,4 @@ run scenario Assets/scenarios Tests/VM Tests/Fuzz/seeds/scenario &
 wait
 run client Tests/Fuzz/seeds/wire -max_len=131072
 if ls "$WORK/crashes" | grep -q .; then echo "fuzz: crashes kept in $WORK/crashes" >&2; exit 1; fi
+exit $status

@@ -6,19 +6,25 @@ import DiptychLinux
 import Glibc
 
 public enum AnotherUser {
-    /// `arguments` run as `uid` (its own group, no others).
-    public static func command(_ uid: UInt32, _ arguments: [String]) -> [String] {
-        ["setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + arguments
+    /// `arguments` run as `uid` (its own group, no others), keeping `capabilities` (ambient).
+    public static func command(_ uid: UInt32, capabilities: [String] = [], _ arguments: [String]) -> [String] {
+        let caps = capabilities.map { "+" + $0 }.joined(separator: ",")
+        return ["setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"]
+            + (capabilities.isEmpty ? [] : ["--inh-caps=\(caps)", "--ambient-caps=\(caps)"]) + arguments
     }
 
     /// `diptych run --backend headless --device ipad --status-bar off` with `flags` as user
     /// `uid`, its runtime folder `dir/run` (made, that user's; `dir` made searchable), its
-    /// control socket `dir/run/ctl`. Returns the process and the runtime folder.
-    public static func kiosk(_ uid: UInt32, in dir: String, flags: [String], environment: [String: String] = [:]) throws -> (process: ChildProcess, run: String) {
+    /// control socket `dir/run/ctl`; `capabilities`: what it keeps (e.g. `sys_nice`, which a
+    /// unit's `LimitNICE=` and `LimitRTPRIO=` grant in part, for a test whose root may not raise
+    /// hard limits). Returns the process and the runtime folder.
+    public static func kiosk(
+        _ uid: UInt32, in dir: String, flags: [String], environment: [String: String] = [:], capabilities: [String] = []
+    ) throws -> (process: ChildProcess, run: String) {
         let run = "\(dir)/run"
         guard chmod(dir, 0o711) == 0, mkdir(run, 0o700) == 0, chown(run, uid, uid) == 0 else { throw SystemError("prepare \(run)") }
         let process = try ChildProcess(
-            arguments: command(uid, [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--ctl-socket", "\(run)/ctl"] + flags),
+            arguments: command(uid, capabilities: capabilities, [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--ctl-socket", "\(run)/ctl"] + flags),
             environment: ["DIPTYCH_SOCKET": "\(run)/sock", "XDG_RUNTIME_DIR": run].merging(environment) { $1 })
         return (process, run)
     }

@@ -11,7 +11,7 @@ struct TestTools: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diptych-test-tools",
         abstract: "Tools for Diptych's tests and VM test.",
-        subcommands: [PlayCommand.self, KMSStateCommand.self, CompareCommand.self, UinputTapCommand.self, SoakCommand.self])
+        subcommands: [PlayCommand.self, KMSStateCommand.self, CompareCommand.self, UinputTapCommand.self, SoakCommand.self, SpinCommand.self])
 }
 
 /// What the tools report: the message, printed as "diptych-test-tools: message", and the exit

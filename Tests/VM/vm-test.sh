@@ -298,9 +298,12 @@ grep -q 'diptych_app_oom_kills_total{role="primary"} [1-9]' "$OUT/cgroup/stats.p
 grep -q "^compositor$" "$OUT/cgroup/children.txt" && grep -q "^app-primary-" "$OUT/cgroup/children.txt" && grep -q "^app-secondary-" "$OUT/cgroup/children.txt" \
   || fail "cgroup: the compositor's leaf and the apps' cgroups are not there: $(cat "$OUT/cgroup/children.txt")"
 grep -q "^67108864$" "$OUT/cgroup/memory-max.txt" || fail "cgroup: memory.max is not the limit: $(cat "$OUT/cgroup/memory-max.txt")"
+grep -q '"loop":"rr"' "$OUT/cgroup/status-after-oom.json" && grep -q '"apps":"cpu.weight"' "$OUT/cgroup/status-after-oom.json" \
+  || fail "cgroup: with LimitRTPRIO and the cpu controller the loop is not realtime or the apps not weighed: $(cat "$OUT/cgroup/status-after-oom.json")"
+[ "$(tr '\n' ' ' < "$OUT/cgroup/cpu-weight.txt")" = "900 300 " ] || fail "cgroup: cpu.weight of the compositor and an app not 900 and 300: $(cat "$OUT/cgroup/cpu-weight.txt")"
 [ "$(cat "$OUT/cgroup.rc")" = 0 ] || fail "cgroup: the compositor did not end cleanly: $(cat "$OUT/cgroup.rc")"
 grep -q "^app-" "$OUT/cgroup/children-after.txt" && fail "cgroup: the apps' cgroups were left behind: $(cat "$OUT/cgroup/children-after.txt")"
-step "memory-limit held by the kernel as uid 1000 under a delegated cgroup v2 subtree: an app past it killed in its cgroup, relaunched, counted; memory.current in status; the cgroups removed at the end"
+step "memory-limit held by the kernel as uid 1000 under a delegated cgroup v2 subtree: an app past it killed in its cgroup, relaunched, counted; memory.current in status; the cgroups removed at the end; with the unit's rlimits the loop realtime and each app's cgroup weighed (cpu.weight)"
 grep -q '"event":"touch","id":[0-9]*,"phase":"down"' "$OUT/kiosk/events-secondary.jsonl" \
   || fail "kiosk: the tap on the touchscreen (opened through the seat) did not reach the app"
 step "kiosk: as uid 1000 through seatd (card and touchscreen 0600 root, a tap read through the seat); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"

@@ -288,6 +288,9 @@ public enum LatencyProfiler {
         // by their time (each phase's first 100 ms left out: the switch's own frames).
         var phases: [(start: UInt64, end: UInt64, windowed: Bool)] = []
         var onTime = 0, late = 0
+        // The window in effect as the pen was measured with it (the keyboard's frames after
+        // may move the automatic one).
+        var penWindow = compositor.repaintWindowMilliseconds
         func play(_ nanoseconds: UInt64) throws { try loop.play(nanoseconds, while: .primary) }
         try compositor.run(timeoutMilliseconds: 2000) { !pen.times.isEmpty }
         penStarted = true
@@ -304,6 +307,7 @@ public enum LatencyProfiler {
                 if windowed {
                     onTime += compositor.framesAtDeadline.onTime - on0
                     late += compositor.framesAtDeadline.late - late0
+                    penWindow = compositor.repaintWindowMilliseconds
                 }
                 phases.append((start + 100_000_000, MonotonicClock.nanoseconds, windowed))
             }
@@ -347,7 +351,7 @@ public enum LatencyProfiler {
         }
         var result = LatencyResult(
             refreshHz: refreshHz, drawMilliseconds: drawMilliseconds, penHz: penHz,
-            windowMilliseconds: compositor.repaintWindowMilliseconds, latency: windowed, asap: asap)
+            windowMilliseconds: penWindow, latency: windowed, asap: asap)
         result.framesAtDeadline = onTime + late
         result.framesShownAtAimedVblank = onTime
         result.keyToApp = keys

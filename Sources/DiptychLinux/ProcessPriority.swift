@@ -16,8 +16,8 @@ public enum ProcessPriority {
 
     /// Sets `nice` on every thread of `pid`, of its descendants and of its process group (see
     /// `ProcessMemory.tree`): WebKit's web and network processes with the web client that started
-    /// them, whatever session they are in. False if a thread refused (one that went meanwhile
-    /// is not counted).
+    /// them, whatever session they are in. False if a thread refused (one that went meanwhile is
+    /// not counted).
     @discardableResult
     public static func setNice(_ nice: Int32, tree pid: Int32) -> Bool {
         var ok = true

@@ -47,7 +47,7 @@ extension Compositor {
             ("cpu", .object([
                 ("loop", .string(loop?.scheme ?? "normal")), ("loop_why", (loop?.why).map { .string($0) } ?? .null),
                 ("loop_rests", .int(loop?.rests ?? 0)),
-            ] + launcher.cpu.status(launcher.favouredRoles))),
+            ] + launcher.cpu.status)),
         ] + note)
     }
 

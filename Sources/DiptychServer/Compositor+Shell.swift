@@ -155,7 +155,7 @@ extension Compositor {
     var nextTickDeadline: UInt64? {
         guard virtualTime == nil else { return nil }
         // The owners that keep their own deadlines, and those the compositor works out.
-        let owners: [any Timed] = [supervision, keys, clients, renderer.chrome]
+        let owners: [any Timed] = [supervision, keys, clients, renderer.chrome, launcher.cpu]
         return ([owners.earliestDeadline, desk.nextDeadline(after: now), nextConnectionDeadline, admission.deferredConfigures ? newcomerDrawing : nil, cursorHides,
                  desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline] as [UInt64?])
             .compactMap { $0 }.min()

@@ -249,13 +249,14 @@ extension Compositor {
 }
 
 extension Compositor {
-    /// The CPU follows the user (`AppLauncher+CPU.swift`): the app that last received touch, pen
-    /// or keys comes first, with any app whose Picture in Picture plays.
+    /// The CPU follows the user (`AppLauncher+CPU.swift`): the role whose app last received
+    /// touch, pen or keys comes first, with one whose Picture in Picture plays while the app is
+    /// off screen (the app says it plays: on screen, that counts for nothing).
     func favourTheUsersApps() {
         guard launcher.cpu.scheme != .none else { return }
-        var first = Set(desk.pip.windows.filter(\.playing).map { ClientID(rawValue: $0.app.rawValue) })
-        if let last = clients.all.max(by: { $0.lastUserInput < $1.lastUserInput }), last.lastUserInput > 0 { first.insert(last.id) }
-        launcher.favour(first)
+        var first = Set(desk.pip.windows.filter { $0.playing && desk.shell.pane(of: $0.app) == nil }.compactMap { session($0.app)?.launchRole })
+        if let last = clients.all.max(by: { $0.lastUserInput < $1.lastUserInput }), last.lastUserInput > 0, let role = last.launchRole { first.insert(role) }
+        launcher.favour(first, now: policyClock.milliseconds)
     }
 
     /// Chooses how the launched apps share the CPU (by cgroup weight, nice values, or not at

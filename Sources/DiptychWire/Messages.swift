@@ -392,11 +392,11 @@ public enum ServerEvent: Sendable, Equatable {
         }
     }
 
-    /// A touch, pen or key event, or a pointer's button or scroll (not its hovering): the user
-    /// acting on the app.
+    /// A touch, pen or key event, text the on-screen keyboard typed, or a pointer's button or
+    /// scroll (not its hovering): the user acting on the app.
     public var isUserInput: Bool {
         switch self {
-        case .touch, .pen, .key: true
+        case .touch, .pen, .key, .textCommit: true
         case .pointer(let phase, _, _, _, _, _, _, _, _, _): phase == .button || phase == .scroll
         default: false
         }

@@ -120,7 +120,8 @@ extension RunCommand {
         }
         if let cpu = status["cpu"] {
             let first = cpu["favoured"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            lines.append("cpu: the loop \(cpu["loop"]?.stringValue ?? "?"), the apps by \(cpu["apps"]?.stringValue ?? "?")"
+            let apps = cpu["apps"]?.stringValue ?? "?"
+            lines.append("cpu: the loop \(cpu["loop"]?.stringValue ?? "?"), the apps \(apps == "none" ? "as launched" : "by " + apps)"
                 + (first.isEmpty ? "" : ", \(first.joined(separator: " and ")) first"))
         }
         return lines.joined(separator: "\n")

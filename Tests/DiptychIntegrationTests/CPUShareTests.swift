@@ -10,7 +10,7 @@ import DiptychTestSupport
 import Glibc
 import Testing
 
-private let toolsAreThere = ((try? Harness.run(["/bin/sh", "-c", "command -v setpriv && command -v taskset"]))?.status ?? 1) == 0
+private let toolsAreThere = ((try? Harness.run(["/bin/sh", "-c", "command -v setpriv && command -v taskset && command -v chrt"]))?.status ?? 1) == 0
 
 struct CPUShareTests {
     /// The nice values of every thread of `pid`'s tree (itself, its descendants, its group).
@@ -51,34 +51,47 @@ struct CPUShareTests {
                 "\(Self.nices(pids[0])) \(Self.nices(pids[1]))")
     }
 
-    /// As the unit runs it (not root): granted realtime and raised priorities the loop is
-    /// realtime and the apps reniced; without, `status` says so and which limit grants it. (The
-    /// grant here is CAP_SYS_NICE: this machine's root may not raise hard limits; the VM test
-    /// gives the unit's LimitNICE= and LimitRTPRIO= as limits.)
-    @Test(.enabled(if: toolsAreThere && geteuid() == 0, "needs setpriv, as root"))
+    /// As the unit runs it (not root): started realtime (the unit's CPUSchedulingPolicy=rr, here
+    /// `chrt`) the loop stays realtime and its apps do not (nor may they take it); with
+    /// CAP_SYS_NICE the loop takes realtime itself and the apps are reniced; with neither,
+    /// `status` says so and names what grants it. (The grant for renicing is CAP_SYS_NICE here:
+    /// this machine's root may not raise hard limits; the VM test gives `LimitNICE=` as a limit.)
+    @Test(.enabled(if: toolsAreThere && geteuid() == 0, "needs setpriv and chrt, as root"))
     func statusSaysTheSchemeInForceAsAnotherUser() throws {
-        for capabilities in [[], ["sys_nice"]] {
-            let (k, run) = try AnotherUser.kiosk(65534, in: Harness.temporaryDirectory("cpu-share"), flags: ["--primary", "pattern:#123456"], capabilities: capabilities)
+        for (capabilities, before) in [([String](), [String]()), (["sys_nice"], []), ([], ["chrt", "-r", "10"])] {
+            let (k, run) = try AnotherUser.kiosk(
+                65534, in: Harness.temporaryDirectory("cpu-share"), flags: ["--primary", "pattern:#123456"], capabilities: capabilities, before: before)
             defer { k.terminate(graceMilliseconds: 5000) }
-            var cpu: JSONValue?
+            var status: JSONValue?
             #expect(try eventually(seconds: 30) {
                 let r = try Harness.run(AnotherUser.command(65534, [Harness.diptych, "ctl", "--socket", "\(run)/ctl", "status", "--json"]), timeoutMilliseconds: 10_000)
-                cpu = r.status == 0 ? (try? JSONValue.parse(r.stdout.trimmingNewline))?["cpu"] : nil
-                return cpu != nil
+                status = r.status == 0 ? try? JSONValue.parse(r.stdout.trimmingNewline) : nil
+                return status?["panes"]?.arrayValue?.first?["pid"]?.intValue != nil
             })
-            if capabilities.isEmpty {
-                #expect(cpu?["loop"]?.stringValue == "normal" && cpu?["loop_why"]?.stringValue?.contains("LimitRTPRIO=10") == true, "\(cpu ?? .null)")
+            let cpu = status?["cpu"]
+            switch (capabilities.isEmpty, before.isEmpty) {
+            case (true, true):
+                #expect(cpu?["loop"]?.stringValue == "normal" && cpu?["loop_why"]?.stringValue?.contains("CPUSchedulingPolicy=rr") == true, "\(cpu ?? .null)")
                 #expect(cpu?["apps"]?.stringValue == "none" && cpu?["apps_why"]?.stringValue?.contains("LimitNICE=+5") == true, "\(cpu ?? .null)")
-            } else {
+            case (false, _):
                 #expect(cpu?["loop"]?.stringValue == "rr" && cpu?["loop_why"] == .null, "\(cpu ?? .null)")
                 #expect(cpu?["apps"]?.stringValue == "nice", "\(cpu ?? .null)")
+            case (true, false):
+                #expect(cpu?["loop"]?.stringValue == "rr", "\(cpu ?? .null)")
+                // Its app runs at normal scheduling, and no realtime limit was handed down.
+                let pid = Int32(try #require(status?["panes"]?.arrayValue?.first?["pid"]?.intValue))
+                #expect(sched_getscheduler(pid) == SCHED_OTHER)
+                let limits = String(decoding: try Files.read("/proc/\(pid)/limits", limit: 8192), as: UTF8.self)
+                let rtprio = limits.split(separator: "\n").first { $0.hasPrefix("Max realtime priority") }?.split(separator: " ").suffix(2)
+                #expect(rtprio.map(Array.init) == ["0", "0"], "\(limits)")
             }
         }
     }
 
     /// A realtime loop that never waits (each turn 2 ms of work) on one core, beside an ordinary
     /// busy process on the same core: the bound gives the process its share (without it, the
-    /// kernel's realtime throttling alone would leave it 5%).
+    /// kernel's realtime throttling alone would leave it 5%; resting, the loop waits after each
+    /// turn as long as it worked).
     @Test(.enabled(if: toolsAreThere && geteuid() == 0, "needs taskset and realtime priority"))
     func aRealtimeLoopThatNeverWaitsStillLetsAnotherProcessRun() throws {
         let other = try ChildProcess(arguments: ["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])

@@ -16,15 +16,16 @@ public enum AnotherUser {
     /// `diptych run --backend headless --device ipad --status-bar off` with `flags` as user
     /// `uid`, its runtime folder `dir/run` (made, that user's; `dir` made searchable), its
     /// control socket `dir/run/ctl`; `capabilities`: what it keeps (e.g. `sys_nice`, which a
-    /// unit's `LimitNICE=` and `LimitRTPRIO=` grant in part, for a test whose root may not raise
-    /// hard limits). Returns the process and the runtime folder.
+    /// unit's `LimitNICE=` grants in part, for a test whose root may not raise hard limits);
+    /// `before`: a command it runs under as root (`chrt -r 10`, as the unit's
+    /// `CPUSchedulingPolicy=rr`). Returns the process and the runtime folder.
     public static func kiosk(
-        _ uid: UInt32, in dir: String, flags: [String], environment: [String: String] = [:], capabilities: [String] = []
+        _ uid: UInt32, in dir: String, flags: [String], environment: [String: String] = [:], capabilities: [String] = [], before: [String] = []
     ) throws -> (process: ChildProcess, run: String) {
         let run = "\(dir)/run"
         guard chmod(dir, 0o711) == 0, mkdir(run, 0o700) == 0, chown(run, uid, uid) == 0 else { throw SystemError("prepare \(run)") }
         let process = try ChildProcess(
-            arguments: command(uid, capabilities: capabilities, [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--ctl-socket", "\(run)/ctl"] + flags),
+            arguments: before + command(uid, capabilities: capabilities, [Harness.diptych, "run", "--backend", "headless", "--device", "ipad", "--status-bar", "off", "--ctl-socket", "\(run)/ctl"] + flags),
             environment: ["DIPTYCH_SOCKET": "\(run)/sock", "XDG_RUNTIME_DIR": run].merging(environment) { $1 })
         return (process, run)
     }

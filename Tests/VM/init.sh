@@ -148,15 +148,15 @@ kill $seatd_pid
 # Memory limits held by the kernel: cgroup v2 with a subtree delegated to the kiosk user (as the
 # unit's Delegate=yes gives the service's), the compositor started in it as uid 1000; the
 # primary takes 128 MiB past a 64 MB limit once drawn, and the kernel kills it in its cgroup.
-# The CPU: the unit's LimitNICE=+5 and LimitRTPRIO=10 as rlimits, the cpu controller delegated
-# too: the loop realtime, each app's cgroup weighed.
+# The CPU: the unit's CPUSchedulingPolicy=rr (chrt) and LimitNICE=+5, the cpu controller
+# delegated too: the loop realtime, each app's cgroup weighed.
 mkdir -p /out/cgroup && chmod 0777 /out/cgroup
 mount -t cgroup2 none /sys/fs/cgroup || echo "VM: cannot mount cgroup2"
 echo "+memory +cpu" > /sys/fs/cgroup/cgroup.subtree_control || echo "VM: no memory or cpu controller"
 mkdir /sys/fs/cgroup/kiosk
 chown 1000:1000 /sys/fs/cgroup/kiosk /sys/fs/cgroup/kiosk/cgroup.procs /sys/fs/cgroup/kiosk/cgroup.subtree_control /sys/fs/cgroup/kiosk/cgroup.threads
 mkdir -p -m 0700 /tmp/cg-run && chown 1000:1000 /tmp/cg-run
-sh -c 'echo $$ > /sys/fs/cgroup/kiosk/cgroup.procs; ulimit -e 15; ulimit -r 10; exec su -s /bin/sh kiosk -c "XDG_RUNTIME_DIR=/tmp/cg-run DIPTYCH_LOG_LEVEL=info exec /bin/diptych run --backend headless --device ipad --memory-limit 64 --relaunch always --ctl-socket /tmp/cg-run/ctl --primary \"pattern:#336699 --hold-mb 128\" --secondary pattern:#993366"' \
+sh -c 'echo $$ > /sys/fs/cgroup/kiosk/cgroup.procs; ulimit -e 15; exec chrt -r 10 su -s /bin/sh kiosk -c "XDG_RUNTIME_DIR=/tmp/cg-run DIPTYCH_LOG_LEVEL=info exec /bin/diptych run --backend headless --device ipad --memory-limit 64 --relaunch always --ctl-socket /tmp/cg-run/ctl --primary \"pattern:#336699 --hold-mb 128\" --secondary pattern:#993366"' \
     > /out/cgroup.stdout 2> /out/cgroup.stderr &
 cgpid=$!
 cg_serving() { /bin/diptych ctl --socket /tmp/cg-run/ctl status --json > /out/cgroup/status.json 2>/dev/null; }

@@ -57,9 +57,11 @@ for a in $("$IR/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$
 cp "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" "$IR/bin/"
 # seatd, for the kiosk run as an ordinary user; a user and the groups it runs in.
 cp /usr/sbin/seatd "$IR/bin/seatd"
+# chrt (util-linux): the kiosk started realtime, as the unit's CPUSchedulingPolicy=rr does.
+cp /usr/bin/chrt "$IR/bin/chrt"
 printf 'root:x:0:0:root:/root:/bin/sh\nkiosk:x:1000:1000:kiosk:/tmp/kiosk:/bin/sh\n' > "$IR/etc/passwd"
 printf 'root:x:0:\nvideo:x:44:kiosk\nkiosk:x:1000:\n' > "$IR/etc/group"
-for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" /usr/sbin/seatd | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+for lib in $(ldd "$BIN/diptych" "$BIN/diptych-demo" "$BIN/diptych-test-tools" /usr/sbin/seatd /usr/bin/chrt | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
   mkdir -p "$IR$(dirname "$lib")"
   cp -L "$lib" "$IR$lib"
 done
@@ -299,11 +301,11 @@ grep -q "^compositor$" "$OUT/cgroup/children.txt" && grep -q "^app-primary-" "$O
   || fail "cgroup: the compositor's leaf and the apps' cgroups are not there: $(cat "$OUT/cgroup/children.txt")"
 grep -q "^67108864$" "$OUT/cgroup/memory-max.txt" || fail "cgroup: memory.max is not the limit: $(cat "$OUT/cgroup/memory-max.txt")"
 grep -q '"loop":"rr"' "$OUT/cgroup/status-after-oom.json" && grep -q '"apps":"cpu.weight"' "$OUT/cgroup/status-after-oom.json" \
-  || fail "cgroup: with LimitRTPRIO and the cpu controller the loop is not realtime or the apps not weighed: $(cat "$OUT/cgroup/status-after-oom.json")"
+  || fail "cgroup: started realtime with the cpu controller, the loop is not realtime or the apps not weighed: $(cat "$OUT/cgroup/status-after-oom.json")"
 [ "$(tr '\n' ' ' < "$OUT/cgroup/cpu-weight.txt")" = "900 300 " ] || fail "cgroup: cpu.weight of the compositor and an app not 900 and 300: $(cat "$OUT/cgroup/cpu-weight.txt")"
 [ "$(cat "$OUT/cgroup.rc")" = 0 ] || fail "cgroup: the compositor did not end cleanly: $(cat "$OUT/cgroup.rc")"
 grep -q "^app-" "$OUT/cgroup/children-after.txt" && fail "cgroup: the apps' cgroups were left behind: $(cat "$OUT/cgroup/children-after.txt")"
-step "memory-limit held by the kernel as uid 1000 under a delegated cgroup v2 subtree: an app past it killed in its cgroup, relaunched, counted; memory.current in status; the cgroups removed at the end; with the unit's rlimits the loop realtime and each app's cgroup weighed (cpu.weight)"
+step "memory-limit held by the kernel as uid 1000 under a delegated cgroup v2 subtree: an app past it killed in its cgroup, relaunched, counted; memory.current in status; the cgroups removed at the end; started realtime as the unit starts it, the loop realtime and each app's cgroup weighed (cpu.weight)"
 grep -q '"event":"touch","id":[0-9]*,"phase":"down"' "$OUT/kiosk/events-secondary.jsonl" \
   || fail "kiosk: the tap on the touchscreen (opened through the seat) did not reach the app"
 step "kiosk: as uid 1000 through seatd (card and touchscreen 0600 root, a tap read through the seat); VT switch away (master given up, no frame drawn) and back (mode set, readback equal to headless); a killed app relaunched in its place, the other not reconfigured"

@@ -24,6 +24,8 @@ final class Fixture {
             profile: try DeviceProfile.named("ipad"), orientation: .landscape, arrangement: arrangement,
             listen: true, socketPath: "\(dir)/diptych-test")
         config.secondScreen = secondScreen
+        // (The status bar's clock fixed: a minute turning mid-test would repaint it.)
+        config.statusBarTime = "09:41"
         compositor = try Compositor(configuration: config, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 

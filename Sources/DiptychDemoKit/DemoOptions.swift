@@ -29,8 +29,8 @@ public struct DemoOptions: Sendable {
     /// Once the first frame is on screen, take and touch this many MiB and hold them (an app
     /// that grows past its memory limit, for tests).
     public var holdMegabytes = 0
-    /// Burn every core with busy threads from the start (a neighbour that takes all the CPU it
-    /// is given, for the latency workload's `--neighbour busy`).
+    /// Burn every core with busy threads once the first frame is on screen (a neighbour that
+    /// takes all the CPU it is given, for the latency workload's `--neighbour busy`).
     public var burn = false
 
     public init(app: DemoApp, eventLog: String? = nil, requiresFullScreen: Bool = false, snapshotDelay: UInt64 = 0, noAck: Bool = false) {

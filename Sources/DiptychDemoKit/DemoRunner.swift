@@ -125,6 +125,8 @@ public struct DemoRunner {
         }
     }
 
+    /// The busy threads were started (`burn`).
+    private var burning = false
     /// The memory `holdMegabytes` took (never freed).
     var held: UnsafeMutableRawPointer?
 
@@ -252,6 +254,10 @@ public struct DemoRunner {
             if let style = options.statusBarStyle, !styled {
                 styled = true
                 try connection.setStatusBarStyle(style)
+            }
+            if options.burn, !burning {
+                burning = true
+                Burner.start()
             }
             if options.holdMegabytes > 0, held == nil {
                 // Written page by page: the memory is really the app's (its cgroup is charged).

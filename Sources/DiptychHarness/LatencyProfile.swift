@@ -255,6 +255,10 @@ public enum LatencyProfiler {
         if let neighbour { try compositor.launch(try command(neighbour), role: .secondary, label: "neighbour") }
         try compositor.waitUntilShownAppsHaveDrawn(timeoutMilliseconds: 10_000)
         guard let app = compositor.client(.primary) else { throw CompositorError("the latency app went away") }
+        // (A neighbour is measured beside from its first frame: it must be there.)
+        if neighbour != nil, !(try compositor.run(timeoutMilliseconds: 10_000) { compositor.hasCommittedForConfigure(.secondary) }) {
+            throw CompositorError("the neighbour did not draw within 10 s: \(compositor.disconnections[.secondary] ?? "it did not connect")")
+        }
         let other = compositor.client(.secondary)
 
         // (In Split View the pen stays in the primary's pane: the left third of the screen.)

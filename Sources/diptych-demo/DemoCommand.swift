@@ -6,7 +6,6 @@ import DiptychClient
 import DiptychCore
 import DiptychDemoKit
 import DiptychLinux
-import Glibc
 
 @main
 struct DemoCommand: ParsableCommand {
@@ -81,7 +80,6 @@ struct DemoCommand: ParsableCommand {
         opts.pictureInPicture = pip
         opts.holdMegabytes = holdMb
         opts.burn = burn
-        if burn { Burner.start() }
         opts.statusBarStyle = statusBarStyle.flatMap(StatusBarStyle.init(rawValue:))
         var runner = DemoRunner(options: opts, connection: connection)
         let status = runner.run()
@@ -93,21 +91,4 @@ func parseBox(_ text: String) -> Rect? {
     let v = text.split(separator: ",").compactMap { Int($0) }
     guard v.count == 4, v[2] > 0, v[3] > 0 else { return nil }
     return Rect(x: v[0], y: v[1], width: v[2], height: v[3])
-}
-
-/// Busy threads, one a core, spinning until the process ends.
-enum Burner {
-    static func start() {
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        for _ in 0..<cores {
-            var thread = pthread_t()
-            _ = pthread_create(&thread, nil, { _ in
-                // (The clock, read each time, keeps an optimizing compiler from dropping a loop
-                // that has no other effect.)
-                var x: UInt64 = 1
-                while MonotonicClock.nanoseconds != 0 { x = x &* 6364136223846793005 &+ 1442695040888963407 }
-                return UnsafeMutableRawPointer(bitPattern: UInt(x | 1))
-            }, nil)
-        }
-    }
 }

@@ -3,13 +3,14 @@
 # (libjs-pdf and libjs-leaflet: Debian's pdf.js viewer and Leaflet, pages nobody here wrote, for the tests;
 # openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it;
 # gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu;
-# lintian, man-db, systemd: the package checked, its manual pages rendered and its units verified).
+# lintian, man-db, systemd: the package checked, its manual pages rendered and its units verified;
+# unicode-cldr-core: the keyboard's languages checked against CLDR, as xkb-data's letters).
 
 SWIFT ?= swift
 DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev libxkbcommon-dev xkb-data libx11-data pkg-config \
 	gcc python3 python3-pip python3-setuptools python3-wheel python3-pil libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0 \
 	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-	lintian man-db systemd
+	lintian man-db systemd unicode-cldr-core
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
@@ -32,7 +33,7 @@ PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PRE
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-protocol.h)
 
-.PHONY: all deps build web lib install-lib static man man-pages install-doc install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol clean
+.PHONY: all deps build web lib install-lib static man man-pages install-doc install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol keyboard-languages check-keyboard-languages clean
 
 all: build
 
@@ -189,12 +190,21 @@ protocol:
 check-protocol:
 	@python3 Assets/protocol/gen.py --check
 
+# The on-screen keyboard's languages (Sources/DiptychCore/Keyboard/KeyboardLanguages+Generated.swift),
+# generated from xkb-data (through libxkbcommon) and Unicode CLDR (committed, as the protocol's
+# tables); check-keyboard-languages fails on a diff.
+keyboard-languages:
+	python3 Assets/keyboard/gen.py
+
+check-keyboard-languages:
+	@python3 Assets/keyboard/gen.py --check
+
 # The pure tier (DiptychCore, DiptychWire) imports no C module, Glibc, Musl or Foundation.
 check-pure:
 	@bash Tests/Tools/check-pure.sh
 
 # Every stage timed, with the table of their times at the end (Tests/Tools/test-stages.sh).
-test: deps check-pure check-protocol
+test: deps check-pure check-protocol check-keyboard-languages
 	@SWIFT=$(SWIFT) bash Tests/Tools/test-stages.sh
 
 # The area-average kernels on every path against the scalar one (natively and, NEON, under
@@ -207,7 +217,7 @@ fuzz:
 	bash Tests/Fuzz/run.sh
 
 # The suite without the VM test (a few seconds instead of a few minutes).
-test-fast: deps check-pure check-protocol
+test-fast: deps check-pure check-protocol check-keyboard-languages
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build

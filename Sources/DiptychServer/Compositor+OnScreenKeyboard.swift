@@ -157,6 +157,8 @@ extension Compositor {
             // The keys are back until a hardware keyboard types again; the apps hear the new frame.
             textRelay.hardwareKeyboard = nil
             tellKeyboardFrame()
+        case .nextLanguage:
+            desk.switchLanguage()
         }
         scheduleFrame()
     }
@@ -205,7 +207,8 @@ extension Compositor {
         guard let k = desk.keyboard, !k.isGone(at: now), !desk.keyboardSuspended else { return nil }
         let f = k.frame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation, at: now, reduceMotion: configuration.reduceMotion).frame
         return KeyboardRecord(
-            frame: f, layout: k.keyboard.layout, variant: k.keyboard.variant, shift: k.keyboard.shift, returnKey: k.keyboard.returnKey, appearance: keyboardAppearance)
+            frame: f, layout: k.keyboard.layout, variant: k.keyboard.variant, shift: k.keyboard.shift, returnKey: k.keyboard.returnKey, appearance: keyboardAppearance,
+            language: k.keyboard.language.name)
     }
 
     /// What the keyboard shows now, for tests and `frames.json`.
@@ -264,10 +267,12 @@ public struct KeyboardRecord: Sendable, Equatable {
     /// What the return key says (`default`: "return").
     public var returnKey: ReturnKey
     public var appearance: KeyboardAppearance
+    /// The language its keys type (the xkb layout name; `layout` is the plane).
+    public var language: String
 
     public var json: JSONValue {
         .object([("frame", frame.json), ("layout", .string(layout.rawValue)), ("variant", .string(variant.rawValue)), ("shift", .string(shift.rawValue)),
-                 ("returnKey", .string(returnKey.name)), ("appearance", .string(appearance.rawValue))])
+                 ("returnKey", .string(returnKey.name)), ("appearance", .string(appearance.rawValue)), ("language", .string(language))])
     }
 }
 

@@ -62,6 +62,9 @@ public struct CompositorConfiguration: Sendable {
     /// The keymap's names (unset parts from `XKB_DEFAULT_*`, then `us`), and how keys repeat.
     public var keymap = KeymapNames()
     public var keyRepeat = KeyRepeat()
+    /// The on-screen keyboard's languages (`keyboard-layouts`; none: US English); the first
+    /// types first, the globe key takes the next.
+    public var keyboardLanguages: [KeyboardLanguage] = []
     /// iOS's Reduce Motion: moves not under the finger (settles, rotation, a Picture in Picture
     /// window growing or shrinking) become short cross-fades.
     public var reduceMotion = false
@@ -250,6 +253,7 @@ public final class Compositor {
             shell: shell,
             palm: PalmRejection(mode: configuration.palmRejection, holdoff: configuration.penHoldoff))
         desk.setCursorMode(configuration.cursor)
+        desk.setLanguages(configuration.keyboardLanguages)
         screen.power = ScreenPower(idleTimeout: configuration.idleTimeout, schedule: configuration.blankSchedule)
         screen.mode = configuration.blank
         memoryWatch.limits = configuration.memoryLimits

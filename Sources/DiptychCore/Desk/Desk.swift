@@ -39,6 +39,9 @@ package struct Desk: ~Copyable {
     private var slideOverShown = false
     /// The on-screen keyboard, while it shows or slides away.
     package private(set) var keyboard: KeyboardPresence?
+    /// Its languages (`keyboard-layouts`), and the one it types now.
+    package private(set) var languages: [KeyboardLanguage] = [.us]
+    package private(set) var languageIndex = 0
     /// The app the last tap ended in, and when (the keyboard shows for a field enabled up to
     /// `KeyboardRules.enableAfterTap` ms later).
     package private(set) var lastTap: (app: AppID, at: UInt64)?
@@ -196,8 +199,21 @@ package struct Desk: ~Copyable {
             keyboard = k
             return
         }
-        keyboard = KeyboardPresence(owner: app, state: state, at: now)
+        keyboard = KeyboardPresence(owner: app, state: state, language: languages[languageIndex], globe: languages.count > 1, at: now)
         if bar { keyboard?.show(bar: true) }
+    }
+
+    /// The keyboard's languages from now on (none: US English), the first in use.
+    package mutating func setLanguages(_ list: [KeyboardLanguage]) {
+        languages = list.isEmpty ? [.us] : list
+        languageIndex = 0
+        keyboard?.setLanguage(languages[0], globe: languages.count > 1)
+    }
+
+    /// The next language of the list (the globe key's tap), or language `index`.
+    package mutating func switchLanguage(to index: Int? = nil) {
+        languageIndex = index.map { min(max($0, 0), languages.count - 1) } ?? (languageIndex + 1) % languages.count
+        keyboard?.setLanguage(languages[languageIndex], globe: languages.count > 1)
     }
 
     /// The keyboard shows only its shortcut bar (`bar`), or its keys again.

@@ -22,7 +22,7 @@ public enum ConfigFile {
         "primary", "secondary", "scenario", "relaunch", "out", "input", "touch-calibration", "keymap", "repeat", "emulate-on",
         "rotate", "status-bar", "status-bar-title", "battery", "second-screen", "palm-rejection", "pen-holdoff-ms", "refresh",
         "repaint-window", "cursor", "ctl-socket", "ctl-group", "idle-timeout", "blank-schedule", "blank",
-        "memory-limit", "memory-limit-primary", "memory-limit-secondary",
+        "memory-limit", "memory-limit-primary", "memory-limit-secondary", "keyboard-layouts",
     ]
     /// The boolean keys, with the flag each value stands for (nil: none, the default).
     public static let booleanKeys: [String: (whenTrue: String?, whenFalse: String?)] = [

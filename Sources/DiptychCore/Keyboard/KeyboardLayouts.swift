@@ -57,6 +57,8 @@ public struct KeyboardKey: Equatable, Sendable {
         case previousField, nextField
         /// Shows the keys in place of the shortcut bar (its key).
         case showKeys
+        /// The globe key: the next of the keyboard's languages.
+        case nextLanguage
     }
 
     public var frame: Rect
@@ -107,10 +109,10 @@ extension KeyboardLayout {
         (key == .default ? "return" : key.name, 2, .return, true)
     }
 
-    /// The rows of keys (without the half-unit indent, which has no key).
-    private func rows(variant: KeyboardVariant, returnKey: ReturnKey) -> [Row] {
+    /// The rows of keys (without the half-unit indent, which has no key), in `language`.
+    private func rows(variant: KeyboardVariant, returnKey: ReturnKey, language: KeyboardLanguage, globe: Bool) -> [Row] {
         let wide = { (label: String, to: KeyboardLayout) -> (String, Double, KeyboardKey.Action, Bool) in (label, 1.75, .layout(to), true) }
-        let bottom: Row
+        var bottom: Row
         switch (self, variant) {
         case (.letters, .email):
             bottom = [wide(".?123", .numbers), ("space", 5, .space, false), ("@", 1.5, .text("@"), false), (".", 1.5, .text("."), false), wide(".?123", .numbers)]
@@ -121,25 +123,32 @@ extension KeyboardLayout {
         default:
             bottom = [wide("ABC", .letters), ("space", 8, .space, false), wide("ABC", .letters)]
         }
+        // With more than one language, the globe key left of the space bar (the bar gives way).
+        if globe, let space = bottom.firstIndex(where: { $0.action == .space }) {
+            bottom[space].units -= 1.25
+            bottom.insert(("🌐", 1.25, .nextLanguage, true), at: space)
+        }
         switch self {
         case .letters:
+            let letters = language.letters
             return [
-                Self.chars("qwertyuiop") + [Self.delete],
-                Self.chars("asdfghjkl") + [Self.ret(returnKey)],
-                [("⇧", 1, .shift, true)] + Self.chars("zxcvbnm,.") + [("⇧", 1.5, .shift, true)],
+                Self.chars(letters[0]) + [Self.delete],
+                Self.chars(letters[1]) + [Self.ret(returnKey)],
+                [("⇧", 1, .shift, true)] + Self.chars(letters[2] + ",.") + [("⇧", 1.5, .shift, true)],
                 bottom,
             ]
         case .numbers:
+            // (The language's currency where US English has the dollar.)
             return [
                 Self.chars("1234567890") + [Self.delete],
-                Self.chars("-/:;()$&@") + [Self.ret(returnKey)],
+                Self.chars("-/:;()") + [(language.currency, 1, .text(language.currency), false)] + Self.chars("&@") + [Self.ret(returnKey)],
                 [("#+=", 1.5, .layout(.symbols), true)] + ".,?!'\"".map { (String($0), 1.25, .text(String($0)), false) } + [("#+=", 2.5, .layout(.symbols), true)],
                 bottom,
             ]
         case .symbols:
             return [
                 Self.chars("[]{}#%^*+=") + [Self.delete],
-                Self.chars("_\\|~<>€£¥") + [Self.ret(returnKey)],
+                Self.chars("_\\|~<>" + "€£¥".map { String($0) == language.currency ? "$" : String($0) }.joined()) + [Self.ret(returnKey)],
                 [("123", 1.5, .layout(.numbers), true)] + ".,?!'\"".map { (String($0), 1.25, .text(String($0)), false) } + [("123", 2.5, .layout(.numbers), true)],
                 bottom,
             ]
@@ -150,15 +159,33 @@ extension KeyboardLayout {
 
     /// The keys of this layout on keys `size` points large (the keys' area, below the bar), a
     /// letter's label in capitals when `capitals`.
-    public func keys(variant: KeyboardVariant, returnKey: ReturnKey, capitals: Bool, size: Size, orientation: Orientation) -> [KeyboardKey] {
+    public func keys(
+        variant: KeyboardVariant, returnKey: ReturnKey, capitals: Bool, size: Size, orientation: Orientation, language: KeyboardLanguage = .us,
+        globe: Bool = false
+    ) -> [KeyboardKey] {
         let gap = orientation == .landscape ? KeyboardMetrics.gap.landscape : KeyboardMetrics.gap.portrait
         let margin = orientation == .landscape ? KeyboardMetrics.margin.landscape : KeyboardMetrics.margin.portrait
-        let unit = Double(size.width - 2 * margin) / KeyboardMetrics.rowUnits
+        var rows = rows(variant: variant, returnKey: returnKey, language: language, globe: globe)
+        // A language with more letter keys than US English (QWERTZ's ü ö ä, å ø æ) narrows
+        // every key: the rows are as wide as the widest; the second row keeps its half-unit
+        // indent where it still fits, and in a shorter row the space bar, else both shift keys,
+        // else the last key takes the rest.
+        let widths = rows.map { $0.reduce(0) { $0 + $1.units } }
+        let rowUnits = max(KeyboardMetrics.rowUnits, widths.max() ?? 0)
+        let indent = widths.count > 1 && widths[1] + 0.5 <= rowUnits ? 0.5 : 0
+        for r in rows.indices where !rows[r].isEmpty {
+            let rest = rowUnits - widths[r] - (r == 1 ? indent : 0)
+            guard rest > 0.001 else { continue }
+            let growing = rows[r].indices.filter { rows[r][$0].action == .space }.nonEmpty
+                ?? rows[r].indices.filter { rows[r][$0].action == .shift }.nonEmpty ?? [rows[r].count - 1]
+            for i in growing { rows[r][i].units += rest / Double(growing.count) }
+        }
+        let unit = Double(size.width - 2 * margin) / rowUnits
         let pitch = Double(size.height - 2 * margin) / 4
         var keys: [KeyboardKey] = []
-        for (r, row) in rows(variant: variant, returnKey: returnKey).enumerated() {
+        for (r, row) in rows.enumerated() {
             // The second row of letters, numbers and symbols starts half a unit in.
-            var at = r == 1 ? 0.5 : 0
+            var at = r == 1 ? indent : 0
             let y0 = Double(margin) + pitch * Double(r)
             for k in row {
                 let x0 = Double(margin) + at * unit, x1 = Double(margin) + (at + k.units) * unit
@@ -178,4 +205,9 @@ extension KeyboardLayout {
         }
         return keys
     }
+}
+
+extension Array {
+    /// The array, or nil when it is empty.
+    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

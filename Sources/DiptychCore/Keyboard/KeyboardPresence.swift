@@ -25,10 +25,22 @@ public struct KeyboardPresence: Sendable {
     /// How long a slide takes (the spring's settling), in milliseconds.
     public static let slideMilliseconds: UInt64 = 250
 
-    public init(owner: AppID, state: TextInputState, at now: UInt64) {
+    public init(owner: AppID, state: TextInputState, language: KeyboardLanguage = .us, globe: Bool = false, at now: UInt64) {
         keyboard = OnScreenKeyboard(for: state)
+        keyboard.language = language
+        keyboard.globe = globe
         self.owner = owner
         shownAt = now
+    }
+
+    /// Its keys type `language` from now on, the globe key showing when `globe` (the keys held
+    /// are let go).
+    public mutating func setLanguage(_ language: KeyboardLanguage, globe: Bool) {
+        keyboard.language = language
+        keyboard.globe = globe
+        pressed = [:]
+        heldSince = [:]
+        repeatedAt = [:]
     }
 
     /// The same keyboard sliding in again from `now` (after it stepped aside).
@@ -114,7 +126,7 @@ public struct KeyboardPresence: Sendable {
         if k.hints.contains(.hasNext) {
             arrows.append(KeyboardKey(frame: Rect(x: 72, y: 4, width: 56, height: bar - 8), label: "›", action: .nextField, function: true))
         }
-        return [dismiss] + arrows + k.layout.keys(variant: k.variant, returnKey: k.returnKey, capitals: k.capitals, size: size, orientation: orientation).map {
+        return [dismiss] + arrows + k.layout.keys(variant: k.variant, returnKey: k.returnKey, capitals: k.capitals, size: size, orientation: orientation, language: k.language, globe: k.globe).map {
             var key = $0
             key.frame.y += bar
             return key

@@ -13,6 +13,8 @@ public enum KeyboardOutput: Equatable, Sendable {
     case dismiss
     /// The shortcut bar's key: the keys show again (the hardware keyboard is set aside).
     case showKeys
+    /// The globe key: the keyboard's next language.
+    case nextLanguage
 }
 
 /// The keys the keyboard sends as `key` events: their evdev code, keysym, the text a hardware
@@ -63,6 +65,10 @@ public struct OnScreenKeyboard: Equatable, Sendable {
     public private(set) var shift: ShiftState = .off
     public private(set) var returnKey: ReturnKey
     public private(set) var hints: TextHints
+    /// The language its keys type (`keyboard-layouts`' current one).
+    public var language: KeyboardLanguage = .us
+    /// The globe key shows (the keyboard has more than one language).
+    public var globe = false
     /// The text before the caret as the keyboard knows it: the app's `surrounding`, and what
     /// was typed since the app last said.
     public private(set) var context: String
@@ -153,6 +159,8 @@ public struct OnScreenKeyboard: Equatable, Sendable {
         case .showKeys:
             showKeys()
             return [.showKeys]
+        case .nextLanguage:
+            return [.nextLanguage]
         }
     }
 
@@ -199,20 +207,24 @@ public struct OnScreenKeyboard: Equatable, Sendable {
 extension OnScreenKeyboard {
     /// The next key to tap, of `keys` (the keyboard's keys now), toward typing `c` as a person
     /// would: the key itself (`types`), else shift or the key that switches to the layout
-    /// holding it. Nil for a character on no key of any layout.
+    /// holding it, else the globe key (the next language). Nil for a character on no key of any
+    /// layout of this language, without a globe key.
     public func nextTap(for c: Character, keys: [KeyboardKey]) -> (index: Int, types: Bool)? {
         func find(_ action: KeyboardKey.Action) -> Int? { keys.firstIndex { $0.action == action } }
         if c == "\n" { return find(.return).map { ($0, true) } }
         if c == " " { return find(.space).map { ($0, true) } }
         if let i = find(.text(String(c))) { return (i, true) }
-        if c.isLetter && c.isASCII {
+        if c.isLetter && language.letters.joined().contains(String(c).lowercased()) {
             if layout != .letters { return find(.layout(.letters)).map { ($0, false) } }
             // The letter's case is the other one: shift (on, or off again).
             return find(.shift).map { ($0, false) }
         }
         // Shifted, the letters' comma and full stop are ! and ?.
         if layout == .letters, c == "!" || c == "?", !capitals { return find(.shift).map { ($0, false) } }
-        guard let target = Self.layout(holding: c, variant: variant) else { return nil }
+        guard let target = Self.layout(holding: c, variant: variant, language: language) else {
+            // Another of the keyboard's languages may have it: the globe key takes the next.
+            return globe ? find(.nextLanguage).map { ($0, false) } : nil
+        }
         // On the letters but with the other shift (a full stop while shift is on).
         if target == .letters { return find(layout == .letters ? .shift : .layout(.letters)).map { ($0, false) } }
         // Letters lead to the numbers, the numbers to the symbols and back.
@@ -220,12 +232,12 @@ extension OnScreenKeyboard {
         return find(.layout(step)).map { ($0, false) }
     }
 
-    /// The layout whose keys type `c` (for a field of `variant`), if any.
-    public static func layout(holding c: Character, variant: KeyboardVariant) -> KeyboardLayout? {
+    /// The layout whose keys type `c` (for a field of `variant`, in `language`), if any.
+    public static func layout(holding c: Character, variant: KeyboardVariant, language: KeyboardLanguage = .us) -> KeyboardLayout? {
         let size = Size(width: 1024, height: 352)
         for l in [KeyboardLayout.letters, .numbers, .symbols] {
             for capitals in [false, true] where l == .letters || !capitals {
-                let keys = l.keys(variant: variant, returnKey: .default, capitals: capitals, size: size, orientation: .landscape)
+                let keys = l.keys(variant: variant, returnKey: .default, capitals: capitals, size: size, orientation: .landscape, language: language)
                 if keys.contains(where: { $0.action == .text(String(c)) }) { return l }
             }
         }
@@ -234,7 +246,7 @@ extension OnScreenKeyboard {
 
     /// Whether `c` can be typed on the keyboard of a field of `variant` (a space and a new line
     /// can).
-    public static func types(_ c: Character, variant: KeyboardVariant) -> Bool {
-        c == " " || c == "\n" || layout(holding: c, variant: variant) != nil
+    public static func types(_ c: Character, variant: KeyboardVariant, language: KeyboardLanguage = .us) -> Bool {
+        c == " " || c == "\n" || layout(holding: c, variant: variant, language: language) != nil
     }
 }

@@ -73,6 +73,7 @@ public final class ScenarioPlayer {
             profile: scenario.profile, orientation: scenario.orientation, arrangement: scenario.arrangement,
             listen: false, multitasking: scenario.multitasking)
         configuration.palmRejection = scenario.palmRejection
+        configuration.keyboardLanguages = scenario.keyboardLanguages
         configuration.emulateOn = scenario.emulateOn
         configuration.debugDamage = debugDamage
         configuration.reduceMotion = reduceMotion

@@ -96,6 +96,8 @@ public struct Scenario: Sendable {
     public var arrangement: Arrangement
     public var multitasking: Bool
     public var palmRejection: PalmRejection.Mode = .penPriority
+    /// The on-screen keyboard's languages (`keyboardLayouts`; empty: US English).
+    public var keyboardLanguages: [KeyboardLanguage] = []
     public var penHoldoff: UInt64 = 90
     public var steps: [ScenarioStep]
     /// The local time at the scenario's start (its status bar and a blank schedule read it),
@@ -178,6 +180,16 @@ extension Scenario {
             guard let ms = h.intValue, (0...10_000).contains(ms) else { throw fail("penHoldoffMs", "must be a whole number of milliseconds from 0 to 10000") }
             penHoldoff = UInt64(ms)
         }
+
+        var languages: [KeyboardLanguage] = []
+        if let k = root["keyboardLayouts"] {
+            guard let text = k.stringValue else { throw fail("keyboardLayouts", "must be xkb layout names separated by commas, e.g. \"us,de\"") }
+            switch KeyboardLanguage.list(parsing: text) {
+            case .success(let list): languages = list
+            case .failure(let e): throw fail("keyboardLayouts", e.message)
+            }
+        }
+        let typeable = languages.isEmpty ? [KeyboardLanguage.us] : languages
 
         guard let rawSteps = root["steps"] else { throw fail("steps", "is required: a list of timed steps") }
         guard let list = rawSteps.arrayValue else { throw fail("steps", "must be a list") }
@@ -277,8 +289,10 @@ extension Scenario {
                     guard let name = v.stringValue, let w = TypeVia(rawValue: name) else { throw fail("\(path).via", "must be keyboard or hardware") }
                     via = w
                 }
-                if via == .keyboard, let c = text.first(where: { c in ![KeyboardVariant.default, .email, .url].contains { OnScreenKeyboard.types(c, variant: $0) } }) {
-                    throw fail(field, "'\(c)' is on no key of the on-screen keyboard (US English: no accents)")
+                if via == .keyboard, let c = text.first(where: { c in
+                    !typeable.contains { l in [KeyboardVariant.default, .email, .url].contains { OnScreenKeyboard.types(c, variant: $0, language: l) } }
+                }) {
+                    throw fail(field, "'\(c)' is on no key of the on-screen keyboard's languages (\(typeable.map(\.name).joined(separator: ", ")))")
                 }
                 action = .type(text, via: via)
             case "press":
@@ -340,10 +354,12 @@ extension Scenario {
         if let s = try string(root["blankSchedule"], "blankSchedule") {
             do { schedule = try BlankSchedule(parsing: s) } catch { throw fail("blankSchedule", error.description) }
         }
-        return Scenario(
+        var scenario = Scenario(
             profile: profile, orientation: orientation, emulateOn: emulateOn, secondScreen: secondScreen, primary: primary, secondary: secondary,
             arrangement: arrangement, multitasking: multitasking, palmRejection: palmRejection, penHoldoff: penHoldoff, steps: steps,
             clock: clock, idleTimeout: idleTimeout, blankSchedule: schedule)
+        scenario.keyboardLanguages = languages
+        return scenario
     }
 
     static func number(_ object: JSONValue, _ key: String, _ field: String, _ file: String) throws(ScenarioError) -> Double {
@@ -354,7 +370,7 @@ extension Scenario {
 
     static let topLevelKeys = [
         "device", "orientation", "emulateOn", "secondScreen", "primary", "secondary", "arrangement", "multitasking", "palmRejection",
-        "penHoldoffMs", "steps", "clock", "idleTimeout", "blankSchedule",
+        "penHoldoffMs", "steps", "clock", "idleTimeout", "blankSchedule", "keyboardLayouts",
     ]
     static let stepKeys = ["at", "touch", "pen", "key", "pointer", "type", "press", "via", "rotate", "emulate", "capture", "screen", "wait", "waitFor"]
 

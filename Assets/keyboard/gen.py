@@ -11,7 +11,7 @@
 - stated here, and nowhere else: where iPad's keys differ from xkb's (IPAD_DIFFERS), the xkb
   layout -> CLDR locale map (LOCALES; CLDR's own inheritance is followed: de_CH -> de, nb -> no),
   where letters that do not decompose go (OWN_PLACES: ß on s, æ on a, ø and œ on o, ...), and
-  the punctuation of some languages (¿ ¡ in Spanish).
+  the symbols' alternatives (SYMBOLS: € £ ¥ on $, ¿ on ?, ¡ on !, « » „ on ").
 
     python3 Assets/keyboard/gen.py           # writes the table (make keyboard-languages)
     python3 Assets/keyboard/gen.py --check   # exits 1 if the table differs (make test)
@@ -41,10 +41,8 @@ IPAD_DIFFERS = {"fr": "ù", "it": "èòà", "pt": "ç"}
 # Letters that are no letter with marks (NFD keeps them whole), and the key whose popup has them
 # where the language uses them.
 OWN_PLACES = {"ß": "s", "æ": "a", "ø": "o", "œ": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "t", "ı": "i", "ŀ": "l"}
-# Punctuation stated per language: alternatives of ? and ! (Spanish opens questions and
-# exclamations with inverted marks).
-PUNCTUATION = {"es": {"?": "¿", "!": "¡"}}
-# Symbols' alternatives on every keyboard (iPad: the dollar key holds the other currencies).
+# Symbols' alternatives on every keyboard (iPad: the dollar key holds the other currencies; ? and !
+# the inverted marks Spanish opens with; " the quotation marks « » „ of the languages here).
 SYMBOLS = {"$": "€£¥₩₽¢", "-": "–—•", "'": "‘’`", "\"": "“”„«»", "?": "¿", "!": "¡", "%": "‰", "&": "§", ".": "…"}
 MAX_ALTERNATIVES = 8
 
@@ -213,6 +211,9 @@ def generate():
         "// CLDR: do not edit (make keyboard-languages writes it, make test checks it).",
         "",
         "extension KeyboardLanguage {",
+        "    /// The symbols' alternatives of every language that states none of its own.",
+        f"    static let commonSymbols: [String: String] = [{', '.join(f'{swift_string(k)}: {swift_string(v)}' for k, v in sorted(SYMBOLS.items()))}]",
+        "",
         "    /// Every language the on-screen keyboard has, by xkb layout name.",
         "    static let generated: [KeyboardLanguage] = [",
     ]
@@ -220,16 +221,12 @@ def generate():
         locale = LOCALES[layout]
         data = cldr(locale)
         alts = accents(rows[layout], data)
-        punctuation = dict(SYMBOLS)
-        for k, v in PUNCTUATION.get(layout, {}).items():
-            punctuation[k] = v + punctuation.get(k, "").replace(v, "")
         quotes = data.get("quotes", "“”‘’")
         lines.append(f"        KeyboardLanguage(")
         lines.append(f"            name: {swift_string(layout)}, locale: {swift_string(locale)},")
         lines.append(f"            letters: [{', '.join(swift_string(r) for r in rows[layout])}],")
         lines.append(f"            accents: [{', '.join(f'{swift_string(k)}: {swift_string(v)}' for k, v in sorted(alts.items())) or ':'}],")
-        lines.append(f"            currency: {swift_string(currency(locale))}, quotes: {swift_string(quotes)},")
-        lines.append(f"            symbols: [{', '.join(f'{swift_string(k)}: {swift_string(v)}' for k, v in sorted(punctuation.items()))}]),")
+        lines.append(f"            currency: {swift_string(currency(locale))}, quotes: {swift_string(quotes)}),")
     lines += ["    ]", "}", ""]
     return "\n".join(lines)
 

@@ -3,85 +3,75 @@
 // CLDR: do not edit (make keyboard-languages writes it, make test checks it).
 
 extension KeyboardLanguage {
+    /// The symbols' alternatives of every language that states none of its own.
+    static let commonSymbols: [String: String] = ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]
+
     /// Every language the on-screen keyboard has, by xkb layout name.
     static let generated: [KeyboardLanguage] = [
         KeyboardLanguage(
             name: "us", locale: "en",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "n": "ñ", "o": "óòŏôöøōœ", "u": "úùŭûüū", "y": "ÿ"],
-            currency: "$", quotes: "“”‘’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "$", quotes: "“”‘’"),
         KeyboardLanguage(
             name: "gb", locale: "en_GB",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "n": "ñ", "o": "óòŏôöøōœ", "u": "úùŭûüū", "y": "ÿ"],
-            currency: "£", quotes: "“”‘’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "£", quotes: "“”‘’"),
         KeyboardLanguage(
             name: "de", locale: "de",
             letters: ["qwertzuiopü", "asdfghjklöä", "yxcvbnm"],
             accents: ["a": "áàăâåãāæ", "c": "ç", "e": "éèĕêëē", "g": "ğ", "i": "íìĭîïīı", "n": "ñ", "o": "óòŏôøōœ", "s": "ßş", "u": "úùŭûū", "y": "ÿ"],
-            currency: "€", quotes: "„“‚‘",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "„“‚‘"),
         KeyboardLanguage(
             name: "fr", locale: "fr",
             letters: ["azertyuiop", "qsdfghjklm", "wxcvbn"],
             accents: ["a": "àâæáåäãā", "c": "çć", "e": "éèêëē", "i": "îïíìī", "n": "ñ", "o": "ôœóòöõø", "r": "ř", "s": "šß", "u": "ùûüúǔ", "y": "ÿ"],
-            currency: "€", quotes: "«»",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "«»"),
         KeyboardLanguage(
             name: "es", locale: "es",
             letters: ["qwertyuiop", "asdfghjklñ", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "o": "óòŏôöøōœ", "u": "úüùŭûū", "y": "ýÿ"],
-            currency: "€", quotes: "«»“”",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
             name: "it", locale: "it",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "àáâåäãæ", "c": "ç", "e": "éèêë", "i": "ìíîï", "n": "ñ", "o": "óòôöõøœ", "s": "ß", "u": "ùúûü", "y": "ÿ"],
-            currency: "€", quotes: "«»“”",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
             name: "pt", locale: "pt_PT",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàâãăåäā", "c": "ç", "e": "éêèĕëē", "i": "íìĭîïī", "n": "ñ", "o": "óòôõŏöøō", "u": "úùŭûüū", "y": "ÿ"],
-            currency: "€", quotes: "«»“”",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
             name: "nl", locale: "nl",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áäàâåãæ", "c": "ç", "e": "éëèê", "i": "íïî", "n": "ñ", "o": "óöôøœ", "u": "úüùû", "y": "ÿ"],
-            currency: "€", quotes: "“”‘’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "“”‘’"),
         KeyboardLanguage(
             name: "se", locale: "sv",
             letters: ["qwertyuiopå", "asdfghjklöä", "zxcvbnm"],
             accents: ["a": "àáâãāæ", "c": "ç", "e": "éèë", "i": "íîïī", "n": "ñ", "o": "óø", "u": "úü", "y": "ÿ"],
-            currency: "kr", quotes: "”’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "kr", quotes: "”’"),
         KeyboardLanguage(
             name: "no", locale: "nb",
             letters: ["qwertyuiopå", "asdfghjkløæ", "zxcvbnm"],
             accents: ["a": "àáǎãä", "c": "čç", "d": "đ", "e": "éèê", "i": "í", "n": "ńñ", "o": "óòôö", "s": "š", "u": "úü", "z": "ž"],
-            currency: "kr", quotes: "«»‘’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "kr", quotes: "«»‘’"),
         KeyboardLanguage(
             name: "dk", locale: "da",
             letters: ["qwertyuiopå", "asdfghjklæø", "zxcvbnm"],
             accents: ["a": "áàâä", "c": "ç", "e": "éèêë", "i": "íîï", "n": "ñ", "o": "óôœö", "u": "úùûü", "y": "ÿ", "ø": "ǿ"],
-            currency: "kr.", quotes: "“”‘’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "kr.", quotes: "“”‘’"),
         KeyboardLanguage(
             name: "fi", locale: "fi",
             letters: ["qwertyuiopå", "asdfghjklöä", "zxcvbnm"],
             accents: ["a": "áàăâãąāæ", "c": "ćčċç", "d": "ďðđ", "e": "éèêěëėęē", "g": "ğǧģ", "h": "ȟ", "i": "íîïįīı", "k": "ǩķ", "l": "ĺľļł", "n": "ńňñņ", "o": "óòôőõœø", "r": "ŕř", "s": "šśŝşșß", "t": "ťţțþ", "u": "úùûůűųūü", "y": "ýÿ", "z": "žźż"],
-            currency: "€", quotes: "”’",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "€", quotes: "”’"),
         KeyboardLanguage(
             name: "ch", locale: "de_CH",
             letters: ["qwertzuiopü", "asdfghjklöä", "yxcvbnm"],
             accents: ["a": "áàăâåãāæ", "c": "ç", "e": "éèĕêëē", "g": "ğ", "i": "íìĭîïīı", "n": "ñ", "o": "óòŏôøōœ", "s": "ş", "u": "úùŭûū", "y": "ÿ"],
-            currency: "CHF", quotes: "„“‚‘",
-            symbols: ["!": "¡", "\"": "“”„«»", "$": "€£¥₩₽¢", "%": "‰", "&": "§", "'": "‘’`", "-": "–—•", ".": "…", "?": "¿"]),
+            currency: "CHF", quotes: "„“‚‘"),
     ]
 }

@@ -18,12 +18,13 @@ public struct KeyboardLanguage: Equatable, Sendable {
     public let currency: String
     /// The language's quotation marks (`„“‚‘`), offered on the `"` key.
     public let quotes: String
-    /// For some symbol keys, the alternatives their long press offers (`€ £ ¥` on `$`).
+    /// For some symbol keys, the alternatives their long press offers (`€ £ ¥` on `$`; the
+    /// same in every language).
     public let symbols: [String: String]
 
-    init(name: String, locale: String, letters: [String], accents: [String: String], currency: String, quotes: String, symbols: [String: String]) {
+    init(name: String, locale: String, letters: [String], accents: [String: String], currency: String, quotes: String) {
         (self.name, self.locale, self.letters, self.accents) = (name, locale, letters, accents)
-        (self.currency, self.quotes, self.symbols) = (currency, quotes, symbols)
+        (self.currency, self.quotes, self.symbols) = (currency, quotes, Self.commonSymbols)
     }
 
     /// Every language the keyboard has, in the README's order.

@@ -41,11 +41,16 @@ public final class DelegatedCgroup {
         guard access(path + "/cgroup.procs", W_OK) == 0, access(path + "/cgroup.subtree_control", W_OK) == 0 else {
             return (nil, "\(path) is not delegated to this user (Delegate=yes)")
         }
-        let controllers = (try? Files.read(path + "/cgroup.controllers", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard controllers.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("memory") else {
+        guard controllers(of: path).contains("memory") else {
             return (nil, "the memory controller is not enabled for \(path)")
         }
         return (DelegatedCgroup(path: path), "delegated: \(path)")
+    }
+
+    /// The controllers cgroup `path` may give its children (`cgroup.controllers`).
+    static func controllers(of path: String) -> [Substring] {
+        let text = (try? Files.read(path + "/cgroup.controllers", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" })
     }
 
     /// Where cgroup2 is mounted (from /proc/self/mountinfo).
@@ -68,8 +73,7 @@ public final class DelegatedCgroup {
         if mkdir(leaf, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(leaf)") }
         try Self.write("\(getpid())", to: leaf + "/cgroup.procs")
         try Self.write("+memory", to: path + "/cgroup.subtree_control")
-        let controllers = (try? Files.read(path + "/cgroup.controllers", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard controllers.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("cpu") else {
+        guard Self.controllers(of: path).contains("cpu") else {
             cpuWhy = "the cpu controller is not delegated to \(path)"
             return
         }

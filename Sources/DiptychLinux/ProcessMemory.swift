@@ -91,12 +91,16 @@ public enum ProcessMemory {
 
     /// The parent and process group of `pid` (from /proc/PID/stat), nil when it is gone.
     static func stat(of pid: Int32) -> (parent: Int32, group: Int32)? {
+        guard let fields = statFields(of: pid), fields.count > 2, let parent = Int32(fields[1]), let group = Int32(fields[2]) else { return nil }
+        return (parent, group)
+    }
+
+    /// The fields of /proc/PID/stat after the name (the first is the state, field 3), nil when
+    /// it is gone. (The name may hold spaces and parentheses: it ends at the last ")".)
+    static func statFields(of pid: Int32) -> [Substring]? {
         guard let bytes = try? Files.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        // "pid (comm) state ppid pgrp …": the name may hold spaces and parentheses.
         guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 2, let parent = Int32(fields[1]), let group = Int32(fields[2]) else { return nil }
-        return (parent, group)
+        return text[text.index(after: close)...].split(separator: " ")
     }
 }

@@ -43,12 +43,9 @@ public enum ProcessPriority {
 
     /// The nice value of thread `tid` (field 19 of `/proc/TID/stat`), nil when it is gone.
     public static func nice(of tid: Int32) -> Int32? {
-        guard let bytes = try? Files.read("/proc/\(tid)/stat", limit: 4096) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        // After "pid (comm)": state is field 3, nice field 19.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 16 ? Int32(fields[16]) : nil
+        // (The fields after the name start at field 3: nice is the 17th of them.)
+        guard let fields = ProcessMemory.statFields(of: tid), fields.count > 16 else { return nil }
+        return Int32(fields[16])
     }
 
     /// Whether this process may set a nice value as low as `nice` (CAP_SYS_NICE in its

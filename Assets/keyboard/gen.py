@@ -11,7 +11,8 @@
 - stated here, and nowhere else: where iPad's keys differ from xkb's (IPAD_DIFFERS), the xkb
   layout -> CLDR locale map (LOCALES; CLDR's own inheritance is followed: de_CH -> de, nb -> no),
   where letters that do not decompose go (OWN_PLACES: ß on s, æ on a, ø and œ on o, ...), and
-  the symbols' alternatives (SYMBOLS: € £ ¥ on $, ¿ on ?, ¡ on !, « » „ on ").
+  the symbols' alternatives (SYMBOLS: € £ ¥ on $, ¿ on ?, ¡ on !, « » „ on ");
+- each language's name in itself (CLDR's display names), for the globe key's list.
 
     python3 Assets/keyboard/gen.py           # writes the table (make keyboard-languages)
     python3 Assets/keyboard/gen.py --check   # exits 1 if the table differs (make test)
@@ -178,6 +179,21 @@ def currency(locale):
     return code
 
 
+def autonym(locale):
+    """The language's name in itself (CLDR's display name of the locale in the locale's own
+    language, else of its language), capitalised as a menu item: Deutsch, Français, British English."""
+    language = locale.split("_")[0]
+    for wanted in (locale, language):
+        for name in locale_chain(locale):
+            path = os.path.join(CLDR, "main", name + ".xml")
+            if not os.path.exists(path):
+                continue
+            for e in ET.parse(path).getroot().iter("language"):
+                if e.get("type") == wanted and not e.get("alt") and e.text:
+                    return e.text[0].upper() + e.text[1:]
+    sys.exit(f"gen.py: CLDR has no name for {locale} in itself")
+
+
 def base(c):
     """The letter a character is, without its marks (ß, æ, ø … by OWN_PLACES)."""
     if c in OWN_PLACES:
@@ -223,7 +239,7 @@ def generate():
         alts = accents(rows[layout], data)
         quotes = data.get("quotes", "“”‘’")
         lines.append(f"        KeyboardLanguage(")
-        lines.append(f"            name: {swift_string(layout)}, locale: {swift_string(locale)},")
+        lines.append(f"            name: {swift_string(layout)}, locale: {swift_string(locale)}, autonym: {swift_string(autonym(locale))},")
         lines.append(f"            letters: [{', '.join(swift_string(r) for r in rows[layout])}],")
         lines.append(f"            accents: [{', '.join(f'{swift_string(k)}: {swift_string(v)}' for k, v in sorted(alts.items())) or ':'}],")
         lines.append(f"            currency: {swift_string(currency(locale))}, quotes: {swift_string(quotes)}),")

@@ -218,6 +218,8 @@ public final class ScenarioPlayer {
         var index = 0
         var nextAt: UInt64
         var down: (x: Double, y: Double, upAt: UInt64, types: Bool)?
+        /// A key held for its popup: the item to slide to once it shows.
+        var holding: Int?
         var hardware: (code: UInt32, shift: Bool, upAt: UInt64)?
         var keyboardShown = false
     }
@@ -235,7 +237,18 @@ public final class ScenarioPlayer {
         switch ty.via {
         case .keyboard:
             if let d = ty.down {
+                // A key held for its popup: once it shows, the finger slides to the item.
+                if let item = ty.holding, compositor.keyboardPopup != nil {
+                    guard let at = compositor.keyboardPopupItemCenter(item) else {
+                        throw CompositorError("steps[\(step)]: type: the popup of the key held has no item \(item)")
+                    }
+                    compositor.touch(id: id, phase: .motion, x: at.x, y: at.y)
+                    ty.down = (at.x, at.y, t + Self.keyHeld, d.types)
+                    ty.holding = nil
+                    return
+                }
                 guard t >= d.upAt else { return }
+                if ty.holding != nil { throw CompositorError("steps[\(step)]: type: the key held showed no popup") }
                 compositor.touch(id: id, phase: .up, x: d.x, y: d.y)
                 ty.down = nil
                 if d.types { ty.index += 1 }
@@ -269,8 +282,12 @@ public final class ScenarioPlayer {
                 throw CompositorError("steps[\(step)]: type: '\(ty.characters[ty.index])' is on no key of the keyboard showing")
             }
             compositor.touch(id: id, phase: .down, x: tap.x, y: tap.y)
-            ty.down = (tap.x, tap.y, t + Self.keyHeld, tap.types)
-            ty.nextAt = t + Self.keyPitch
+            // A character in a key's popup: the key is held until the popup shows (as a
+            // person holds it), then the finger slides to it and lifts.
+            let held = tap.item == nil ? Self.keyHeld : KeyboardPopup.holdMilliseconds + 2 * Self.frameInterval
+            ty.down = (tap.x, tap.y, t + held, tap.types)
+            ty.holding = tap.item
+            ty.nextAt = t + held + Self.keyPitch
         case .hardware:
             let shift = compositor.keycode(forKeysymNamed: "Shift_L")
             if let h = ty.hardware {

@@ -157,6 +157,17 @@ public final class Keyboard {
         return KeyResult(keysym: keysym, text: text, modifiers: modifiers)
     }
 
+    /// Takes over the keys held on another keymap (the user switched layouts with keys down:
+    /// Ctrl of Ctrl+Space): they are down here too, so their modifiers hold and their release
+    /// is known. A dead key or compose sequence under way is dropped.
+    public func adopt(held codes: Set<UInt32>) {
+        for code in codes.subtracting(held) {
+            xkb_state_update_key(state, code + 8, XKB_KEY_DOWN)
+            held.insert(code)
+        }
+        if let composeState { xkb_compose_state_reset(composeState) }
+    }
+
     /// Whether the keymap says the key repeats while held (letters do, modifiers do not).
     public func repeats(_ keycode: UInt32) -> Bool { xkb_keymap_key_repeats(keymap, keycode + 8) != 0 }
 

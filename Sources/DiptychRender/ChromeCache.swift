@@ -161,11 +161,12 @@ public final class ChromeCache: Timed {
                 Self.paint(image) { x, y in
                     Self.coverage(x, y) { Self.inside($0, $1, width: w, height: h, radius: r) }
                 } color: { a in Self.premultiplied(color, a) }
-            case .glyph(let glyph):
-                let inside = Self.glyphShape(glyph, side: Double(min(size.width, size.height)))
-                Self.paint(image) { x, y in 0.95 * Self.coverage(x, y, inside: inside) } color: { a in
-                    Self.premultiplied(RGB(red: 255, green: 255, blue: 255), a)
-                }
+            case .glyph(let glyph, let ink):
+                // (Centred in a picture that is not square: a key's.)
+                let side = Double(min(size.width, size.height))
+                let dx = (Double(size.width) - side) / 2, dy = (Double(size.height) - side) / 2
+                let inside = Self.glyphShape(glyph, side: side)
+                Self.paint(image) { x, y in 0.95 * Self.coverage(x, y) { inside($0 - dx, $1 - dy) } } color: { a in Self.premultiplied(ink, a) }
             case .text(let text, let color, let pixelSize):
                 if let typesetter { return typesetter.draw(text, color: color, pixelSize: pixelSize, size: size) }
                 let ink = Self.premultiplied(color, 1)
@@ -256,6 +257,18 @@ public final class ChromeCache: Timed {
             return any([stroke(0.6, 0.25, 0.35, 0.5), stroke(0.35, 0.5, 0.6, 0.75)])
         case .chevronRight:
             return any([stroke(0.4, 0.25, 0.65, 0.5), stroke(0.65, 0.5, 0.4, 0.75)])
+        case .globe:
+            // A circle with its equator, two parallels and a meridian's ellipse, as iPad's.
+            let c = s / 2, r = s * 0.4, w = half * 0.8
+            return { x, y in
+                let dx = x - c, dy = y - c, d = (dx * dx + dy * dy).squareRoot()
+                if abs(d - r) <= w { return true }
+                guard d < r else { return false }
+                // The meridian: an ellipse half as wide as the circle; the centre line.
+                let e = ((dx / (r * 0.45)) * (dx / (r * 0.45)) + (dy / r) * (dy / r)).squareRoot()
+                if abs(e - 1) * r * 0.45 <= w || abs(dx) <= w { return true }
+                return abs(dy) <= w || abs(abs(dy) - r * 0.5) <= w
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 import DiptychCore
 import DiptychKeyboard
 import DiptychWire
+import Logging
 
 /// How held keys repeat: `rate` a second after `delay` milliseconds (0: no repeats).
 public struct KeyRepeat: Equatable, Sendable {
@@ -26,13 +27,16 @@ public struct KeyRepeat: Equatable, Sendable {
     }
 }
 
-/// The keyboard's state between keys: the keymap, the keys the focused app was told went
-/// down (only those are told coming up), the shortcut keys held (never told), and the key
-/// repeating.
+/// The keyboard's state between keys: the keymap in use (one a `keyboard-layouts` language,
+/// switched with the on-screen keyboard's), the keys the focused app was told went down (only
+/// those are told coming up), the shortcut keys held (never told), and the key repeating.
 final class KeyInput: Timed {
     /// nil: no keymap could be made (no xkb data on the system) and none was asked for: keys
     /// are not handled.
-    let keymap: Keyboard?
+    private(set) var keymap: Keyboard?
+    /// One keymap a language of `keyboard-layouts`, in its order (empty: the one keymap of
+    /// `--keymap` or the environment, whatever the language).
+    private(set) var keymaps: [Keyboard] = []
     let repetition: KeyRepeat
     private(set) var toldDown: Set<UInt32> = []
     private(set) var shortcutKeys: Set<UInt32> = []
@@ -42,6 +46,21 @@ final class KeyInput: Timed {
     init(keymap: Keyboard?, repetition: KeyRepeat) {
         self.keymap = keymap
         self.repetition = repetition
+    }
+
+    /// One keymap a language from now on (`first` in use); empty: `keymap` alone.
+    func use(_ keymaps: [Keyboard], fixed keymap: Keyboard?, current: Int) {
+        self.keymaps = keymaps
+        if keymaps.isEmpty { self.keymap = keymap } else { useLayout(current) }
+    }
+
+    /// The keymap of language `index` types from now on (the keys held stay held).
+    func useLayout(_ index: Int) {
+        guard keymaps.indices.contains(index), keymaps[index] !== keymap else { return }
+        let held = keymap?.held ?? []
+        keymap = keymaps[index]
+        keymap?.adopt(held: held)
+        repeating = nil
     }
 
     /// A new focus: nothing is down for it, nothing repeats.
@@ -108,6 +127,12 @@ extension Compositor {
     /// The compositor's own shortcut `result` stands for, and what it does (empty: taken and
     /// nothing to do); nil for a key the focused app has.
     private func shortcut(_ result: KeyResult) -> [ShellEffect]? {
+        // Ctrl+Space: the next of the keyboard's languages, as on iPad (the on-screen keyboard's
+        // and the hardware keymap together).
+        if result.keysym == Keysym.space, result.modifiers.contains(.control), desk.languages.count > 1 {
+            switchLanguage(to: nil)
+            return []
+        }
         if Keysym.switchVT.contains(result.keysym) {
             let vt = Int(result.keysym - Keysym.switchVT.lowerBound) + 1
             logger.info("switching to VT \(vt)")
@@ -160,6 +185,49 @@ extension Compositor {
 
     /// The keymap's names, as `RULES:MODEL:LAYOUT:VARIANT:OPTIONS`.
     public var keymapNames: String { keys.keymap?.names.description ?? "none" }
+
+    /// The keyboard's language `index` of `keyboard-layouts` (nil: the next), on the
+    /// on-screen keyboard and the hardware keymap alike.
+    public func switchLanguage(to index: Int?) {
+        let before = desk.languageIndex
+        desk.switchLanguage(to: index)
+        keys.useLayout(desk.languageIndex)
+        guard desk.languageIndex != before else { return }
+        logger.info("keyboard language \(desk.languages[desk.languageIndex].name)", metadata: ["keymap": "\(keymapNames)"])
+        scheduleFrame()
+    }
+
+    /// The keyboard's languages from now on (`ctl reload` of `keyboard-layouts`; empty: US
+    /// English), the first in use: the on-screen keyboard's, and the hardware keymap's unless
+    /// `--keymap` names a layout.
+    public func setKeyboardLanguages(_ languages: [KeyboardLanguage]) {
+        desk.setLanguages(languages)
+        if let made = try? Self.keymaps(configuration.keymap, languages: languages, logger) { keys.use(made.perLanguage, fixed: made.fixed, current: 0) }
+        scheduleFrame()
+    }
+
+    /// The keymaps of `languages`: one a language, with the rules, model, variant and options of
+    /// `names`, when `names` (`--keymap`) gives no layout and languages are listed; else the one
+    /// keymap `names` and the environment give (nil where none can be made and none was asked for).
+    static func keymaps(_ names: KeymapNames, languages: [KeyboardLanguage], _ logger: Logger) throws -> (perLanguage: [Keyboard], fixed: Keyboard?) {
+        guard names.layout == nil, !languages.isEmpty else { return ([], try keymap(names, logger)) }
+        let each = try languages.map { l throws(KeymapError) in
+            try Keyboard(names: KeymapNames(rules: names.rules, model: names.model, layout: l.name, variant: nil, options: names.options))
+        }
+        return (each, nil)
+    }
+
+    /// The keymap `names` give. One asked for that cannot be made is an error; the default one
+    /// missing (a system without xkb data) leaves the compositor without keys, said once.
+    static func keymap(_ names: KeymapNames, _ logger: Logger) throws -> Keyboard? {
+        do {
+            return try Keyboard(names: names)
+        } catch {
+            guard names == KeymapNames() else { throw error }
+            logger.warning("keys are not handled: \(error)")
+            return nil
+        }
+    }
 
     /// The app that has the keyboard now, if any.
     public var keyboardFocus: AppID? { desk.focus }

@@ -158,7 +158,9 @@ extension Compositor {
             textRelay.hardwareKeyboard = nil
             tellKeyboardFrame()
         case .nextLanguage:
-            desk.switchLanguage()
+            switchLanguage(to: nil)
+        case .language(let i):
+            switchLanguage(to: i)
         }
         scheduleFrame()
     }
@@ -193,7 +195,7 @@ extension Compositor {
         let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
         let (frame, opacity) = k.frame(screen: screen, orientation: orientation, at: now, reduceMotion: configuration.reduceMotion)
         let painter = KeyboardPainter(scale: scale, appearance: keyboardAppearance)
-        return painter.nodes(frame: frame, keys: k.keys(screen: screen, orientation: orientation), pressed: Set(k.pressed.values), opacity: opacity)
+        return painter.nodes(frame: frame, keys: k.keys(screen: screen, orientation: orientation), pressed: Set(k.pressed.values), opacity: opacity, popup: k.popup)
     }
 
     /// Light or dark: after the focused app's status bar style (light text over a dark app: a
@@ -219,15 +221,26 @@ extension Compositor {
     }
 
     /// Where to tap next (screen points) toward typing `c` on the keyboard as it is now, and
-    /// whether that tap types it (else it switches a layout or shift); nil when no key leads
-    /// to it or no keyboard shows.
-    public func keyboardNextTap(for c: Character) -> (x: Double, y: Double, types: Bool)? {
+    /// whether that tap types it (else it switches a layout or shift), or `item`: hold it and
+    /// slide to that item of its popup; nil when no key leads to it or no keyboard shows.
+    public func keyboardNextTap(for c: Character) -> (x: Double, y: Double, types: Bool, item: Int?)? {
         guard let k = desk.keyboard, !k.isHiding else { return nil }
         let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
         let keys = k.keys(screen: screen, orientation: orientation), rest = k.restFrame(screen: screen, orientation: orientation)
         guard let next = k.keyboard.nextTap(for: c, keys: keys) else { return nil }
         let f = keys[next.index].frame
-        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2, next.types)
+        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2, next.types, next.item)
+    }
+
+    /// The popup a long press opened on the keyboard (its frames in the keyboard's points).
+    public var keyboardPopup: KeyboardPopup? { desk.keyboard?.popup }
+
+    /// The centre of item `i` of the keyboard's popup, in screen points (nil: no popup, or no
+    /// such item).
+    public func keyboardPopupItemCenter(_ i: Int) -> (x: Double, y: Double)? {
+        guard let k = desk.keyboard, let p = k.popup, p.itemFrames.indices.contains(i) else { return nil }
+        let rest = k.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation), f = p.itemFrames[i]
+        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2)
     }
 
     /// The centre of the docked keyboard's key doing `action`, in screen points (nil: the

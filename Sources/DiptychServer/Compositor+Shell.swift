@@ -131,6 +131,8 @@ extension Compositor {
             // A held delete key repeats.
             let repeats = desk.keyboardRepeats(now: now)
             if !repeats.isEmpty { apply(repeats) }
+            // A key held half a second shows its popup.
+            if desk.keyboardHoldsLong(now: now) { scheduleFrame() }
         }
         // A closed window that finished shrinking shows nothing more: its picture's buffer goes.
         for c in clients.all where c.pip.departing != nil && !desk.pip.windows.contains(where: { $0.app == c.app }) { c.endDeparture() }

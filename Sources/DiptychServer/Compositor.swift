@@ -258,7 +258,9 @@ public final class Compositor {
         screen.mode = configuration.blank
         memoryWatch.limits = configuration.memoryLimits
         supervision = Supervision(policy: configuration.relaunch)
-        keys = KeyInput(keymap: try Self.keymap(configuration.keymap, logger), repetition: configuration.keyRepeat)
+        let keymaps = try Self.keymaps(configuration.keymap, languages: configuration.keyboardLanguages, logger)
+        keys = KeyInput(keymap: keymaps.fixed, repetition: configuration.keyRepeat)
+        keys.use(keymaps.perLanguage, fixed: keymaps.fixed, current: 0)
         let logical = configuration.profile.pixelSize(configuration.orientation)
         let fit = (panel: backend?.size ?? configuration.emulateOn, rotation: configuration.outputRotation)
         let panel = Output.geometry(logical: logical, panel: fit.panel, rotation: fit.rotation).panel
@@ -278,18 +280,6 @@ public final class Compositor {
         for fd in main.backend.eventDescriptors { try loop.add(fd, token: LoopToken.output(fd).rawValue) }
         renderer = PixmanRenderer(chrome: ChromeCache(typesetter: Self.typesetter(logger)))
         if let size = configuration.secondScreen { try attachSecondScreen(HeadlessBackend(size: size)) }
-    }
-
-    /// The keymap `names` give. One asked for that cannot be made is an error; the default one
-    /// missing (a system without xkb data) leaves the compositor without keys, said once.
-    private static func keymap(_ names: KeymapNames, _ logger: Logger) throws -> Keyboard? {
-        do {
-            return try Keyboard(names: names)
-        } catch {
-            guard names == KeymapNames() else { throw error }
-            logger.warning("keys are not handled: \(error)")
-            return nil
-        }
     }
 
     /// The chrome's font (FreeType), or nil, said once, when none can be read: text is then

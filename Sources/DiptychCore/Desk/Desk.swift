@@ -199,7 +199,7 @@ package struct Desk: ~Copyable {
             keyboard = k
             return
         }
-        keyboard = KeyboardPresence(owner: app, state: state, language: languages[languageIndex], globe: languages.count > 1, at: now)
+        keyboard = KeyboardPresence(owner: app, state: state, languages: languages, current: languageIndex, at: now)
         if bar { keyboard?.show(bar: true) }
     }
 
@@ -207,13 +207,13 @@ package struct Desk: ~Copyable {
     package mutating func setLanguages(_ list: [KeyboardLanguage]) {
         languages = list.isEmpty ? [.us] : list
         languageIndex = 0
-        keyboard?.setLanguage(languages[0], globe: languages.count > 1)
+        keyboard?.setLanguages(languages, current: 0)
     }
 
     /// The next language of the list (the globe key's tap), or language `index`.
     package mutating func switchLanguage(to index: Int? = nil) {
         languageIndex = index.map { min(max($0, 0), languages.count - 1) } ?? (languageIndex + 1) % languages.count
-        keyboard?.setLanguage(languages[languageIndex], globe: languages.count > 1)
+        keyboard?.setLanguages(languages, current: languageIndex)
     }
 
     /// The keyboard shows only its shortcut bar (`bar`), or its keys again.
@@ -243,6 +243,14 @@ package struct Desk: ~Copyable {
         guard var k = keyboard, !keyboardSuspended else { return [] }
         defer { keyboard = k }
         return k.repeats(at: now, screen: shell.layout.screen, orientation: shell.orientation).map { .keyboard(k.owner, $0) }
+    }
+
+    /// Opens the popup of a key held long enough by `now` (see `KeyboardPresence.holdLong`):
+    /// whether one opened.
+    package mutating func keyboardHoldsLong(now: UInt64) -> Bool {
+        guard var k = keyboard, !keyboardSuspended else { return false }
+        defer { keyboard = k }
+        return k.holdLong(at: now, screen: shell.layout.screen, orientation: shell.orientation)
     }
 
     /// Forgets a keyboard that has slid all the way out.

@@ -61,7 +61,7 @@ package struct Presentations {
         case .key(.return): if let a = p.returnAnswer { remove(app); return [.presented(app, a)] }
         case .key(.backspace): p.deleteBackward()
         case .key(.tab), .key(.backTab): break
-        case .dismiss, .showKeys, .nextLanguage: return nil
+        case .dismiss, .showKeys, .nextLanguage, .language: return nil
         }
         shown[app] = p
         return []

@@ -4,6 +4,7 @@
 
 /// Keysyms by name.
 public enum Keysym {
+    public static let space: UInt32 = 0x20
     public static let backslash: UInt32 = 0x5C
     public static let backSpace: UInt32 = 0xFF08
     public static let tab: UInt32 = 0xFF09

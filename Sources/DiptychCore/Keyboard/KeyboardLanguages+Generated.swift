@@ -9,67 +9,67 @@ extension KeyboardLanguage {
     /// Every language the on-screen keyboard has, by xkb layout name.
     static let generated: [KeyboardLanguage] = [
         KeyboardLanguage(
-            name: "us", locale: "en",
+            name: "us", locale: "en", autonym: "English",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "n": "ñ", "o": "óòŏôöøōœ", "u": "úùŭûüū", "y": "ÿ"],
             currency: "$", quotes: "“”‘’"),
         KeyboardLanguage(
-            name: "gb", locale: "en_GB",
+            name: "gb", locale: "en_GB", autonym: "British English",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "n": "ñ", "o": "óòŏôöøōœ", "u": "úùŭûüū", "y": "ÿ"],
             currency: "£", quotes: "“”‘’"),
         KeyboardLanguage(
-            name: "de", locale: "de",
+            name: "de", locale: "de", autonym: "Deutsch",
             letters: ["qwertzuiopü", "asdfghjklöä", "yxcvbnm"],
             accents: ["a": "áàăâåãāæ", "c": "ç", "e": "éèĕêëē", "g": "ğ", "i": "íìĭîïīı", "n": "ñ", "o": "óòŏôøōœ", "s": "ßş", "u": "úùŭûū", "y": "ÿ"],
             currency: "€", quotes: "„“‚‘"),
         KeyboardLanguage(
-            name: "fr", locale: "fr",
+            name: "fr", locale: "fr", autonym: "Français",
             letters: ["azertyuiop", "qsdfghjklm", "wxcvbn"],
             accents: ["a": "àâæáåäãā", "c": "çć", "e": "éèêëē", "i": "îïíìī", "n": "ñ", "o": "ôœóòöõø", "r": "ř", "s": "šß", "u": "ùûüúǔ", "y": "ÿ"],
             currency: "€", quotes: "«»"),
         KeyboardLanguage(
-            name: "es", locale: "es",
+            name: "es", locale: "es", autonym: "Español",
             letters: ["qwertyuiop", "asdfghjklñ", "zxcvbnm"],
             accents: ["a": "áàăâåäãā", "c": "ç", "e": "éèĕêëē", "i": "íìĭîïī", "o": "óòŏôöøōœ", "u": "úüùŭûū", "y": "ýÿ"],
             currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
-            name: "it", locale: "it",
+            name: "it", locale: "it", autonym: "Italiano",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "àáâåäãæ", "c": "ç", "e": "éèêë", "i": "ìíîï", "n": "ñ", "o": "óòôöõøœ", "s": "ß", "u": "ùúûü", "y": "ÿ"],
             currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
-            name: "pt", locale: "pt_PT",
+            name: "pt", locale: "pt_PT", autonym: "Português europeu",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áàâãăåäā", "c": "ç", "e": "éêèĕëē", "i": "íìĭîïī", "n": "ñ", "o": "óòôõŏöøō", "u": "úùŭûüū", "y": "ÿ"],
             currency: "€", quotes: "«»“”"),
         KeyboardLanguage(
-            name: "nl", locale: "nl",
+            name: "nl", locale: "nl", autonym: "Nederlands",
             letters: ["qwertyuiop", "asdfghjkl", "zxcvbnm"],
             accents: ["a": "áäàâåãæ", "c": "ç", "e": "éëèê", "i": "íïî", "n": "ñ", "o": "óöôøœ", "u": "úüùû", "y": "ÿ"],
             currency: "€", quotes: "“”‘’"),
         KeyboardLanguage(
-            name: "se", locale: "sv",
+            name: "se", locale: "sv", autonym: "Svenska",
             letters: ["qwertyuiopå", "asdfghjklöä", "zxcvbnm"],
             accents: ["a": "àáâãāæ", "c": "ç", "e": "éèë", "i": "íîïī", "n": "ñ", "o": "óø", "u": "úü", "y": "ÿ"],
             currency: "kr", quotes: "”’"),
         KeyboardLanguage(
-            name: "no", locale: "nb",
+            name: "no", locale: "nb", autonym: "Norsk bokmål",
             letters: ["qwertyuiopå", "asdfghjkløæ", "zxcvbnm"],
             accents: ["a": "àáǎãä", "c": "čç", "d": "đ", "e": "éèê", "i": "í", "n": "ńñ", "o": "óòôö", "s": "š", "u": "úü", "z": "ž"],
             currency: "kr", quotes: "«»‘’"),
         KeyboardLanguage(
-            name: "dk", locale: "da",
+            name: "dk", locale: "da", autonym: "Dansk",
             letters: ["qwertyuiopå", "asdfghjklæø", "zxcvbnm"],
             accents: ["a": "áàâä", "c": "ç", "e": "éèêë", "i": "íîï", "n": "ñ", "o": "óôœö", "u": "úùûü", "y": "ÿ", "ø": "ǿ"],
             currency: "kr.", quotes: "“”‘’"),
         KeyboardLanguage(
-            name: "fi", locale: "fi",
+            name: "fi", locale: "fi", autonym: "Suomi",
             letters: ["qwertyuiopå", "asdfghjklöä", "zxcvbnm"],
             accents: ["a": "áàăâãąāæ", "c": "ćčċç", "d": "ďðđ", "e": "éèêěëėęē", "g": "ğǧģ", "h": "ȟ", "i": "íîïįīı", "k": "ǩķ", "l": "ĺľļł", "n": "ńňñņ", "o": "óòôőõœø", "r": "ŕř", "s": "šśŝşșß", "t": "ťţțþ", "u": "úùûůűųūü", "y": "ýÿ", "z": "žźż"],
             currency: "€", quotes: "”’"),
         KeyboardLanguage(
-            name: "ch", locale: "de_CH",
+            name: "ch", locale: "de_CH", autonym: "Schweizer Hochdeutsch",
             letters: ["qwertzuiopü", "asdfghjklöä", "yxcvbnm"],
             accents: ["a": "áàăâåãāæ", "c": "ç", "e": "éèĕêëē", "g": "ğ", "i": "íìĭîïīı", "n": "ñ", "o": "óòŏôøōœ", "s": "ş", "u": "úùŭûū", "y": "ÿ"],
             currency: "CHF", quotes: "„“‚‘"),

@@ -10,6 +10,8 @@ public struct KeyboardLanguage: Equatable, Sendable {
     public let name: String
     /// The CLDR locale its accents and symbols come from (`de_CH`).
     public let locale: String
+    /// Its name in itself (`Deutsch`), as the globe key's list shows it.
+    public let autonym: String
     /// The three rows of letter keys, lower case, left to right (`qwertzuiopü`, …).
     public let letters: [String]
     /// For a letter key, the alternatives its long press offers, in order (at most 8).
@@ -22,8 +24,8 @@ public struct KeyboardLanguage: Equatable, Sendable {
     /// same in every language).
     public let symbols: [String: String]
 
-    init(name: String, locale: String, letters: [String], accents: [String: String], currency: String, quotes: String) {
-        (self.name, self.locale, self.letters, self.accents) = (name, locale, letters, accents)
+    init(name: String, locale: String, autonym: String, letters: [String], accents: [String: String], currency: String, quotes: String) {
+        (self.name, self.locale, self.autonym, self.letters, self.accents) = (name, locale, autonym, letters, accents)
         (self.currency, self.quotes, self.symbols) = (currency, quotes, Self.commonSymbols)
     }
 
@@ -50,15 +52,26 @@ public struct KeyboardLanguage: Equatable, Sendable {
         return .success(out)
     }
 
-    /// The alternatives a long press on a key typing `text` offers (none: no popup).
+    /// The alternatives a long press on a key typing `text` offers (none: no popup), at most
+    /// `KeyboardPopup.maxItems`.
     public func alternatives(of text: String) -> [String] {
         let lower = text.lowercased()
+        let list: [String]
         if let a = accents[lower] {
-            let list = a.map(String.init)
-            return text == lower ? list : list.map { $0.uppercased() }
+            // (A capital's are capitals; ß stays ß, having no one-letter capital here.)
+            list = a.map { c in text == lower ? String(c) : String(c).uppercased().count == 1 ? String(c).uppercased() : String(c) }
+        } else if text == "\"" {
+            list = Array(quotes).map(String.init)
+        } else {
+            list = (symbols[text] ?? "").map(String.init)
         }
-        if text == "\"" { return Array(quotes).map(String.init) }
-        return (symbols[text] ?? "").map(String.init)
+        return Array(list.prefix(KeyboardPopup.maxItems))
+    }
+
+    /// Whether `c` (either case) is a letter of this keyboard: on a key, or in a key's popup.
+    public func hasLetter(_ c: Character) -> Bool {
+        let lower = String(c).lowercased()
+        return letters.contains { $0.contains(lower) } || accents.values.contains { $0.prefix(KeyboardPopup.maxItems).contains(lower) }
     }
 }
 

@@ -123,11 +123,11 @@ extension KeyboardLayout {
         default:
             bottom = [wide("ABC", .letters), ("space", 8, .space, false), wide("ABC", .letters)]
         }
-        // With more than one language, the globe key left of the space bar (the bar gives way);
-        // it shows the language in use (no font here has iPad's globe).
+        // With more than one language, the globe key left of the space bar (the bar gives way;
+        // the painter draws the globe).
         if globe, let space = bottom.firstIndex(where: { $0.action == .space }) {
             bottom[space].units -= 1.25
-            bottom.insert((language.name.uppercased(), 1.25, .nextLanguage, true), at: space)
+            bottom.insert(("🌐", 1.25, .nextLanguage, true), at: space)
         }
         switch self {
         case .letters:

@@ -18,6 +18,14 @@ public struct KeyboardPresence: Sendable {
     /// When each pressed key went down, and when a held delete key last repeated.
     private var heldSince: [Contact: UInt64] = [:]
     private var repeatedAt: [Contact: UInt64] = [:]
+    /// When a key held that has a popup (alternatives, the globe's languages) shows it.
+    private var popupDue: [Contact: UInt64] = [:]
+    /// The popup a long press opened, and the contact holding it (one at a time).
+    public private(set) var popup: KeyboardPopup?
+    private var popupContact: Contact?
+    /// The keyboard's languages (the globe key's list) and the one in use.
+    public private(set) var languages: [KeyboardLanguage] = [.us]
+    public private(set) var languageIndex = 0
     /// A held delete key repeats after this long, this often (ms).
     public static let repeatDelay: UInt64 = 500
     public static let repeatInterval: UInt64 = 100
@@ -25,29 +33,38 @@ public struct KeyboardPresence: Sendable {
     /// How long a slide takes (the spring's settling), in milliseconds.
     public static let slideMilliseconds: UInt64 = 250
 
-    public init(owner: AppID, state: TextInputState, language: KeyboardLanguage = .us, globe: Bool = false, at now: UInt64) {
+    public init(owner: AppID, state: TextInputState, languages: [KeyboardLanguage] = [.us], current: Int = 0, at now: UInt64) {
         keyboard = OnScreenKeyboard(for: state)
-        keyboard.language = language
-        keyboard.globe = globe
         self.owner = owner
         shownAt = now
+        setLanguages(languages, current: current)
     }
 
-    /// Its keys type `language` from now on, the globe key showing when `globe` (the keys held
-    /// are let go).
-    public mutating func setLanguage(_ language: KeyboardLanguage, globe: Bool) {
-        keyboard.language = language
-        keyboard.globe = globe
+    /// Its keys type `languages[current]` from now on, the globe key showing when there are
+    /// several (the keys held are let go).
+    public mutating func setLanguages(_ languages: [KeyboardLanguage], current: Int) {
+        self.languages = languages.isEmpty ? [.us] : languages
+        languageIndex = min(max(current, 0), self.languages.count - 1)
+        keyboard.language = self.languages[languageIndex]
+        keyboard.globe = self.languages.count > 1
+        letGo()
+    }
+
+    /// Every key held is let go, and a popup closes.
+    private mutating func letGo() {
         pressed = [:]
         heldSince = [:]
         repeatedAt = [:]
+        popupDue = [:]
+        popup = nil
+        popupContact = nil
     }
 
     /// The same keyboard sliding in again from `now` (after it stepped aside).
     public init(resuming k: KeyboardPresence, at now: UInt64) {
         self = k
         shownAt = now
-        pressed = [:]
+        letGo()
     }
 
     /// Whether it is on its way out.
@@ -57,9 +74,7 @@ public struct KeyboardPresence: Sendable {
     public mutating func hide(at now: UInt64) {
         guard hiddenAt == nil else { return }
         hiddenAt = now
-        pressed = [:]
-        heldSince = [:]
-        repeatedAt = [:]
+        letGo()
     }
 
     /// The field changed: the keyboard follows (see `OnScreenKeyboard.update`).
@@ -68,9 +83,7 @@ public struct KeyboardPresence: Sendable {
     /// A hardware keyboard typed: only the shortcut bar shows (`showsBar`), or the keys again.
     public mutating func show(bar showsBar: Bool) {
         if showsBar { keyboard.showShortcutBar() } else { keyboard.showKeys() }
-        pressed = [:]
-        heldSince = [:]
-        repeatedAt = [:]
+        letGo()
     }
 
     /// How far in it is at `now`: 0 (below the screen) to 1 (docked).
@@ -162,7 +175,7 @@ public struct KeyboardPresence: Sendable {
             return []
         case .motion:
             guard holds(contact) else { return nil }
-            move(contact, x: x, y: y, screen: screen, orientation: orientation)
+            move(contact, x: x, y: y, screen: screen, orientation: orientation, at: now)
             return []
         case .up, .cancel:
             guard holds(contact) else { return nil }
@@ -170,11 +183,42 @@ public struct KeyboardPresence: Sendable {
         }
     }
 
-    /// A contact went down on the keyboard: the key under it darkens.
+    /// A contact went down on the keyboard: the key under it darkens (and, if it has a popup,
+    /// shows it when held `KeyboardPopup.holdMilliseconds`).
     public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
-        pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+        let index = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+        pressed[contact] = index
         heldSince[contact] = now
         repeatedAt[contact] = nil
+        popupDue[contact] = popupItems(of: index, keys: keys(screen: screen, orientation: orientation)).isEmpty ? nil : now + KeyboardPopup.holdMilliseconds
+    }
+
+    /// What a long press on key `index` offers: a character's alternatives in the language in
+    /// use, or the globe key's languages (none: no popup).
+    private func popupItems(of index: Int, keys: [KeyboardKey]) -> [String] {
+        guard keys.indices.contains(index) else { return [] }
+        switch keys[index].action {
+        case .text(let t): return keyboard.language.alternatives(of: t)
+        case .nextLanguage: return languages.count > 1 ? languages.map(\.autonym) : []
+        default: return []
+        }
+    }
+
+    /// Opens the popup of a key held long enough by `now`: whether one opened (a frame shows it).
+    public mutating func holdLong(at now: UInt64, screen: Size, orientation: Orientation) -> Bool {
+        guard popup == nil, let (contact, _) = popupDue.first(where: { now >= $0.value }) else { return false }
+        popupDue = [:]
+        guard let index = pressed[contact] else { return false }
+        let keys = keys(screen: screen, orientation: orientation)
+        let items = popupItems(of: index, keys: keys)
+        guard !items.isEmpty else { return false }
+        var text = ""
+        if case .text(let t) = keys[index].action { text = t }
+        popup = KeyboardPopup(
+            kind: text.isEmpty ? .languages : .alternatives, key: index, keyFrame: keys[index].frame, keyText: text, items: items,
+            width: restFrame(screen: screen, orientation: orientation).width, selected: text.isEmpty ? languageIndex : nil)
+        popupContact = contact
+        return true
     }
 
     /// The deletes a held delete key gives at `now`: one after `repeatDelay`, then one every
@@ -194,15 +238,27 @@ public struct KeyboardPresence: Sendable {
         return out
     }
 
-    /// When a held delete key repeats next, if one is held.
+    /// When a held delete key repeats next, or a held key's popup shows, if one is due.
     public var nextRepeat: UInt64? {
-        heldSince.compactMap { contact, since in repeatedAt[contact].map { $0 + Self.repeatInterval } ?? since + Self.repeatDelay }.min()
+        let repeats = heldSince.compactMap { contact, since in repeatedAt[contact].map { $0 + Self.repeatInterval } ?? since + Self.repeatDelay }
+        return (repeats + popupDue.values).min()
     }
 
-    /// A contact that went down on the keyboard moved: the key under it now is the pressed one.
-    public mutating func move(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation) {
-        guard pressed.keys.contains(contact) else { return }
-        pressed[contact] = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+    /// A contact that went down on the keyboard moved: the key under it now is the pressed one
+    /// (held anew: its popup waits its own half second); with its popup open, the item under it
+    /// is selected.
+    public mutating func move(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
+        guard let was = pressed[contact] else { return }
+        if popupContact == contact {
+            let rest = restFrame(screen: screen, orientation: orientation)
+            popup?.slide(toX: x - Double(rest.x), y: y - Double(rest.y))
+            return
+        }
+        let index = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+        pressed[contact] = index
+        guard index != was else { return }
+        heldSince[contact] = now
+        popupDue[contact] = popupItems(of: index, keys: keys(screen: screen, orientation: orientation)).isEmpty ? nil : now + KeyboardPopup.holdMilliseconds
     }
 
     /// Whether `contact` went down on the keyboard (and is its until it lifts).
@@ -213,6 +269,11 @@ public struct KeyboardPresence: Sendable {
     public mutating func release(_ contact: Contact, screen: Size, orientation: Orientation, at now: UInt64, cancelled: Bool) -> [KeyboardOutput] {
         guard let held = pressed.removeValue(forKey: contact) else { return [] }
         heldSince[contact] = nil
+        popupDue[contact] = nil
+        if popupContact == contact, let p = popup {
+            (popup, popupContact) = (nil, nil)
+            return cancelled ? [] : chosen(p, at: now)
+        }
         // A delete that repeated while held has done its work.
         guard repeatedAt.removeValue(forKey: contact) == nil else { return [] }
         guard !cancelled, held >= 0 else { return [] }
@@ -220,5 +281,19 @@ public struct KeyboardPresence: Sendable {
         let keys = keys(screen: screen, orientation: orientation)
         guard keys.indices.contains(index) else { return [] }
         return keyboard.tap(keys[index], at: now)
+    }
+
+    /// What lifting on popup `p` gives: the alternative under the finger, else on the key the
+    /// key itself; the language under it; nothing elsewhere.
+    private mutating func chosen(_ p: KeyboardPopup, at now: UInt64) -> [KeyboardOutput] {
+        switch p.kind {
+        case .alternatives:
+            if let i = p.selected { return keyboard.tap(KeyboardKey(frame: p.keyFrame, label: p.items[i], action: .text(p.items[i]), function: false), at: now) }
+            guard p.onKey else { return [] }
+            return keyboard.tap(KeyboardKey(frame: p.keyFrame, label: "", action: .text(p.keyText), function: false), at: now)
+        case .languages:
+            guard let i = p.selected, i != languageIndex else { return [] }
+            return [.language(i)]
+        }
     }
 }

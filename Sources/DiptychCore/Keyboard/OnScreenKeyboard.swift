@@ -15,6 +15,8 @@ public enum KeyboardOutput: Equatable, Sendable {
     case showKeys
     /// The globe key: the keyboard's next language.
     case nextLanguage
+    /// The globe key's list: the keyboard's language at this index.
+    case language(Int)
 }
 
 /// The keys the keyboard sends as `key` events: their evdev code, keysym, the text a hardware
@@ -205,31 +207,43 @@ public struct OnScreenKeyboard: Equatable, Sendable {
 }
 
 extension OnScreenKeyboard {
+    /// The key whose long press offers `c`, of `keys`, and its place in the popup.
+    public func alternativeKey(for c: Character, keys: [KeyboardKey]) -> (index: Int, item: Int)? {
+        for (i, k) in keys.enumerated() {
+            guard case .text(let t) = k.action, let item = language.alternatives(of: t).firstIndex(of: String(c)) else { continue }
+            return (i, item)
+        }
+        return nil
+    }
+
     /// The next key to tap, of `keys` (the keyboard's keys now), toward typing `c` as a person
-    /// would: the key itself (`types`), else shift or the key that switches to the layout
-    /// holding it, else the globe key (the next language). Nil for a character on no key of any
-    /// layout of this language, without a globe key.
-    public func nextTap(for c: Character, keys: [KeyboardKey]) -> (index: Int, types: Bool)? {
+    /// would: the key itself (`types`), or the key to hold whose popup has it (`item`, its place
+    /// there), else shift or the key that switches to the layout holding it, else the globe key
+    /// (the next language). Nil for a character on no key of any layout of this language,
+    /// without a globe key.
+    public func nextTap(for c: Character, keys: [KeyboardKey]) -> (index: Int, types: Bool, item: Int?)? {
         func find(_ action: KeyboardKey.Action) -> Int? { keys.firstIndex { $0.action == action } }
-        if c == "\n" { return find(.return).map { ($0, true) } }
-        if c == " " { return find(.space).map { ($0, true) } }
-        if let i = find(.text(String(c))) { return (i, true) }
-        if c.isLetter && language.letters.joined().contains(String(c).lowercased()) {
-            if layout != .letters { return find(.layout(.letters)).map { ($0, false) } }
+        func tap(_ i: Int?, types: Bool = false) -> (index: Int, types: Bool, item: Int?)? { i.map { ($0, types, nil) } }
+        if c == "\n" { return tap(find(.return), types: true) }
+        if c == " " { return tap(find(.space), types: true) }
+        if let i = find(.text(String(c))) { return (i, true, nil) }
+        if let a = alternativeKey(for: c, keys: keys) { return (a.index, true, a.item) }
+        if c.isLetter && language.hasLetter(c) {
+            if layout != .letters { return find(.layout(.letters)).map { ($0, false, nil) } }
             // The letter's case is the other one: shift (on, or off again).
-            return find(.shift).map { ($0, false) }
+            return find(.shift).map { ($0, false, nil) }
         }
         // Shifted, the letters' comma and full stop are ! and ?.
-        if layout == .letters, c == "!" || c == "?", !capitals { return find(.shift).map { ($0, false) } }
+        if layout == .letters, c == "!" || c == "?", !capitals { return find(.shift).map { ($0, false, nil) } }
         guard let target = Self.layout(holding: c, variant: variant, language: language) else {
             // Another of the keyboard's languages may have it: the globe key takes the next.
-            return globe ? find(.nextLanguage).map { ($0, false) } : nil
+            return globe ? find(.nextLanguage).map { ($0, false, nil) } : nil
         }
         // On the letters but with the other shift (a full stop while shift is on).
-        if target == .letters { return find(layout == .letters ? .shift : .layout(.letters)).map { ($0, false) } }
+        if target == .letters { return find(layout == .letters ? .shift : .layout(.letters)).map { ($0, false, nil) } }
         // Letters lead to the numbers, the numbers to the symbols and back.
         let step: KeyboardLayout = layout == .numbers && target == .symbols ? .symbols : .numbers
-        return find(.layout(step)).map { ($0, false) }
+        return find(.layout(step)).map { ($0, false, nil) }
     }
 
     /// The layout whose keys type `c` (for a field of `variant`, in `language`), if any.
@@ -239,6 +253,11 @@ extension OnScreenKeyboard {
             for capitals in [false, true] where l == .letters || !capitals {
                 let keys = l.keys(variant: variant, returnKey: .default, capitals: capitals, size: size, orientation: .landscape, language: language)
                 if keys.contains(where: { $0.action == .text(String(c)) }) { return l }
+                // (Or in a key's popup.)
+                if keys.contains(where: { k in
+                    if case .text(let t) = k.action { return language.alternatives(of: t).contains(String(c)) }
+                    return false
+                }) { return l }
             }
         }
         return nil

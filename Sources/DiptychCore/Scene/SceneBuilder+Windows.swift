@@ -27,6 +27,8 @@ public struct FloatingWindow: Sendable {
 /// The glyphs of a Picture in Picture window's controls and of a stashed window's tab.
 public enum Glyph: Hashable, Sendable, BitwiseCopyable {
     case close, restore, play, pause, chevronLeft, chevronRight
+    /// The on-screen keyboard's globe key (its languages).
+    case globe
 }
 
 extension SceneBuilder {

@@ -68,8 +68,8 @@ public enum Chrome: Hashable, Sendable {
     /// Translucent black (`alpha`) filling the picture, its corners rounded by `corner` pixels:
     /// under a window's controls, a stashed window's tab.
     case scrim(alpha: UInt8, corner: Int)
-    /// A white control glyph filling the picture.
-    case glyph(Glyph)
+    /// A control glyph filling the picture, in `ink` (white: a window's controls).
+    case glyph(Glyph, ink: RGB = RGB(red: 255, green: 255, blue: 255))
     /// An opaque rounded rectangle in `color` filling the picture, its corners rounded by
     /// `corner` pixels: a key of the on-screen keyboard.
     case roundedRect(RGB, corner: Int)
@@ -111,6 +111,8 @@ public struct SceneNode: Hashable, Sendable {
         case keyboard
         case keyboardKey(Int)
         case keyboardLabel(Int)
+        /// A long press's popup on the keyboard: its parts, numbered.
+        case keyboardPopup(Int)
         /// An app's menu or alert: its parts, numbered (the app's number in the high bits).
         case presented(Int)
         /// The pointer's round cursor (over everything).
@@ -159,7 +161,7 @@ public struct SceneNode: Hashable, Sendable {
         switch key {
         case .placeholder(let a), .surface(let a), .blur(let a), .icon(let a), .shadow(let a), .edgeBar(let a), .edgeHandle(let a), .grabber(let a), .pipShadow(let a), .pip(let a),
              .pipScrim(let a), .pipClose(let a), .pipRestore(let a), .pipPlayPause(let a), .pipTab(let a), .pipChevron(let a): a
-        case .divider, .handle, .status, .cursor, .keyboard, .keyboardKey, .keyboardLabel, .presented: nil
+        case .divider, .handle, .status, .cursor, .keyboard, .keyboardKey, .keyboardLabel, .keyboardPopup, .presented: nil
         }
     }
 

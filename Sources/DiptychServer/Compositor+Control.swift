@@ -48,6 +48,11 @@ extension Compositor {
                 ("loop", .string(loop?.scheme ?? "normal")), ("loop_why", (loop?.why).map { .string($0) } ?? .null),
                 ("loop_rests", .int(loop?.rests ?? 0)),
             ] + launcher.cpu.status)),
+            // The keyboard's languages, the one in use, and the hardware keymap typing now.
+            ("keyboard", .object([
+                ("layout", .string(desk.languages[desk.languageIndex].name)), ("layouts", .array(desk.languages.map { .string($0.name) })),
+                ("keymap", .string(keymapNames)),
+            ])),
         ] + note)
     }
 

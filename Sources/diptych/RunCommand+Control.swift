@@ -124,6 +124,10 @@ extension RunCommand {
             lines.append("cpu: the loop \(cpu["loop"]?.stringValue ?? "?"), the apps \(apps == "none" ? "as launched" : "by " + apps)"
                 + (first.isEmpty ? "" : ", \(first.joined(separator: " and ")) first"))
         }
+        if let k = status["keyboard"] {
+            let all = k["layouts"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            lines.append("keyboard: \(k["layout"]?.stringValue ?? "?")" + (all.count > 1 ? " (of \(all.joined(separator: ", ")))" : "") + ", hardware keymap \(k["keymap"]?.stringValue ?? "none")")
+        }
         return lines.joined(separator: "\n")
     }
 }

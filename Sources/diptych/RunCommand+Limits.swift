@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `run`'s memory limits: held by the kernel under a delegated cgroup v2 subtree, else sampled.
+// `run`'s memory limits (held by the kernel under a delegated cgroup v2 subtree, else sampled)
+// and its keyboard languages, read from the flags and checked.
 
 import DiptychCore
 import DiptychLinux
@@ -38,5 +39,13 @@ extension RunCommand {
             limits[role] = mb << 20
         }
         return limits
+    }
+}
+
+extension RunCommand {
+    /// `--keyboard-layouts`' languages, checked (none: not given).
+    func keyboardLanguages() throws -> [KeyboardLanguage] {
+        guard let keyboardLayouts else { return [] }
+        return try KeyboardLanguage.list(parsing: keyboardLayouts).mapError { UsageError("--keyboard-layouts: \($0)") }.get()
     }
 }

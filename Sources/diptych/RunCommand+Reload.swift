@@ -37,7 +37,7 @@ final class ConfigReload {
     /// The keys applied without a restart.
     static let live: Set<String> = [
         "primary", "secondary", "device", "orientation", "compact-width", "divider-width", "regular-min-width", "rotate", "arrangement", "cursor",
-        "idle-timeout", "blank-schedule", "blank", "memory-limit", "memory-limit-primary", "memory-limit-secondary",
+        "idle-timeout", "blank-schedule", "blank", "memory-limit", "memory-limit-primary", "memory-limit-secondary", "keyboard-layouts",
     ]
 
     /// SIGUSR1s are coalesced: one reload at once, then at most one a `signalGap` ms (a flood
@@ -117,6 +117,7 @@ final class ConfigReload {
             _ = try fresh.outputOptions.resolve()
             _ = try fresh.screenPower()
             _ = try fresh.memoryLimits()
+            _ = try fresh.keyboardLanguages()
             for (role, cmd) in [(Role.primary, fresh.primary), (.secondary, fresh.secondary)] {
                 if let cmd { _ = try Apps.parse(cmd, option: role.rawValue) }
             }
@@ -158,6 +159,8 @@ final class ConfigReload {
                 compositor.setCursorMode(fresh.cursor)
             case "memory-limit", "memory-limit-primary", "memory-limit-secondary":
                 if let limits = try? fresh.memoryLimits() { compositor.setMemoryLimits(limits) }
+            case "keyboard-layouts":
+                compositor.setKeyboardLanguages((try? fresh.keyboardLanguages()) ?? [])
             case "idle-timeout", "blank-schedule", "blank":
                 if let power = try? fresh.screenPower() { compositor.setScreenPower(idleTimeout: power.idle, schedule: power.schedule, mode: fresh.blank) }
             default:

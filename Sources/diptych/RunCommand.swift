@@ -140,8 +140,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Compose each frame this many ms before the vblank it is shown at: a number, auto (the recent p99 of a frame's own work plus 1 ms, at least 1 ms) or off (as soon as the output can take one).")
     var repaintWindow: String = "auto"
 
-    @Option(help: "The on-screen keyboard's languages, xkb layout names separated by commas (us, gb, de, fr, es, it, pt, nl, se, no, dk, fi, ch); the first types first (default: us).")
-    var keyboardLayouts: String = "us"
+    @Option(help: "The keyboard's languages, xkb layout names separated by commas (us, gb, de, fr, es, it, pt, nl, se, no, dk, fi, ch): the on-screen keyboard's, and the hardware keymap's unless --keymap names a layout; the first types first; the globe key and Ctrl+Space switch (default: us on screen, the hardware keymap from XKB_DEFAULT_LAYOUT).")
+    var keyboardLayouts: String?
 
     @Option(help: "When the pointer's cursor shows: auto (once a pointer moves, hidden after 3 s still or at a touch), hidden, or always (from the start, at the screen's centre) (default: auto).")
     var cursor: CursorMode = .auto
@@ -227,7 +227,7 @@ struct RunCommand: ParsableCommand {
             let refreshMillihertz = try Self.refreshMillihertz(refresh)
             let power = try screenPower()
             let memoryLimits = try memoryLimits()
-            let languages = try KeyboardLanguage.list(parsing: keyboardLayouts).mapError { UsageError("--keyboard-layouts: \($0)") }.get()
+            let languages = try keyboardLanguages()
             // (Every value is checked before anything starts: a group that is not there too.)
             if let name = ctlGroup, getgrnam(name) == nil { throw UsageError("--ctl-group: no group '\(name)'") }
 

@@ -90,6 +90,8 @@ public struct ProfileResult {
     /// For `keyboard`: a key press's frame (p50): the region it repainted and the pixels the
     /// compositor wrote there (each layer: the keyboard, the key, its label), and the key's own.
     public var keyPress: (damage: Int, written: Int, key: Int)?
+    /// For `keyboard`: its languages' popup, switches and cached images.
+    public var languages: KeyboardFigures?
 
     /// The frames as `run` has them: it draws no frame when nothing changed (a settle's last
     /// steps can land on the pixels of the one before, a finger can rest), and the input it
@@ -209,6 +211,7 @@ public struct ProfileResult {
         guard let k = keyPress else { return .null }
         return .object([
             ("slide_frames", .int(records.count)), ("key_press_damage_px_p50", .int(k.damage)), ("key_press_written_px_p50", .int(k.written)), ("key_px", .int(k.key)),
+            ("languages", languages?.json ?? .null),
         ])
     }
 
@@ -244,6 +247,7 @@ public struct ProfileResult {
         lines.append("ratio: total/pixman \(ratio(pixmanP50)), total/fresh pixman \(ratio(freshPixmanP50)), total/memcpy \(ratio(memcpyP50))")
         if let k = keyPress {
             lines.append("keyboard: \(records.count) frames with it moving; a key press repaints \(k.damage) px (the key is \(k.key) px), writing \(k.written) px there")
+            if let languages { lines.append(languages.text) }
         }
         if let area = pipArea, let full = fullFrameP50 {
             let repainted = Int(Self.quantile(records.map { Double($0.repaintedPixels) }, 0.5))
@@ -395,6 +399,7 @@ public enum Profiler {
         result.blurs = compositor.blurCost
         if workload == .keyboard {
             result.keyPress = (Int(ProfileResult.quantile(keyPresses.map(\.damage), 0.5)), Int(ProfileResult.quantile(keyPresses.map(\.written), 0.5)), keyArea)
+            result.languages = try KeyboardFigures.measure(compositor, driver: driver, from: frames + warmup + 60)
         }
         if workload == .pip {
             let scale = compositor.shell.profile.scale

@@ -122,7 +122,8 @@ public final class ScenarioPlayer {
         var typing: Typing?
         var shiftHeld = false
         var t: UInt64 = 0
-        let end = (scenario.steps.last?.at ?? 0) + 10_000
+        // (A type step takes as long as its keys take: the 10 s count from its last key.)
+        var end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
             var pendingCaptures: [(name: String, screen: Int)] = []
             try driver.frame(at: t, roundTripTimeout: roundTripTimeoutMilliseconds) {
@@ -198,6 +199,7 @@ public final class ScenarioPlayer {
             }
             // After the last step, the frames run on until what moves has come to rest.
             if next >= scenario.steps.count && !waiting && typing == nil && !compositor.isAnimating { break }
+            if typing != nil { end = max(end, t + 10_000) }
             if t >= end { throw CompositorError("the scenario did not settle within 10 s of virtual time after its last step") }
             t += Self.frameInterval
         }

@@ -147,6 +147,8 @@ public final class Compositor {
     }
     /// What the last frame drawn repainted since the one before (nil: everything).
     public var lastFrameDamage: Region? { main.drawing }
+    /// The bytes the chrome's pictures (the keyboard's keys and labels among them) hold now.
+    public var chromeBytes: Int { renderer.chrome.bytes }
     /// The configured layout.
     public var layout: Layout { desk.shell.layout }
     /// Where frames go. Without emulation its size is the logical screen in pixels.

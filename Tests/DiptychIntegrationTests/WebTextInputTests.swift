@@ -20,10 +20,11 @@ private struct WebPlayed {
     var frames: [JSONValue]
     var titles: [String]
 
-    init(_ name: String, primary: String = "notes", secondary: String?, steps: String) throws {
+    init(_ name: String, primary: String = "notes", secondary: String?, layouts: String? = nil, steps: String) throws {
         dir = Harness.temporaryDirectory(name)
         let apps = secondary.map { #""primary":"\#(primary)","secondary":"\#($0)","arrangement":"split-2/3""# } ?? #""primary":"\#(primary)","arrangement":"full""#
-        let scenario = #"{"device":"ipad",\#(apps),"steps":\#(steps)}"#
+        let languages = layouts.map { #""keyboardLayouts":"\#($0)","# } ?? ""
+        let scenario = #"{"device":"ipad",\#(languages)\#(apps),"steps":\#(steps)}"#
         try Files.writeAtomically("\(dir)/s.json", bytes: Array(scenario.utf8))
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir], timeoutMilliseconds: 180_000)
         #expect(r.status == 0, "\(r.stderr)")
@@ -59,6 +60,20 @@ private let signIn = "web:\(repositoryRoot)/Assets/web/sign-in.html"
 
 @Suite(.enabled(if: webIsThere, "diptych-web is not built (it needs WPE WebKit: make installs it)"))
 struct WebTextInputTests {
+    /// The kiosk's languages into a real `<input>`: German, French, Spanish, Danish and Swedish
+    /// sentences typed as a person would (keys held for their popups), and the page holds
+    /// exactly them.
+    @Test func aWebFieldTakesTheSentencesOfTheKiosksLanguages() throws {
+        let sentences = ["Größe über Straße", "Crème brûlée à la française", "¿Año niño?", "Smørrebrød på Åland"]
+        let text = sentences.joined(separator: " ")
+        let p = try WebPlayed("web-languages", secondary: signIn, layouts: "de,fr,es,dk,se", steps: """
+            [{"at":0,"wait":true},\(tap(100, 1728, 128)),{"at":600,"type":"\(text)"},{"at":600,"wait":true}]
+            """)
+        #expect(p.page["message"] == text, "\(p.titles.suffix(3))")
+        // (German's popups hold every accent here: the keyboard never needed another language.)
+        #expect(Set(p.keyboards.compactMap { $0?["language"]?.stringValue }) == ["de"])
+    }
+
     /// A real `<input>` in the secondary of a Split View, tapped, takes exactly what a `type`
     /// step taps on the keyboard's keys (shift, the numbers and back), read back from the page;
     /// both apps hear where the keyboard is in their own pane's points, only the page's as local.

@@ -36,7 +36,7 @@ second=/sys/class/drm/card0-Virtual-2/status
 echo on > "$second" || echo "VM: cannot force $second on"
 until_ok 50 connected "$second"
 /bin/diptych-test-tools kms-state --card /dev/dri/card0 > /out/crtc-before.txt
-for s in drag palm keys shortcut; do
+for s in drag palm keys shortcut keys-de; do
   /bin/diptych-test-tools play /vm/$s.json --card /dev/dri/card0 --mode 1024x768 \
       --out /out/$s --input-via-uinput --capture-sync /out/sync/$s --round-trip-timeout-ms 30000 > /out/$s.stdout 2> /out/$s.stderr
   echo $? > /out/$s.rc

@@ -78,7 +78,7 @@ for f in /usr/share/fonts/opentype/inter/Inter-SemiBold.otf /usr/share/fonts/ope
   [ -e "$f" ] && mkdir -p "$IR$(dirname "$f")" && cp "$f" "$IR$f"
 done
 [ -d /usr/share/libwacom ] && cp -r /usr/share/libwacom "$IR/usr/share/" || true
-cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$ROOT/Tests/VM/keys.json" "$ROOT/Tests/VM/shortcut.json" "$IR/vm/"
+cp "$ROOT/Tests/VM/drag.json" "$ROOT/Tests/VM/palm.json" "$ROOT/Tests/VM/screen2.json" "$ROOT/Tests/VM/keys.json" "$ROOT/Tests/VM/shortcut.json" "$ROOT/Tests/VM/keys-de.json" "$IR/vm/"
 cp "$ROOT/Tests/VM/init.sh" "$IR/init" && chmod +x "$IR/init"
 MODS=$KDIR/lib/modules/$KVER/kernel
 : > "$IR/modules.order"
@@ -142,7 +142,7 @@ wait $QEMU || true
 step "checking"
 HOSTBIN=$(swift build --show-bin-path)
 [ -x "$HOSTBIN/diptych" ] && [ -x "$HOSTBIN/diptych-test-tools" ] || swift build >/dev/null
-for s in drag palm screen2 keys shortcut; do
+for s in drag palm screen2 keys shortcut keys-de; do
   [ "$(cat "$OUT/$s.rc")" = 0 ] || fail "scenario $s on DRM exited $(cat "$OUT/$s.rc"): $(tail -3 "$OUT/$s.stderr")"
   "$HOSTBIN/diptych" run --backend headless --scenario "$ROOT/Tests/VM/$s.json" --out "$WORK/host-$s" >/dev/null 2>&1 || fail "headless $s"
 done
@@ -203,6 +203,18 @@ PY
 grep -q "the cursor is on the output's cursor plane" "$OUT/keys.stdout" "$OUT/keys.stderr" || fail "keys: the cursor was not put on the cursor plane: $(tail -3 "$OUT/keys.stderr")"
 "$HOSTBIN/diptych-test-tools" compare "$OUT/keys-after.png.ppm" "$WORK/host-keys/after.png" --diff "$WORK/diff-keys.png" || fail "keys: the readback differs from the headless render"
 step "keyboard and mouse through uinput and libinput: typed text, clicks, a wheel and a pointer drag of the divider as headless; the cursor on the cursor plane"
+# keyboard-layouts de: the hardware keymap is German's; its ß key and its dead acute then e,
+# pressed on the uinput keyboard, reach notes as ß and é (xkbcommon's compose table), then z on
+# QWERTZ's z key, as headless.
+python3 - "$OUT/keys-de/events-primary.jsonl" "$WORK/host-keys-de/events-primary.jsonl" <<'PY' || fail "keys-de: the German keymap through uinput did not type ßéz as headless"
+import json, sys
+def typed(p):
+    return [(e["keycode"], e["text"]) for e in map(json.loads, open(p)) if e["event"] == "key" and e["state"] == "pressed"]
+a, b = typed(sys.argv[1]), typed(sys.argv[2])
+if a != b or "".join(t for _, t in a) != "ßéz":
+    print("VM:", a); print("headless:", b); sys.exit(1)
+PY
+step "keyboard-layouts de through a uinput keyboard: its ß key, a dead acute and e composed to é, QWERTZ's z, as headless"
 # The on-screen keyboard raised by a tap, then a key typed on the uinput keyboard (a device with
 # letter keys, as libinput reports it): only the 55 pt shortcut bar shows. Headless, the
 # scenario's keys come from no device, and the keys stay.

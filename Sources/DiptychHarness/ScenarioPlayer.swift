@@ -122,7 +122,8 @@ public final class ScenarioPlayer {
         var typing: Typing?
         var shiftHeld = false
         var t: UInt64 = 0
-        // (A type step takes as long as its keys take: the 10 s count from its last key.)
+        // (A type step takes as long as its keys take: the 10 s count from its last key, as
+        // long as it takes at most two seconds a character.)
         var end = (scenario.steps.last?.at ?? 0) + 10_000
         while true {
             var pendingCaptures: [(name: String, screen: Int)] = []
@@ -168,6 +169,7 @@ public final class ScenarioPlayer {
                         try feed(.pointer(step), compositor)
                         applied = true
                     case .type(let text, let via):
+                        end = max(end, t + UInt64(text.count) * 2000 + 10_000)
                         typing = Typing(characters: Array(text), via: via, nextAt: t)
                         next += 1
                         try type(&typing, at: t, step: next - 1, compositor)
@@ -199,7 +201,6 @@ public final class ScenarioPlayer {
             }
             // After the last step, the frames run on until what moves has come to rest.
             if next >= scenario.steps.count && !waiting && typing == nil && !compositor.isAnimating { break }
-            if typing != nil { end = max(end, t + 10_000) }
             if t >= end { throw CompositorError("the scenario did not settle within 10 s of virtual time after its last step") }
             t += Self.frameInterval
         }

@@ -58,7 +58,7 @@ public struct KeyResult: Equatable, Sendable {
 public final class Keyboard {
     private let context: OpaquePointer
     private let keymap: OpaquePointer
-    private let state: OpaquePointer
+    private var state: OpaquePointer
     private let compose: OpaquePointer?
     /// The names it was made from.
     public let names: KeymapNames
@@ -157,14 +157,30 @@ public final class Keyboard {
         return KeyResult(keysym: keysym, text: text, modifiers: modifiers)
     }
 
-    /// Takes over the keys held on another keymap (the user switched layouts with keys down:
-    /// Ctrl of Ctrl+Space): they are down here too, so their modifiers hold and their release
-    /// is known. A dead key or compose sequence under way is dropped.
-    public func adopt(held codes: Set<UInt32>) {
-        for code in codes.subtracting(held) {
+    /// Takes over from `other` (the user switched layouts, maybe with keys down: Ctrl of
+    /// Ctrl+Space): its keys held are down here and up there, and its locks (Caps Lock, Num
+    /// Lock) are locked here; `other` is left as new, so coming back to it later finds nothing
+    /// stale. A dead key or compose sequence under way is dropped on both.
+    public func takeOver(from other: Keyboard) {
+        reset()
+        for code in other.held {
             xkb_state_update_key(state, code + 8, XKB_KEY_DOWN)
             held.insert(code)
         }
+        // (The real modifiers keep their indices from keymap to keymap.)
+        let locked = xkb_state_serialize_mods(other.state, XKB_STATE_MODS_LOCKED)
+        xkb_state_update_mask(
+            state, xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED), xkb_state_serialize_mods(state, XKB_STATE_MODS_LATCHED), locked, 0, 0, 0)
+        other.reset()
+    }
+
+    /// Every key up, no lock on, no compose sequence under way.
+    private func reset() {
+        if let fresh = xkb_state_new(keymap) {
+            xkb_state_unref(state)
+            state = fresh
+        }
+        held = []
         if let composeState { xkb_compose_state_reset(composeState) }
     }
 

@@ -51,15 +51,18 @@ final class KeyInput: Timed {
     /// One keymap a language from now on (`first` in use); empty: `keymap` alone.
     func use(_ keymaps: [Keyboard], fixed keymap: Keyboard?, current: Int) {
         self.keymaps = keymaps
-        if keymaps.isEmpty { self.keymap = keymap } else { useLayout(current) }
+        guard keymaps.isEmpty else { return useLayout(current) }
+        if let old = self.keymap, let keymap, old !== keymap { keymap.takeOver(from: old) }
+        self.keymap = keymap
+        repeating = nil
     }
 
-    /// The keymap of language `index` types from now on (the keys held stay held).
+    /// The keymap of language `index` types from now on (the keys held stay held, the locks
+    /// locked).
     func useLayout(_ index: Int) {
         guard keymaps.indices.contains(index), keymaps[index] !== keymap else { return }
-        let held = keymap?.held ?? []
+        if let old = keymap { keymaps[index].takeOver(from: old) }
         keymap = keymaps[index]
-        keymap?.adopt(held: held)
         repeating = nil
     }
 
@@ -129,7 +132,7 @@ extension Compositor {
     private func shortcut(_ result: KeyResult) -> [ShellEffect]? {
         // Ctrl+Space: the next of the keyboard's languages, as on iPad (the on-screen keyboard's
         // and the hardware keymap together).
-        if result.keysym == Keysym.space, result.modifiers.contains(.control), desk.languages.count > 1 {
+        if result.keysym == Keysym.space, result.modifiers.subtracting([.capsLock, .numLock]) == .control, desk.languages.count > 1 {
             switchLanguage(to: nil)
             return []
         }
@@ -202,7 +205,14 @@ extension Compositor {
     /// `--keymap` names a layout.
     public func setKeyboardLanguages(_ languages: [KeyboardLanguage]) {
         desk.setLanguages(languages)
-        if let made = try? Self.keymaps(configuration.keymap, languages: languages, logger) { keys.use(made.perLanguage, fixed: made.fixed, current: 0) }
+        do {
+            let made = try Self.keymaps(configuration.keymap, languages: languages, logger)
+            keys.use(made.perLanguage, fixed: made.fixed, current: 0)
+        } catch {
+            // (Each language's layout is in xkb's data, as the generator checked: this is a
+            // system whose xkb data went.)
+            logger.error("the hardware keymap stays \(keymapNames): \(error)")
+        }
         scheduleFrame()
     }
 

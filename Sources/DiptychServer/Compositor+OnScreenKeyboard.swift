@@ -225,11 +225,16 @@ extension Compositor {
     /// slide to that item of its popup; nil when no key leads to it or no keyboard shows.
     public func keyboardNextTap(for c: Character) -> (x: Double, y: Double, types: Bool, item: Int?)? {
         guard let k = desk.keyboard, !k.isHiding else { return nil }
-        let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
-        let keys = k.keys(screen: screen, orientation: orientation), rest = k.restFrame(screen: screen, orientation: orientation)
-        guard let next = k.keyboard.nextTap(for: c, keys: keys) else { return nil }
-        let f = keys[next.index].frame
-        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2, next.types, next.item)
+        let keys = k.keys(screen: desk.shell.layout.screen, orientation: desk.shell.orientation)
+        guard let next = k.keyboard.nextTap(for: c, keys: keys), let at = keyboardCenter(of: keys[next.index].frame) else { return nil }
+        return (at.x, at.y, next.types, next.item)
+    }
+
+    /// The centre in screen points of `f`, a rectangle in the docked keyboard's points.
+    private func keyboardCenter(of f: Rect) -> (x: Double, y: Double)? {
+        guard let k = desk.keyboard else { return nil }
+        let rest = k.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation)
+        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2)
     }
 
     /// The popup a long press opened on the keyboard (its frames in the keyboard's points).
@@ -238,19 +243,16 @@ extension Compositor {
     /// The centre of item `i` of the keyboard's popup, in screen points (nil: no popup, or no
     /// such item).
     public func keyboardPopupItemCenter(_ i: Int) -> (x: Double, y: Double)? {
-        guard let k = desk.keyboard, let p = k.popup, p.itemFrames.indices.contains(i) else { return nil }
-        let rest = k.restFrame(screen: desk.shell.layout.screen, orientation: desk.shell.orientation), f = p.itemFrames[i]
-        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2)
+        guard let p = desk.keyboard?.popup, p.itemFrames.indices.contains(i) else { return nil }
+        return keyboardCenter(of: p.itemFrames[i])
     }
 
     /// The centre of the docked keyboard's key doing `action`, in screen points (nil: the
     /// keyboard is not up, or has no such key showing).
     public func keyboardKeyCenter(_ action: KeyboardKey.Action) -> (x: Double, y: Double)? {
         guard let k = desk.keyboard, !k.isHiding else { return nil }
-        let screen = desk.shell.layout.screen, orientation = desk.shell.orientation
-        let rest = k.restFrame(screen: screen, orientation: orientation)
-        guard let f = k.keys(screen: screen, orientation: orientation).first(where: { $0.action == action })?.frame else { return nil }
-        return (Double(rest.x + f.x) + Double(f.width) / 2, Double(rest.y + f.y) + Double(f.height) / 2)
+        guard let f = k.keys(screen: desk.shell.layout.screen, orientation: desk.shell.orientation).first(where: { $0.action == action })?.frame else { return nil }
+        return keyboardCenter(of: f)
     }
 
     /// Whether the keyboard is sliding now.

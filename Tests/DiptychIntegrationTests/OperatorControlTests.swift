@@ -112,11 +112,16 @@ struct OperatorControlTests {
         #expect(try k.waitUntil { try allShown(k) })
         #expect(try k.ctl(["reload"]).stdout.contains("nothing changed"))
 
-        try write(["primary = pattern:#123456", "secondary = pattern:#55AA33", "rotate = 90", "card = /dev/dri/card7"])
+        #expect(try k.status()["keyboard"]?["layout"]?.stringValue == "us")
+        try write(["primary = pattern:#123456", "secondary = pattern:#55AA33", "rotate = 90", "card = /dev/dri/card7", "keyboard-layouts = de,fr"])
         let r = try k.ctl(["reload"])
-        #expect(r.status == 0 && r.stdout.contains("applied: rotate, secondary") && r.stdout.contains("needs a restart of diptych: card"), "\(r.stdout) \(r.stderr)")
+        #expect(r.status == 0 && r.stdout.contains("applied: keyboard-layouts, rotate, secondary") && r.stdout.contains("needs a restart of diptych: card"), "\(r.stdout) \(r.stderr)")
         #expect(try k.waitUntil { try panes(k).last?["app"]?.stringValue == "pattern:#55AA33" && allShown(k) })
         #expect(try k.status()["rotate"]?.intValue == 90)
+        // The keyboard's languages, on screen and on the hardware keymap: German first.
+        let keyboard = try k.status()["keyboard"]
+        #expect(keyboard?["layout"]?.stringValue == "de" && keyboard?["layouts"]?.arrayValue?.count == 2 && keyboard?["keymap"]?.stringValue?.contains(":de:") == true, "\(String(describing: keyboard))")
+        #expect(try k.ctl(["status"]).stdout.contains("keyboard: de (of de, fr)"))
 
         // A bad file: exit 1 naming file, line and key; nothing changes, the kiosk runs on.
         try write(["primary = pattern:#123456", "secondary = notes", "rotate = 180", "brightness = 11"])

@@ -104,7 +104,7 @@ for m in virtio_pci 9p 9pnet_virtio virtio-gpu uinput evdev; do add_module "$m";
 
 # 5. Boot, and read the screen back whenever the guest asks.
 step "booting $KVER under qemu (TCG)"
-rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2" "$OUT/sync/kiosk" "$OUT/sync/keys" "$OUT/sync/shortcut" "$OUT/sync/power"
+rm -rf "$OUT" && mkdir -p "$OUT/sync/drag" "$OUT/sync/palm" "$OUT/sync/screen2" "$OUT/sync/kiosk" "$OUT/sync/keys" "$OUT/sync/shortcut" "$OUT/sync/keys-de" "$OUT/sync/power"
 rm -f "$WORK/mon.sock"
 timeout 280 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg -smp 2 -m 1536 \
   -display none -serial file:"$WORK/serial.log" -no-reboot -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \

@@ -269,6 +269,11 @@ package struct Desk: ~Copyable {
         var effects: [ShellEffect] = []
         for id in palm.pen(phase: phase, now: now) {
             let at = lastTouch[id] ?? (x, y)
+            // A finger on the keyboard lets go of its key (and its popup) without typing.
+            if let typed = keyboardTouch(.finger(id), phase: .cancel, x: at.x, y: at.y, now: now) {
+                effects += typed
+                continue
+            }
             effects += shell.handleTouch(id: .finger(id), phase: .cancel, x: at.x, y: at.y, now: now)
         }
         lastPen = (x, y)

@@ -71,7 +71,7 @@ public struct KeyboardLanguage: Equatable, Sendable {
     /// Whether `c` (either case) is a letter of this keyboard: on a key, or in a key's popup.
     public func hasLetter(_ c: Character) -> Bool {
         let lower = String(c).lowercased()
-        return letters.contains { $0.contains(lower) } || accents.values.contains { $0.prefix(KeyboardPopup.maxItems).contains(lower) }
+        return letters.contains { $0.contains(lower) } || accents.keys.contains { alternatives(of: $0).contains(lower) }
     }
 }
 

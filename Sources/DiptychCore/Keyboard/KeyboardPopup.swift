@@ -32,7 +32,7 @@ public struct KeyboardPopup: Equatable, Sendable {
 
     /// How long a key is held before its popup shows (ms), as on iPad.
     public static let holdMilliseconds: UInt64 = 500
-    /// The most items a popup offers.
+    /// The most alternatives a key's popup offers (the languages' list has every language).
     public static let maxItems = 8
     /// The panel's padding round its items, the gap above the key, and a list row's size.
     public static let padding = 6
@@ -40,19 +40,22 @@ public struct KeyboardPopup: Equatable, Sendable {
     public static let rowHeight = 44
     public static let listWidth = 260
 
-    /// The popup of `kind` for the key at `key` (frame `keyFrame`) offering `items` (at most
-    /// `maxItems` are kept; `keyText`: what the key itself types) on a keyboard `width` points wide; `selected` as it opens.
-    public init(kind: Kind, key: Int, keyFrame: Rect, keyText: String = "", items: [String], width: Int, selected: Int? = nil) {
+    /// The popup of `kind` for the key at `key` (frame `keyFrame`) offering `items` (for
+    /// alternatives at most `maxItems` are kept; `keyText`: what the key itself types) on a
+    /// keyboard `width` points wide whose top is `above` points below the screen's: a list too
+    /// long for the screen has shorter rows. `selected` as it opens.
+    public init(kind: Kind, key: Int, keyFrame: Rect, keyText: String = "", items: [String], width: Int, above: Int = .max, selected: Int? = nil) {
         self.kind = kind
         self.key = key
         self.keyFrame = keyFrame
         self.keyText = keyText
-        let items = Array(items.prefix(Self.maxItems))
+        let items = kind == .alternatives ? Array(items.prefix(Self.maxItems)) : items
         self.items = items
         let p = Self.padding
+        let room = above == .max ? Int.max : keyFrame.y + above - Self.gap - 2 * p
         let cell = kind == .alternatives
             ? Size(width: max(keyFrame.width, 40), height: keyFrame.height)
-            : Size(width: Self.listWidth, height: Self.rowHeight)
+            : Size(width: Self.listWidth, height: max(1, min(Self.rowHeight, room / max(1, items.count))))
         let size = kind == .alternatives
             ? Size(width: cell.width * items.count + 2 * p, height: cell.height + 2 * p)
             : Size(width: cell.width + 2 * p, height: cell.height * items.count + 2 * p)
@@ -78,7 +81,7 @@ public struct KeyboardPopup: Equatable, Sendable {
             selected = nil
             return
         }
-        let reach = Double(kind == .alternatives ? keyFrame.width : Self.rowHeight)
+        let reach = Double(kind == .alternatives ? keyFrame.width : itemFrames.first?.height ?? Self.rowHeight)
         let near = x >= Double(frame.minX) - reach && x < Double(frame.maxX) + reach
             && y >= Double(frame.minY) - reach && y < Double(keyFrame.maxY)
         guard near, !items.isEmpty else {
@@ -91,7 +94,7 @@ public struct KeyboardPopup: Equatable, Sendable {
             selected = min(max(i, 0), items.count - 1)
         case .languages:
             // Below the list is the globe key's row: the nearest row is the last.
-            let i = Int(((y - Double(itemFrames[0].minY)) / Double(Self.rowHeight)).rounded(.down))
+            let i = Int(((y - Double(itemFrames[0].minY)) / Double(itemFrames[0].height)).rounded(.down))
             selected = min(max(i, 0), items.count - 1)
         }
     }

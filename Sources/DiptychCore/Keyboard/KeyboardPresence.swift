@@ -15,7 +15,7 @@ public struct KeyboardPresence: Sendable {
     /// keys).
     public private(set) var pressed: [Contact: Int] = [:]
 
-    /// When each pressed key went down, and when a held delete key last repeated.
+    /// When each delete key held went down, and when it last repeated.
     private var heldSince: [Contact: UInt64] = [:]
     private var repeatedAt: [Contact: UInt64] = [:]
     /// When a key held that has a popup (alternatives, the globe's languages) shows it.
@@ -186,11 +186,17 @@ public struct KeyboardPresence: Sendable {
     /// A contact went down on the keyboard: the key under it darkens (and, if it has a popup,
     /// shows it when held `KeyboardPopup.holdMilliseconds`).
     public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
-        let index = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
-        pressed[contact] = index
-        heldSince[contact] = now
         repeatedAt[contact] = nil
-        popupDue[contact] = popupItems(of: index, keys: keys(screen: screen, orientation: orientation)).isEmpty ? nil : now + KeyboardPopup.holdMilliseconds
+        hold(contact, on: key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1, keys: keys(screen: screen, orientation: orientation), at: now)
+    }
+
+    /// `contact` holds key `index` of `keys` from `now`: a delete key repeats after
+    /// `repeatDelay`, a key with a popup shows it after `KeyboardPopup.holdMilliseconds` (unless
+    /// one shows already). Only these wait for a time (the loop sleeps past any other key held).
+    private mutating func hold(_ contact: Contact, on index: Int, keys: [KeyboardKey], at now: UInt64) {
+        pressed[contact] = index
+        heldSince[contact] = keys.indices.contains(index) && keys[index].action == .delete ? now : nil
+        popupDue[contact] = popup == nil && !popupItems(of: index, keys: keys).isEmpty ? now + KeyboardPopup.holdMilliseconds : nil
     }
 
     /// What a long press on key `index` offers: a character's alternatives in the language in
@@ -206,17 +212,20 @@ public struct KeyboardPresence: Sendable {
 
     /// Opens the popup of a key held long enough by `now`: whether one opened (a frame shows it).
     public mutating func holdLong(at now: UInt64, screen: Size, orientation: Orientation) -> Bool {
-        guard popup == nil, let (contact, _) = popupDue.first(where: { now >= $0.value }) else { return false }
+        guard let (contact, _) = popupDue.first(where: { now >= $0.value }) else { return false }
+        // (One popup at a time: the other keys held wait for nothing more.)
         popupDue = [:]
+        guard popup == nil else { return false }
         guard let index = pressed[contact] else { return false }
         let keys = keys(screen: screen, orientation: orientation)
         let items = popupItems(of: index, keys: keys)
         guard !items.isEmpty else { return false }
         var text = ""
         if case .text(let t) = keys[index].action { text = t }
+        let rest = restFrame(screen: screen, orientation: orientation)
         popup = KeyboardPopup(
             kind: text.isEmpty ? .languages : .alternatives, key: index, keyFrame: keys[index].frame, keyText: text, items: items,
-            width: restFrame(screen: screen, orientation: orientation).width, selected: text.isEmpty ? languageIndex : nil)
+            width: rest.width, above: rest.y, selected: text.isEmpty ? languageIndex : nil)
         popupContact = contact
         return true
     }
@@ -255,10 +264,8 @@ public struct KeyboardPresence: Sendable {
             return
         }
         let index = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
-        pressed[contact] = index
         guard index != was else { return }
-        heldSince[contact] = now
-        popupDue[contact] = popupItems(of: index, keys: keys(screen: screen, orientation: orientation)).isEmpty ? nil : now + KeyboardPopup.holdMilliseconds
+        hold(contact, on: index, keys: keys(screen: screen, orientation: orientation), at: now)
     }
 
     /// Whether `contact` went down on the keyboard (and is its until it lifts).

@@ -207,8 +207,8 @@ public struct OnScreenKeyboard: Equatable, Sendable {
 }
 
 extension OnScreenKeyboard {
-    /// The key whose long press offers `c`, of `keys`, and its place in the popup.
-    public func alternativeKey(for c: Character, keys: [KeyboardKey]) -> (index: Int, item: Int)? {
+    /// The key of `keys` whose long press offers `c` in `language`, and its place in the popup.
+    public static func alternativeKey(for c: Character, keys: [KeyboardKey], language: KeyboardLanguage) -> (index: Int, item: Int)? {
         for (i, k) in keys.enumerated() {
             guard case .text(let t) = k.action, let item = language.alternatives(of: t).firstIndex(of: String(c)) else { continue }
             return (i, item)
@@ -227,7 +227,7 @@ extension OnScreenKeyboard {
         if c == "\n" { return tap(find(.return), types: true) }
         if c == " " { return tap(find(.space), types: true) }
         if let i = find(.text(String(c))) { return (i, true, nil) }
-        if let a = alternativeKey(for: c, keys: keys) { return (a.index, true, a.item) }
+        if let a = Self.alternativeKey(for: c, keys: keys, language: language) { return (a.index, true, a.item) }
         if c.isLetter && language.hasLetter(c) {
             if layout != .letters { return find(.layout(.letters)).map { ($0, false, nil) } }
             // The letter's case is the other one: shift (on, or off again).
@@ -252,12 +252,8 @@ extension OnScreenKeyboard {
         for l in [KeyboardLayout.letters, .numbers, .symbols] {
             for capitals in [false, true] where l == .letters || !capitals {
                 let keys = l.keys(variant: variant, returnKey: .default, capitals: capitals, size: size, orientation: .landscape, language: language)
-                if keys.contains(where: { $0.action == .text(String(c)) }) { return l }
-                // (Or in a key's popup.)
-                if keys.contains(where: { k in
-                    if case .text(let t) = k.action { return language.alternatives(of: t).contains(String(c)) }
-                    return false
-                }) { return l }
+                // (On a key, or in a key's popup.)
+                if keys.contains(where: { $0.action == .text(String(c)) }) || alternativeKey(for: c, keys: keys, language: language) != nil { return l }
             }
         }
         return nil

@@ -40,7 +40,7 @@ struct KeyboardPopupModelTests {
         let early = k.holdLong(at: 1499, screen: screen, orientation: .landscape)
         #expect(!early && k.popup == nil)
         let opened = k.holdLong(at: 1500, screen: screen, orientation: .landscape)
-        #expect(opened)
+        #expect(opened && k.nextRepeat == nil)
         let p = try #require(k.popup)
         #expect(p.items == ["é", "è", "ê", "ë", "ē"] && p.selected == nil && p.kind == .alternatives)
         // A row of key-sized cells just above the key, from its left edge.
@@ -65,6 +65,11 @@ struct KeyboardPopupModelTests {
         _ = touch(&k, .down, e, 4000)
         _ = k.holdLong(at: 4500, screen: screen, orientation: .landscape)
         #expect(touch(&k, .cancel, e, 4600).isEmpty && k.popup == nil)
+        // Held on a key without a popup (the shift key), nothing is waited for; on e, its
+        // popup; once it shows, nothing more (the loop sleeps until the finger moves).
+        _ = touch(&k, .down, try centre(k, .shift), 4700)
+        #expect(k.nextRepeat == nil)
+        _ = touch(&k, .cancel, try centre(k, .shift), 4750)
         // A quick tap types e, with no popup.
         _ = touch(&k, .down, e, 5000)
         #expect(touch(&k, .up, e, 5080) == [.commit("e")])

@@ -31,6 +31,25 @@ struct KeyboardTests {
         #expect(k.key(Self.keyQ, pressed: true).text == "a")
     }
 
+    /// Switching keymaps with keys down (Ctrl of Ctrl+Space) and Caps Lock on: the new keymap
+    /// has them, the one left has nothing held or locked when it is taken again.
+    @Test func aKeymapTakingOverKeepsHeldKeysAndLocksAndLeavesNothingBehind() throws {
+        let us = try Keyboard(names: KeymapNames(layout: "us")), de = try Keyboard(names: KeymapNames(layout: "de"))
+        let control: UInt32 = 29, caps: UInt32 = 58, keyY: UInt32 = 21
+        _ = us.key(caps, pressed: true)
+        _ = us.key(caps, pressed: false)
+        _ = us.key(control, pressed: true)
+        de.takeOver(from: us)
+        #expect(de.held == [control] && de.modifiers == [.control, .capsLock])
+        // German: the key where US has Y is Z (Ctrl and Caps Lock on).
+        #expect(de.key(keyY, pressed: true).keysym == 0x5A)
+        _ = de.key(keyY, pressed: false)
+        _ = de.key(control, pressed: false)
+        #expect(de.modifiers == [.capsLock])
+        us.takeOver(from: de)
+        #expect(us.held.isEmpty && us.modifiers == [.capsLock] && de.modifiers == [])
+    }
+
     @Test func keymapNamesParse() {
         #expect(KeymapNames(parsing: "de") == KeymapNames(layout: "de"))
         #expect(KeymapNames(parsing: "evdev:pc105:us:intl:compose:ralt") == KeymapNames(rules: "evdev", model: "pc105", layout: "us", variant: "intl", options: "compose:ralt"))

@@ -243,9 +243,9 @@ struct TypeStepTests {
 
     @Test func aCharacterOnNoKeyIsRefusedAtOnce() throws {
         let dir = Harness.temporaryDirectory("type-bad")
-        try Files.writeAtomically("\(dir)/s.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"type":"café"}]}"#.utf8))
+        try Files.writeAtomically("\(dir)/s.json", bytes: Array(#"{"primary":"notes","steps":[{"at":0,"type":"caşa"}]}"#.utf8))
         let r = try Harness.run([Harness.diptych, "run", "--scenario", "\(dir)/s.json", "--out", dir])
-        #expect(r.status == 2 && r.stderr.contains("steps[0].type") && r.stderr.contains("'é'"), "\(r.stderr)")
+        #expect(r.status == 2 && r.stderr.contains("steps[0].type") && r.stderr.contains("'ş'"), "\(r.stderr)")
     }
 }
 

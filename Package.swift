@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        .systemLibrary(name: "CNeatVNC", pkgConfig: "neatvnc", providers: [.apt(["libneatvnc-dev", "libaml-dev"])]),
         .target(name: "CLinuxShims", cSettings: [.define("_GNU_SOURCE")]),
         // The area-average downscale kernel for resolution emulation (SIMD with a portable
         // fallback). Optimised in debug builds too: tests render emulated frames.
@@ -54,7 +55,9 @@ let package = Package(
         .target(name: "DiptychSeat", dependencies: ["CSeat", "DiptychLinux"]),
 
         // MARK: Mechanism and clients.
-        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", "DiptychKeyboard", logging]),
+        // Remote support: a VNC server (neatvnc) fed the composited frames.
+        .target(name: "DiptychVNC", dependencies: ["CNeatVNC", "CPixman", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
+        .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", "DiptychKeyboard", "DiptychVNC", logging]),
         // The scenario player, the frame driver and the profilers: tools around the server.
         .target(name: "DiptychHarness", dependencies: ["DiptychServer", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychLinux", logging]),
         .target(name: "DiptychClient", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux"]),
@@ -64,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "diptych",
             dependencies: [
-                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat", "DiptychKeyboard", "DiptychRender",
+                "DiptychCore", "DiptychServer", "DiptychHarness", "DiptychImage", "DiptychOutput", "DiptychDRM", "DiptychInput", "DiptychLinux", "DiptychClient", "DiptychSeat", "DiptychKeyboard", "DiptychRender", "DiptychVNC",
                 argumentParser, logging,
             ]),
         // The client library in C (libc only): the web client's, and any C app's.

@@ -203,6 +203,10 @@ public final class Keyboard {
         key(giving: xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS), levels: 4)?.code
     }
 
+    /// The evdev code of a key that gives `keysym` at one of its first two levels of the layout,
+    /// and the level (1: Shift), the lowest first.
+    public func keycode(forKeysym keysym: UInt32) -> (code: UInt32, level: UInt32)? { key(giving: keysym, levels: 2) }
+
     /// The evdev code of a key that types `c`, and whether it needs Shift (its second level);
     /// nil when no key of the first layout types it at its first two levels.
     public func keycode(typing c: Character) -> (code: UInt32, shift: Bool)? {

@@ -53,6 +53,7 @@ extension Compositor {
                 ("layout", .string(desk.languages[desk.languageIndex].name)), ("layouts", .array(desk.languages.map { .string($0.name) })),
                 ("keymap", .string(keymapNames)),
             ])),
+            ("vnc", vncStatus ?? .null),
         ] + note)
     }
 
@@ -107,7 +108,7 @@ public enum ControlStatistics {
 
     /// `figures` in Prometheus's text exposition format (seconds, as its conventions say).
     public static func prometheus(
-        _ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false, relaunches: [Role: Int] = [:], oomKills: [Role: Int] = [:]
+        _ figures: FrameStatistics, protocolErrors: Int = 0, blanked: Bool = false, relaunches: [Role: Int] = [:], oomKills: [Role: Int] = [:], vncClients: Int = 0
     ) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
@@ -130,6 +131,7 @@ public enum ControlStatistics {
         metric("diptych_protocol_errors_total", "counter", "Apps disconnected for breaking the protocol.", [("", Double(protocolErrors))])
         metric("diptych_resident_memory_bytes", "gauge", "The compositor's resident memory.", [("", Double(Compositor.residentBytes() ?? 0))])
         metric("diptych_blanked", "gauge", "1 while the screen is blanked.", [("", blanked ? 1 : 0)])
+        metric("diptych_vnc_clients", "gauge", "VNC viewers connected now.", [("", Double(vncClients))])
         return out
     }
 

@@ -132,6 +132,7 @@ extension Compositor {
         renderer.chrome.frameDrawn(now: now)
         let t3 = MonotonicClock.nanoseconds
         let result = present()
+        frameToVNC(frame.target.image, damage: frame.damage)
         drawSecondScreen(mirroring: frame.graph)
         let t4 = MonotonicClock.nanoseconds
         var report = FrameReport(

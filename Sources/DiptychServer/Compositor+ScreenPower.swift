@@ -116,6 +116,7 @@ extension Compositor {
         apply(shownApps.flatMap { [ShellEffect.lifecycle($0, .willResignActive), .lifecycle($0, .didEnterBackground)] }, byUser: false)
         // The frames are black from now on (an output that cannot be turned off shows them).
         redrawAll()
+        blankVNC()
         if screen.mode == .dpms { screen.outputOff = backend.setPowered(false) }
     }
 

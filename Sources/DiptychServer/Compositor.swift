@@ -12,6 +12,7 @@ import DiptychOutput
 import DiptychLinux
 import DiptychRender
 import DiptychText
+import DiptychVNC
 import DiptychWire
 import Glibc
 import Logging
@@ -199,6 +200,9 @@ public final class Compositor {
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer
+    /// The VNC server (`vnc`), if one runs, and the buttons its viewers last held.
+    var vnc: VNCServer?
+    var vncButtons: UInt8 = 0
     /// Why an app launched for a role went away, for error messages.
     public var disconnections: [Role: String] { clients.disconnections }
     /// The most recent protocol errors sent (client label and error), oldest first; at most
@@ -310,6 +314,7 @@ public final class Compositor {
     /// then SIGKILL for one that does not exit within `graceMilliseconds`).
     public func shutdown(graceMilliseconds: Int = 2000) {
         supervision.shutDown()
+        stopVNC()
         flushClients()
         for c in clients.inOrder {
             c.setAdmitted(at: nil)

@@ -68,7 +68,7 @@ extension RunCommand {
                 case "stats":
                     let figures = repaint.frames.statistics
                     if words.count > 1, words[1] == "--prometheus" {
-                        return .success(ControlStatistics.prometheus(figures, protocolErrors: compositor.protocolErrors.count, blanked: compositor.isBlanked, relaunches: compositor.relaunchesByRole, oomKills: compositor.oomKillsByRole))
+                        return .success(ControlStatistics.prometheus(figures, protocolErrors: compositor.protocolErrors.count, blanked: compositor.isBlanked, relaunches: compositor.relaunchesByRole, oomKills: compositor.oomKillsByRole, vncClients: compositor.vncClients))
                     }
                     return .success(ControlStatistics.json(figures, blanked: compositor.isBlanked).serialized)
                 case "orientation":

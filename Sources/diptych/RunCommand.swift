@@ -127,6 +127,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var inputOptions: InputOptions
 
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var vncOptions: VNCOptions
 
     @Option(help: "Palm rejection: pen-priority (fingers are cancelled and held off while a pen is in use) or off (default: pen-priority).")
     var palmRejection: PalmRejection.Mode = .penPriority
@@ -228,6 +229,7 @@ struct RunCommand: ParsableCommand {
             let power = try screenPower()
             let memoryLimits = try memoryLimits()
             let languages = try keyboardLanguages()
+            let vnc = try vncOptions.settings()
             // (Every value is checked before anything starts: a group that is not there too.)
             if let name = ctlGroup, getgrnam(name) == nil { throw UsageError("--ctl-group: no group '\(name)'") }
 
@@ -273,6 +275,7 @@ struct RunCommand: ParsableCommand {
                 configuration.keyRepeat = keyRepeat
                 compositor = try Compositor(configuration: configuration, backend: drm, logger: logger)
                 if let second { try compositor.attachSecondScreen(second) }
+                if let vnc { try compositor.startVNC(vnc) }
             } catch {
                 throw RuntimeFailure("cannot start the compositor: \(error)")
             }

@@ -23,12 +23,15 @@ public enum ConfigFile {
         "rotate", "status-bar", "status-bar-title", "battery", "second-screen", "palm-rejection", "pen-holdoff-ms", "refresh",
         "repaint-window", "cursor", "ctl-socket", "ctl-group", "idle-timeout", "blank-schedule", "blank",
         "memory-limit", "memory-limit-primary", "memory-limit-secondary", "keyboard-layouts",
+        "vnc", "vnc-tls-cert", "vnc-tls-key", "vnc-users",
     ]
     /// The boolean keys, with the flag each value stands for (nil: none, the default).
     public static let booleanKeys: [String: (whenTrue: String?, whenFalse: String?)] = [
         "multitasking": (nil, "--no-multitasking"),
         "debug-damage": ("--debug-damage", nil),
         "reduce-motion": ("--reduce-motion", nil),
+        "vnc-insecure": ("--vnc-insecure", nil),
+        "vnc-input": ("--vnc-input", nil),
     ]
     /// The keys a scenario sets itself (given or by its defaults): with a scenario, the file's
     /// are left out (a scenario beats the file; flags beat both).

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// The VNC server on Debian's neatvnc (0.5): its aml loop is one descriptor in the compositor's
+// epoll loop (no loop thread of its own; aml's workers encode), and the composited frames are
+// copied, damage only, into a small pool of neatvnc framebuffers it encodes from. Confined to
+// the compositor's thread: every neatvnc callback but logging runs inside `dispatch`.
+
+import CNeatVNC
+import DiptychCore
+import DiptychImage
+import DiptychLinux
+import Glibc
+import Logging
+
+/// Why the VNC server could not start.
+public struct VNCError: Error, CustomStringConvertible, Equatable, Sendable {
+    public var message: String
+    public var description: String { message }
+    public init(_ message: String) { self.message = message }
+}
+
+/// The VNC server.
+public final class VNCServer {
+    /// A VNC pointer event: where (the panel's pixels) and the buttons down (RFB's mask: 1
+    /// left, 2 middle, 4 right, 8 and 16 a wheel step up and down).
+    public var onPointer: ((_ x: Int, _ y: Int, _ buttons: UInt8) -> Void)?
+    /// A VNC key: its X keysym, pressed or released.
+    public var onKey: ((_ keysym: UInt32, _ pressed: Bool) -> Void)?
+    /// A viewer came or went (the count is `clients`); a viewer came wants the whole picture.
+    public var onClientsChanged: (() -> Void)?
+    /// The viewers connected (logged in) now.
+    public private(set) var clients = 0
+    /// The most viewers at once: a fifth is refused at its login.
+    public static let maxClients = 4
+    /// aml's descriptor, for the compositor's epoll loop (level-triggered).
+    public let descriptor: Int32
+    public let settings: VNCSettings
+
+    private let aml: OpaquePointer
+    private let server: OpaquePointer
+    private let display: OpaquePointer
+    private var pool: OpaquePointer
+    private var size: Size
+    /// What of the screen each framebuffer of the pool lacks (nil: all of it), by the number
+    /// it was given (its neatvnc userdata: one the pool made anew has none).
+    private var buffers: [Int: Region?] = [:]
+    private var lastBuffer = 0
+    private let logger: Logger
+    private let users: VNCUsers?
+
+    /// Listens as `settings` says, with a screen of `size` pixels (black until the first frame).
+    public init(_ settings: VNCSettings, size: Size, logger: Logger) throws(VNCError) {
+        self.settings = settings
+        self.logger = logger
+        self.size = size
+        users = settings.users
+        guard let aml = aml_new() else { throw VNCError("vnc: aml_new failed") }
+        aml_set_default(aml)
+        self.aml = aml
+        nvnc_set_log_fn { data, message in
+            // (Encoders' errors come from aml's worker threads: stderr only.)
+            guard let data, let message, data.pointee.level.rawValue <= NVNC_LOG_WARNING.rawValue else { return }
+            let line = Array("diptych: vnc: \(String(cString: message))\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        }
+        let opened: OpaquePointer?
+        switch settings.address {
+        case .unix(let path):
+            unlink(path)
+            opened = nvnc_open_unix(path)
+        case .tcp(let host, let port):
+            opened = nvnc_open(host, port)
+        }
+        guard let server = opened else {
+            aml_unref(UnsafeMutableRawPointer(aml))
+            throw VNCError("vnc: cannot listen on \(settings.address): \(String(cString: strerror(errno)))")
+        }
+        self.server = server
+        nvnc_set_name(server, "Diptych")
+        guard let display = nvnc_display_new(0, 0), let pool = nvnc_fb_pool_new(UInt16(size.width), UInt16(size.height), dv_format_xrgb8888, UInt16(size.width)) else {
+            nvnc_close(server)
+            aml_unref(UnsafeMutableRawPointer(aml))
+            throw VNCError("vnc: cannot make its display")
+        }
+        self.display = display
+        self.pool = pool
+        descriptor = aml_get_fd(UnsafeRawPointer(aml))
+        nvnc_add_display(server, display)
+        nvnc_set_userdata(UnsafeMutableRawPointer(server), Unmanaged.passUnretained(self).toOpaque(), nil)
+        nvnc_set_new_client_fn(server) { client in
+            guard let client, let me = VNCServer.of(client) else { return }
+            me.clients += 1
+            nvnc_set_client_cleanup_fn(client) { client in
+                guard let client, let me = VNCServer.of(client) else { return }
+                me.clients -= 1
+                me.logger.notice("vnc: a viewer left", metadata: ["vnc.clients": "\(me.clients)"])
+                me.onClientsChanged?()
+            }
+            me.logger.notice("vnc: a viewer connected", metadata: ["vnc.clients": "\(me.clients)"])
+            me.onClientsChanged?()
+        }
+        if settings.input {
+            nvnc_set_pointer_fn(server) { client, x, y, mask in
+                guard let client, let me = VNCServer.of(client) else { return }
+                me.onPointer?(Int(x), Int(y), UInt8(truncatingIfNeeded: mask.rawValue))
+            }
+            nvnc_set_key_fn(server) { client, keysym, pressed in
+                guard let client, let me = VNCServer.of(client) else { return }
+                me.onKey?(keysym, pressed)
+            }
+        }
+        if let tls = settings.tls {
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            guard nvnc_enable_auth(server, tls.key, tls.certificate, { user, password, me in
+                guard let me else { return false }
+                return Unmanaged<VNCServer>.fromOpaque(me).takeUnretainedValue().authenticate(user.map { String(cString: $0) } ?? "", password.map { String(cString: $0) } ?? "")
+            }, me) == 0 else {
+                close()
+                throw VNCError("vnc: neatvnc cannot use the certificate \(tls.certificate) and key \(tls.key) (readable PEM files?)")
+            }
+        }
+        // (neatvnc needs a picture before its first viewer: black.)
+        feedWhole(nil)
+    }
+
+    private static func of(_ client: OpaquePointer) -> VNCServer? {
+        guard let server = nvnc_client_get_server(client), let me = nvnc_get_userdata(UnsafeRawPointer(server)) else { return nil }
+        return Unmanaged<VNCServer>.fromOpaque(me).takeUnretainedValue()
+    }
+
+    /// A login: the user and password against `vnc-users` (crypt(3)), and a fifth viewer
+    /// refused. Logged either way, with the user name.
+    private func authenticate(_ user: String, _ password: String) -> Bool {
+        guard clients < Self.maxClients else {
+            logger.warning("vnc: login refused: \(Self.maxClients) viewers already", metadata: ["vnc.user": "\(user)"])
+            return false
+        }
+        guard users?.check(user: user, password: password) == true else {
+            logger.warning("vnc: login refused: wrong user or password", metadata: ["vnc.user": "\(user)"])
+            return false
+        }
+        logger.notice("vnc: login", metadata: ["vnc.user": "\(user)"])
+        return true
+    }
+
+    /// Runs what neatvnc has to do (its descriptor was readable).
+    public func dispatch() {
+        aml_poll(aml, 0)
+        aml_dispatch(aml)
+    }
+
+    /// A frame was drawn into `image` (the panel's pixels), `damage` of it changed (nil: all):
+    /// the viewers get it. Nothing is copied while nobody watches.
+    public func frame(_ image: PixelImage, damage: Region?) {
+        guard clients > 0 else { return }
+        if Size(width: image.width, height: image.height) != size { return resize(to: image) }
+        if let damage, damage.isEmpty { return }
+        feed(image, damage: damage)
+    }
+
+    /// The whole of `image` (nil: black) goes to the viewers: a viewer came, the screen blanked.
+    public func feedWhole(_ image: PixelImage?) {
+        if let image, Size(width: image.width, height: image.height) != size { return resize(to: image) }
+        for key in buffers.keys { buffers[key] = .some(nil) }
+        feed(image, damage: nil)
+    }
+
+    private func resize(to image: PixelImage) {
+        size = Size(width: image.width, height: image.height)
+        _ = nvnc_fb_pool_resize(pool, UInt16(size.width), UInt16(size.height), dv_format_xrgb8888, UInt16(size.width))
+        buffers = [:]
+        feed(image, damage: nil)
+    }
+
+    /// Copies what a free framebuffer lacks of `image` into it (nil image: black) and feeds it
+    /// with `damage` (nil: all).
+    private func feed(_ image: PixelImage?, damage: Region?) {
+        let whole = Region(Rect(x: 0, y: 0, width: size.width, height: size.height))
+        // Every framebuffer now lacks this frame's damage too.
+        for (key, lacks) in buffers {
+            guard var l = lacks, let damage else {
+                buffers[key] = .some(nil)
+                continue
+            }
+            l.formUnion(damage, collapsingPast: Region.damageRectangleLimit)
+            buffers[key] = l
+        }
+        guard let fb = nvnc_fb_pool_acquire(pool), let base = nvnc_fb_get_addr(fb) else { return }
+        defer { nvnc_fb_unref(fb) }
+        var number = Int(bitPattern: nvnc_get_userdata(UnsafeRawPointer(fb)))
+        if number == 0 || buffers[number] == nil {
+            lastBuffer += 1
+            number = lastBuffer
+            nvnc_set_userdata(UnsafeMutableRawPointer(fb), UnsafeMutableRawPointer(bitPattern: number), nil)
+            buffers[number] = .some(nil)
+        }
+        let target = PixelImage(unsafeBase: base, width: size.width, height: size.height, stride: size.width * 4, owner: Keeper())
+        let copy = (buffers[number] ?? nil) ?? whole
+        for r in copy.rects {
+            if let image {
+                pixman_image_composite32(PIXMAN_OP_SRC, image.image, nil, target.image, Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+            } else {
+                target.fill(r, color: RGB(red: 0, green: 0, blue: 0))
+            }
+        }
+        buffers[number] = Region()
+        var region = pixman_region16_t()
+        let told = damage ?? whole
+        var boxes = told.rects.map { pixman_box16_t(x1: Int16(clamping: $0.minX), y1: Int16(clamping: $0.minY), x2: Int16(clamping: $0.maxX), y2: Int16(clamping: $0.maxY)) }
+        pixman_region_init_rects(&region, &boxes, Int32(boxes.count))
+        nvnc_display_feed_buffer(display, fb, &region)
+        pixman_region_fini(&region)
+    }
+
+    /// Stops listening; the viewers are let go.
+    public func close() {
+        nvnc_close(server)
+        nvnc_display_unref(display)
+        nvnc_fb_pool_unref(pool)
+        buffers = [:]
+        aml_unref(UnsafeMutableRawPointer(aml))
+        aml_set_default(nil)
+    }
+}
+
+/// (An owner for a framebuffer's pixman image: the pool keeps the memory.)
+private final class Keeper {}

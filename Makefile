@@ -4,13 +4,14 @@
 # openssl: a private certificate authority for the web client's --tls-ca test; gstreamer1.0-plugins-good: WebKit plays <video> with it;
 # gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the ARM64 kernels and C client library built and run under qemu;
 # lintian, man-db, systemd: the package checked, its manual pages rendered and its units verified;
-# unicode-cldr-core: the keyboard's languages checked against CLDR, as xkb-data's letters).
+# unicode-cldr-core: the keyboard's languages checked against CLDR, as xkb-data's letters;
+# libneatvnc-dev, libaml-dev: the VNC server; gvncviewer and vncdotool (PyPI, into .build/vnc-venv): real viewers for its tests).
 
 SWIFT ?= swift
 DEPS := libdrm-dev libpixman-1-dev libinput-dev libudev-dev libpng-dev libfreetype-dev fonts-inter libseat-dev libxkbcommon-dev xkb-data libx11-data pkg-config \
 	gcc python3 python3-pip python3-setuptools python3-wheel python3-pil libwpewebkit-1.1-dev libwpebackend-fdo-1.0-dev libwpe-1.0-dev libwayland-dev libgl1-mesa-dri libegl-mesa0 \
 	libjs-pdf libjs-leaflet openssl gstreamer1.0-plugins-good gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-	lintian man-db systemd unicode-cldr-core
+	lintian man-db systemd unicode-cldr-core libneatvnc-dev libaml-dev gvncviewer python3-venv
 # The web client (web:URL apps) is C against WPE WebKit, built beside the Swift binaries when
 # pkg-config finds these; the compositor itself never needs them.
 WEB_PKGS := wpe-webkit-1.1 wpebackend-fdo-1.0 wayland-server libpng
@@ -33,7 +34,7 @@ PYDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PRE
 DESTDIR ?=
 PROTOCOL := $(shell sed -n 's/^\#define DC_PROTOCOL_VERSION //p' Sources/CDiptychClient/include/diptych-protocol.h)
 
-.PHONY: all deps build web lib install-lib static man man-pages install-doc install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol keyboard-languages check-keyboard-languages clean
+.PHONY: all deps vnc-viewers build web lib install-lib static man man-pages install-doc install deb run test test-fast arm64-check fuzz check-pure protocol check-protocol keyboard-languages check-keyboard-languages clean
 
 all: build
 
@@ -204,8 +205,13 @@ check-pure:
 	@bash Tests/Tools/check-pure.sh
 
 # Every stage timed, with the table of their times at the end (Tests/Tools/test-stages.sh).
-test: deps check-pure check-protocol check-keyboard-languages
+test: deps vnc-viewers check-pure check-protocol check-keyboard-languages
 	@SWIFT=$(SWIFT) bash Tests/Tools/test-stages.sh
+
+# vncdotool (PyPI), a real VNC viewer for the VNC tests, in a venv of its own.
+VNC_VENV := .build/vnc-venv
+vnc-viewers:
+	@[ -x $(VNC_VENV)/bin/vncdotool ] || { python3 -m venv $(VNC_VENV) && $(VNC_VENV)/bin/pip install -q vncdotool==1.4.2; }
 
 # The area-average kernels on every path against the scalar one (natively and, NEON, under
 # qemu-aarch64), instructions per pixel on ARM64, and the C client library run under qemu.
@@ -217,7 +223,7 @@ fuzz:
 	bash Tests/Fuzz/run.sh
 
 # The suite without the VM test (a few seconds instead of a few minutes).
-test-fast: deps check-pure check-protocol check-keyboard-languages
+test-fast: deps vnc-viewers check-pure check-protocol check-keyboard-languages
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory web
 	$(SWIFT) test --skip-build

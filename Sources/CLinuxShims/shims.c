@@ -254,6 +254,9 @@ static pid_t spawn(const char *const argv[], const char *const envp[], int child
         }
         posix_spawn_file_actions_adddup2(&actions, child_fd, 3);
     }
+    // Nothing else of the compositor's reaches the app, whether or not it was opened
+    // close-on-exec (neatvnc's listening and viewers' sockets are not).
+    posix_spawn_file_actions_addclosefrom_np(&actions, child_fd >= 0 ? 4 : 3);
     pid_t pid = -1;
     int rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv,
                           envp ? (char *const *)envp : environ);

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A small RFB 3.8 client for the VNC tests: no security, or VeNCrypt X509Plain (TLS, then a
+user and password), as a viewer that logs in, optionally clicks and types, and stays a while.
+vncdotool speaks no VeNCrypt and gvnccapture sends no input, so this drives what they cannot.
+
+    vnc-client.py ADDRESS [--ca CERT --user U --password P] [--click X,Y] [--key KEYSYM]...
+                  [--hold SECONDS] [--reads]
+
+ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the server's init read
+(and the input sent), 1 when the login was refused or the server closed, 2 on bad usage.
+--reads: read the updates while holding (else the viewer never reads: a stalled viewer).
+"""
+
+import argparse
+import socket
+import ssl
+import struct
+import sys
+import time
+
+
+def exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        data += chunk
+    return data
+
+
+def connect(address):
+    if address.startswith("/"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(address)
+        return s
+    host, port = address.rsplit(":", 1)
+    return socket.create_connection((host.strip("[]"), int(port)), timeout=20)
+
+
+def login(args):
+    s = connect(args.address)
+    s.settimeout(20)
+    exact(s, 12)
+    s.sendall(b"RFB 003.008\n")
+    count = exact(s, 1)[0]
+    if count == 0:
+        raise ConnectionError("the server refused: " + exact(s, struct.unpack(">I", exact(s, 4))[0]).decode(errors="replace"))
+    types = list(exact(s, count))
+    if args.user is None:
+        if 1 not in types:
+            raise ConnectionError(f"no plain security offered: {types}")
+        s.sendall(bytes([1]))
+    else:
+        if 19 not in types:
+            raise ConnectionError(f"no VeNCrypt offered: {types}")
+        s.sendall(bytes([19]))
+        exact(s, 2)
+        s.sendall(bytes([0, 2]))
+        if exact(s, 1)[0] != 0:
+            raise ConnectionError("VeNCrypt 0.2 refused")
+        n = exact(s, 1)[0]
+        subtypes = struct.unpack(">" + "I" * n, exact(s, 4 * n))
+        if 262 not in subtypes:
+            raise ConnectionError(f"no X509Plain: {subtypes}")
+        s.sendall(struct.pack(">I", 262))
+        if exact(s, 1)[0] != 1:
+            raise ConnectionError("X509Plain refused")
+        context = ssl.create_default_context(cafile=args.ca)
+        s = context.wrap_socket(s, server_hostname="localhost")
+        user, password = args.user.encode(), args.password.encode()
+        s.sendall(struct.pack(">II", len(user), len(password)) + user + password)
+    if struct.unpack(">I", exact(s, 4))[0] != 0:
+        raise ConnectionError("login refused")
+    s.sendall(bytes([1]))  # shared
+    width, height = struct.unpack(">HH", exact(s, 4))
+    exact(s, 16)
+    exact(s, struct.unpack(">I", exact(s, 4))[0])
+    return s, width, height
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("address")
+    p.add_argument("--ca")
+    p.add_argument("--user")
+    p.add_argument("--password", default="")
+    p.add_argument("--click", action="append", default=[])
+    p.add_argument("--key", action="append", default=[])
+    p.add_argument("--hold", type=float, default=0)
+    p.add_argument("--reads", action="store_true")
+    args = p.parse_args()
+    try:
+        s, width, height = login(args)
+    except (ConnectionError, OSError, ssl.SSLError, struct.error) as e:
+        print(f"vnc-client: {e}", file=sys.stderr)
+        return 1
+    print(f"logged in: {width}x{height}", flush=True)
+    # A first update asked for, as viewers do.
+    s.sendall(struct.pack(">BBHHHH", 3, 0, 0, 0, width, height))
+    for c in args.click:
+        x, y = (int(v) for v in c.split(","))
+        s.sendall(struct.pack(">BBHH", 5, 0, x, y) + struct.pack(">BBHH", 5, 1, x, y) + struct.pack(">BBHH", 5, 0, x, y))
+        time.sleep(0.2)
+    for k in args.key:
+        sym = int(k, 0)
+        s.sendall(struct.pack(">BBHI", 4, 1, 0, sym) + struct.pack(">BBHI", 4, 0, 0, sym))
+        time.sleep(0.1)
+    end = time.time() + args.hold
+    while time.time() < end:
+        if args.reads:
+            s.settimeout(max(0.05, end - time.time()))
+            try:
+                if not s.recv(1 << 16):
+                    break
+            except (socket.timeout, TimeoutError):
+                pass
+            s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
+        else:
+            time.sleep(min(0.2, max(0, end - time.time())))
+    s.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

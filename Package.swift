@@ -56,7 +56,7 @@ let package = Package(
 
         // MARK: Mechanism and clients.
         // Remote support: a VNC server (neatvnc) fed the composited frames.
-        .target(name: "DiptychVNC", dependencies: ["CNeatVNC", "CPixman", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
+        .target(name: "DiptychVNC", dependencies: ["CNeatVNC", "CPixman", "CLinuxShims", "DiptychCore", "DiptychImage", "DiptychLinux", logging]),
         .target(name: "DiptychServer", dependencies: ["DiptychCore", "DiptychWire", "DiptychLinux", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychText", "DiptychKeyboard", "DiptychVNC", logging]),
         // The scenario player, the frame driver and the profilers: tools around the server.
         .target(name: "DiptychHarness", dependencies: ["DiptychServer", "DiptychCore", "DiptychImage", "DiptychOutput", "DiptychRender", "DiptychLinux", logging]),

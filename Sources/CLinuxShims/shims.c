@@ -24,6 +24,11 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <linux/sockios.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 int dp_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 int dp_add_seals(int fd, unsigned int seals) { return fcntl(fd, F_ADD_SEALS, seals); }
@@ -265,4 +270,37 @@ static pid_t spawn(const char *const argv[], const char *const envp[], int child
     if (tmp >= 0) close(tmp);
     if (rc != 0) { errno = rc; return -1; }
     return pid;
+}
+
+int dp_shutdown_accepted(const char *unix_path, int port) {
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        int fd = atoi(e->d_name);
+        if (fd < 3 || fd == dirfd(dir)) continue;
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+        int listening = 0;
+        socklen_t len = sizeof listening;
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening) continue;
+        struct sockaddr_storage a;
+        socklen_t alen = sizeof a;
+        if (getsockname(fd, (struct sockaddr *)&a, &alen) != 0) continue;
+        int ours = 0;
+        if (unix_path && a.ss_family == AF_UNIX) {
+            const struct sockaddr_un *u = (const struct sockaddr_un *)&a;
+            ours = alen > offsetof(struct sockaddr_un, sun_path) && strncmp(u->sun_path, unix_path, sizeof u->sun_path) == 0;
+        } else if (!unix_path && a.ss_family == AF_INET) {
+            const struct sockaddr_in *i = (const struct sockaddr_in *)&a;
+            ours = ntohs(i->sin_port) == port && ntohl(i->sin_addr.s_addr) == INADDR_LOOPBACK;
+        } else if (!unix_path && a.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *i = (const struct sockaddr_in6 *)&a;
+            ours = ntohs(i->sin6_port) == port && IN6_IS_ADDR_LOOPBACK(&i->sin6_addr);
+        }
+        if (ours && shutdown(fd, SHUT_RDWR) == 0) n++;
+    }
+    closedir(dir);
+    return n;
 }

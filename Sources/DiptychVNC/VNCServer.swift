@@ -4,6 +4,7 @@
 // copied, damage only, into a small pool of neatvnc framebuffers it encodes from. Confined to
 // the compositor's thread: every neatvnc callback but logging runs inside `dispatch`.
 
+import CLinuxShims
 import CNeatVNC
 import DiptychCore
 import DiptychImage
@@ -46,6 +47,10 @@ public final class VNCServer {
     private var lastBuffer = 0
     private let logger: Logger
     private let users: VNCUsers?
+    /// Logins the auth callback let through whose viewers have not come yet: a viewer that
+    /// comes without one skipped TLS and the password (neatvnc 0.5 accepts a client that
+    /// chooses no security when only VeNCrypt was offered).
+    private var loginsPending = 0
 
     /// Listens as `settings` says, with a screen of `size` pixels (black until the first frame).
     public init(_ settings: VNCSettings, size: Size, logger: Logger) throws(VNCError) {
@@ -89,6 +94,12 @@ public final class VNCServer {
         nvnc_set_new_client_fn(server) { client in
             guard let client, let me = VNCServer.of(client) else { return }
             me.clients += 1
+            if me.settings.tls != nil {
+                guard me.loginsPending > 0 else { return me.refuseUnauthenticated(client) }
+                me.loginsPending -= 1
+                // (Marked: its input is taken.)
+                nvnc_set_userdata(UnsafeMutableRawPointer(client), UnsafeMutableRawPointer(bitPattern: 1), nil)
+            }
             nvnc_set_client_cleanup_fn(client) { client in
                 guard let client, let me = VNCServer.of(client) else { return }
                 me.clients -= 1
@@ -100,11 +111,11 @@ public final class VNCServer {
         }
         if settings.input {
             nvnc_set_pointer_fn(server) { client, x, y, mask in
-                guard let client, let me = VNCServer.of(client) else { return }
+                guard let client, let me = VNCServer.of(client), nvnc_get_userdata(UnsafeRawPointer(client)) != nil else { return }
                 me.onPointer?(Int(x), Int(y), UInt8(truncatingIfNeeded: mask.rawValue))
             }
             nvnc_set_key_fn(server) { client, keysym, pressed in
-                guard let client, let me = VNCServer.of(client) else { return }
+                guard let client, let me = VNCServer.of(client), nvnc_get_userdata(UnsafeRawPointer(client)) != nil else { return }
                 me.onKey?(keysym, pressed)
             }
         }
@@ -139,7 +150,26 @@ public final class VNCServer {
             return false
         }
         logger.notice("vnc: login", metadata: ["vnc.user": "\(user)"])
+        loginsPending += 1
         return true
+    }
+
+    /// A viewer that came without logging in (it chose no security, which neatvnc 0.5 lets
+    /// through): every viewer's connection is shut down before anything is sent to it (neatvnc
+    /// 0.5 cannot close one client; the viewers that logged in log in again).
+    private func refuseUnauthenticated(_ client: OpaquePointer) {
+        nvnc_set_client_cleanup_fn(client) { client in
+            guard let client, let me = VNCServer.of(client) else { return }
+            me.clients -= 1
+            me.onClientsChanged?()
+        }
+        let n: Int32
+        switch settings.address {
+        case .unix(let path): n = dp_shutdown_accepted(path, 0)
+        case .tcp(_, let port): n = dp_shutdown_accepted(nil, Int32(port))
+        }
+        loginsPending = 0
+        logger.error("vnc: a viewer came without TLS and a password (it chose no security); every viewer was disconnected", metadata: ["vnc.disconnected": "\(n)"])
     }
 
     /// Runs what neatvnc has to do (its descriptor was readable).

@@ -122,6 +122,12 @@ struct VNCTests {
         })
         // A wrong password: refused.
         #expect(try Harness.run(login + ["--password", "nope"], timeoutMilliseconds: 30_000).status == 1)
+        // A local process choosing no security (which neatvnc 0.5 would let through) is shut
+        // out: its click reaches nothing.
+        let sneaky = try Harness.run(["python3", client, "\(dir)/vnc", "--force-none", "--click", "1700,300", "--hold", "1", "--reads"], timeoutMilliseconds: 30_000)
+        Glibc.usleep(500_000)
+        #expect(try Harness.events("\(dir)/events-secondary.jsonl").allSatisfy { $0["event"]?.stringValue != "pointer" || $0["x"]?.intValue != 146 }, "\(sneaky.stdout)")
+        #expect(try k.waitUntil { try k.status()["vnc"]?["clients"]?.intValue == 0 })
         // Four viewers stay; a fifth is refused at its login.
         let four = try (0..<4).map { _ in try ChildProcess(arguments: login + ["--password", "s3cret", "--hold", "20", "--reads"]) }
         defer { for v in four { v.terminate() } }

@@ -5,11 +5,12 @@ user and password), as a viewer that logs in, optionally clicks and types, and s
 vncdotool speaks no VeNCrypt and gvnccapture sends no input, so this drives what they cannot.
 
     vnc-client.py ADDRESS [--ca CERT --user U --password P] [--click X,Y] [--key KEYSYM]...
-                  [--hold SECONDS] [--reads]
+                  [--hold SECONDS] [--reads] [--force-none]
 
 ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the server's init read
 (and the input sent), 1 when the login was refused or the server closed, 2 on bad usage.
 --reads: read the updates while holding (else the viewer never reads: a stalled viewer).
+--force-none: choose no security even when the server offers only VeNCrypt (an attack).
 """
 
 import argparse
@@ -48,7 +49,10 @@ def login(args):
     if count == 0:
         raise ConnectionError("the server refused: " + exact(s, struct.unpack(">I", exact(s, 4))[0]).decode(errors="replace"))
     types = list(exact(s, count))
-    if args.user is None:
+    if args.force_none:
+        # What a hostile local process might try: no security, though it was not offered.
+        s.sendall(bytes([1]))
+    elif args.user is None:
         if 1 not in types:
             raise ConnectionError(f"no plain security offered: {types}")
         s.sendall(bytes([1]))
@@ -90,6 +94,7 @@ def main():
     p.add_argument("--key", action="append", default=[])
     p.add_argument("--hold", type=float, default=0)
     p.add_argument("--reads", action="store_true")
+    p.add_argument("--force-none", action="store_true")
     args = p.parse_args()
     try:
         s, width, height = login(args)

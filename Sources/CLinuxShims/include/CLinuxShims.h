@@ -94,6 +94,10 @@ uint64_t dp_monotonic_ns(void);
 /// environment `envp`. The child's signal mask is cleared and SIGPIPE reset to default.
 /// Returns the pid or -1 with errno.
 pid_t dp_spawn(const char *const argv[], const char *const envp[], int child_fd);
+/// Shuts down (both ways) every connected socket of this process whose own address is the Unix
+/// socket `unix_path` (non-NULL) or TCP `port` on loopback: the viewers a VNC server accepted
+/// there (its listening socket is left). Returns how many.
+int dp_shutdown_accepted(const char *unix_path, int port);
 /// dp_spawn, the child in a process group of its own (its pid): what it starts stays in it
 /// unless it leaves on purpose, so its whole tree can be found even after a double fork.
 pid_t dp_spawn_grouped(const char *const argv[], const char *const envp[], int child_fd);

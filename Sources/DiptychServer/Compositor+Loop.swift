@@ -27,8 +27,10 @@ extension Compositor {
     /// Waits up to `timeoutMilliseconds` (nil: until something happens) for events and
     /// handles them.
     public func dispatch(timeoutMilliseconds: Int?) throws {
-        // What this turn's handlers and the frame since the last wait queued goes out first.
+        // What this turn's handlers and the frame since the last wait queued goes out first,
+        // and the viewers' copy of that frame.
         flushClients()
+        sendVNCFrame()
         // Apps with messages left from the last turn are served again at once.
         let backlogged = clients.all.filter(\.connection.hasBacklog).map(\.id)
         var served: Set<ClientID> = []

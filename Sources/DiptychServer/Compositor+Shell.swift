@@ -143,6 +143,7 @@ extension Compositor {
             if let c = session(app) { activateIfDrawn(c) }
         }
         repeatKeys()
+        sendVNCFrame()
         clients.dropIdlePages()
         // The chrome no frame shows any more goes a while after it was last drawn.
         if let due = renderer.chrome.nextSweep, now >= due { renderer.chrome.sweep(now: now, shown: main.shownChrome) }
@@ -159,7 +160,7 @@ extension Compositor {
         // The owners that keep their own deadlines, and those the compositor works out.
         let owners: [any Timed] = [supervision, keys, clients, renderer.chrome, launcher.cpu]
         return ([owners.earliestDeadline, desk.nextDeadline(after: now), nextConnectionDeadline, admission.deferredConfigures ? newcomerDrawing : nil, cursorHides,
-                 desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline] as [UInt64?])
+                 desk.keyboard?.nextRepeat, screenPowerDeadline, memoryDeadline, vncDeadline] as [UInt64?])
             .compactMap { $0 }.min()
     }
 

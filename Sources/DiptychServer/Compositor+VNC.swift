@@ -37,8 +37,35 @@ extension Compositor {
         vnc = nil
     }
 
-    /// The frame just drawn into `image`, `damage` of it new (nil: all), to the viewers.
-    func frameToVNC(_ image: PixelImage, damage: Region?) { vnc?.frame(image, damage: damage) }
+    /// The frame just drawn into `image`, `damage` of it new (nil: all), goes to the viewers
+    /// once the frame is out (`sendVNCFrame`): its copy is no part of the frame's time, nor of
+    /// the repaint window the apps' frames are timed by.
+    func frameToVNC(_ image: PixelImage, damage: Region?) {
+        guard let vnc, vnc.clients > 0 else { return }
+        var region = damage
+        if let before = vncPending, let d = damage {
+            if var b = before.damage {
+                b.formUnion(d, collapsingPast: Region.damageRectangleLimit)
+                region = b
+            } else {
+                region = nil
+            }
+        }
+        vncPending = (image, region)
+    }
+
+    /// Copies the frames drawn since the last copy to the viewers, at most `VNCServer.rate`
+    /// a second (the loop calls it before it waits, and when `vncDeadline` comes).
+    func sendVNCFrame() {
+        guard let (image, damage) = vncPending else { return }
+        if let last = vncSentAt, now < last + 1000 / VNCServer.rate { return }
+        vncPending = nil
+        vncSentAt = now
+        vnc?.frame(image, damage: damage)
+    }
+
+    /// When a frame held back for the viewers goes to them.
+    var vncDeadline: UInt64? { vncPending == nil ? nil : (vncSentAt ?? 0) + 1000 / VNCServer.rate }
 
     /// The screen blanked: the viewers see black (the frame drawn when it wakes shows again).
     func blankVNC() { vnc?.feedWhole(nil) }

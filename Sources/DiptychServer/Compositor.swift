@@ -203,6 +203,8 @@ public final class Compositor {
     /// The VNC server (`vnc`), if one runs, and the buttons its viewers last held.
     var vnc: VNCServer?
     var vncButtons: UInt8 = 0
+    var vncPending: (image: PixelImage, damage: Region?)?
+    var vncSentAt: UInt64?
     /// Why an app launched for a role went away, for error messages.
     public var disconnections: [Role: String] { clients.disconnections }
     /// The most recent protocol errors sent (client label and error), oldest first; at most

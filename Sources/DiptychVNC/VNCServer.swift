@@ -32,6 +32,9 @@ public final class VNCServer {
     public private(set) var clients = 0
     /// The most viewers at once: a fifth is refused at its login.
     public static let maxClients = 4
+    /// The most frames a second the viewers are sent (each costs the loop a copy of its damage
+    /// and neatvnc's look at it: the panel's frames come first).
+    public static let rate: UInt64 = 30
     /// aml's descriptor, for the compositor's epoll loop (level-triggered).
     public let descriptor: Int32
     public let settings: VNCSettings
@@ -67,6 +70,7 @@ public final class VNCServer {
             let line = Array("diptych: vnc: \(String(cString: message))\n".utf8)
             _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
         }
+        let before = Self.threads()
         let opened: OpaquePointer?
         switch settings.address {
         case .unix(let path):
@@ -80,6 +84,14 @@ public final class VNCServer {
             throw VNCError("vnc: cannot listen on \(settings.address): \(String(cString: strerror(errno)))")
         }
         self.server = server
+        // Its encoders (aml's workers, started by nvnc_open) yield to the loop and the apps:
+        // a viewer's picture may lag, the panel's frames may not.
+        // (Never realtime, whatever the loop's policy when they started.)
+        for tid in Self.threads().subtracting(before) {
+            var normal = sched_param()
+            _ = sched_setscheduler(tid, SCHED_OTHER, &normal)
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), Self.encoderNice)
+        }
         nvnc_set_name(server, "Diptych")
         guard let display = nvnc_display_new(0, 0), let pool = nvnc_fb_pool_new(UInt16(size.width), UInt16(size.height), dv_format_xrgb8888, UInt16(size.width)) else {
             nvnc_close(server)
@@ -131,6 +143,14 @@ public final class VNCServer {
         }
         // (neatvnc needs a picture before its first viewer: black.)
         feedWhole(nil)
+    }
+
+    /// The nice value of neatvnc's encoding threads.
+    public static let encoderNice: Int32 = 15
+
+    /// This process's threads.
+    private static func threads() -> Set<Int32> {
+        Set(((try? Files.list("/proc/self/task")) ?? []).compactMap { Int32($0) })
     }
 
     private static func of(_ client: OpaquePointer) -> VNCServer? {

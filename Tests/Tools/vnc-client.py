@@ -5,12 +5,13 @@ user and password), as a viewer that logs in, optionally clicks and types, and s
 vncdotool speaks no VeNCrypt and gvnccapture sends no input, so this drives what they cannot.
 
     vnc-client.py ADDRESS [--ca CERT --user U --password P] [--click X,Y] [--key KEYSYM]...
-                  [--hold SECONDS] [--reads] [--force-none]
+                  [--hold SECONDS] [--reads] [--force-none] [--count]
 
 ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the server's init read
 (and the input sent), 1 when the login was refused or the server closed, 2 on bad usage.
 --reads: read the updates while holding (else the viewer never reads: a stalled viewer).
 --force-none: choose no security even when the server offers only VeNCrypt (an attack).
+--count: ask for ZRLE, read every update while holding, and print the updates and bytes received.
 """
 
 import argparse
@@ -84,6 +85,40 @@ def login(args):
     return s, width, height
 
 
+def count_updates(s, width, height, end):
+    """Reads framebuffer updates (ZRLE) until `end`, asking for the next after each, and prints
+    how many came and their bytes."""
+    s.sendall(struct.pack(">BxH", 2, 2) + struct.pack(">ii", 16, 0))  # SetEncodings: ZRLE, raw
+    s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
+    updates = total = 0
+    s.settimeout(1)
+    start = time.time()
+    while time.time() < end:
+        try:
+            kind = exact(s, 1)[0]
+        except (socket.timeout, TimeoutError):
+            continue
+        if kind != 0:
+            raise ConnectionError(f"unexpected message {kind}")
+        size = 4
+        rects = struct.unpack(">xH", exact(s, 3))[0]
+        for _ in range(rects):
+            x, y, w, h, enc = struct.unpack(">HHHHi", exact(s, 12))
+            size += 12
+            if enc == 16:
+                n = struct.unpack(">I", exact(s, 4))[0]
+                exact(s, n)
+                size += 4 + n
+            elif enc == 0:
+                exact(s, w * h * 4)
+                size += w * h * 4
+        updates += 1
+        total += size
+        s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
+    seconds = time.time() - start
+    print(f"updates {updates} bytes {total} seconds {seconds:.2f}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("address")
@@ -95,6 +130,7 @@ def main():
     p.add_argument("--hold", type=float, default=0)
     p.add_argument("--reads", action="store_true")
     p.add_argument("--force-none", action="store_true")
+    p.add_argument("--count", action="store_true")
     args = p.parse_args()
     try:
         s, width, height = login(args)
@@ -113,6 +149,9 @@ def main():
         s.sendall(struct.pack(">BBHI", 4, 1, 0, sym) + struct.pack(">BBHI", 4, 0, 0, sym))
         time.sleep(0.1)
     end = time.time() + args.hold
+    if args.count:
+        count_updates(s, width, height, end)
+        end = 0
     while time.time() < end:
         if args.reads:
             s.settimeout(max(0.05, end - time.time()))

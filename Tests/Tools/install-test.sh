@@ -33,7 +33,7 @@ cc -std=c99 -Wall -Werror "$INSTALLED/usr/share/doc/diptych/examples/hello.c" \
 # The Debian package: its dependencies declared and satisfiable here, its files run from where
 # it unpacks.
 DEB=$(ls "$ROOT"/out/diptych_*.deb)
-for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 fonts-inter; do
+for dep in libseat1 libinput10 libdrm2 libpixman-1-0 libxkbcommon0 libneatvnc0 fonts-inter; do
   grep -q "$dep" <<< "$(dpkg-deb -f "$DEB" Depends)" || fail "the package does not depend on $dep"
 done
 if grep -qi swift <<< "$(dpkg-deb -f "$DEB" Depends)"; then fail "the package depends on the Swift runtime"; fi

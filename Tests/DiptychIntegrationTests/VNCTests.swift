@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Remote support through real viewers: vncdotool on a plain view-only server sees exactly what
-// `ctl screenshot` gives, before and after the split changes, and cannot operate the kiosk;
+// `ctl screenshot` gives, before and after the split changes, black while the screen is blank,
+// and cannot operate the kiosk;
 // gvnccapture logs in over VeNCrypt's TLS with the right password and is refused with a wrong
 // one (logged with the user's name); with `vnc-input` a viewer's click and key reach the app as
 // the pointer and a hardware key, and a fifth viewer is refused; settings that would open the
@@ -64,6 +65,18 @@ struct VNCTests {
         Glibc.usleep(500_000)
         #expect(try capture("half"))
         #expect(try !same("\(dir)/split-vnc.png", "\(dir)/half-vnc.png"))
+        // Blank: the viewers see black; awake, the screen again.
+        #expect(try k.ctl(["blank"]).status == 0)
+        #expect(try k.waitUntil { try k.status()["blanked"]?.boolValue == true })
+        Glibc.usleep(300_000)
+        let black = try Harness.run([vncdotool, "-s", "\(dir)/vnc", "capture", "\(dir)/black.png"], timeoutMilliseconds: 30_000)
+        #expect(black.status == 0, "\(black.stderr)")
+        let dark = try PixelImage.readPNG(from: "\(dir)/black.png")
+        #expect([(10, 10), (1000, 700), (1800, 1400)].allSatisfy { dark.pixel(x: $0.0, y: $0.1) & 0xFFFFFF == 0 })
+        #expect(try k.ctl(["wake"]).status == 0)
+        #expect(try k.waitUntil { try k.status()["blanked"]?.boolValue == false })
+        Glibc.usleep(500_000)
+        #expect(try capture("awake"))
         // View-only: a click on notes reaches nothing.
         let click = try Harness.run([vncdotool, "-s", "\(dir)/vnc", "move", "1800", "400", "click", "1"], timeoutMilliseconds: 30_000)
         #expect(click.status == 0, "\(click.stderr)")

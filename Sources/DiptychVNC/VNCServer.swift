@@ -263,6 +263,8 @@ public final class VNCServer {
 
     /// Stops listening; the viewers are let go.
     public func close() {
+        // (Its viewers' cleanups run inside nvnc_close: nothing is fed to a server closing.)
+        (onClientsChanged, onPointer, onKey) = (nil, nil, nil)
         nvnc_close(server)
         nvnc_display_unref(display)
         nvnc_fb_pool_unref(pool)

@@ -9,7 +9,7 @@ struct VNCOptions: ParsableArguments {
     @Option(help: "Serve the screen over VNC on 127.0.0.1:PORT, [::1]:PORT or unix:PATH (loopback or a Unix socket only: reach it from elsewhere through an SSH tunnel); default off.")
     var vnc: String?
 
-    @Option(help: "VNC: the TLS certificate (PEM) of VeNCrypt; with --vnc-tls-key and --vnc-users, required unless --vnc-insecure.")
+    @Option(help: "VNC: the TLS certificate (PEM) of VeNCrypt, required (with --vnc-tls-key and --vnc-users) unless --vnc-insecure is given.")
     var vncTlsCert: String?
 
     @Option(help: "VNC: the TLS private key (PEM).")

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The keyboard workload's languages, after its measured frames: a key held to its popup (the
-// frames from the press to the popup drawn, and the pixels that frame repainted against the
-// popup's own), a switch to each language's keyboard (its first draw, with its labels not yet
-// drawn, against the same draw once they are kept), every plane of every language walked, and
-// the chrome cache's bytes meanwhile against its one bound.
+// The keyboard workload's figures in `profile --json` (`keyboard`), and its languages after
+// its measured frames: a key held to its popup (the frames from the press to the popup drawn,
+// and the pixels that frame repainted against the popup's own), a switch to each language's
+// keyboard (its first draw, labels not yet drawn, against the same draw once they are kept),
+// every plane of every language walked, and the chrome cache's bytes against its one bound.
 
 import DiptychCore
 import DiptychRender
@@ -111,5 +111,16 @@ public struct KeyboardFigures: Sendable {
         return "languages: e held, its popup drawn \(framesToPopup) frames later, repainting \(popupDamage) px (the popup with its shadow is \(popupArea) px); "
             + "a language's first draw p50 \(ms(firstDrawP50)) (max \(ms(firstDrawMax))), \(ms(cachedDrawP50)) once drawn; "
             + "\(planes) planes of \(languages) languages held at most \(peakChromeBytes / 1024) KiB of chrome (bound \(chromeBound >> 20) MiB)"
+    }
+}
+
+extension ProfileResult {
+    /// For `keyboard`: the frames where it moved, what a key press repainted, and its languages.
+    var keyboardJSON: JSONValue {
+        guard let k = keyPress else { return .null }
+        return .object([
+            ("slide_frames", .int(records.count)), ("key_press_damage_px_p50", .int(k.damage)), ("key_press_written_px_p50", .int(k.written)), ("key_px", .int(k.key)),
+            ("languages", languages?.json ?? .null),
+        ])
     }
 }

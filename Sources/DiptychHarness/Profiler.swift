@@ -206,15 +206,6 @@ public struct ProfileResult {
         })
     }
 
-    /// For `keyboard`: the frames where it moved, and what a key press repainted.
-    private var keyboardJSON: JSONValue {
-        guard let k = keyPress else { return .null }
-        return .object([
-            ("slide_frames", .int(records.count)), ("key_press_damage_px_p50", .int(k.damage)), ("key_press_written_px_p50", .int(k.written)), ("key_px", .int(k.key)),
-            ("languages", languages?.json ?? .null),
-        ])
-    }
-
     /// For `pip`: the window's area, what the frames repainted, and their time against whole
     /// frames of the same screen.
     private var pipJSON: JSONValue {

@@ -16,12 +16,12 @@ extension Compositor {
         let server = try VNCServer(settings, size: geometry.panel, logger: logger)
         vnc = server
         watch(server.descriptor) { [weak server] in server?.dispatch() }
-        server.onClientsChanged = { [weak self, weak server] in
+        server.onViewerCame = { [weak self, weak server] in
             guard let self, let server else { return }
             // A viewer come sees the screen as it is now.
             server.feedWhole(isBlanked ? nil : output)
         }
-        server.onPointer = { [weak self] x, y, buttons in self?.vncPointer(x: x, y: y, buttons: buttons) }
+        server.onPointer = { [weak self] x, y, buttons, before in self?.vncPointer(x: x, y: y, buttons: buttons, before: before) }
         server.onKey = { [weak self] keysym, pressed in self?.vncKey(keysym, pressed: pressed) }
         if settings.tls == nil {
             logger.warning("vnc: plain and view-only on \(settings.address) (vnc-insecure): any local process, the apps included, can watch the screen")
@@ -40,32 +40,14 @@ extension Compositor {
     /// The frame just drawn into `image`, `damage` of it new (nil: all), goes to the viewers
     /// once the frame is out (`sendVNCFrame`): its copy is no part of the frame's time, nor of
     /// the repaint window the apps' frames are timed by.
-    func frameToVNC(_ image: PixelImage, damage: Region?) {
-        guard let vnc, vnc.clients > 0 else { return }
-        var region = damage
-        if let before = vncPending, let d = damage {
-            if var b = before.damage {
-                b.formUnion(d, collapsingPast: Region.damageRectangleLimit)
-                region = b
-            } else {
-                region = nil
-            }
-        }
-        vncPending = (image, region)
-    }
+    func frameToVNC(_ image: PixelImage, damage: Region?) { vnc?.frame(image, damage: damage) }
 
-    /// Copies the frames drawn since the last copy to the viewers, at most `VNCServer.rate`
-    /// a second (the loop calls it before it waits, and when `vncDeadline` comes).
-    func sendVNCFrame() {
-        guard let (image, damage) = vncPending else { return }
-        if let last = vncSentAt, now < last + 1000 / VNCServer.rate { return }
-        vncPending = nil
-        vncSentAt = now
-        vnc?.frame(image, damage: damage)
-    }
+    /// Copies the frames drawn since the last copy to the viewers, when one is due (the loop
+    /// calls it before it waits, and when `vncDeadline` comes).
+    func sendVNCFrame() { vnc?.send(now: now) }
 
     /// When a frame held back for the viewers goes to them.
-    var vncDeadline: UInt64? { vncPending == nil ? nil : (vncSentAt ?? 0) + 1000 / VNCServer.rate }
+    var vncDeadline: UInt64? { vnc?.deadline }
 
     /// The screen blanked: the viewers see black (the frame drawn when it wakes shows again).
     func blankVNC() { vnc?.feedWhole(nil) }
@@ -84,11 +66,9 @@ extension Compositor {
 
     /// A viewer's pointer at panel pixel (`x`, `y`) with `buttons` down (RFB's mask): motion,
     /// the buttons that changed, a wheel step for each wheel bit that came on.
-    private func vncPointer(x: Int, y: Int, buttons: UInt8) {
+    private func vncPointer(x: Int, y: Int, buttons: UInt8, before: UInt8) {
         let p = geometry.toLogical(x: Double(x), y: Double(y)), scale = Double(desk.shell.profile.scale)
         pointerMotion(toX: p.x / scale, y: p.y / scale)
-        let before = vncButtons
-        vncButtons = buttons
         for (bit, code) in [(UInt8(1), PointerButton.left), (4, PointerButton.right), (2, PointerButton.middle)] where (before ^ buttons) & bit != 0 {
             pointerButton(code, pressed: buttons & bit != 0)
         }

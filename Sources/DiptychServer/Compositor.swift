@@ -200,11 +200,8 @@ public final class Compositor {
     /// The connected apps, and the numbers handed out to them.
     let clients = ClientRegistry()
     let renderer: PixmanRenderer
-    /// The VNC server (`vnc`), if one runs, and the buttons its viewers last held.
+    /// The VNC server (`vnc`), if one runs.
     var vnc: VNCServer?
-    var vncButtons: UInt8 = 0
-    var vncPending: (image: PixelImage, damage: Region?)?
-    var vncSentAt: UInt64?
     /// Why an app launched for a role went away, for error messages.
     public var disconnections: [Role: String] { clients.disconnections }
     /// The most recent protocol errors sent (client label and error), oldest first; at most

@@ -21,13 +21,13 @@ public struct VNCError: Error, CustomStringConvertible, Equatable, Sendable {
 
 /// The VNC server.
 public final class VNCServer {
-    /// A VNC pointer event: where (the panel's pixels) and the buttons down (RFB's mask: 1
-    /// left, 2 middle, 4 right, 8 and 16 a wheel step up and down).
-    public var onPointer: ((_ x: Int, _ y: Int, _ buttons: UInt8) -> Void)?
+    /// A VNC pointer event: where (the panel's pixels), the buttons down (RFB's mask: 1
+    /// left, 2 middle, 4 right, 8 and 16 a wheel step up and down) and those down before.
+    public var onPointer: ((_ x: Int, _ y: Int, _ buttons: UInt8, _ before: UInt8) -> Void)?
     /// A VNC key: its X keysym, pressed or released.
     public var onKey: ((_ keysym: UInt32, _ pressed: Bool) -> Void)?
-    /// A viewer came or went (the count is `clients`); a viewer came wants the whole picture.
-    public var onClientsChanged: (() -> Void)?
+    /// A viewer came (the count is `clients`): it wants the whole picture.
+    public var onViewerCame: (() -> Void)?
     /// The viewers connected (logged in) now.
     public private(set) var clients = 0
     /// The most viewers at once: a fifth is refused at its login.
@@ -54,6 +54,12 @@ public final class VNCServer {
     /// comes without one skipped TLS and the password (neatvnc 0.5 accepts a client that
     /// chooses no security when only VeNCrypt was offered).
     private var loginsPending = 0
+    /// The frame drawn since the last copy to the viewers (its damage, all of those since),
+    /// and when that copy was made.
+    private var pending: (image: PixelImage, damage: Region?)?
+    private var sentAt: UInt64?
+    /// The buttons the viewers last held.
+    private var buttons: UInt8 = 0
 
     /// Listens as `settings` says, with a screen of `size` pixels (black until the first frame).
     public init(_ settings: VNCSettings, size: Size, logger: Logger) throws(VNCError) {
@@ -116,15 +122,16 @@ public final class VNCServer {
                 guard let client, let me = VNCServer.of(client) else { return }
                 me.clients -= 1
                 me.logger.notice("vnc: a viewer left", metadata: ["vnc.clients": "\(me.clients)"])
-                me.onClientsChanged?()
             }
             me.logger.notice("vnc: a viewer connected", metadata: ["vnc.clients": "\(me.clients)"])
-            me.onClientsChanged?()
+            me.onViewerCame?()
         }
         if settings.input {
             nvnc_set_pointer_fn(server) { client, x, y, mask in
                 guard let client, let me = VNCServer.of(client), nvnc_get_userdata(UnsafeRawPointer(client)) != nil else { return }
-                me.onPointer?(Int(x), Int(y), UInt8(truncatingIfNeeded: mask.rawValue))
+                let buttons = UInt8(truncatingIfNeeded: mask.rawValue), before = me.buttons
+                me.buttons = buttons
+                me.onPointer?(Int(x), Int(y), buttons, before)
             }
             nvnc_set_key_fn(server) { client, keysym, pressed in
                 guard let client, let me = VNCServer.of(client), nvnc_get_userdata(UnsafeRawPointer(client)) != nil else { return }
@@ -181,7 +188,6 @@ public final class VNCServer {
         nvnc_set_client_cleanup_fn(client) { client in
             guard let client, let me = VNCServer.of(client) else { return }
             me.clients -= 1
-            me.onClientsChanged?()
         }
         let n: Int32
         switch settings.address {
@@ -199,13 +205,37 @@ public final class VNCServer {
     }
 
     /// A frame was drawn into `image` (the panel's pixels), `damage` of it changed (nil: all):
-    /// the viewers get it. Nothing is copied while nobody watches.
+    /// the viewers get it at the next `send` that is due (its copy is no part of the frame).
+    /// Nothing is kept while nobody watches.
     public func frame(_ image: PixelImage, damage: Region?) {
+        guard clients > 0 else { return }
+        var region = damage
+        if let before = pending, let d = damage {
+            if var b = before.damage {
+                b.formUnion(d, collapsingPast: Region.damageRectangleLimit)
+                region = b
+            } else {
+                region = nil
+            }
+        }
+        pending = (image, region)
+    }
+
+    /// Copies the frames drawn since the last copy to the viewers, if one is due at `now` (ms):
+    /// at most `rate` a second.
+    public func send(now: UInt64) {
+        guard let (image, damage) = pending else { return }
+        if let last = sentAt, now < last + 1000 / Self.rate { return }
+        pending = nil
+        sentAt = now
         guard clients > 0 else { return }
         if Size(width: image.width, height: image.height) != size { return resize(to: image) }
         if let damage, damage.isEmpty { return }
         feed(image, damage: damage)
     }
+
+    /// When a frame held back for the viewers goes to them.
+    public var deadline: UInt64? { pending == nil ? nil : (sentAt ?? 0) + 1000 / Self.rate }
 
     /// The whole of `image` (nil: black) goes to the viewers: a viewer came, the screen blanked.
     public func feedWhole(_ image: PixelImage?) {
@@ -264,7 +294,8 @@ public final class VNCServer {
     /// Stops listening; the viewers are let go.
     public func close() {
         // (Its viewers' cleanups run inside nvnc_close: nothing is fed to a server closing.)
-        (onClientsChanged, onPointer, onKey) = (nil, nil, nil)
+        (onViewerCame, onPointer, onKey) = (nil, nil, nil)
+        pending = nil
         nvnc_close(server)
         nvnc_display_unref(display)
         nvnc_fb_pool_unref(pool)

@@ -5,6 +5,7 @@
 // viewers may operate the kiosk.
 
 import CNeatVNC
+import DiptychCore
 import DiptychLinux
 import Glibc
 
@@ -103,7 +104,7 @@ public struct VNCUsers: Sendable {
         }
         var hashes: [String: String] = [:]
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: " \t\r")
+            let line = raw.trimmingWhitespace
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex, line[line.index(after: colon)...].hasPrefix("$") else {
                 return .failure(VNCError("--vnc-users: \(path):\(n + 1): expected user:crypt-hash (a hash from mkpasswd or openssl passwd, starting with $)"))
@@ -123,11 +124,5 @@ public struct VNCUsers: Sendable {
         // (A constant-time comparison: the hash's length is no secret.)
         guard computed.utf8.count == hash.utf8.count else { return false }
         return zip(computed.utf8, hash.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }

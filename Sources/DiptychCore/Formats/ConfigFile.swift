@@ -102,7 +102,7 @@ public enum ConfigFile {
 
 extension StringProtocol {
     /// Without spaces and tabs (and a carriage return) at either end.
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

@@ -148,9 +148,14 @@ public struct KeyboardPresence: Sendable {
 
     /// The key at `x`, `y` (screen points) while it is docked, if any.
     public func key(atX x: Double, y: Double, screen: Size, orientation: Orientation) -> Int? {
+        key(atX: x, y: y, of: keys(screen: screen, orientation: orientation), screen: screen, orientation: orientation)
+    }
+
+    /// The same, of `keys` already laid out.
+    private func key(atX x: Double, y: Double, of keys: [KeyboardKey], screen: Size, orientation: Orientation) -> Int? {
         let rest = restFrame(screen: screen, orientation: orientation)
         let lx = x - Double(rest.x), ly = y - Double(rest.y)
-        return keys(screen: screen, orientation: orientation).firstIndex { k in
+        return keys.firstIndex { k in
             Double(k.frame.minX) <= lx && lx < Double(k.frame.maxX) && Double(k.frame.minY) <= ly && ly < Double(k.frame.maxY)
         }
     }
@@ -187,7 +192,8 @@ public struct KeyboardPresence: Sendable {
     /// shows it when held `KeyboardPopup.holdMilliseconds`).
     public mutating func press(_ contact: Contact, x: Double, y: Double, screen: Size, orientation: Orientation, at now: UInt64 = 0) {
         repeatedAt[contact] = nil
-        hold(contact, on: key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1, keys: keys(screen: screen, orientation: orientation), at: now)
+        let keys = keys(screen: screen, orientation: orientation)
+        hold(contact, on: key(atX: x, y: y, of: keys, screen: screen, orientation: orientation) ?? -1, keys: keys, at: now)
     }
 
     /// `contact` holds key `index` of `keys` from `now`: a delete key repeats after
@@ -263,9 +269,10 @@ public struct KeyboardPresence: Sendable {
             popup?.slide(toX: x - Double(rest.x), y: y - Double(rest.y))
             return
         }
-        let index = key(atX: x, y: y, screen: screen, orientation: orientation) ?? -1
+        let keys = keys(screen: screen, orientation: orientation)
+        let index = key(atX: x, y: y, of: keys, screen: screen, orientation: orientation) ?? -1
         guard index != was else { return }
-        hold(contact, on: index, keys: keys(screen: screen, orientation: orientation), at: now)
+        hold(contact, on: index, keys: keys, at: now)
     }
 
     /// Whether `contact` went down on the keyboard (and is its until it lifts).

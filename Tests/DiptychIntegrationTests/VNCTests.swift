@@ -108,9 +108,12 @@ struct VNCTests {
         #expect(k.ready)
         #expect(try k.waitUntil { try k.status()["panes"]?.arrayValue?.allSatisfy { $0["state"]?.stringValue == "shown" } == true })
         func gvnccapture(_ password: String, _ out: String) throws -> Harness.Result {
-            try Harness.run(["python3", repositoryRoot + "/Tests/Tools/pty-login.py", "op", password, "gvnccapture", "localhost:\(display)", out], timeoutMilliseconds: 60_000)
+            try Harness.run(["python3", repositoryRoot + "/Tests/Tools/pty-login.py", "op", password, "gvnccapture", "localhost:\(display)", out], timeoutMilliseconds: 20_000)
         }
-        let good = try gvnccapture("s3cret", "\(dir)/tls.png")
+        // (gvnccapture can wait for ever on an update under a loaded machine: a capture that
+        // did not come within 20 s is tried again, at most twice more.)
+        var good = try gvnccapture("s3cret", "\(dir)/tls.png")
+        for _ in 0..<2 where good.status != 0 && !Files.exists("\(dir)/tls.png") { good = try gvnccapture("s3cret", "\(dir)/tls.png") }
         #expect(good.status == 0, "\(good.stdout) \(good.stderr)")
         #expect(try k.ctl(["screenshot", "\(dir)/ctl.png"]).status == 0)
         #expect(try same("\(dir)/tls.png", "\(dir)/ctl.png"))

@@ -66,8 +66,8 @@ public final class PixelImage {
     }
 
     /// An image over memory at `base` that `owner` keeps alive (scanout buffers).
-    public convenience init(unsafeBase base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, owner: AnyObject) {
-        self.init(foreign: base, offset: 0, width: width, height: height, stride: stride, format: .xrgb8888, owner: owner)
+    public convenience init(unsafeBase base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat = .xrgb8888, owner: AnyObject) {
+        self.init(foreign: base, offset: 0, width: width, height: height, stride: stride, format: format, owner: owner)
     }
 
     /// An image over `length` bytes at `base + offset` that `owner` keeps alive. The caller has

@@ -191,6 +191,7 @@ extension Compositor {
             guard backend.setCursor(image, hotspot: (diameter / 2, diameter / 2)) else {
                 logger.info("the output has no cursor plane: the cursor is drawn into the frames")
                 desk.cursorPlaneRefused()
+                vncCursorMayHaveChanged()
                 scheduleFrame()
                 return
             }
@@ -210,6 +211,7 @@ extension Compositor {
     /// When the pointer's cursor shows from now on (a reload of the configuration).
     public func setCursorMode(_ mode: CursorMode) {
         desk.setCursorMode(mode)
+        vncCursorMayHaveChanged()
         redrawAll()
     }
 }

@@ -20,13 +20,29 @@ extension Compositor {
             guard let self, let server else { return }
             // A viewer come sees the screen as it is now.
             server.feedWhole(isBlanked ? nil : output)
+            vncCursorMayHaveChanged()
         }
         server.onPointer = { [weak self] x, y, buttons, before in self?.vncPointer(x: x, y: y, buttons: buttons, before: before) }
         server.onKey = { [weak self] keysym, pressed in self?.vncKey(keysym, pressed: pressed) }
         if settings.tls == nil {
             logger.warning("vnc: plain and view-only on \(settings.address) (vnc-insecure): any local process, the apps included, can watch the screen")
         }
+        vncCursorMayHaveChanged()
         logger.notice("vnc: listening", metadata: ["vnc.address": "\(settings.address)", "vnc.input": "\(settings.input)", "vnc.tls": "\(settings.tls != nil)"])
+    }
+
+    /// The cursor the viewers draw where their pointer is, with `vnc-input` (their pointer is
+    /// the compositor's): the iPad's disc, opaque (an RFB cursor has no translucency: its shade
+    /// over white), while the frames do not show the compositor's own (it is on the cursor
+    /// plane, or `cursor = hidden`); none while the frames show it, so that one disc is seen.
+    func vncCursorMayHaveChanged() {
+        guard let vnc, vnc.settings.input else { return }
+        guard cursorOnPlane || desk.pointer.mode == .hidden else { return vnc.setCursor(nil, hotspot: (0, 0)) }
+        let diameter = Int((Double(PointerState.diameter) * Double(desk.shell.profile.scale) * geometry.scale).rounded())
+        let a = Int(ChromeStyle.cursorAlpha), c = ChromeStyle.cursorColor
+        func shade(_ v: UInt8) -> UInt8 { UInt8((Int(v) * a + 255 * (255 - a)) / 255) }
+        let disc = PixelImage.disc(diameter: diameter, color: RGB(red: shade(c.red), green: shade(c.green), blue: shade(c.blue)), alpha: 255)
+        vnc.setCursor(disc, hotspot: (diameter / 2, diameter / 2))
     }
 
     /// Stops the VNC server, if one runs.

@@ -54,12 +54,14 @@ public final class VNCServer {
     /// comes without one skipped TLS and the password (neatvnc 0.5 accepts a client that
     /// chooses no security when only VeNCrypt was offered).
     private var loginsPending = 0
-    /// The frame drawn since the last copy to the viewers (its damage, all of those since),
-    /// and when that copy was made.
-    private var pending: (image: PixelImage, damage: Region?)?
+    /// The frame drawn since the last copy to the viewers (its damage, all of those since; when
+    /// it was drawn, monotonic µs), and when that copy was made.
+    private var pending: (image: PixelImage, damage: Region?, drawn: UInt64)?
     private var sentAt: UInt64?
     /// The buttons the viewers last held.
     private var buttons: UInt8 = 0
+    /// The cursor last sent (its size and hotspot; nil: none yet).
+    private var cursor: String?
 
     /// Listens as `settings` says, with a screen of `size` pixels (black until the first frame).
     public init(_ settings: VNCSettings, size: Size, logger: Logger) throws(VNCError) {
@@ -218,20 +220,20 @@ public final class VNCServer {
                 region = nil
             }
         }
-        pending = (image, region)
+        pending = (image, region, MonotonicClock.nanoseconds / 1000)
     }
 
     /// Copies the frames drawn since the last copy to the viewers, if one is due at `now` (ms):
     /// at most `rate` a second.
     public func send(now: UInt64) {
-        guard let (image, damage) = pending else { return }
+        guard let (image, damage, drawn) = pending else { return }
         if let last = sentAt, now < last + 1000 / Self.rate { return }
         pending = nil
         sentAt = now
         guard clients > 0 else { return }
         if Size(width: image.width, height: image.height) != size { return resize(to: image) }
         if let damage, damage.isEmpty { return }
-        feed(image, damage: damage)
+        feed(image, damage: damage, drawn: drawn)
     }
 
     /// When a frame held back for the viewers goes to them.
@@ -252,8 +254,9 @@ public final class VNCServer {
     }
 
     /// Copies what a free framebuffer lacks of `image` into it (nil image: black) and feeds it
-    /// with `damage` (nil: all).
-    private func feed(_ image: PixelImage?, damage: Region?) {
+    /// with `damage` (nil: all), stamped with when it was drawn (monotonic µs, neatvnc's
+    /// presentation time: a viewer that asks for it learns how old each update is).
+    private func feed(_ image: PixelImage?, damage: Region?, drawn: UInt64 = MonotonicClock.nanoseconds / 1000) {
         let whole = Region(Rect(x: 0, y: 0, width: size.width, height: size.height))
         // Every framebuffer now lacks this frame's damage too.
         for (key, lacks) in buffers {
@@ -287,8 +290,31 @@ public final class VNCServer {
         let told = damage ?? whole
         var boxes = told.rects.map { pixman_box16_t(x1: Int16(clamping: $0.minX), y1: Int16(clamping: $0.minY), x2: Int16(clamping: $0.maxX), y2: Int16(clamping: $0.maxY)) }
         pixman_region_init_rects(&region, &boxes, Int32(boxes.count))
+        nvnc_fb_set_pts(fb, drawn)
         nvnc_display_feed_buffer(display, fb, &region)
         pixman_region_fini(&region)
+    }
+
+    /// The cursor the viewers draw where their own pointer is (RFB's cursor pseudo-encoding):
+    /// `image` (premultiplied ARGB; alpha above half is drawn) with its hotspot, or none (nil:
+    /// they draw no cursor of their own). Sent again only when it changed.
+    public func setCursor(_ image: PixelImage?, hotspot: (x: Int, y: Int)) {
+        let key = image.map { "\($0.width)x\($0.height)@\(hotspot.x),\(hotspot.y)" } ?? "none"
+        guard key != cursor else { return }
+        cursor = key
+        // (Its width a multiple of 8, transparent on the right: neatvnc 0.5 reserves a mask of
+        // width × height bits for the cursor but writes rows of whole bytes, past its end
+        // otherwise.)
+        let width = ((image?.width ?? 0) + 7) / 8 * 8
+        guard let image, let fb = nvnc_fb_new(UInt16(width), UInt16(image.height), dv_format_argb8888, UInt16(width)), let base = nvnc_fb_get_addr(fb) else {
+            return nvnc_set_cursor(server, nil, 0, 0, 0, 0, true)
+        }
+        memset(base, 0, width * image.height * 4)
+        let target = PixelImage(unsafeBase: base, width: width, height: image.height, stride: width * 4, format: .argb8888, owner: Keeper())
+        pixman_image_composite32(PIXMAN_OP_SRC, image.image, nil, target.image, 0, 0, 0, 0, 0, 0, Int32(image.width), Int32(image.height))
+        nvnc_set_cursor(server, fb, UInt16(width), UInt16(image.height), UInt16(hotspot.x), UInt16(hotspot.y), true)
+        // (The server holds its own reference.)
+        nvnc_fb_unref(fb)
     }
 
     /// Stops listening; the viewers are let go.

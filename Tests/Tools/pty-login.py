@@ -12,6 +12,7 @@ import os
 import pty
 import select
 import sys
+import termios
 import time
 
 user, password, command = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -35,6 +36,11 @@ while time.time() < deadline:
     seen += data
     for prompt, answer in ((b"Username:", user), (b"Password:", password)):
         if prompt in seen and prompt not in asked:
+            # The password is read with echo off, set with TCSAFLUSH, which throws away what
+            # was typed before: it is typed once echo is off (on a loaded machine the prompt
+            # can come well before that).
+            while prompt == b"Password:" and termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < deadline:
+                time.sleep(0.01)
             os.write(fd, (answer + "\n").encode())
             asked.add(prompt)
 _, status = os.waitpid(pid, 0)

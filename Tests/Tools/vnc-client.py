@@ -5,13 +5,18 @@ user and password), as a viewer that logs in, optionally clicks and types, and s
 vncdotool speaks no VeNCrypt and gvnccapture sends no input, so this drives what they cannot.
 
     vnc-client.py ADDRESS [--ca CERT --user U --password P] [--click X,Y] [--key KEYSYM]...
-                  [--hold SECONDS] [--reads] [--force-none] [--count]
+                  [--hold SECONDS] [--reads] [--force-none] [--count] [--cursor]
 
 ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the server's init read
 (and the input sent), 1 when the login was refused or the server closed, 2 on bad usage.
 --reads: read the updates while holding (else the viewer never reads: a stalled viewer).
 --force-none: choose no security even when the server offers only VeNCrypt (an attack).
 --count: ask for ZRLE, read every update while holding, and print the updates and bytes received.
+--cursor: as --count, and ask for the server's cursor too: each one received is printed as
+  `cursor WIDTH HEIGHT HOTSPOT-X HOTSPOT-Y OPAQUE-PIXELS`.
+--latency: as --count, and ask for each update's presentation time (neatvnc's pseudo-encoding,
+  the frame's monotonic time): prints the median and 95th percentile of the time from a frame to
+  the whole update received, and each update's bytes.
 """
 
 import argparse
@@ -85,11 +90,11 @@ def login(args):
     return s, width, height
 
 
-def count_updates(s, width, height, end):
+def count_updates(s, width, height, end, cursor=False, latency=False):
     """Reads framebuffer updates (ZRLE) until `end`, asking for the next after each, and prints
-    how many came and their bytes."""
-    s.sendall(struct.pack(">BxH", 2, 2) + struct.pack(">ii", 16, 0))  # SetEncodings: ZRLE, raw
-    s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
+    how many came and their bytes (and each cursor, with `cursor`; their latency, with
+    `latency`)."""
+    ages, sizes = [], []
     updates = total = 0
     s.settimeout(1)
     start = time.time()
@@ -101,6 +106,7 @@ def count_updates(s, width, height, end):
         if kind != 0:
             raise ConnectionError(f"unexpected message {kind}")
         size = 4
+        pts = None
         rects = struct.unpack(">xH", exact(s, 3))[0]
         for _ in range(rects):
             x, y, w, h, enc = struct.unpack(">HHHHi", exact(s, 12))
@@ -112,11 +118,25 @@ def count_updates(s, width, height, end):
             elif enc == 0:
                 exact(s, w * h * 4)
                 size += w * h * 4
+            elif enc == -239:
+                exact(s, w * h * 4)
+                mask = exact(s, (w + 7) // 8 * h)
+                opaque = sum(bin(b).count("1") for b in mask)
+                print(f"cursor {w} {h} {x} {y} {opaque}", flush=True)
+            elif enc == -1000:
+                pts = struct.unpack(">Q", exact(s, 8))[0]
+        if pts is not None:
+            ages.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1000 - pts)
+            sizes.append(size)
         updates += 1
         total += size
         s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
     seconds = time.time() - start
     print(f"updates {updates} bytes {total} seconds {seconds:.2f}", flush=True)
+    if ages:
+        ages.sort()
+        print(f"latency p50 {ages[len(ages) // 2] / 1000:.1f} ms p95 {ages[len(ages) * 95 // 100] / 1000:.1f} ms of {len(ages)}", flush=True)
+        print("sizes " + " ".join(str(n) for n in sizes), flush=True)
 
 
 def main():
@@ -131,6 +151,8 @@ def main():
     p.add_argument("--reads", action="store_true")
     p.add_argument("--force-none", action="store_true")
     p.add_argument("--count", action="store_true")
+    p.add_argument("--cursor", action="store_true")
+    p.add_argument("--latency", action="store_true")
     args = p.parse_args()
     try:
         s, width, height = login(args)
@@ -138,6 +160,10 @@ def main():
         print(f"vnc-client: {e}", file=sys.stderr)
         return 1
     print(f"logged in: {width}x{height}", flush=True)
+    if args.count or args.cursor or args.latency:
+        # ZRLE, raw, the cursor and presentation time pseudo-encodings
+        encodings = [16, 0] + ([-239] if args.cursor else []) + ([-1000] if args.latency else [])
+        s.sendall(struct.pack(">BxH", 2, len(encodings)) + struct.pack(">" + "i" * len(encodings), *encodings))
     # A first update asked for, as viewers do.
     s.sendall(struct.pack(">BBHHHH", 3, 0, 0, 0, width, height))
     for c in args.click:
@@ -149,8 +175,8 @@ def main():
         s.sendall(struct.pack(">BBHI", 4, 1, 0, sym) + struct.pack(">BBHI", 4, 0, 0, sym))
         time.sleep(0.1)
     end = time.time() + args.hold
-    if args.count:
-        count_updates(s, width, height, end)
+    if args.count or args.cursor or args.latency:
+        count_updates(s, width, height, end, cursor=args.cursor, latency=args.latency)
         end = 0
     while time.time() < end:
         if args.reads:

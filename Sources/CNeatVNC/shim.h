@@ -1,8 +1,10 @@
-// neatvnc (its aml loop) for the VNC server, and crypt(3) for its users' passwords.
+// neatvnc (its aml loop) for the VNC server, crypt(3) for its users' passwords, and
+// malloc_trim(3) to give its screen-sized buffers back once the last viewer goes.
 #include <pixman.h>
 #include <neatvnc.h>
 #include <aml.h>
 #include <crypt.h>
+#include <malloc.h>
 
 // DRM_FORMAT_XRGB8888 ('XR24'; pixman's x8r8g8b8 in memory): a function-like macro Swift does
 // not import.

@@ -32,6 +32,9 @@ public final class VNCServer {
     public private(set) var clients = 0
     /// The most viewers at once: a fifth is refused at its login.
     public static let maxClients = 4
+    /// The most passwords checked a second: past it a login is refused unchecked (each check
+    /// is a crypt(3) on the loop, milliseconds for SHA-512's default rounds).
+    public static let checksPerSecond = 4
     /// The most frames a second the viewers are sent (each costs the loop a copy of its damage
     /// and neatvnc's look at it: the panel's frames come first).
     public static let rate: UInt64 = 30
@@ -60,6 +63,10 @@ public final class VNCServer {
     private var sentAt: UInt64?
     /// The buttons the viewers last held.
     private var buttons: UInt8 = 0
+    /// When the passwords of the last second were checked (ms), and whether a login was
+    /// refused unchecked since the last check.
+    private var checked: [UInt64] = []
+    private var refusedUnchecked = false
     /// The cursor last sent (its size and hotspot; nil: none yet).
     private var cursor: String?
 
@@ -115,14 +122,20 @@ public final class VNCServer {
             guard let client, let me = VNCServer.of(client) else { return }
             me.clients += 1
             if me.settings.tls != nil {
-                guard me.loginsPending > 0 else { return me.refuseUnauthenticated(client) }
+                guard me.loginsPending > 0 else {
+                    return me.disconnectAll(client, "vnc: a viewer came without TLS and a password (it chose no security); every viewer was disconnected")
+                }
                 me.loginsPending -= 1
                 // (Marked: its input is taken.)
                 nvnc_set_userdata(UnsafeMutableRawPointer(client), UnsafeMutableRawPointer(bitPattern: 1), nil)
+            } else if me.clients > VNCServer.maxClients {
+                // (Plain viewers have no login to refuse: each may hold a framebuffer and an
+                // encoded picture, so a fifth costs every viewer its connection.)
+                return me.disconnectAll(client, "vnc: a fifth plain viewer came (vnc-insecure: at most \(VNCServer.maxClients)); every viewer was disconnected")
             }
             nvnc_set_client_cleanup_fn(client) { client in
                 guard let client, let me = VNCServer.of(client) else { return }
-                me.clients -= 1
+                me.viewerLeft()
                 me.logger.notice("vnc: a viewer left", metadata: ["vnc.clients": "\(me.clients)"])
             }
             me.logger.notice("vnc: a viewer connected", metadata: ["vnc.clients": "\(me.clients)"])
@@ -174,6 +187,18 @@ public final class VNCServer {
             logger.warning("vnc: login refused: \(Self.maxClients) viewers already", metadata: ["vnc.user": "\(user)"])
             return false
         }
+        // (Each check costs the loop one crypt(3), and neatvnc 0.5 wants the answer at once.)
+        let now = MonotonicClock.milliseconds
+        checked.removeAll { $0 + 1000 <= now }
+        guard checked.count < Self.checksPerSecond else {
+            if !refusedUnchecked {
+                logger.warning("vnc: login refused unchecked: \(Self.checksPerSecond) passwords were checked in the last second (logged once a second)", metadata: ["vnc.user": "\(user)"])
+            }
+            refusedUnchecked = true
+            return false
+        }
+        refusedUnchecked = false
+        checked.append(now)
         guard users?.check(user: user, password: password) == true else {
             logger.warning("vnc: login refused: wrong user or password", metadata: ["vnc.user": "\(user)"])
             return false
@@ -183,13 +208,14 @@ public final class VNCServer {
         return true
     }
 
-    /// A viewer that came without logging in (it chose no security, which neatvnc 0.5 lets
-    /// through): every viewer's connection is shut down before anything is sent to it (neatvnc
-    /// 0.5 cannot close one client; the viewers that logged in log in again).
-    private func refuseUnauthenticated(_ client: OpaquePointer) {
+    /// A viewer that may not stay (it came without logging in, as neatvnc 0.5 lets a client
+    /// that chooses no security, or it is a fifth plain viewer): every viewer's connection is
+    /// shut down before anything is sent to it (neatvnc 0.5 cannot close one client; the
+    /// viewers that were there connect again). `why` is logged.
+    private func disconnectAll(_ client: OpaquePointer, _ why: String) {
         nvnc_set_client_cleanup_fn(client) { client in
             guard let client, let me = VNCServer.of(client) else { return }
-            me.clients -= 1
+            me.viewerLeft()
         }
         let n: Int32
         switch settings.address {
@@ -197,7 +223,21 @@ public final class VNCServer {
         case .tcp(_, let port): n = dp_shutdown_accepted(nil, Int32(port))
         }
         loginsPending = 0
-        logger.error("vnc: a viewer came without TLS and a password (it chose no security); every viewer was disconnected", metadata: ["vnc.disconnected": "\(n)"])
+        logger.error("\(why)", metadata: ["vnc.disconnected": "\(n)"])
+    }
+
+    /// A viewer went. With the last, the pool's framebuffers go too (the pool keeps what it
+    /// made: as many as viewers held at once, each the size of the screen); a new pool starts
+    /// with the next viewer. (The one the display shows goes once it is replaced.)
+    private func viewerLeft() {
+        clients -= 1
+        guard clients == 0, let fresh = nvnc_fb_pool_new(UInt16(size.width), UInt16(size.height), dv_format_xrgb8888, UInt16(size.width)) else { return }
+        nvnc_fb_pool_unref(pool)
+        pool = fresh
+        buffers = [:]
+        // (Freed, the screen-sized buffers of the pool and the viewers' pictures may sit in
+        // malloc's heaps, past its mmap threshold, which grows with what was freed: given back.)
+        malloc_trim(0)
     }
 
     /// Runs what neatvnc has to do (its descriptor was readable).

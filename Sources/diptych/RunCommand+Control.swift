@@ -126,7 +126,14 @@ extension RunCommand {
         }
         if let k = status["keyboard"] {
             let all = k["layouts"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            lines.append("keyboard: \(k["layout"]?.stringValue ?? "?")" + (all.count > 1 ? " (of \(all.joined(separator: ", ")))" : "") + ", hardware keymap \(k["keymap"]?.stringValue ?? "none")")
+            // (A keymap of empty names, "::::", is xkbcommon's default or XKB_DEFAULT_*'s.)
+            let keymap = k["keymap"]?.stringValue.map { $0.allSatisfy { $0 == ":" } ? "the default (XKB_DEFAULT_*, else us)" : $0 } ?? "none"
+            lines.append("keyboard: \(k["layout"]?.stringValue ?? "?")" + (all.count > 1 ? " (of \(all.joined(separator: ", ")))" : "") + ", hardware keymap \(keymap)")
+        }
+        if let v = status["vnc"] {
+            let n = v["clients"]?.intValue ?? 0
+            lines.append("vnc: \(v["address"]?.stringValue ?? "?"), \(n) viewer\(n == 1 ? "" : "s"), "
+                + (v["tls"]?.boolValue == true ? "TLS and a password" : "plain (vnc-insecure)") + (v["input"]?.boolValue == true ? ", input allowed" : ", view only"))
         }
         return lines.joined(separator: "\n")
     }

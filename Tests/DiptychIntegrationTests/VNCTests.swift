@@ -5,7 +5,8 @@
 // gvnccapture logs in over VeNCrypt's TLS with the right password and is refused with a wrong
 // one (logged with the user's name); with `vnc-input` a viewer's click and key reach the app as
 // the pointer and a hardware key, and a fifth viewer is refused; settings that would open the
-// kiosk are usage errors.
+// kiosk are usage errors; viewers that never read leave the good app its frames, and a fifth
+// plain viewer disconnects them all (what they held let go).
 
 import DiptychCore
 import DiptychImage
@@ -145,6 +146,8 @@ struct VNCTests {
         let four = try (0..<4).map { _ in try ChildProcess(arguments: login + ["--password", "s3cret", "--hold", "20", "--reads"]) }
         defer { for v in four { v.terminate() } }
         #expect(try k.waitUntil { try k.status()["vnc"]?["clients"]?.intValue == 4 })
+        let text = try k.ctl(["status"]).stdout
+        #expect(text.contains("vnc: unix:\(dir)/vnc, 4 viewers, TLS and a password, input allowed"), "\(text)")
         #expect(try Harness.run(login + ["--password", "s3cret"], timeoutMilliseconds: 30_000).status == 1)
         #expect(try k.status()["vnc"]?["clients"]?.intValue == 4)
     }
@@ -165,6 +168,51 @@ struct VNCTests {
                 #expect(abs(opaque - 1134) < 60, "\(r.stdout)")
             }
         }
+    }
+
+    @Test func viewersThatNeverReadLeaveTheGoodAppItsFramesAndAFifthPlainOneEndsThem() throws {
+        let sockets = Harness.temporaryDirectory("vnc-stall")
+        let v = try Victim(arguments: ["--vnc", "unix:\(sockets)/vnc", "--vnc-insecure"])
+        #expect(v.framesGo(on: 20, from: 0, seconds: 30))
+        let before = v.residentKiB
+        var highest = 0
+        for round in 1...2 {
+            // Four viewers that ask for the whole screen (raw: 12 MiB, more than a socket
+            // takes) and never read: each holds a framebuffer and its picture.
+            let stalled = try (0..<4).map { _ in try ChildProcess(arguments: ["python3", client, "\(sockets)/vnc", "--hold", "60"]) }
+            defer { for s in stalled { _ = s.terminate() } }
+            #expect(eventually { v.residentKiB > before + 4 * 12 * 1024 }, "resident \(v.residentKiB) KiB, \(before) before")
+            // The good app keeps its frames.
+            #expect(v.framesGo(on: 60))
+            // What they hold is bounded: the second round holds no more than the first.
+            let held = v.residentKiB
+            if round == 1 { highest = held } else { #expect(held < highest + 16 * 1024, "resident \(held) KiB, \(highest) in the first round") }
+            // A fifth plain viewer (there is no login to refuse) disconnects them all.
+            _ = try Harness.run(["python3", client, "\(sockets)/vnc", "--hold", "1"], timeoutMilliseconds: 30_000)
+            #expect(eventually { v.stderr.split(separator: "\n").filter { $0.contains("a fifth plain viewer came") }.count == round })
+            #expect(v.framesGo(on: 30))
+        }
+        #expect(v.stop() == 0)
+    }
+
+    @Test func aFloodOfLoginsCostsTheLoopAtMostFourPasswordChecksASecond() throws {
+        let dir = Harness.temporaryDirectory("vnc-logins")
+        let c = try credentials(dir)
+        let v = try Victim(arguments: ["--vnc", "unix:\(dir)/vnc", "--vnc-tls-cert", c.cert, "--vnc-tls-key", c.key, "--vnc-users", c.users])
+        #expect(v.framesGo(on: 20, from: 0, seconds: 30))
+        // Wrong passwords, one login after another (each a TLS handshake, then a password).
+        let r = try Harness.run(["python3", client, "\(dir)/vnc", "--ca", c.cert, "--user", "op", "--password", "nope", "--repeat", "30"], timeoutMilliseconds: 60_000)
+        #expect(r.stdout.contains("refused 30 of 30"), "\(r.stdout) \(r.stderr)")
+        #expect(v.framesGo(on: 30))
+        // Four were checked in some second, the rest refused unchecked; said once a second.
+        #expect(eventually { v.stderr.contains("login refused unchecked") })
+        let said = v.stderr.split(separator: "\n").filter { $0.contains("login refused unchecked") }.count
+        #expect(said < 26, "\(v.stderr.suffix(2000))")
+        // A second later, the right password is checked again.
+        Glibc.usleep(1_100_000)
+        let good = try Harness.run(["python3", client, "\(dir)/vnc", "--ca", c.cert, "--user", "op", "--password", "s3cret"], timeoutMilliseconds: 30_000)
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(v.stop() == 0)
     }
 
     @Test func settingsThatWouldOpenTheKioskAreUsageErrors() throws {

@@ -15,7 +15,7 @@ dir=$(mktemp -d)
 export DIPTYCH_SOCKET="$dir/sock" DIPTYCH_SOCKET_FD=
 printf '[kiosk]\nrelaunch = never\n' >"$dir/kiosk.conf"  # (SIGUSR1 reads it again)
 "$BIN/diptych" run --config "$dir/kiosk.conf" --backend headless --device ipad --arrangement split-2/3 \
-    --primary 'pattern:#00AA00 --animate' --out "$dir" 2>"$dir/stderr" &
+    --primary 'pattern:#00AA00 --animate' --out "$dir" --vnc "unix:$dir/vnc" --vnc-insecure 2>"$dir/stderr" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 
@@ -51,7 +51,9 @@ for attack in damage-flood message-flood sync-flood churn connect-flood connect-
 done
 # Round five: presentations, and what a local process does to the control socket and the loop.
 # (Each runs SECONDS_EACH seconds; the shell loops end with their attack.)
-for attack in presentation-flood long-alert alert-flash ctl-flood screenshots sigusr1; do
+# And VNC (a plain view-only server on a Unix socket): four viewers that ask for one update and
+# never read again, two that read every update, connections opened and closed as fast as can be.
+for attack in presentation-flood long-alert alert-flash ctl-flood screenshots sigusr1 vnc-stalled vnc-watched vnc-connect-flood; do
     read -r before _ <<<"$(rate 2)"
     case $attack in
         ctl-flood)
@@ -68,6 +70,19 @@ while time.monotonic() < end:
             ;;
         sigusr1)
             (end=$((SECONDS + SECONDS_EACH + 1)); while [ $SECONDS -lt $end ]; do kill -USR1 $pid; done) &
+            ;;
+        vnc-stalled|vnc-watched)
+            n=4; how=(); [ $attack = vnc-watched ] && n=2 how=(--count)
+            (for _ in $(seq $n); do python3 Tests/Tools/vnc-client.py "$dir/vnc" "${how[@]}" --hold $((SECONDS_EACH + 1)) >/dev/null & done; wait) &
+            ;;
+        vnc-connect-flood)
+            S=$SECONDS_EACH P="$dir/vnc" python3 -c 'import os, socket, time
+end = time.monotonic() + float(os.environ["S"]) + 1
+while time.monotonic() < end:
+    s = socket.socket(socket.AF_UNIX)
+    try: s.connect(os.environ["P"]); s.recv(12)
+    except OSError: pass
+    s.close()' &
             ;;
         *)
             env DIPTYCH_FLOOD_COUNT=100000000 DIPTYCH_FLOOD_AT_ONCE=1 "$BIN/diptych-misbehave" "$attack" 'pattern:#AA0000' 2>/dev/null &

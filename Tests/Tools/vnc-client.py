@@ -5,7 +5,8 @@ user and password), as a viewer that logs in, optionally clicks and types, and s
 vncdotool speaks no VeNCrypt and gvnccapture sends no input, so this drives what they cannot.
 
     vnc-client.py ADDRESS [--ca CERT --user U --password P] [--click X,Y] [--key KEYSYM]...
-                  [--hold SECONDS] [--reads] [--force-none] [--count] [--cursor]
+                  [--hold SECONDS] [--reads] [--force-none] [--count] [--cursor] [--latency]
+                  [--drag X0,Y0,X1,Y1] [--repeat N]
 
 ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the server's init read
 (and the input sent), 1 when the login was refused or the server closed, 2 on bad usage.
@@ -17,6 +18,9 @@ ADDRESS: HOST:PORT or a Unix socket's path. Exits 0 once logged in and the serve
 --latency: as --count, and ask for each update's presentation time (neatvnc's pseudo-encoding,
   the frame's monotonic time): prints the median and 95th percentile of the time from a frame to
   the whole update received, and each update's bytes.
+--repeat: log in N times in a row, closing each time, and print how many were refused.
+--drag: press the left button at (X0, Y0), move to (X1, Y1) and back at 60 steps a second
+  for the hold's seconds, then release (an operator dragging the divider).
 """
 
 import argparse
@@ -153,7 +157,18 @@ def main():
     p.add_argument("--count", action="store_true")
     p.add_argument("--cursor", action="store_true")
     p.add_argument("--latency", action="store_true")
+    p.add_argument("--drag")
+    p.add_argument("--repeat", type=int, default=1)
     args = p.parse_args()
+    if args.repeat > 1:
+        refused = 0
+        for _ in range(args.repeat):
+            try:
+                login(args)[0].close()
+            except (ConnectionError, OSError, ssl.SSLError, struct.error):
+                refused += 1
+        print(f"refused {refused} of {args.repeat}", flush=True)
+        return 0
     try:
         s, width, height = login(args)
     except (ConnectionError, OSError, ssl.SSLError, struct.error) as e:
@@ -175,6 +190,19 @@ def main():
         s.sendall(struct.pack(">BBHI", 4, 1, 0, sym) + struct.pack(">BBHI", 4, 0, 0, sym))
         time.sleep(0.1)
     end = time.time() + args.hold
+    if args.drag:
+        x0, y0, x1, y1 = (int(v) for v in args.drag.split(","))
+        start, step = time.time(), 0
+        s.sendall(struct.pack(">BBHH", 5, 1, x0, y0))
+        while time.time() < end:
+            # There and back every 2 s.
+            t = ((time.time() - start) / 2) % 1
+            f = 2 * t if t < 0.5 else 2 - 2 * t
+            s.sendall(struct.pack(">BBHH", 5, 1, round(x0 + (x1 - x0) * f), round(y0 + (y1 - y0) * f)))
+            step += 1
+            time.sleep(max(0, start + step / 60 - time.time()))
+        s.sendall(struct.pack(">BBHH", 5, 0, x0, y0))
+        end = 0
     if args.count or args.cursor or args.latency:
         count_updates(s, width, height, end, cursor=args.cursor, latency=args.latency)
         end = 0

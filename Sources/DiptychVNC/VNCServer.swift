@@ -33,7 +33,7 @@ public final class VNCServer {
     /// The most viewers at once: a fifth is refused at its login.
     public static let maxClients = 4
     /// The most passwords checked a second: past it a login is refused unchecked (each check
-    /// is a crypt(3) on the loop, milliseconds for SHA-512's default rounds).
+    /// is a crypt(3) on the loop: 1.8 ms here for SHA-512's default rounds, 15 ms for yescrypt's).
     public static let checksPerSecond = 4
     /// The most frames a second the viewers are sent (each costs the loop a copy of its damage
     /// and neatvnc's look at it: the panel's frames come first).
@@ -61,6 +61,8 @@ public final class VNCServer {
     /// it was drawn, monotonic µs), and when that copy was made.
     private var pending: (image: PixelImage, damage: Region?, drawn: UInt64)?
     private var sentAt: UInt64?
+    /// Whether a frame was drawn since the loop last asked to `send`.
+    private var justDrawn = false
     /// The buttons the viewers last held.
     private var buttons: UInt8 = 0
     /// When the passwords of the last second were checked (ms), and whether a login was
@@ -261,13 +263,19 @@ public final class VNCServer {
             }
         }
         pending = (image, region, MonotonicClock.nanoseconds / 1000)
+        justDrawn = true
     }
 
     /// Copies the frames drawn since the last copy to the viewers, if one is due at `now` (ms):
-    /// at most `rate` a second.
+    /// at most `rate` a second, and right after a frame was drawn (the loop calls this before
+    /// it waits: then the copy runs while the apps draw their next frames, not when the next
+    /// frame is due). A frame that waited two periods with none after it goes whenever asked
+    /// (the screen came to rest).
     public func send(now: UInt64) {
+        let fresh = justDrawn
+        justDrawn = false
         guard let (image, damage, drawn) = pending else { return }
-        if let last = sentAt, now < last + 1000 / Self.rate { return }
+        if let last = sentAt, now < last + (fresh ? 1 : 2) * 1000 / Self.rate { return }
         pending = nil
         sentAt = now
         guard clients > 0 else { return }
@@ -277,7 +285,7 @@ public final class VNCServer {
     }
 
     /// When a frame held back for the viewers goes to them.
-    public var deadline: UInt64? { pending == nil ? nil : (sentAt ?? 0) + 1000 / Self.rate }
+    public var deadline: UInt64? { pending == nil ? nil : (sentAt ?? 0) + 2 * 1000 / Self.rate }
 
     /// The whole of `image` (nil: black) goes to the viewers: a viewer came, the screen blanked.
     public func feedWhole(_ image: PixelImage?) {

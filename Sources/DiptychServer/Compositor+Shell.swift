@@ -290,6 +290,8 @@ extension Compositor {
     public func emulate(_ profile: DeviceProfile) {
         guard profile != desk.shell.profile else { return }
         crossFading { desk.changeProfile(to: profile) }
+        // (The viewers' cursor is the disc at the new scale.)
+        vncCursorMayHaveChanged()
     }
 
     private func updateGeometry(rotation: OutputRotation? = nil) {

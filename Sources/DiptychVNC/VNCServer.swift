@@ -63,12 +63,14 @@ public final class VNCServer {
     private var sentAt: UInt64?
     /// Whether a frame was drawn since the loop last asked to `send`.
     private var justDrawn = false
+    /// Whether the last viewer went since malloc's heaps were last trimmed.
+    private var trimDue = false
     /// The buttons the viewers last held.
     private var buttons: UInt8 = 0
-    /// When the passwords of the last second were checked (ms), and whether a login was
-    /// refused unchecked since the last check.
+    /// When the passwords of the last second were checked, and when a login refused unchecked
+    /// was last logged (ms).
     private var checked: [UInt64] = []
-    private var refusedUnchecked = false
+    private var warnedUnchecked: UInt64?
     /// The cursor last sent (its size and hotspot; nil: none yet).
     private var cursor: String?
 
@@ -185,7 +187,8 @@ public final class VNCServer {
     /// A login: the user and password against `vnc-users` (crypt(3)), and a fifth viewer
     /// refused. Logged either way, with the user name.
     private func authenticate(_ user: String, _ password: String) -> Bool {
-        guard clients < Self.maxClients else {
+        // (Logins let through whose viewers have not come yet count.)
+        guard clients + loginsPending < Self.maxClients else {
             logger.warning("vnc: login refused: \(Self.maxClients) viewers already", metadata: ["vnc.user": "\(user)"])
             return false
         }
@@ -193,13 +196,12 @@ public final class VNCServer {
         let now = MonotonicClock.milliseconds
         checked.removeAll { $0 + 1000 <= now }
         guard checked.count < Self.checksPerSecond else {
-            if !refusedUnchecked {
+            if now >= (warnedUnchecked ?? 0) + 1000 || warnedUnchecked == nil {
+                warnedUnchecked = now
                 logger.warning("vnc: login refused unchecked: \(Self.checksPerSecond) passwords were checked in the last second (logged once a second)", metadata: ["vnc.user": "\(user)"])
             }
-            refusedUnchecked = true
             return false
         }
-        refusedUnchecked = false
         checked.append(now)
         guard users?.check(user: user, password: password) == true else {
             logger.warning("vnc: login refused: wrong user or password", metadata: ["vnc.user": "\(user)"])
@@ -234,18 +236,26 @@ public final class VNCServer {
     private func viewerLeft() {
         clients -= 1
         guard clients == 0, let fresh = nvnc_fb_pool_new(UInt16(size.width), UInt16(size.height), dv_format_xrgb8888, UInt16(size.width)) else { return }
+        // (Emptied first: the old pool lives on while the display or a closing viewer holds one
+        // of its buffers, and those, of another size now, are not taken back but freed.)
+        _ = nvnc_fb_pool_resize(pool, 0, 0, dv_format_xrgb8888, 0)
         nvnc_fb_pool_unref(pool)
         pool = fresh
         buffers = [:]
-        // (Freed, the screen-sized buffers of the pool and the viewers' pictures may sit in
-        // malloc's heaps, past its mmap threshold, which grows with what was freed: given back.)
-        malloc_trim(0)
+        trimDue = true
     }
 
     /// Runs what neatvnc has to do (its descriptor was readable).
     public func dispatch() {
         aml_poll(aml, 0)
         aml_dispatch(aml)
+        // The last viewer gone (its encoder and framebuffer let go after its cleanup): the
+        // screen-sized buffers freed may sit in malloc's heaps (its mmap threshold grows with
+        // what is freed), and are given back.
+        if trimDue, clients == 0 {
+            trimDue = false
+            malloc_trim(0)
+        }
     }
 
     /// A frame was drawn into `image` (the panel's pixels), `damage` of it changed (nil: all):
@@ -370,6 +380,8 @@ public final class VNCServer {
         // (Its viewers' cleanups run inside nvnc_close: nothing is fed to a server closing.)
         (onViewerCame, onPointer, onKey) = (nil, nil, nil)
         pending = nil
+        // (nvnc_close leaves the cursor's framebuffer to its owner.)
+        nvnc_set_cursor(server, nil, 0, 0, 0, 0, false)
         nvnc_close(server)
         nvnc_display_unref(display)
         nvnc_fb_pool_unref(pool)

@@ -201,13 +201,15 @@ struct VNCTests {
         let v = try Victim(arguments: ["--vnc", "unix:\(dir)/vnc", "--vnc-tls-cert", c.cert, "--vnc-tls-key", c.key, "--vnc-users", c.users])
         #expect(v.framesGo(on: 20, from: 0, seconds: 30))
         // Wrong passwords, one login after another (each a TLS handshake, then a password).
+        let start = MonotonicClock.milliseconds
         let r = try Harness.run(["python3", client, "\(dir)/vnc", "--ca", c.cert, "--user", "op", "--password", "nope", "--repeat", "30"], timeoutMilliseconds: 60_000)
+        let seconds = Int((MonotonicClock.milliseconds - start) / 1000) + 1
         #expect(r.stdout.contains("refused 30 of 30"), "\(r.stdout) \(r.stderr)")
         #expect(v.framesGo(on: 30))
         // Four were checked in some second, the rest refused unchecked; said once a second.
         #expect(eventually { v.stderr.contains("login refused unchecked") })
         let said = v.stderr.split(separator: "\n").filter { $0.contains("login refused unchecked") }.count
-        #expect(said < 26, "\(v.stderr.suffix(2000))")
+        #expect(said <= seconds, "\(said) in \(seconds) s: \(v.stderr.suffix(2000))")
         // A second later, the right password is checked again.
         Glibc.usleep(1_100_000)
         let good = try Harness.run(["python3", client, "\(dir)/vnc", "--ca", c.cert, "--user", "op", "--password", "s3cret"], timeoutMilliseconds: 30_000)

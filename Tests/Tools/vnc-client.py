@@ -109,6 +109,8 @@ def count_updates(s, width, height, end, cursor=False, latency=False):
             continue
         if kind != 0:
             raise ConnectionError(f"unexpected message {kind}")
+        # (The 1 s timeout is for waiting on an update; the rest of one is read patiently.)
+        s.settimeout(20)
         size = 4
         pts = None
         rects = struct.unpack(">xH", exact(s, 3))[0]
@@ -125,15 +127,20 @@ def count_updates(s, width, height, end, cursor=False, latency=False):
             elif enc == -239:
                 exact(s, w * h * 4)
                 mask = exact(s, (w + 7) // 8 * h)
+                size += w * h * 4 + len(mask)
                 opaque = sum(bin(b).count("1") for b in mask)
                 print(f"cursor {w} {h} {x} {y} {opaque}", flush=True)
             elif enc == -1000:
                 pts = struct.unpack(">Q", exact(s, 8))[0]
+                size += 8
+            else:
+                raise ConnectionError(f"an encoding not asked for: {enc}")
         if pts is not None:
             ages.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1000 - pts)
             sizes.append(size)
         updates += 1
         total += size
+        s.settimeout(1)
         s.sendall(struct.pack(">BBHHHH", 3, 1, 0, 0, width, height))
     seconds = time.time() - start
     print(f"updates {updates} bytes {total} seconds {seconds:.2f}", flush=True)

@@ -164,6 +164,9 @@ oom_counted() { cg_serving && grep -q '"oom_kills":[1-9]' /out/cgroup/status.jso
 until_ok 300 oom_counted
 cp /out/cgroup/status.json /out/cgroup/status-after-oom.json
 /bin/diptych ctl --socket /tmp/cg-run/ctl stats --prometheus > /out/cgroup/stats.prom 2>&1
+# (The killed primary is relaunched after its back-off, in a cgroup made anew: waited for.)
+primary_back() { ls -d /sys/fs/cgroup/kiosk/app-primary-* > /dev/null 2>&1; }
+until_ok 100 primary_back
 ls /sys/fs/cgroup/kiosk > /out/cgroup/children.txt
 cat /sys/fs/cgroup/kiosk/app-primary-*/memory.max > /out/cgroup/memory-max.txt 2>&1
 cat /sys/fs/cgroup/kiosk/compositor/cpu.weight /sys/fs/cgroup/kiosk/app-secondary-*/cpu.weight > /out/cgroup/cpu-weight.txt 2>&1

@@ -125,6 +125,7 @@ public final class VNCServer {
         nvnc_set_new_client_fn(server) { client in
             guard let client, let me = VNCServer.of(client) else { return }
             me.clients += 1
+            me.trimDue = false
             if me.settings.tls != nil {
                 guard me.loginsPending > 0 else {
                     return me.disconnectAll(client, "vnc: a viewer came without TLS and a password (it chose no security); every viewer was disconnected")
@@ -249,13 +250,11 @@ public final class VNCServer {
     public func dispatch() {
         aml_poll(aml, 0)
         aml_dispatch(aml)
-        // The last viewer gone (its encoder and framebuffer let go after its cleanup): the
-        // screen-sized buffers freed may sit in malloc's heaps (its mmap threshold grows with
-        // what is freed), and are given back.
-        if trimDue, clients == 0 {
-            trimDue = false
-            malloc_trim(0)
-        }
+        // The last viewers gone: the screen-sized buffers freed may sit in malloc's heaps (its
+        // mmap threshold grows with what is freed), and are given back, at every turn of
+        // neatvnc's until a viewer comes (what a closing viewer held goes after its cleanup,
+        // when its encoder's work comes back: turns with no viewer are few).
+        if trimDue, clients == 0 { malloc_trim(0) }
     }
 
     /// A frame was drawn into `image` (the panel's pixels), `damage` of it changed (nil: all):

@@ -216,6 +216,17 @@ int dp_signalfd_standard(int with_chld) {
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+int dp_signalfd_hear_usr1(int fd, int with_chld, int usr1) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (usr1) sigaddset(&set, SIGUSR1);
+    if (with_chld) sigaddset(&set, SIGCHLD);
+    return signalfd(fd, &set, SFD_NONBLOCK | SFD_CLOEXEC) == fd ? 0 : -1;
+}
+
 int dp_signalfd_read(int fd) {
     struct signalfd_siginfo info;
     if (read(fd, &info, sizeof info) != sizeof info) return 0;

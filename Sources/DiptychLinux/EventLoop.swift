@@ -94,8 +94,18 @@ public enum Signal: Int32, Sendable {
 public struct SignalDescriptor: ~Copyable {
     public let fd: FileDescriptor
 
+    public let includeChild: Bool
+
     public init(includeChild: Bool) throws(SystemError) {
+        self.includeChild = includeChild
         fd = FileDescriptor(taking: try retrying("signalfd") { dp_signalfd_standard(includeChild ? 1 : 0) })
+    }
+
+    /// Whether the descriptor `fd` of such a SignalDescriptor reports SIGUSR1 from now on
+    /// (unheard, SIGUSR1s stay pending as one and wake no one: a flood of them costs nothing
+    /// until they are heard again).
+    public static func hear(userOne: Bool, fd: Int32, includeChild: Bool) {
+        _ = dp_signalfd_hear_usr1(fd, includeChild ? 1 : 0, userOne ? 1 : 0)
     }
 
     /// The next pending signal, or nil.

@@ -41,8 +41,11 @@ final class ConfigReload {
     ]
 
     /// SIGUSR1s are coalesced: one reload at once, then at most one a `signalGap` ms (a flood
-    /// of signals costs the loop a reload a second, not one a signal).
+    /// of signals costs the loop a reload a second, not one a signal; and, unheard in the gap,
+    /// not a wake-up a signal: `hearSignals`).
     static let signalGap: UInt64 = 1000
+    /// Hears SIGUSR1 (true) or leaves it pending, waking no one (false), till the gap is out.
+    var hearSignals: ((Bool) -> Void)?
     private var lastSignalled: UInt64?
     private var signalPending = false
     private let timer: TimerDescriptor
@@ -59,6 +62,7 @@ final class ConfigReload {
         compositor.watch(timer.fd.rawValue) { [weak self] in
             guard let self else { return }
             _ = self.timer.acknowledge()
+            self.hearSignals?(true)
             guard self.signalPending else { return }
             self.signalPending = false
             self.reloadForSignal()
@@ -71,7 +75,10 @@ final class ConfigReload {
         if let last = lastSignalled, now < last + Self.signalGap {
             guard !signalPending else { return }
             signalPending = true
-            do { try timer.arm(atNanoseconds: (last + Self.signalGap) * 1_000_000) } catch {
+            do {
+                try timer.arm(atNanoseconds: (last + Self.signalGap) * 1_000_000)
+                hearSignals?(false)
+            } catch {
                 signalPending = false
                 reloadForSignal()
             }

@@ -304,6 +304,8 @@ struct RunCommand: ParsableCommand {
             Files.writeStandardError("diptych: listening on \(compositor.socketPath ?? "-"); SIGINT, SIGTERM or SIGHUP stops, SIGUSR1 reads --config again\n")
             let manager = ServiceManager()
             let reload = try ConfigReload(given: Array(CommandLine.arguments.dropFirst()), compositor: compositor, out: out, manager: manager, logger: logger)
+            let (signalFD, signalsOfChildren) = (signals.fd.rawValue, signals.includeChild)
+            reload.hearSignals = { SignalDescriptor.hear(userOne: $0, fd: signalFD, includeChild: signalsOfChildren) }
             var stop = false
             // (Weak: the watch is the compositor's own, and it must go away at the end of `run`,
             // removing its socket.)

@@ -82,6 +82,9 @@ uint64_t dp_timerfd_read(int fd);
 /// Blocks SIGINT, SIGTERM, SIGHUP, SIGCHLD (if `with_chld`) in this thread and returns a non-blocking
 /// signalfd that reports them. SIGPIPE is ignored process-wide.
 int dp_signalfd_standard(int with_chld);
+// What signalfd `fd` (made by dp_signalfd_standard) reports from now on: the same, with SIGUSR1
+// or without it (a SIGUSR1 then stays pending, blocked, and wakes no one until heard again).
+int dp_signalfd_hear_usr1(int fd, int with_chld, int usr1);
 /// Reads one pending signal number from a signalfd, or 0 if none.
 int dp_signalfd_read(int fd);
 /// Ignores SIGPIPE for the whole process: a peer that went away must never kill us.
